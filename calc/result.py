@@ -1,0 +1,89 @@
+"""Result types shared by every calculator in :mod:`calc`.
+
+Every calculator returns a :class:`CalcResult` (one method) or a :class:`MaxResult` (every applicable
+method of one location, the maximum and the governing method, with the wind-speed bounds checked beside
+it). Air volumes are in m³/min throughout; see :func:`calc.units.m3s_to_m3min` for m³/s.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+CoefficientOrigin = Literal["given", "table", "default"]
+
+
+class Coefficient(BaseModel):
+    """One coefficient used by a calculation and where its value came from.
+
+    ``origin`` is ``given`` (stated by the caller / the plan), ``table`` (looked up in a coefficient
+    table of :mod:`calc.tables`) or ``default`` (a documented default, e.g. the midpoint of a range).
+    ``valid_range`` is the documented range (inclusive), when there is one.
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    symbol: str
+    value: float
+    origin: CoefficientOrigin
+    valid_range: tuple[float, float] | None = None
+    note: str = ""
+    source: str = ""
+
+
+class CalcResult(BaseModel):
+    """The result of one required-air-volume method.
+
+    - ``value``: the result, in ``unit`` (m³/min unless the method says otherwise, e.g. m² for areas);
+    - ``method``: the calculator's tool name (``calc_face_by_gas`` …); ``method_cn``: its Chinese label;
+    - ``formula``: the symbolic formula; ``substituted``: the formula with the numbers put in and the
+      result, as a reviewer would write it (``Q = 100 × 4.20 × 1.5 = 630.0 m³/min``);
+    - ``inputs``: the inputs by name, in their units; ``coefficients``: each coefficient and its origin;
+    - ``source``: the clause the method rests on (AQ 1056-2008 / 《煤矿安全规程》 article);
+    - ``warnings``: a coefficient outside its range, a value close to a bound, an older form used.
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    value: float
+    unit: str = "m³/min"
+    method: str
+    method_cn: str
+    formula: str
+    substituted: str
+    inputs: dict[str, float | int | str | None] = Field(default_factory=dict)
+    coefficients: list[Coefficient] = Field(default_factory=list)
+    source: str = ""
+    warnings: list[str] = Field(default_factory=list)
+
+
+class BoundCheck(BaseModel):
+    """A wind-speed (or other) bound checked beside a required air volume.
+
+    ``lower``/``upper`` are air volumes in m³/min derived from the speed bounds (None when the class
+    has no such bound); ``ok`` is True when ``lower <= value <= upper``.
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    name: str
+    value: float
+    lower: float | None
+    upper: float | None
+    ok: bool
+    formula: str
+    source: str = ""
+    warnings: list[str] = Field(default_factory=list)
+
+
+class MaxResult(CalcResult):
+    """Every applicable method of one location, the maximum (``value``) and the governing method.
+
+    ``methods`` holds each method's :class:`CalcResult`; ``governing`` is the ``method`` name of the
+    largest; ``checks`` are the wind-speed bounds, reported beside the maximum, never inside it.
+    """
+
+    methods: list[CalcResult] = Field(default_factory=list)
+    governing: str = ""
+    checks: list[BoundCheck] = Field(default_factory=list)

@@ -1,0 +1,146 @@
+"""The structured air-distribution plan (月度配风计划) that the review works on.
+
+Parsed from a PDF by :mod:`vent_agent.documents.plan_parser`; independent of any one layout. Every figure
+keeps the unit as written and where it was read (page, and the table cell for tabular figures).
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+LocationKind = Literal[
+    "coal_face",
+    "standby_face",
+    "heading",
+    "chamber_heat",
+    "explosives_store",
+    "charging",
+    "other_roadway",
+    "diesel_roadway",
+    "unknown",
+]
+
+
+class SourceRef(BaseModel):
+    """Where a figure was read: 1-based page; table index, row and column label for table cells;
+    the raw text it was read from."""
+
+    page: int
+    table: int | None = None
+    row: int | None = None
+    column: str | None = None
+    text: str = ""
+
+
+class Figure(BaseModel):
+    """A number as the plan states it, with its unit as written (``m³/min``, ``m³/s``, ``m²``, ``%``…)."""
+
+    value: float
+    unit: str | None = None
+    ref: SourceRef
+
+
+class MethodStatement(BaseModel):
+    """One stated calculation method of a location.
+
+    ``method`` is a normalised key: gas, co2, climate, climate_textbook, workers, explosives, fan_intake,
+    vehicle, heat, volume, min_q, h2, standby, other. ``operands`` are the numbers of the substituted
+    expression in order (e.g. ``[100, 4.2, 1.5]``); ``stated`` is the result the plan writes.
+    """
+
+    method: str
+    label: str
+    expression: str
+    operands: list[float] = Field(default_factory=list)
+    stated: Figure | None = None
+
+
+class SpeedCheckStatement(BaseModel):
+    """The wind-speed check as the plan writes it: ``lower ≤ Q ≤ upper`` (m³/min)."""
+
+    lower: float | None = None
+    upper: float | None = None
+    ref: SourceRef
+
+
+class LocationPlan(BaseModel):
+    """One air-using location (用风地点) with its inputs and calculation process.
+
+    ``inputs`` keys use the glossary names: gas_emission (m³/min), k_gas, co2_emission, face_length (m),
+    mining_height (m), roof_control_max / roof_control_min (m), intake_temp (°C), workers, area (m²),
+    explosive_kg, fan_intake_q (m³/min), fan_count, power_kw, theta, delta_t, volume_m3, h2_emission,
+    vehicles, vehicle_kw, v_climate (m/s), k_h, k_l; ``rock`` is coal / half_coal / rock for headings.
+    """
+
+    name: str
+    kind: LocationKind = "unknown"
+    kind_label: str = ""
+    rock: str | None = None
+    standby_of: str | None = None
+    inputs: dict[str, Figure] = Field(default_factory=dict)
+    methods: list[MethodStatement] = Field(default_factory=list)
+    stated_required: Figure | None = None
+    speed_check: SpeedCheckStatement | None = None
+    ref: SourceRef | None = None
+
+
+class AllocationRow(BaseModel):
+    """A row of the allocation table (风量分配表). Units as written in the column headers."""
+
+    location: str
+    required_q: Figure | None = None
+    allocated_q: Figure | None = None
+    area: Figure | None = None
+    planned_speed: Figure | None = None
+    measured_speed: Figure | None = None
+    ch4: Figure | None = None
+    co2: Figure | None = None
+    temperature: Figure | None = None
+    ref: SourceRef
+
+
+class SignOff(BaseModel):
+    """One sign-off column of the approval block: role (编制/审核/批准), title, name, date (ISO)."""
+
+    role: str
+    title: str = ""
+    name: str | None = None
+    date: str | None = None
+    ref: SourceRef | None = None
+
+
+class Totals(BaseModel):
+    """The mine totals as stated: Σ required Q, k_mine, the mine total, people, capacity (m³/min)."""
+
+    stated_sum: Figure | None = None
+    k_mine: Figure | None = None
+    mine_total: Figure | None = None
+    max_people: Figure | None = None
+    capacity: Figure | None = None
+
+
+class Plan(BaseModel):
+    """A parsed monthly air-distribution plan."""
+
+    title: str = ""
+    mine: str | None = None
+    month: str | None = None  # "YYYY-MM"
+    version: str | None = None
+    prepared_date: str | None = None  # ISO date
+    basis: list[str] = Field(default_factory=list)
+    regulation_editions: list[str] = Field(default_factory=list)
+    locations: list[LocationPlan] = Field(default_factory=list)
+    listed_locations: list[str] = Field(default_factory=list)
+    allocation: list[AllocationRow] = Field(default_factory=list)
+    totals: Totals = Field(default_factory=Totals)
+    signoffs: list[SignOff] = Field(default_factory=list)
+    page_count: int = 0
+    char_count: int = 0
+    warnings: list[str] = Field(default_factory=list)
+
+    def location(self, name: str) -> LocationPlan | None:
+        """The location of that name (exact match after removing spaces), or None."""
+        key = name.replace(" ", "")
+        return next((loc for loc in self.locations if loc.name.replace(" ", "") == key), None)
