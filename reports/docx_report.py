@@ -1,0 +1,279 @@
+"""The review report as a Word document an auditor can file (python-docx).
+
+Same content as the Markdown report (both come from :func:`reports.content.build_report`), laid out on
+A4 with the findings table in a landscape section, severity cells shaded, and every run carrying a Latin
+and an East-Asian font so Chinese text never falls back to a theme font. Written atomically.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import tempfile
+from datetime import datetime
+from pathlib import Path
+
+from docx import Document
+from docx.document import Document as DocxDocument
+from docx.enum.section import WD_ORIENT, WD_SECTION
+from docx.enum.table import WD_TABLE_ALIGNMENT
+from docx.enum.text import WD_ALIGN_PARAGRAPH
+from docx.oxml import OxmlElement
+from docx.oxml.ns import qn
+from docx.shared import Cm, Pt, RGBColor
+from docx.table import _Cell
+from docx.text.paragraph import Paragraph
+
+from reports.content import (
+    FINDINGS_HEADER,
+    Block,
+    Bullets,
+    Heading,
+    Layout,
+    Para,
+    ReportContent,
+    Table,
+    build_report,
+)
+from vent_agent.review.findings import Severity
+from vent_agent.review.result import ReviewResult
+
+LATIN_FONT = "Times New Roman"
+CJK_FONT = "宋体"
+HEADING_CJK_FONT = "黑体"
+BODY_SIZE = Pt(10.5)
+TABLE_SIZE = Pt(9)
+HEADER_FILL = "F2F2F2"
+SEVERITY_FILLS: dict[Severity, str] = {
+    Severity.CRITICAL: "FF4D4D",
+    Severity.MAJOR: "FFA64D",
+    Severity.MINOR: "FFE066",
+    Severity.INFO: "D9D9D9",
+}
+#: Column widths (cm) of tables whose layout matters; others are laid out by Word.
+COLUMN_WIDTHS_CM: dict[tuple[str, ...], tuple[float, ...]] = {
+    FINDINGS_HEADER: (1.0, 1.6, 3.2, 1.2, 6.5, 5.5, 5.0, 1.7),
+}
+A4_SHORT, A4_LONG = Cm(21.0), Cm(29.7)
+_THEME_FONT_ATTRS = ("w:asciiTheme", "w:hAnsiTheme", "w:eastAsiaTheme", "w:cstheme")
+_HEADING_STYLES = {0: "Title", 1: "Heading 1", 2: "Heading 2", 3: "Heading 3"}
+FOOTER_TEXT = "vent-agent 配风计划审查报告：问题及其严重程度由确定性规则判定。第 "
+
+
+# --- fonts ----------------------------------------------------------------------------------------
+
+
+def _apply_fonts(rfonts, east_asia: str, latin: str) -> None:
+    """Set the fonts on a ``w:rFonts`` element and drop its theme-font attributes, which Word would
+    otherwise prefer."""
+    for attr in _THEME_FONT_ATTRS:
+        rfonts.attrib.pop(qn(attr), None)
+    for attr in ("w:ascii", "w:hAnsi", "w:cs"):
+        rfonts.set(qn(attr), latin)
+    rfonts.set(qn("w:eastAsia"), east_asia)
+
+
+def set_fonts(rpr_owner, east_asia: str = CJK_FONT, latin: str = LATIN_FONT) -> None:
+    """Set the Latin and East-Asian fonts of a run or a style element."""
+    _apply_fonts(rpr_owner.get_or_add_rPr().get_or_add_rFonts(), east_asia, latin)
+
+
+def _set_default_fonts(doc: DocxDocument) -> None:
+    """The document defaults (``w:docDefaults/w:rPrDefault/w:rPr/w:rFonts``), created when absent."""
+    parent = doc.styles.element
+    for tag in ("w:docDefaults", "w:rPrDefault", "w:rPr", "w:rFonts"):
+        child = parent.find(qn(tag))
+        if child is None:
+            child = OxmlElement(tag)
+            parent.insert(0, child)
+        parent = child
+    _apply_fonts(parent, CJK_FONT, LATIN_FONT)
+    lang = parent.getparent().find(qn("w:lang"))
+    if lang is not None:
+        lang.set(qn("w:eastAsia"), "zh-CN")
+
+
+def _setup_styles(doc: DocxDocument) -> None:
+    """Fonts of the document defaults and of every style that names fonts (theme fonts replaced;
+    headings and the title in 黑体, black), Normal at body size, Chinese as the East-Asian language."""
+    _set_default_fonts(doc)
+    heading_names = set(_HEADING_STYLES.values())
+    heading_names |= {f"{name} Char" for name in heading_names}
+    normal = doc.styles["Normal"]
+    normal.font.size = BODY_SIZE
+    for style in doc.styles:
+        rpr = style.element.rPr
+        if style.name != "Normal" and (rpr is None or rpr.rFonts is None):
+            continue
+        heading = style.name in heading_names
+        set_fonts(style.element, east_asia=HEADING_CJK_FONT if heading else CJK_FONT)
+        if heading:
+            style.font.color.rgb = RGBColor(0, 0, 0)
+
+
+def add_run(
+    paragraph: Paragraph, text: str, *, bold: bool = False, size: Pt | None = None, east_asia: str = CJK_FONT
+):
+    """Add a run with both fonts set; every run of the report goes through here."""
+    run = paragraph.add_run(text)
+    set_fonts(run._element, east_asia=east_asia)
+    if bold:
+        run.bold = True
+    if size is not None:
+        run.font.size = size
+    return run
+
+
+# --- page layout ----------------------------------------------------------------------------------
+
+
+def _shape_section(section, landscape: bool) -> None:
+    """A4, portrait or landscape, with the report's margins."""
+    section.orientation = WD_ORIENT.LANDSCAPE if landscape else WD_ORIENT.PORTRAIT
+    section.page_width, section.page_height = (A4_LONG, A4_SHORT) if landscape else (A4_SHORT, A4_LONG)
+    section.top_margin = section.bottom_margin = Cm(2.0)
+    section.left_margin = section.right_margin = Cm(2.0)
+
+
+def _switch_layout(doc: DocxDocument, landscape: bool) -> None:
+    """Start a new section when the orientation changes (sections inherit the footer)."""
+    current = doc.sections[-1]
+    if (current.orientation == WD_ORIENT.LANDSCAPE) != landscape:
+        _shape_section(doc.add_section(WD_SECTION.NEW_PAGE), landscape)
+
+
+def _add_footer(doc: DocxDocument) -> None:
+    """The footer of the first section (later sections link to it): the notice and a page number."""
+    paragraph = doc.sections[0].footer.paragraphs[0]
+    paragraph.alignment = WD_ALIGN_PARAGRAPH.CENTER
+    add_run(paragraph, FOOTER_TEXT, size=Pt(8))
+    field = OxmlElement("w:fldSimple")
+    field.set(qn("w:instr"), "PAGE")
+    field.append(add_run(paragraph, "1", size=Pt(8))._element)  # moves the run into the field
+    paragraph._p.append(field)
+    add_run(paragraph, " 页", size=Pt(8))
+
+
+# --- blocks ---------------------------------------------------------------------------------------
+
+
+def shade(cell: _Cell, fill: str) -> None:
+    """Fill a table cell with a solid colour (hex RGB)."""
+    tc_pr = cell._tc.get_or_add_tcPr()
+    for old in tc_pr.findall(qn("w:shd")):
+        tc_pr.remove(old)
+    shd = OxmlElement("w:shd")
+    shd.set(qn("w:val"), "clear")
+    shd.set(qn("w:color"), "auto")
+    shd.set(qn("w:fill"), fill)
+    tc_pr.append(shd)
+
+
+def _fill_cell(cell: _Cell, text: str, *, bold: bool = False) -> None:
+    """Write a cell's text, one paragraph per line."""
+    lines = text.split("\n")
+    add_run(cell.paragraphs[0], lines[0], bold=bold, size=TABLE_SIZE)
+    for line in lines[1:]:
+        add_run(cell.add_paragraph(), line, bold=bold, size=TABLE_SIZE)
+
+
+def _repeat_header(row) -> None:
+    """Repeat the table's header row on every page."""
+    tr_pr = row._tr.get_or_add_trPr()
+    header = OxmlElement("w:tblHeader")
+    header.set(qn("w:val"), "true")
+    tr_pr.append(header)
+
+
+def _add_table(doc: DocxDocument, table: Table) -> None:
+    """A bordered table: shaded header row repeated on each page, then the rows; the severity column
+    shaded by each row's severity."""
+    out = doc.add_table(rows=1, cols=len(table.header))
+    out.style = doc.styles["Table Grid"]
+    out.alignment = WD_TABLE_ALIGNMENT.CENTER
+    for cell, text in zip(out.rows[0].cells, table.header, strict=True):
+        _fill_cell(cell, text, bold=True)
+        shade(cell, HEADER_FILL)
+    _repeat_header(out.rows[0])
+    for row in table.rows:
+        cells = out.add_row().cells
+        for i, (cell, text) in enumerate(zip(cells, row.cells, strict=True)):
+            _fill_cell(cell, text)
+            if i == table.severity_col and row.severity is not None:
+                shade(cell, SEVERITY_FILLS[row.severity])
+    widths = COLUMN_WIDTHS_CM.get(table.header)
+    if widths:
+        out.autofit = False
+        for row in out.rows:
+            for cell, width in zip(row.cells, widths, strict=True):
+                cell.width = Cm(width)
+    doc.add_paragraph()
+
+
+def _add_block(doc: DocxDocument, block: Block) -> None:
+    """Append one content block to the document."""
+    match block:
+        case Heading(text=text, level=level):
+            paragraph = doc.add_paragraph(style=_HEADING_STYLES[min(level, 3)])
+            if level == 0:
+                paragraph.alignment = WD_ALIGN_PARAGRAPH.CENTER
+            add_run(paragraph, text, east_asia=HEADING_CJK_FONT)
+        case Para(text=text, strong=strong):
+            add_run(doc.add_paragraph(), text, bold=strong)
+        case Bullets(items=items):
+            for item in items:
+                add_run(doc.add_paragraph(style="List Bullet"), item)
+        case Table():
+            _add_table(doc, block)
+        case Layout(landscape=landscape):
+            _switch_layout(doc, landscape)
+        case _:
+            raise TypeError(f"unknown block {block!r}")
+
+
+def _set_properties(doc: DocxDocument, content: ReportContent, result: ReviewResult) -> None:
+    """Core properties: title, subject, author, and the review time as creation time."""
+    props = doc.core_properties
+    props.title = content.title
+    props.subject = content.subject
+    props.author = "vent-agent"
+    props.comments = f"{result.file_name} sha256={result.sha256}"
+    with contextlib.suppress(ValueError):
+        props.created = props.modified = datetime.fromisoformat(result.created_at)
+
+
+def build_document(result: ReviewResult) -> DocxDocument:
+    """The report as an in-memory python-docx document."""
+    content = build_report(result)
+    doc = Document()
+    _setup_styles(doc)
+    _shape_section(doc.sections[0], landscape=False)
+    _add_footer(doc)
+    for block in content.blocks:
+        _add_block(doc, block)
+    _set_properties(doc, content, result)
+    return doc
+
+
+def _save_atomically(doc: DocxDocument, path: Path) -> None:
+    """Save to a temporary file beside ``path``, sync it, then rename it over ``path``."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            doc.save(fh)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.chmod(tmp, 0o644)
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+        raise
+
+
+def render_docx(result: ReviewResult, path: Path) -> Path:
+    """Render a review result as a Word report at ``path`` (written atomically) and return the path."""
+    path = Path(path)
+    _save_atomically(build_document(result), path)
+    return path

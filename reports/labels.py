@@ -1,0 +1,155 @@
+"""Chinese labels shared by the Markdown and Word renderers: severities, categories, reviewers, location
+kinds, calculation methods, compared figures, evidence kinds, editions, and the report's fixed texts.
+
+Every lookup falls back to the key itself, so a new key renders as its identifier rather than failing.
+"""
+
+from __future__ import annotations
+
+from vent_agent.review.findings import Category, Severity
+from vent_agent.review.result import REVIEWERS
+
+SEVERITY_LABELS: dict[Severity, str] = {
+    Severity.CRITICAL: "严重",
+    Severity.MAJOR: "重大",
+    Severity.MINOR: "一般",
+    Severity.INFO: "提示",
+}
+
+CATEGORY_LABELS: dict[Category, str] = {
+    Category.FORM: "形式",
+    Category.DATA: "数据",
+    Category.CALCULATION: "计算",
+    Category.UNITS: "单位",
+    Category.REGULATION: "规程",
+}
+
+CATEGORY_ORDER: dict[Category, int] = {c: i for i, c in enumerate(CATEGORY_LABELS)}
+
+#: The reviewers' Chinese names live with the review result; re-exported here for the renderers.
+REVIEWER_LABELS: dict[str, str] = REVIEWERS
+
+LOCATION_KIND_LABELS: dict[str, str] = {
+    "coal_face": "采煤工作面",
+    "standby_face": "备用工作面",
+    "heading": "掘进工作面",
+    "chamber": "硐室",
+    "electro_chamber": "机电硐室",
+    "explosives_store": "爆炸材料库",
+    "charging_chamber": "充电硐室",
+    "other_roadway": "其他用风巷道",
+    "mine_total": "矿井总风量",
+}
+
+#: Fallback labels of calculator methods; a :class:`calc.result.CalcResult` carries its own
+#: ``method_cn``, which takes precedence (see :func:`method_label`).
+METHOD_LABELS: dict[str, str] = {
+    "calc_face_by_gas": "按瓦斯涌出量",
+    "calc_face_by_co2": "按二氧化碳涌出量",
+    "calc_face_by_climate": "按气象条件",
+    "calc_face_by_climate_legacy": "按气象条件（旧式）",
+    "calc_face_by_workers": "按工作人数",
+    "calc_face_by_explosives": "按炸药用量",
+    "calc_heading_by_gas": "按瓦斯涌出量",
+    "calc_heading_by_explosives": "按炸药用量",
+    "calc_heading_by_fan": "按局部通风机吸风量",
+    "calc_heading_by_workers": "按工作人数",
+    "calc_heading_by_diesel": "按胶轮车功率",
+    "calc_chamber_by_heat": "按机电设备发热量",
+    "calc_explosives_store": "按爆炸材料库换气次数",
+    "calc_charging_chamber": "按充电硐室氢气涌出量",
+    "calc_roadway_by_gas": "按瓦斯涌出量",
+    "calc_mine_total": "矿井总需风量",
+}
+
+COEFFICIENT_ORIGIN_LABELS: dict[str, str] = {
+    "given": "计划给定",
+    "table": "查表",
+    "default": "默认值",
+}
+
+FIGURE_LABELS: dict[str, str] = {
+    "stated": "计划值",
+    "plan": "计划值",
+    "recomputed": "核算值",
+    "required": "需风量",
+    "allocated": "配风量",
+    "reference": "参考值",
+    "report": "鉴定报告值",
+    "measured": "实测值",
+    "back_calculated": "反算值",
+    "expected": "应为",
+    "actual": "实际",
+    "limit": "限值",
+    "threshold": "限值",
+    "lower": "下限",
+    "upper": "上限",
+    "difference": "差值",
+    "deviation": "偏差",
+    "tolerance": "容差",
+    "sum_stated": "计划合计",
+    "sum_computed": "核算合计",
+    "concentration": "浓度",
+    "speed": "风速",
+}
+
+EVIDENCE_KIND_LABELS: dict[str, str] = {
+    "pdf": "原文",
+    "reference": "参考数据",
+    "calc": "核算",
+    "clause": "规程条款",
+}
+
+EDITION_LABELS: dict[str, str] = {
+    "2025": "《煤矿安全规程》2025 版（条款重新编号版）",
+    "2016": "《煤矿安全规程》2016 版（2022 年修订）",
+    "2022": "《煤矿安全规程》2016 版（2022 年修订）",
+}
+
+VERDICT_CRITICAL = "存在严重问题，须立即处置"
+VERDICT_MAJOR = "存在重大问题，计划不能执行"
+VERDICT_CLEAR = "未发现重大问题"
+NO_FINDINGS = "未发现问题"
+GENERAL_LOCATION = "计划整体"
+EMPTY = "—"
+
+NOTICE = (
+    "说明：本报告中的数值取自计划原文、参考数据（采掘计划、瓦斯等级鉴定报告、作业规程、测风报表）"
+    "和确定性计算模块；问题及其严重程度由确定性规则判定。审查意见中的模型文字仅作补充说明，"
+    "不改变、不隐藏规则判定的结论。"
+)
+
+
+def severity_label(severity: Severity | str) -> str:
+    """Chinese label of a severity (严重/重大/一般/提示)."""
+    return SEVERITY_LABELS.get(Severity(severity), str(severity))
+
+
+def category_label(category: Category | str) -> str:
+    """Chinese label of a category (形式/数据/计算/单位/规程)."""
+    return CATEGORY_LABELS.get(Category(category), str(category))
+
+
+def reviewer_label(agent: str) -> str:
+    """Chinese name of a reviewer, or its identifier when unknown."""
+    return REVIEWER_LABELS.get(agent, agent)
+
+
+def location_kind_label(kind: str) -> str:
+    """Chinese label of a location kind (coal_face → 采煤工作面)."""
+    return LOCATION_KIND_LABELS.get(kind, kind)
+
+
+def method_label(method: str, method_cn: str = "") -> str:
+    """Chinese label of a calculation method: the calculator's own ``method_cn`` when it has one."""
+    return method_cn or METHOD_LABELS.get(method, method)
+
+
+def figure_label(key: str) -> str:
+    """Chinese label of a compared figure's key (stated → 计划值)."""
+    return FIGURE_LABELS.get(key, key)
+
+
+def edition_label(edition: str) -> str:
+    """Full name of the 《煤矿安全规程》 edition used."""
+    return EDITION_LABELS.get(edition, f"《煤矿安全规程》{edition} 版")
