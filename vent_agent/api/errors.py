@@ -1,0 +1,59 @@
+"""Errors outside streams in the spec's shape ``{"error": "…"}``; FastAPI's 422 becomes 400."""
+
+from __future__ import annotations
+
+import logging
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+log = logging.getLogger(__name__)
+
+
+class ApiError(Exception):
+    """An error answered as ``{"error": message}`` with ``status`` (4xx, or the spec's auth 5xx)."""
+
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+        self.message = message
+
+
+def _describe(exc: RequestValidationError) -> str:
+    parts = []
+    for err in exc.errors():
+        loc = ".".join(str(x) for x in err.get("loc", ()) if x not in ("body", "query", "path"))
+        kind = err.get("type", "")
+        if kind == "missing":
+            parts.append(f"缺少必填字段 {loc}")
+        else:
+            parts.append(f"字段 {loc} 无效：{err.get('msg', '')}")
+    return "请求参数错误：" + "；".join(parts) if parts else "请求参数错误"
+
+
+def install_error_handlers(app: FastAPI) -> None:
+    """Register the handlers that give every error the spec's shape."""
+
+    @app.exception_handler(ApiError)
+    async def _api_error(_req: Request, exc: ApiError) -> JSONResponse:
+        return JSONResponse({"error": exc.message}, status_code=exc.status)
+
+    @app.exception_handler(RequestValidationError)
+    async def _validation(_req: Request, exc: RequestValidationError) -> JSONResponse:
+        return JSONResponse({"error": _describe(exc)}, status_code=400)
+
+    @app.exception_handler(StarletteHTTPException)
+    async def _http(_req: Request, exc: StarletteHTTPException) -> JSONResponse:
+        message = exc.detail if isinstance(exc.detail, str) else "请求错误"
+        if exc.status_code == 404 and message == "Not Found":
+            message = "资源不存在"
+        elif exc.status_code == 405:
+            message = "不支持该请求方法"
+        return JSONResponse({"error": message}, status_code=exc.status_code, headers=exc.headers)
+
+    @app.exception_handler(Exception)
+    async def _unexpected(_req: Request, exc: Exception) -> JSONResponse:
+        log.exception("unhandled error", exc_info=exc)
+        return JSONResponse({"error": "服务器内部错误"}, status_code=500)

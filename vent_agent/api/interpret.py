@@ -1,0 +1,136 @@
+"""Click interpretation: ``POST /api/interpret/click/tun`` and ``/device`` (spec: 点选解读).
+
+Fast mode: one data query, then one model call whose text is streamed; with no model configured (or
+when the model call fails) the deterministic interpretation of the same facts. Plan mode (the spec's
+default) gives the same interpretation with a notice until the agent is available. No session or
+message rows are written; the events go to the run log like any run's.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Awaitable, Callable
+from typing import Literal
+
+from fastapi import APIRouter
+from pydantic import BaseModel, ConfigDict, Field
+from sse_starlette import EventSourceResponse
+
+from vent_agent.api.deps import StateDep
+from vent_agent.api.sse import run_stream
+from vent_agent.interpret.facts import gather_device_facts, gather_tunnel_facts
+from vent_agent.interpret.prompt import build_messages
+from vent_agent.interpret.render import chunk_text, render_interpretation
+from vent_agent.llm.openai_compat import stream_text
+from vent_agent.runs.manager import Emitter
+from vent_agent.state import AppState
+from vent_agent.upstream.models import NotFoundError
+
+log = logging.getLogger(__name__)
+router = APIRouter(prefix="/api/interpret/click", tags=["interpret"])
+
+PLAN_MODE_NOTICE = "计划模式智能体尚未启用，本次按快速模式给出规则解读。"
+
+
+class _ClickBase(BaseModel):
+    model_config = ConfigDict(extra="ignore", str_strip_whitespace=True)
+    mode: Literal["plan", "fast"] = Field(default="plan", description="plan（默认）或 fast")
+
+
+class TunnelClick(_ClickBase):
+    """Request body of ``/api/interpret/click/tun``."""
+
+    tun_id: str = Field(min_length=1, max_length=128)
+    tun_name: str = Field(min_length=1, max_length=200)
+
+
+class DeviceClick(_ClickBase):
+    """Request body of ``/api/interpret/click/device``."""
+
+    device_id: str = Field(min_length=1, max_length=128)
+    device_name: str = Field(min_length=1, max_length=200)
+    device_type: str = Field(min_length=1, max_length=64)
+
+
+FactsLoader = Callable[[], Awaitable[object]]
+
+
+async def _interpret(
+    em: Emitter,
+    state: AppState,
+    *,
+    mode: str,
+    tool: str,
+    what: str,
+    load_facts: FactsLoader,
+) -> None:
+    """The fast-mode event sequence: thinking → executing → generating → token… (→ done by the run)."""
+    await em.emit("thinking", source="fast", node="fetching_data", message=f"正在查询{what}监测数据...")
+    await em.emit("executing", source="fast", tools=[tool], message=f"正在调用 {tool} 查询{what}数据...")
+    try:
+        facts = await load_facts()
+    except NotFoundError as exc:
+        await em.emit("error", message=str(exc))
+        return
+    await em.emit("progress", source="fast", message=f"查询{what}监测数据完成")
+    if mode == "plan":
+        await em.emit("progress", source="fast", message=PLAN_MODE_NOTICE, notice=True)
+    await em.emit("generating", source="fast", message="正在生成解读报告...")
+    model = state.interpret_model
+    if model is not None:
+        try:
+            async for kind, text in stream_text(model, build_messages(facts)):
+                await em.emit(kind, source="fast", content=text)
+            return
+        except Exception as exc:  # fall back to the rule-based text, never a bare failure
+            log.warning("interpretation model call failed: %s", exc)
+            await em.emit(
+                "progress", source="fast", message=f"模型调用失败（{type(exc).__name__}），改用规则解读"
+            )
+    for piece in chunk_text(render_interpretation(facts), 64):
+        await em.emit("token", source="fast", content=piece)
+
+
+def _click_done(run_id: str) -> dict:
+    return {"thread_id": run_id, "session_id": None, "message": "解读完成"}
+
+
+async def _stream(
+    state: AppState, kind: str, body: Callable[[Emitter], Awaitable[None]]
+) -> EventSourceResponse:
+    run_id = await state.runs.start(kind, body, done_fields=_click_done)
+    return run_stream(state.runs, run_id, ping_s=state.settings.sse_ping_s)
+
+
+@router.post("/tun")
+async def click_tunnel(req: TunnelClick, state: StateDep) -> EventSourceResponse:
+    """Stream the interpretation of one tunnel's live data (spec: 点选巷道解读)."""
+
+    async def body(em: Emitter) -> None:
+        await _interpret(
+            em,
+            state,
+            mode=req.mode,
+            tool="query_tun_data_by_id",
+            what="巷道",
+            load_facts=lambda: gather_tunnel_facts(state.source, req.tun_id, state.settings),
+        )
+
+    return await _stream(state, "click_tun", body)
+
+
+@router.post("/device")
+async def click_device(req: DeviceClick, state: StateDep) -> EventSourceResponse:
+    """Stream the interpretation of one device's live data (spec: 点选设备解读)."""
+
+    async def body(em: Emitter) -> None:
+        await _interpret(
+            em,
+            state,
+            mode=req.mode,
+            tool="query_device_data_by_id",
+            what="设备",
+            load_facts=lambda: gather_device_facts(state.source, req.device_id, state.settings),
+        )
+
+    return await _stream(state, "click_device", body)

@@ -1,0 +1,81 @@
+"""``POST /api/vent/review/pdf``: review a monthly air-distribution plan (spec: 配风计划审查)."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, File, Form, Request, UploadFile
+from sse_starlette import EventSourceResponse
+
+from vent_agent.api.deps import StateDep, public_base_url
+from vent_agent.api.errors import ApiError
+from vent_agent.api.sse import run_stream
+from vent_agent.documents.upload import UploadRejected, save_pdf_upload
+from vent_agent.review.pipeline import ReviewFailed, ReviewRequest, review_plan
+from vent_agent.review.publish import publish_docx, stream_markdown
+from vent_agent.runs.manager import Emitter
+from vent_agent.state import AppState
+
+router = APIRouter(prefix="/api/vent/review", tags=["review"])
+
+
+async def review_run(
+    em: Emitter, state: AppState, req: ReviewRequest, base_url: str, session_id: str | None
+) -> None:
+    """The review run's body: wait for a review slot, review, stream the report, write the .docx."""
+    if state.review_slots.locked():
+        await em.emit("progress", message="审查任务排队中，请稍候...", agent="system", queued=True)
+    async with state.review_slots:
+        try:
+            result = await review_plan(req, state.settings, em.emit, state.reference)
+        except ReviewFailed as exc:
+            await em.emit("error", message=exc.message)
+            await em.emit("done", session_id=session_id, thread_id=em.run_id, message="审查失败")
+            return
+        await stream_markdown(result, em.emit)
+        report = await publish_docx(
+            result,
+            em.emit,
+            reports_dir=state.settings.reports_dir,
+            base_url=base_url,
+            timezone=state.settings.timezone,
+            db=state.db,
+            run_id=em.run_id,
+            session_id=session_id,
+        )
+    counts = result.counts()
+    await em.emit(
+        "done",
+        session_id=session_id,
+        thread_id=em.run_id,
+        download_url=report.download_url,
+        message="审查完成",
+        summary=counts,
+    )
+
+
+@router.post("/pdf")
+async def review_pdf(
+    request: Request,
+    state: StateDep,
+    file: Annotated[UploadFile, File(description="配风计划 PDF")],
+    session_id: Annotated[str | None, Form(max_length=128)] = None,
+    message: Annotated[str | None, Form(max_length=4000)] = None,
+    force_refresh: Annotated[bool, Form()] = False,
+) -> EventSourceResponse:
+    """Save and sniff the upload (400 not a PDF or empty, 413 too large), then stream the review."""
+    try:
+        saved = await save_pdf_upload(file, state.settings.uploads_dir, state.settings.max_upload_mb << 20)
+    except UploadRejected as exc:
+        raise ApiError(exc.status, exc.message) from exc
+    req = ReviewRequest(saved.path, saved.sha256, saved.file_name, force_refresh, message)
+    base_url = public_base_url(request, state)
+
+    async def body(em: Emitter) -> None:
+        await em.emit("progress", message="正在保存上传的 PDF 文件...", agent="system")
+        await review_run(em, state, req, base_url, session_id)
+
+    run_id = await state.runs.start(
+        "review", body, done_fields=lambda rid: {"session_id": session_id, "thread_id": rid}
+    )
+    return run_stream(state.runs, run_id, session_id=session_id, ping_s=state.settings.sse_ping_s)

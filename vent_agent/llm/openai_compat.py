@@ -1,0 +1,61 @@
+"""The OpenAI-compatible model used by fast click interpretation (one streamed call).
+
+Configured by ``VENT_LLM_BASE_URL``, ``VENT_LLM_API_KEY`` and ``VENT_LLM_MODEL``; with none set the service
+runs without a model and interpretations are rendered deterministically.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import AIMessageChunk, BaseMessage, HumanMessage, SystemMessage
+from langchain_openai import ChatOpenAI
+
+from vent_agent.settings import Settings
+
+
+def make_interpret_model(settings: Settings) -> BaseChatModel | None:
+    """The chat model for click interpretation, or None when no model is configured."""
+    if not settings.llm_configured:
+        return None
+    return ChatOpenAI(
+        base_url=settings.llm_base_url,
+        api_key=settings.llm_api_key or "not-needed",
+        model=settings.llm_model,
+        streaming=True,
+        stream_usage=True,
+        timeout=settings.llm_timeout_s,
+        max_retries=1,
+        temperature=0.2,
+    )
+
+
+def to_messages(messages: list[dict[str, str]]) -> list[BaseMessage]:
+    """OpenAI-style ``[{"role": …, "content": …}]`` to LangChain messages (system and user roles)."""
+    out: list[BaseMessage] = []
+    for m in messages:
+        cls = SystemMessage if m["role"] == "system" else HumanMessage
+        out.append(cls(content=m["content"]))
+    return out
+
+
+async def stream_text(model: BaseChatModel, messages: list[dict[str, str]]) -> AsyncIterator[tuple[str, str]]:
+    """Stream one model call as ``("token", text)`` and ``("reasoning", text)`` pieces.
+
+    Reasoning content is read from ``additional_kwargs["reasoning_content"]`` where the provider class
+    keeps it. Raises whatever the client raises (time-out, HTTP error); the caller decides the fallback.
+    """
+    async for chunk in model.astream(to_messages(messages)):
+        if not isinstance(chunk, AIMessageChunk):
+            continue
+        reasoning = chunk.additional_kwargs.get("reasoning_content")
+        if reasoning:
+            yield "reasoning", str(reasoning)
+        text = (
+            chunk.content
+            if isinstance(chunk.content, str)
+            else "".join(part.get("text", "") for part in chunk.content if isinstance(part, dict))
+        )
+        if text:
+            yield "token", text
