@@ -1,0 +1,69 @@
+"""Test helpers: the spec frontend's naive SSE parser, a live uvicorn server on loopback, fakes."""
+
+from __future__ import annotations
+
+import json
+import re
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import uvicorn
+
+DATA_FRAME = re.compile(r"^data: \{.*\}$")
+
+
+def parse_spec_stream(body: str) -> list[dict[str, Any]]:
+    """Parse a stream as the spec's frontend does (split on a blank line, JSON after ``data: ``),
+    asserting the wire framing of DESIGN.md: each frame is exactly one ``data:`` line or a comment."""
+    assert "\r" not in body, "frames must use \\n line ends"
+    events = []
+    for frame in body.split("\n\n"):
+        if not frame:
+            continue
+        if frame.startswith(":"):
+            assert "\n" not in frame
+            continue
+        assert DATA_FRAME.match(frame), f"bad frame: {frame!r}"
+        events.append(json.loads(frame[len("data: ") :]))
+    return events
+
+
+def parse_standard_stream(body: str) -> list[tuple[int, dict[str, Any]]]:
+    """Parse an SSE stream with ``id:`` lines into ``(id, payload)`` pairs."""
+    out = []
+    for frame in body.replace("\r\n", "\n").split("\n\n"):
+        lines = [ln for ln in frame.split("\n") if ln and not ln.startswith(":")]
+        if not lines:
+            continue
+        fields = dict(ln.split(": ", 1) for ln in lines)
+        out.append((int(fields["id"]), json.loads(fields["data"])))
+    return out
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@contextmanager
+def live_server(app: Any) -> Iterator[str]:
+    """Serve ``app`` with uvicorn on a free loopback port in a thread; yield its base URL."""
+    port = free_port()
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 15
+    while not server.started:
+        if time.monotonic() > deadline or not thread.is_alive():
+            raise RuntimeError("test server did not start")
+        time.sleep(0.02)
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        server.should_exit = True
+        thread.join(timeout=10)

@@ -1,0 +1,93 @@
+"""``vent-agent review PLAN.pdf``: the review pipeline offline, with a progress bar on stderr."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.progress import BarColumn, Progress, SpinnerColumn, TextColumn
+from rich.table import Table
+
+from reports.docx_report import render_docx
+from reports.labels import CATEGORY_LABELS, SEVERITY_LABELS
+from vent_agent.documents.upload import sha256_file
+from vent_agent.review.findings import Severity
+from vent_agent.review.pipeline import ReviewFailed, ReviewRequest, review_plan
+from vent_agent.review.reference import default_reference
+from vent_agent.settings import Settings
+
+STAGES = 6
+
+
+def finding_rows(findings: list[Any]) -> list[dict[str, Any]]:
+    """Findings as the CLI's JSON list (location, category, severity, message, figures, rule, source, page)."""
+    return [
+        {
+            "location": f.location,
+            "category": f.category.value,
+            "severity": f.severity.value,
+            "message": f.message,
+            "figures": f.figures,
+            "unit": f.unit,
+            "rule": f.rule,
+            "source": f.source,
+            "page": f.page,
+            "reviewer": f.reviewer,
+        }
+        for f in findings
+    ]
+
+
+async def run_cli_review(plan: Path, output: Path | None, *, as_json: bool, force_refresh: bool) -> int:
+    """Review ``plan``; write ``output`` (.docx) when given. Returns the exit code: 0 no major or
+    critical finding, 1 some, 2 the plan could not be reviewed."""
+    err = Console(stderr=True)
+    settings = Settings()
+    req = ReviewRequest(plan, sha256_file(plan), plan.name, force_refresh)
+    with Progress(
+        SpinnerColumn(), TextColumn("{task.description}"), BarColumn(), console=err, transient=True
+    ) as progress:
+        task = progress.add_task("审查中…", total=STAGES)
+
+        async def emit(type_: str, /, **fields: Any) -> None:
+            if type_ in ("progress", "agent_done", "agent_error"):
+                progress.update(task, description=str(fields.get("message", "")))
+                if type_ != "progress" or "page_progress" not in fields:
+                    progress.advance(task, 0.5)
+
+        try:
+            result = await review_plan(req, settings, emit, default_reference())
+        except ReviewFailed as exc:
+            err.print(f"[red]审查失败：{exc.message}[/red]")
+            return 2
+        if output is not None:
+            render_docx(result, output)
+        progress.update(task, completed=STAGES)
+    findings = result.findings
+    if as_json:
+        sys.stdout.write(json.dumps(finding_rows(findings), ensure_ascii=False, indent=2) + "\n")
+    else:
+        out = Console()
+        table = Table(title=f"{result.title or plan.name}：审查发现 {len(findings)} 项")
+        for col in ("严重程度", "用风地点", "类别", "问题", "依据", "页"):
+            table.add_column(col)
+        for f in findings:
+            table.add_row(
+                SEVERITY_LABELS[f.severity],
+                f.location or "全局",
+                CATEGORY_LABELS[f.category],
+                f.message,
+                f.source,
+                str(f.page or ""),
+            )
+        out.print(table)
+        for r in result.reviewers:
+            if r.error:
+                out.print(f"[red]{r.cn_name} 出错：{r.error}[/red]")
+    if output is not None:
+        err.print(f"Word 报告：{output}")
+    blocking = {Severity.CRITICAL, Severity.MAJOR}
+    return 1 if any(f.severity in blocking for f in findings) else 0

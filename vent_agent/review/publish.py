@@ -1,0 +1,78 @@
+"""Publishing a review: the Markdown report streamed as ``token`` events, the Word report written under
+an unguessable id and recorded, and its ``download_url``."""
+
+from __future__ import annotations
+
+import asyncio
+import secrets
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from zoneinfo import ZoneInfo
+
+from reports.docx_report import render_docx
+from reports.markdown import render_markdown
+from vent_agent.review.pipeline import Emit
+from vent_agent.review.result import ReviewResult
+from vent_agent.store.db import Database
+from vent_agent.store.models import ReportRow
+
+TOKEN_CHARS = 200
+
+
+@dataclass(frozen=True)
+class PublishedReport:
+    """A written Word report: its id (the file's base name), path and download URL."""
+
+    report_id: str
+    path: Path
+    download_url: str
+
+
+def new_report_id(timezone: str) -> str:
+    """An unguessable report id: ``vent_review_<128 random bits hex>_<yyyymmdd>``."""
+    day = datetime.now(ZoneInfo(timezone)).strftime("%Y%m%d")
+    return f"vent_review_{secrets.token_hex(16)}_{day}"
+
+
+async def stream_markdown(result: ReviewResult, emit: Emit) -> str:
+    """Emit the final Markdown report as ``token`` events; return it."""
+    await emit("progress", message="正在生成最终审查报告...", agent="system")
+    await emit("generating", source="main", message="正在生成最终审查报告...")
+    text = render_markdown(result)
+    for i in range(0, len(text), TOKEN_CHARS):
+        await emit("token", source="main", content=text[i : i + TOKEN_CHARS])
+    return text
+
+
+async def publish_docx(
+    result: ReviewResult,
+    emit: Emit,
+    *,
+    reports_dir: Path,
+    base_url: str,
+    timezone: str,
+    db: Database,
+    run_id: str | None = None,
+    session_id: str | None = None,
+) -> PublishedReport:
+    """Write the Word report (off the event loop), record it, and announce its ``download_url``."""
+    await emit("progress", message="正在生成 Word 审查报告...", agent="system")
+    report_id = new_report_id(timezone)
+    path = reports_dir / f"{report_id}.docx"
+    await asyncio.to_thread(render_docx, result, path)
+    async with db.session() as s:
+        s.add(
+            ReportRow(
+                id=report_id,
+                run_id=run_id,
+                session_id=session_id,
+                file_name=result.file_name,
+                path=str(path),
+                sha256=result.sha256,
+            )
+        )
+        await s.commit()
+    url = f"{base_url.rstrip('/')}/static/reports/{report_id}.docx"
+    await emit("progress", message="Word 报告已生成，点击下载", agent="system", download_url=url)
+    return PublishedReport(report_id, path, url)
