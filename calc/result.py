@@ -56,6 +56,8 @@ class CalcResult(BaseModel):
     coefficients: list[Coefficient] = Field(default_factory=list)
     source: str = ""
     warnings: list[str] = Field(default_factory=list)
+    unrounded: float | None = None
+    """``value`` before rounding (air volumes are rounded half-up to 0.1 m³/min, see ``docs/CALC.md``)."""
 
 
 class BoundCheck(BaseModel):
@@ -87,3 +89,42 @@ class MaxResult(CalcResult):
     methods: list[CalcResult] = Field(default_factory=list)
     governing: str = ""
     checks: list[BoundCheck] = Field(default_factory=list)
+
+
+class SpeedCheckResult(CalcResult):
+    """A wind-speed method: the air-volume bounds a location's speed limits give.
+
+    ``value`` is the lower bound (the least air volume the minimum speed needs; 0.0 when the roadway
+    class has no minimum), ``lower``/``upper`` the bounds in m³/min (None where 表6 sets none), and
+    ``check`` the :class:`BoundCheck` of ``required_q`` against them when a required Q was given.
+    A speed check is reported beside a maximum, never inside it.
+    """
+
+    lower: float | None = None
+    upper: float | None = None
+    v_min: float | None = None
+    v_max: float | None = None
+    check: BoundCheck | None = None
+
+
+class EffectiveAreaResult(CalcResult):
+    """A coal face's effective sections (m²): ``value`` is the mean of ``s_max`` and ``s_min``."""
+
+    s_max: float
+    s_min: float
+
+
+class GasEmissionResult(CalcResult):
+    """Gas emission back-calculated from an air survey (``value`` = total absolute CH₄ emission, m³/min).
+
+    ``air_q`` is the surveyed air volume (m³/min), ``ventilation_emission`` the part carried by the air,
+    ``drained`` the drained part, ``relative_emission`` m³/t (None without a daily output),
+    ``high_gas`` whether a high-gas threshold is exceeded (None when no threshold applies) and why.
+    """
+
+    air_q: float
+    ventilation_emission: float
+    drained: float = 0.0
+    relative_emission: float | None = None
+    high_gas: bool | None = None
+    high_gas_reasons: list[str] = Field(default_factory=list)

@@ -1,0 +1,243 @@
+"""Shared construction of results: coefficients with their origin, rounding, warnings, bound checks, maxima.
+
+Every calculator goes through :func:`make_result` (and :func:`max_result` for a maximum over methods), so
+rounding, the substituted formula's ending and the out-of-range warnings are written once.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any, TypeVar
+
+from calc import formatting as fmt
+from calc.errors import CalcInputError
+from calc.result import BoundCheck, CalcResult, Coefficient, CoefficientOrigin, MaxResult
+from calc.tables import BandTable, ChoiceTable, CoefRange
+from calc.validate import positive
+
+R = TypeVar("R", bound=CalcResult)
+InputValue = float | int | str | bool | None
+
+
+def coefficient(
+    symbol: str,
+    given: Any,
+    param: str,
+    *,
+    default: CoefRange | None,
+    origin: CoefficientOrigin = "default",
+    note: str = "",
+    source: str = "",
+    valid_range: tuple[float, float] | None = None,
+) -> Coefficient:
+    """A coefficient: the ``given`` value (validated > 0) or the documented ``default``.
+
+    ``valid_range`` defaults to the default's range. Raises CalcInputError(param) when nothing is
+    given and there is no default.
+    """
+    rng = valid_range if valid_range is not None else (default.valid_range if default else None)
+    if given is not None:
+        return Coefficient(
+            symbol=symbol,
+            value=positive(param, given),
+            origin="given",
+            valid_range=rng,
+            note=note,
+            source=source,
+        )
+    if default is None:
+        raise CalcInputError(param, "is required (no documented default)")
+    return Coefficient(
+        symbol=symbol, value=default.value, origin=origin, valid_range=rng, note=note, source=source
+    )
+
+
+def choice_coefficient(
+    symbol: str, given: Any, param: str, table: ChoiceTable, kind_param: str, kind: str | None
+) -> Coefficient:
+    """A coefficient chosen by kind (mining method, chamber type, fan mode): given or the kind's midpoint.
+
+    Without a kind a given value is checked against the envelope of the whole table; with neither,
+    CalcInputError(param) asks for one of them.
+    """
+    if kind is None:
+        if given is None:
+            raise CalcInputError(param, f"give {param} or {kind_param} ({'/'.join(table.entries)})")
+        lo, hi = table.envelope()
+        note = f"no {kind_param}: checked against the whole table {fmt.span(lo, hi)}"
+        return coefficient(
+            symbol, given, param, default=None, note=note, source=table.source, valid_range=(lo, hi)
+        )
+    name, entry = table.resolve(kind_param, kind)
+    note = f"{name}: {fmt.span(entry.low, entry.high)}" + (f" ({entry.note})" if entry.note else "")
+    return coefficient(symbol, given, param, default=entry, note=note, source=table.source)
+
+
+def band_coefficient(
+    symbol: str, given: Any, param: str, table: BandTable, key_param: str, key: float | None, unit: str
+) -> Coefficient:
+    """A coefficient looked up by a measured quantity (temperature, height, length): given or the table's.
+
+    Origin ``table`` for a fixed table value, ``default`` for the midpoint of a band's range. Raises
+    CalcInputError when neither the coefficient nor its key is given, or the key is beyond the table.
+    """
+    if key is None:
+        if given is None:
+            raise CalcInputError(param, f"give {param} or {key_param}")
+        return coefficient(symbol, given, param, default=None, source=table.source)
+    band = table.lookup(key)
+    if band is None:
+        if given is None:
+            raise CalcInputError(key_param, f"beyond the table ({table.what}): give {param}", key)
+        return coefficient(symbol, given, param, default=None, note=f"{key_param} beyond the table")
+    fixed = band.coef.low == band.coef.high
+    note = f"{key_param} {fmt.num(key)} {unit} → {band.label}: {fmt.span(band.coef.low, band.coef.high)}"
+    if not fixed and given is None:
+        note += " (midpoint)"
+    origin: CoefficientOrigin = "table" if fixed else "default"
+    return coefficient(symbol, given, param, default=band.coef, origin=origin, note=note, source=table.source)
+
+
+def constant(symbol: str, value: float, note: str, source: str = "") -> Coefficient:
+    """A fixed coefficient of a formula (0.70, ρ, c_p…), origin ``table``."""
+    return Coefficient(symbol=symbol, value=value, origin="table", note=note, source=source)
+
+
+def coefficient_warnings(coefficients: Iterable[Coefficient]) -> list[str]:
+    """A warning for each coefficient outside its documented range."""
+    out = []
+    for c in coefficients:
+        if c.valid_range is not None and not c.valid_range[0] <= c.value <= c.valid_range[1]:
+            where = f" ({c.note})" if c.note else ""
+            out.append(
+                f"{c.symbol} = {fmt.coef(c.value)} outside its documented range "
+                f"{fmt.span(*c.valid_range)}{where}"
+            )
+    return out
+
+
+def clean_inputs(values: Mapping[str, InputValue]) -> dict[str, float | int | str | None]:
+    """The inputs as stored in a result: None dropped, bools as ``"true"``/``"false"``."""
+    out: dict[str, float | int | str | None] = {}
+    for key, value in values.items():
+        if value is None:
+            continue
+        out[key] = str(value).lower() if isinstance(value, bool) else value
+    return out
+
+
+def make_result(
+    *,
+    raw: float,
+    method: str,
+    method_cn: str,
+    formula: str,
+    expression: str,
+    inputs: Mapping[str, InputValue],
+    source: str,
+    coefficients: Sequence[Coefficient] = (),
+    warnings: Sequence[str] = (),
+    preamble: Sequence[str] = (),
+    lhs: str = "Q",
+    unit: str = "m³/min",
+    decimals: int = fmt.Q_DECIMALS,
+    cls: type[R] = CalcResult,  # type: ignore[assignment]
+    substituted: str | None = None,
+    **extra: Any,
+) -> R:
+    """A result: ``raw`` rounded half-up to ``decimals``, ``substituted`` = preamble steps then
+    ``lhs = expression = value unit`` (unless given whole), coefficient range warnings appended.
+    """
+    if not math.isfinite(raw):  # inputs are validated, so this is a bug, not bad input
+        raise ArithmeticError(f"{method}: non-finite result {raw!r}")
+    value = fmt.round_half_up(raw, decimals) + 0.0
+    if substituted is None:
+        substituted = "; ".join([*preamble, f"{lhs} = {expression} = {fmt.num(value, decimals)} {unit}"])
+    return cls(
+        value=value,
+        unrounded=raw,
+        unit=unit,
+        method=method,
+        method_cn=method_cn,
+        formula=formula,
+        substituted=substituted,
+        inputs=clean_inputs(inputs),
+        coefficients=list(coefficients),
+        source=source,
+        warnings=[*warnings, *coefficient_warnings(coefficients)],
+        **extra,
+    )
+
+
+def bound_check(
+    name: str,
+    value: float,
+    lower: float | None,
+    upper: float | None,
+    *,
+    formula: str,
+    source: str,
+    near: float,
+) -> BoundCheck:
+    """``lower <= value <= upper`` (None = no bound), with a warning when outside or within ``near``
+    (a fraction, 0.05 = 5 %) of a bound.
+    """
+    warnings = []
+    below = lower is not None and value < lower
+    above = upper is not None and value > upper
+    if below:
+        warnings.append(f"{name} = {fmt.q(value)} below the lower bound {fmt.q(lower)}")  # type: ignore[arg-type]
+    elif lower is not None and lower > 0 and value <= lower * (1 + near):
+        warnings.append(f"{name} = {fmt.q(value)} within {near * 100:g} % of the lower bound {fmt.q(lower)}")
+    if above:
+        warnings.append(f"{name} = {fmt.q(value)} above the upper bound {fmt.q(upper)}")  # type: ignore[arg-type]
+    elif upper is not None and value >= upper * (1 - near):
+        warnings.append(f"{name} = {fmt.q(value)} within {near * 100:g} % of the upper bound {fmt.q(upper)}")
+    return BoundCheck(
+        name=name,
+        value=value,
+        lower=lower,
+        upper=upper,
+        ok=not (below or above),
+        formula=formula,
+        source=source,
+        warnings=warnings,
+    )
+
+
+def max_result(
+    *,
+    method: str,
+    method_cn: str,
+    results: Sequence[CalcResult],
+    inputs: Mapping[str, InputValue],
+    source: str,
+    checks: Sequence[BoundCheck] = (),
+) -> MaxResult:
+    """The maximum over ``results`` (rounded values; ties go to the first), the governing method, every
+    method's warnings prefixed with its name, and the ``checks`` beside it with their warnings.
+
+    Raises CalcInputError("inputs") when no method applies (``results`` empty).
+    """
+    if not results:
+        raise CalcInputError("inputs", f"{method}: no method applies to the inputs given")
+    governing = max(results, key=lambda r: r.value)
+    warnings = [f"[{r.method}] {w}" for r in results for w in r.warnings]
+    warnings += [f"[{c.name}] {w}" for c in checks for w in c.warnings]
+    labels = ", ".join(r.method_cn for r in results)
+    values = ", ".join(fmt.num(r.value, fmt.Q_DECIMALS) for r in results)
+    return MaxResult(
+        value=governing.value,
+        unrounded=governing.unrounded,
+        method=method,
+        method_cn=method_cn,
+        formula=f"Q = max({labels})",
+        substituted=f"Q = max({values}) = {fmt.q(governing.value)} m³/min（{governing.method_cn}）",
+        inputs=clean_inputs(inputs),
+        source=source,
+        warnings=warnings,
+        methods=list(results),
+        governing=governing.method,
+        checks=list(checks),
+    )

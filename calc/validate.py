@@ -1,0 +1,97 @@
+"""Input validation shared by every calculator.
+
+Each helper returns the value in its canonical Python type or raises
+:class:`calc.errors.CalcInputError` naming the parameter. Bools are rejected where numbers are expected
+(``True`` is not ``1``), and so are NaN, infinities and non-numbers.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from numbers import Real
+from typing import Any
+
+from calc.errors import CalcInputError
+
+
+def number(name: str, value: Any, *, minimum: float | None = None, strict: bool = False) -> float:
+    """A finite real number; ``minimum`` is a lower bound (exclusive when ``strict``).
+
+    Raises CalcInputError for bools, non-numbers, NaN, ±inf and values below the bound.
+    """
+    if value is None:
+        raise CalcInputError(name, "is required")
+    if isinstance(value, bool) or not isinstance(value, Real):
+        raise CalcInputError(name, f"must be a number, not {type(value).__name__}", value)
+    result = float(value)
+    if not math.isfinite(result):
+        raise CalcInputError(name, "must be a finite number", value)
+    if minimum is not None:
+        if strict and result <= minimum:
+            raise CalcInputError(name, f"must be > {minimum:g}", value)
+        if not strict and result < minimum:
+            raise CalcInputError(name, f"must be ≥ {minimum:g}", value)
+    return result
+
+
+def positive(name: str, value: Any) -> float:
+    """A finite number > 0 (areas, heights, powers, temperature differences…)."""
+    return number(name, value, minimum=0.0, strict=True)
+
+
+def non_negative(name: str, value: Any) -> float:
+    """A finite number ≥ 0 (emissions, charges…)."""
+    return number(name, value, minimum=0.0)
+
+
+def percent(name: str, value: Any) -> float:
+    """A concentration in % by volume: finite, 0 ≤ value ≤ 100."""
+    result = non_negative(name, value)
+    if result > 100.0:
+        raise CalcInputError(name, "a concentration in % must be ≤ 100", value)
+    return result
+
+
+def count(name: str, value: Any, *, minimum: int = 0) -> int:
+    """A whole number ≥ ``minimum`` (people, fans, vehicles); integral floats such as 38.0 are accepted."""
+    result = number(name, value, minimum=float(minimum))
+    if not result.is_integer():
+        raise CalcInputError(name, "must be a whole number", value)
+    return int(result)
+
+
+def flag(name: str, value: Any) -> bool:
+    """A bool (switches such as ``dust_suppression``)."""
+    if not isinstance(value, bool):
+        raise CalcInputError(name, f"must be true or false, not {type(value).__name__}", value)
+    return value
+
+
+def text(name: str, value: Any) -> str:
+    """A non-empty string (kinds, classes, methods)."""
+    if not isinstance(value, str) or not value.strip():
+        raise CalcInputError(name, "must be a non-empty string", value)
+    return value.strip()
+
+
+def numbers(name: str, values: Any, check: Any = non_negative) -> list[float]:
+    """A non-empty sequence of numbers, each validated by ``check`` (named ``name[i]``)."""
+    if isinstance(values, str | bytes) or not isinstance(values, Sequence) or not values:
+        raise CalcInputError(name, "must be a non-empty list of numbers", values)
+    return [check(f"{name}[{i}]", item) for i, item in enumerate(values)]
+
+
+def named_numbers(name: str, values: Any) -> dict[str, float]:
+    """Non-negative numbers by name, from a mapping or a plain sequence (named ``#1``, ``#2``…)."""
+    if isinstance(values, Mapping):
+        if not values:
+            raise CalcInputError(name, "must not be empty", values)
+        return {str(key): non_negative(f"{name}[{key}]", item) for key, item in values.items()}
+    return {f"#{i + 1}": item for i, item in enumerate(numbers(name, values))}
+
+
+def ordered_pair(lo_name: str, lo: float, hi_name: str, hi: float) -> None:
+    """Raise unless ``lo <= hi`` (e.g. the smallest and the largest roof-control distance)."""
+    if lo > hi:
+        raise CalcInputError(lo_name, f"must be ≤ {hi_name} ({hi:g})", lo)

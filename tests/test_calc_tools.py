@@ -1,0 +1,105 @@
+"""LangChain tools over the calculators: names, schemas, results and error results."""
+
+from __future__ import annotations
+
+import inspect
+import json
+
+import pytest
+from langchain_core.tools import BaseTool
+
+from calc import CALCULATORS, DEFAULT_TABLES
+from vent_agent.tools.calc_tools import calc_tools
+
+
+@pytest.fixture(scope="module")
+def tools() -> dict[str, BaseTool]:
+    return {tool.name: tool for tool in calc_tools()}
+
+
+def test_every_calculator_is_a_tool_under_its_name(tools):
+    assert set(tools) == set(CALCULATORS)
+    assert all(isinstance(t, BaseTool) for t in tools.values())
+
+
+@pytest.mark.parametrize("name", sorted(CALCULATORS))
+def test_schema_has_the_parameters_with_chinese_descriptions(tools, name):
+    schema = tools[name].tool_call_schema.model_json_schema()
+    params = [p for p in inspect.signature(CALCULATORS[name]).parameters if p != "tables"]
+    assert set(schema["properties"]) == set(params)
+    required = {
+        p
+        for p, v in inspect.signature(CALCULATORS[name]).parameters.items()
+        if v.default is inspect.Parameter.empty
+    }
+    assert set(schema.get("required", [])) == required
+    assert all(prop.get("description") for prop in schema["properties"].values())
+    assert any("\u4e00" <= ch <= "\u9fff" for ch in tools[name].description)
+
+
+def test_schema_types(tools):
+    props = tools["calc_face_by_gas"].tool_call_schema.model_json_schema()["properties"]
+    assert props["gas_emission"]["type"] == "number"
+    assert "m³/min" in props["gas_emission"]["description"]
+    vehicle = tools["calc_tunnel_by_vehicle"].tool_call_schema.model_json_schema()["properties"]["vehicle_kw"]
+    assert {"number", "array"} <= {alt.get("type") for alt in vehicle["anyOf"]}
+
+
+def test_tool_returns_the_result_as_a_json_able_dict(tools):
+    out = tools["calc_tunnel_by_gas"].invoke({"gas_emission": 0.8, "k_gas": 1.8})
+    assert out["value"] == 144.0 and out["substituted"] == "Q = 100 × 0.80 × 1.8 = 144.0 m³/min"
+    assert out["coefficients"][0]["origin"] == "given"
+    json.dumps(out, ensure_ascii=False)
+
+
+def test_max_tool_carries_methods_and_checks(tools):
+    out = tools["calc_tunnel_air_volume_max"].invoke(
+        {
+            "gas_emission": 0.2,
+            "k_gas": 1.5,
+            "explosive_kg": 24,
+            "fan_intake_q": 300,
+            "area": 12.6,
+            "heading_type": "rock",
+        }
+    )
+    assert out["value"] == 600.0 and out["governing"] == "calc_tunnel_by_explosives"
+    assert out["checks"][0]["ok"] is True
+
+
+def test_tool_call_message_content_is_json(tools):
+    msg = tools["calc_face_by_workers"].invoke(
+        {"type": "tool_call", "id": "1", "name": "calc_face_by_workers", "args": {"workers": 38}}
+    )
+    assert json.loads(msg.content)["value"] == 152.0
+
+
+@pytest.mark.parametrize(
+    ("args", "param"),
+    [({"gas_emission": -1.0, "k_gas": 1.5}, "gas_emission"), ({"gas_emission": float("nan"), "k_gas": 1.5}, "gas_emission"),
+     ({"gas_emission": 1.0, "mining_method": "手采"}, "mining_method")],
+)  # fmt: skip
+def test_calc_input_error_becomes_an_error_result(tools, args, param):
+    out = tools["calc_face_by_gas"].invoke(args)
+    assert out["param"] == param and out["method"] == "calc_face_by_gas" and out["error"]
+
+
+@pytest.mark.parametrize(
+    ("args", "param"),
+    [({"gas_emission": "abc", "k_gas": 1.5}, "gas_emission"), ({"gas_emission": True}, "gas_emission"),
+     ({"gas_emission": 1.0, "k_gaz": 1.5}, "k_gaz"), ({"k_gas": 1.5}, "gas_emission")],
+)  # fmt: skip
+def test_schema_violation_becomes_an_error_result(tools, args, param):
+    out = json.loads(tools["calc_face_by_gas"].invoke(args))
+    assert out["param"] == param and out["error"].startswith("invalid arguments")
+
+
+def test_tools_bind_the_mines_tables():
+    tables = DEFAULT_TABLES.override({"k_gas_heading": {"low": 1.6, "high": 2.0}})
+    tool = {t.name: t for t in calc_tools(tables)}["calc_tunnel_by_gas"]
+    assert tool.invoke({"gas_emission": 1.0})["value"] == 180.0
+
+
+async def test_tool_runs_asynchronously(tools):
+    out = await tools["calc_charging_chamber"].ainvoke({"h2_emission": 0.2})
+    assert out["value"] == 100.0 and out["governing"] == "calc_charging_chamber.minimum"

@@ -1,0 +1,101 @@
+"""LangChain tools over the pure calculators of :mod:`calc`, one per calculator, under its name.
+
+Each tool's args schema is built from the calculator's signature (types and defaults) with the Chinese
+labels and units of :data:`calc.PARAMS`; ``tables`` is not an argument: :func:`calc_tools` binds the
+mine's :class:`calc.CoefficientTables` (default :data:`calc.DEFAULT_TABLES`).
+
+A tool returns the result as a JSON-able dict (``CalcResult.model_dump(mode="json")``). Bad input never
+raises into the agent run: a :class:`calc.CalcInputError` becomes ``{"error", "param", "reason",
+"method"}`` and an argument that fails the schema becomes the same shape as a JSON string (LangChain's
+validation-error hook must return a string).
+"""
+
+from __future__ import annotations
+
+import inspect
+import json
+import typing
+from collections.abc import Callable
+from functools import partial
+from typing import Any
+
+from langchain_core.tools import BaseTool, StructuredTool
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model, field_validator
+
+from calc import CATALOG, DEFAULT_TABLES, PARAMS, CalcInfo, CalcInputError, CoefficientTables
+
+RESULT_NOTE = (
+    "风量单位 m³/min。返回 value（结果）、unit、method、method_cn、formula（公式）、substituted（代入数值的算式）、"
+    "inputs、coefficients（系数及来源 given/table/default 与取值范围）、source（依据条款）、warnings（警告）；"
+    "取最大值的工具另有 methods、governing、checks（风速验算）。输入有误时返回 {error, param, reason}。"
+)
+
+
+def _not_bool(cls: Any, value: Any) -> Any:
+    """A before-validator: true/false is not a number (pydantic would otherwise read True as 1.0)."""
+    if isinstance(value, bool):
+        raise ValueError("must be a number, not a bool")
+    return value
+
+
+def args_schema(name: str, func: Callable[..., Any]) -> type[BaseModel]:
+    """The pydantic args schema of a calculator: every keyword but ``tables``, typed and described.
+
+    Raises KeyError when a parameter is missing from the glossary :data:`calc.PARAMS` (a bug).
+    """
+    hints = typing.get_type_hints(func)
+    fields: dict[str, Any] = {}
+    numeric = []
+    for pname, param in inspect.signature(func).parameters.items():
+        if pname == "tables":
+            continue
+        annotation = hints[pname]
+        if annotation not in (bool, str, str | None):
+            numeric.append(pname)
+        default = ... if param.default is inspect.Parameter.empty else param.default
+        fields[pname] = (annotation, Field(default, description=PARAMS[pname].describe()))
+    return create_model(  # type: ignore[call-overload,no-any-return]
+        f"{name}_args",
+        __config__=ConfigDict(extra="forbid"),
+        __validators__={"no_bools": field_validator(*numeric, mode="before")(_not_bool)} if numeric else {},
+        **fields,
+    )
+
+
+def run_calculator(
+    name: str, func: Callable[..., Any], tables: CoefficientTables, **kwargs: Any
+) -> dict[str, Any]:
+    """Call a calculator and return its result as a dict, or an error dict for a CalcInputError."""
+    try:
+        result = func(**kwargs, tables=tables)
+    except CalcInputError as err:
+        return {**err.to_dict(), "method": name}
+    return result.model_dump(mode="json")  # type: ignore[no-any-return]
+
+
+def _validation_error(name: str, err: ValidationError) -> str:
+    errors = err.errors()
+    problems = "; ".join(f"{'.'.join(str(p) for p in e['loc']) or 'input'}: {e['msg']}" for e in errors)
+    param = str(errors[0]["loc"][0]) if errors and errors[0]["loc"] else ""
+    return json.dumps(
+        {"error": f"invalid arguments: {problems}", "param": param, "reason": problems, "method": name},
+        ensure_ascii=False,
+    )
+
+
+def make_tool(name: str, info: CalcInfo, tables: CoefficientTables = DEFAULT_TABLES) -> BaseTool:
+    """The LangChain tool of one calculator of :data:`calc.CATALOG`."""
+    return StructuredTool.from_function(
+        func=partial(run_calculator, name, info.func, tables),
+        name=name,
+        description=f"{info.title_cn}：{info.description_cn}。{RESULT_NOTE}",
+        args_schema=args_schema(name, info.func),
+        handle_validation_error=partial(_validation_error, name),
+    )
+
+
+def calc_tools(tables: CoefficientTables | None = None) -> list[BaseTool]:
+    """One tool per calculator, named like the calculator (``calc_face_by_gas``…), bound to ``tables``
+    (the mine's coefficient tables; default :data:`calc.DEFAULT_TABLES`)."""
+    bound = tables if tables is not None else DEFAULT_TABLES
+    return [make_tool(name, info, bound) for name, info in CATALOG.items()]
