@@ -195,13 +195,13 @@ class RunManager:
                     payload=json.dumps(payload, ensure_ascii=False),
                 )
             )
-            await s.execute(update(RunRow).where(RunRow.id == run_id).values(last_seq=seq))
+            await s.exec(update(RunRow).where(RunRow.id == run_id).values(last_seq=seq))
             await s.commit()
         self.broker.publish(run_id)
 
     async def _finish(self, run_id: str, status: str, error: str | None, last_seq: int) -> None:
         async with self.db.session() as s:
-            await s.execute(
+            await s.exec(
                 update(RunRow)
                 .where(RunRow.id == run_id)
                 .values(status=status, error=error, finished_at=utcnow(), last_seq=last_seq)
@@ -270,8 +270,8 @@ class RunManager:
             )
             ids = list(rows)
             if ids:
-                await s.execute(delete(EventRow).where(EventRow.run_id.in_(ids)))
-                await s.execute(delete(RunRow).where(RunRow.id.in_(ids)))
+                await s.exec(delete(EventRow).where(EventRow.run_id.in_(ids)))
+                await s.exec(delete(RunRow).where(RunRow.id.in_(ids)))
                 await s.commit()
         return len(ids)
 

@@ -1,0 +1,120 @@
+"""calc-verifier rules on the sample plans and on variations of them."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from vent_agent.documents.pdf_text import extract_pdf
+from vent_agent.documents.plan import Plan
+from vent_agent.documents.plan_parser import parse_plan
+from vent_agent.review.arith import close, evaluate_numeric, substituted_value
+from vent_agent.review.calc_rules import review_calc
+from vent_agent.review.findings import Category, Severity
+
+DATA = Path(__file__).parent / "data"
+
+
+def _plan(name: str) -> Plan:
+    return parse_plan(extract_pdf(DATA / name, max_pages=50))
+
+
+@pytest.fixture(scope="module")
+def plan_a() -> Plan:
+    return _plan("plan-2026-08-a.pdf")
+
+
+@pytest.fixture(scope="module")
+def plan_b() -> Plan:
+    return _plan("plan-2026-08-b.pdf")
+
+
+def test_arith_evaluates_only_numeric_segments() -> None:
+    assert substituted_value("Q = 100 × q × k = 100 × 0.80 × 1.8 = 114.0 m³/min") == (
+        "100 × 0.80 × 1.8",
+        144.0,
+    )
+    assert substituted_value("不小于 100 m³/min = 100.0 m³/min") is None
+    assert evaluate_numeric("60 × 70% × 2") == pytest.approx(84.0)
+    assert evaluate_numeric("1 / 0") is None
+    assert evaluate_numeric("__import__('os')") is None
+    assert close(1132.1856, 1132.2) and not close(114.0, 144.0)
+
+
+async def test_plan_a_has_no_calculation_fault(plan_a: Plan) -> None:
+    findings, recalcs = await review_calc(plan_a)
+    assert findings == []
+    by_name = {r.location: r for r in recalcs}
+    assert by_name["15216综采工作面"].result.value == 1132.2
+    assert by_name["15216综采工作面"].result.governing == "calc_face_by_climate"
+    assert by_name["二采区轨道下山掘进工作面"].result.value == 600.0
+    assert by_name["15218工作面"].result.value == 566.1
+
+
+async def test_plan_b_calculation_faults_at_their_locations(plan_b: Plan) -> None:
+    findings, _ = await review_calc(plan_b)
+    got = {(f.location, f.category, f.severity) for f in findings}
+    assert ("15220运输顺槽掘进工作面", Category.CALCULATION, Severity.MINOR) in got
+    assert ("15216综采工作面", Category.CALCULATION, Severity.MAJOR) in got
+    assert ("二采区轨道下山掘进工作面", Category.CALCULATION, Severity.MINOR) in got
+    assert ("中央变电所", Category.CALCULATION, Severity.MAJOR) in got
+    assert ("井下爆炸材料库", Category.UNITS, Severity.MINOR) in got
+    assert (None, Category.CALCULATION, Severity.MINOR) in got
+    gas = next(f for f in findings if f.location == "15220运输顺槽掘进工作面")
+    assert gas.figures == {"stated": 114.0, "recomputed": 144.0} and gas.page == 2
+    maximum = next(f for f in findings if f.location == "15216综采工作面" and "最大值" in f.message)
+    assert maximum.figures["recomputed"] == 1132.2
+    total = next(f for f in findings if f.location is None and f.severity == Severity.MINOR)
+    assert total.figures == {"stated": 4265.9, "recomputed": 4165.9}
+    for f in findings:
+        assert f.rule and f.source and f.page is not None and f.evidence
+
+
+async def test_table_in_m3_per_second_is_converted_not_flagged(plan_a: Plan) -> None:
+    plan = plan_a.model_copy(deep=True)
+    row = next(r for r in plan.allocation if r.location == "中央变电所")
+    assert row.required_q is not None and row.allocated_q is not None
+    row.required_q.value, row.required_q.unit = 2.665, "m³/s"
+    row.allocated_q.value, row.allocated_q.unit = 3.0, "m³/s"
+    findings, _ = await review_calc(plan)
+    assert findings == []
+
+
+async def test_allocated_below_required_is_major(plan_a: Plan) -> None:
+    plan = plan_a.model_copy(deep=True)
+    row = next(r for r in plan.allocation if r.location == "主排水泵房")
+    assert row.allocated_q is not None
+    row.allocated_q.value = 200.0
+    findings, _ = await review_calc(plan)
+    assert [(f.location, f.severity) for f in findings] == [("主排水泵房", Severity.MAJOR)]
+
+
+async def test_coefficient_below_its_range_is_major(plan_a: Plan) -> None:
+    plan = plan_a.model_copy(deep=True)
+    loc = plan.location("15220运输顺槽掘进工作面")
+    assert loc is not None
+    loc.inputs["k_gas"].value = 1.2
+    findings, _ = await review_calc(plan)
+    assert any(f.severity == Severity.MAJOR and "超出规定范围" in f.message for f in findings)
+
+
+async def test_location_without_inputs_gets_info_not_crash(plan_a: Plan) -> None:
+    plan = plan_a.model_copy(deep=True)
+    loc = plan.location("中央变电所")
+    assert loc is not None
+    loc.inputs.clear()
+    findings, recalcs = await review_calc(plan)
+    assert any(f.location == "中央变电所" and f.severity == Severity.INFO for f in findings)
+    assert next(r for r in recalcs if r.location == "中央变电所").result is None
+
+
+async def test_on_location_callback_brackets_each_location(plan_a: Plan) -> None:
+    calls: list[tuple[str, bool]] = []
+
+    async def hook(name: str, tool: str, done: bool) -> None:
+        calls.append((name, done))
+
+    await review_calc(plan_a, on_location=hook)
+    assert len(calls) == 2 * len(plan_a.locations)
+    assert calls[0][1] is False and calls[1] == (calls[0][0], True)

@@ -1,0 +1,145 @@
+"""The run layer: events logged before they are sent, replay + live tail with no loss or repeat,
+runs outliving their client, token merging, cancel, failure paths."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+
+from vent_agent.runs.manager import RunManager
+from vent_agent.store.db import Database
+
+
+@pytest.fixture
+async def manager(tmp_path: Path):
+    db = Database(f"sqlite+aiosqlite:///{tmp_path / 'runs.db'}")
+    await db.create_all()
+    mgr = RunManager(db, poll_s=0.2)
+    yield mgr
+    await mgr.shutdown()
+    await db.close()
+
+
+async def collect(mgr: RunManager, run_id: str, after: int = 0) -> list[dict]:
+    return [ev.payload async for ev in mgr.subscribe(run_id, after)]
+
+
+async def test_events_numbered_densely_and_done_appended(manager: RunManager) -> None:
+    async def body(em):
+        await em.emit("thinking", source="fast", node="x", message="m")
+        await em.emit("progress", message="p")
+
+    run_id = await manager.start("test", body, done_fields=lambda rid: {"thread_id": rid})
+    events = await collect(manager, run_id)
+    assert [e["type"] for e in events] == ["thinking", "progress", "done"]
+    assert [e["seq"] for e in events] == [1, 2, 3]
+    assert events[-1]["thread_id"] == run_id
+    run = await manager.get(run_id)
+    assert run is not None and run.status == "done" and run.last_seq == 3
+
+
+async def test_replay_then_live_handover_loses_and_repeats_nothing(manager: RunManager) -> None:
+    gate = asyncio.Event()
+
+    async def body(em):
+        for i in range(5):
+            await em.emit("progress", message=f"a{i}")
+        await gate.wait()
+        for i in range(5):
+            await em.emit("progress", message=f"b{i}")
+            await asyncio.sleep(0.01)
+
+    run_id = await manager.start("test", body)
+    await asyncio.sleep(0.1)
+    seen: list[int] = []
+
+    async def reader():
+        async for ev in manager.subscribe(run_id, after=2):
+            seen.append(ev.seq)
+            if ev.seq == 5:
+                gate.set()
+
+    await asyncio.wait_for(reader(), 10)
+    assert seen == list(range(3, 12))  # 3..5 replayed, 6..10 live, 11 = done
+
+
+async def test_run_finishes_without_any_client(manager: RunManager) -> None:
+    async def body(em):
+        await asyncio.sleep(0.05)
+        await em.emit("token", source="fast", content="x")
+
+    run_id = await manager.start("test", body)
+    await manager.wait(run_id)
+    run = await manager.get(run_id)
+    assert run is not None and run.status == "done"
+    events = await collect(manager, run_id)
+    assert [e["type"] for e in events] == ["token", "done"]
+
+
+async def test_consecutive_tokens_are_merged_before_numbering(manager: RunManager) -> None:
+    async def body(em):
+        for ch in "根据监测数据":
+            await em.emit("token", source="fast", content=ch)
+        await em.emit("progress", message="p")
+        await em.emit("token", source="fast", content="尾")
+
+    run_id = await manager.start("test", body)
+    events = await collect(manager, run_id)
+    tokens = [e for e in events if e["type"] == "token"]
+    assert "".join(t["content"] for t in tokens) == "根据监测数据尾"
+    assert len(tokens) < 7
+    assert [e["seq"] for e in events] == list(range(1, len(events) + 1))
+    assert events[-2]["content"] == "尾"  # order kept: the last token after the progress event
+
+
+async def test_failing_body_gives_error_then_done(manager: RunManager) -> None:
+    async def body(em):
+        await em.emit("progress", message="start")
+        raise RuntimeError("boom")
+
+    run_id = await manager.start("test", body)
+    events = await collect(manager, run_id)
+    assert [e["type"] for e in events] == ["progress", "error", "done"]
+    assert "boom" not in events[1]["message"]  # no internals leak to the client
+    run = await manager.get(run_id)
+    assert run is not None and run.status == "failed" and "boom" in (run.error or "")
+
+
+async def test_cancel_is_recorded(manager: RunManager) -> None:
+    started = asyncio.Event()
+
+    async def body(em):
+        await em.emit("progress", message="working")
+        started.set()
+        await asyncio.sleep(30)
+
+    run_id = await manager.start("test", body)
+    await started.wait()
+    assert await manager.cancel(run_id)
+    await manager.wait(run_id)
+    events = await collect(manager, run_id)
+    assert [e["type"] for e in events] == ["progress", "error", "done"]
+    assert events[1].get("cancelled") is True
+    run = await manager.get(run_id)
+    assert run is not None and run.status == "cancelled"
+    assert not await manager.cancel(run_id)
+
+
+async def test_subscribe_unknown_run_ends_immediately(manager: RunManager) -> None:
+    assert await collect(manager, "nope") == []
+
+
+async def test_purge_removes_old_finished_runs(manager: RunManager) -> None:
+    from datetime import timedelta
+
+    async def body(em):
+        await em.emit("progress", message="x")
+
+    run_id = await manager.start("click_tun", body)
+    await manager.wait(run_id)
+    assert await manager.purge_older_than({"click_tun"}, timedelta(hours=1)) == 0
+    assert await manager.purge_older_than({"click_tun"}, timedelta(seconds=-1)) == 1
+    assert await manager.get(run_id) is None
+    assert await collect(manager, run_id) == []

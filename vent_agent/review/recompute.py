@@ -1,0 +1,208 @@
+"""Recomputing a plan location's required air volume with :mod:`calc`, from the plan's own inputs.
+
+The plan's stated coefficients (k, v, k_h, k_l, θ…) are passed as given, so calc checks them against
+their documented ranges; rule-fixed coefficients (the minimum speed of a heading's fan-intake method, the
+multipliers) come from calc's tables. Each location kind maps to the methods of DOMAIN.md §2.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import Any
+
+import calc
+from calc.errors import CalcInputError
+from calc.result import CalcResult, MaxResult
+from vent_agent.documents.plan import LocationPlan
+
+ROADWAY_CLASS_HINTS: tuple[tuple[str, str], ...] = (
+    ("总进风", "main_intake_return"),
+    ("总回风", "main_intake_return"),
+    ("架线", "trolley_roadway"),
+    ("电机车", "trolley_roadway"),
+    ("人行", "other_walkway"),
+    ("联络巷", "other_walkway"),
+)
+CHAMBER_HINTS: tuple[tuple[str, str], ...] = (
+    ("空压机", "compressor"),
+    ("泵房", "pump"),
+    ("水泵", "pump"),
+    ("变电", "substation"),
+    ("绞车", "hoist"),
+    ("提升机", "hoist"),
+)
+STORE_SIZES = {"大型": "large", "中型": "medium", "小型": "small"}
+
+
+class Unrecomputable(Exception):
+    """The location lacks the inputs for a recomputation; ``str(exc)`` says which."""
+
+
+def _inputs(loc: LocationPlan) -> dict[str, float]:
+    return {k: f.value for k, f in loc.inputs.items()}
+
+
+def _pick(values: dict[str, float], *names: str) -> dict[str, Any]:
+    return {n: values[n] for n in names if n in values}
+
+
+def _as_int(values: dict[str, float], *names: str) -> None:
+    for n in names:
+        if n in values:
+            values[n] = int(round(values[n]))
+
+
+def _hint(text: str, hints: tuple[tuple[str, str], ...]) -> str | None:
+    return next((v for key, v in hints if key in text), None)
+
+
+def roadway_class(loc: LocationPlan) -> str:
+    """The wind-speed class of an other roadway from its name and kind label (default: district
+    intake/return or conveyor roadway, 0.25–6 m/s)."""
+    return _hint(loc.name + loc.kind_label, ROADWAY_CLASS_HINTS) or "district_roadway"
+
+
+def combine(location_methods: list[CalcResult], checks: list | None = None, name: str = "") -> MaxResult:
+    """A :class:`MaxResult` over the given method results (the largest governs)."""
+    if not location_methods:
+        raise Unrecomputable("没有可核算的方法")
+    best = max(location_methods, key=lambda r: r.value)
+    return MaxResult(
+        value=best.value,
+        method="max",
+        method_cn=f"{name}需风量取各方法最大值",
+        formula="Q = max(" + ", ".join(r.method_cn for r in location_methods) + ")",
+        substituted=f"Q = max({', '.join(f'{r.value:.1f}' for r in location_methods)}) = {best.value:.1f} m³/min",
+        source=best.source,
+        methods=location_methods,
+        governing=best.method,
+        checks=checks or [],
+        warnings=[w for r in location_methods for w in r.warnings],
+    )
+
+
+def _coal_face(loc: LocationPlan, v: dict[str, float], _ctx: dict[str, float]) -> MaxResult:
+    _as_int(v, "workers")
+    args = _pick(
+        v,
+        "gas_emission",
+        "k_gas",
+        "co2_emission",
+        "k_co2",
+        "mining_height",
+        "roof_control_max",
+        "roof_control_min",
+        "face_length",
+        "intake_temp",
+        "v_climate",
+        "k_h",
+        "k_l",
+        "workers",
+        "explosive_kg",
+    )
+    return calc.calc_face_air_volume_max(mining_method=_mining_method(loc), **args)
+
+
+def _mining_method(loc: LocationPlan) -> str | None:
+    text = loc.name + loc.kind_label
+    return next((m for m in ("综采", "炮采", "水采") if m in text), None)
+
+
+def _heading(loc: LocationPlan, v: dict[str, float], _ctx: dict[str, float]) -> MaxResult:
+    _as_int(v, "workers", "fan_count", "vehicles")
+    args = _pick(
+        v,
+        "gas_emission",
+        "k_gas",
+        "explosive_kg",
+        "fan_intake_q",
+        "fan_count",
+        "area",
+        "workers",
+        "vehicle_kw",
+        "vehicles",
+    )
+    if args.get("explosive_kg") == 0:
+        args.pop("explosive_kg")
+    return calc.calc_tunnel_air_volume_max(heading_type=loc.rock or "coal", **args)
+
+
+def _standby(loc: LocationPlan, v: dict[str, float], ctx: dict[str, float]) -> MaxResult:
+    working_q = ctx.get((loc.standby_of or "").replace(" ", ""))
+    if working_q is None:
+        method = next((m for m in loc.methods if m.method == "standby" and m.operands), None)
+        if method is None:
+            raise Unrecomputable("备用工作面未注明所备用的工作面及其需风量")
+        working_q = method.operands[-1]
+    return combine([calc.calc_standby_face(working_face_q=working_q)], name=loc.name)
+
+
+def _chamber(loc: LocationPlan, v: dict[str, float], _ctx: dict[str, float]) -> MaxResult:
+    args = _pick(v, "power_kw", "theta", "delta_t")
+    methods = [calc.calc_chamber_by_equipment(chamber_type=_hint(loc.name, CHAMBER_HINTS), **args)]
+    return combine(methods, name=loc.name)
+
+
+def _explosives_store(loc: LocationPlan, v: dict[str, float], _ctx: dict[str, float]) -> MaxResult:
+    text = " ".join([loc.name, loc.kind_label, *(m.expression for m in loc.methods)])
+    size = next((s for key, s in STORE_SIZES.items() if key in text), "small")
+    return combine([calc.calc_explosives_store(volume_m3=v["volume_m3"], store_size=size)], name=loc.name)
+
+
+def _charging(loc: LocationPlan, v: dict[str, float], _ctx: dict[str, float]) -> MaxResult:
+    return combine([calc.calc_charging_chamber(h2_emission=v["h2_emission"])], name=loc.name)
+
+
+def _roadway(loc: LocationPlan, v: dict[str, float], _ctx: dict[str, float]) -> MaxResult:
+    methods: list[CalcResult] = []
+    if "vehicle_kw" in v:
+        _as_int(v, "vehicles")
+        methods.append(calc.calc_other_by_vehicle(**_pick(v, "vehicle_kw", "vehicles")))
+    if "gas_emission" in v and "k_gas" in v:
+        methods.append(calc.calc_other_by_gas(gas_emission=v["gas_emission"], k_gas=v["k_gas"]))
+    if "area" not in v:
+        return combine(methods, name=loc.name)
+    cls = roadway_class(loc)
+    if not methods:  # no other method: the minimum speed gives the requirement
+        methods.append(calc.calc_other_by_wind_speed(area=v["area"], roadway_class=cls))
+    best = max(m.value for m in methods)
+    speed = calc.calc_other_by_wind_speed(area=v["area"], roadway_class=cls, required_q=best)
+    return combine(methods, [speed.check] if speed.check else [], name=loc.name)
+
+
+RECOMPUTERS: dict[str, Callable[[LocationPlan, dict[str, float], dict[str, float]], MaxResult]] = {
+    "coal_face": _coal_face,
+    "heading": _heading,
+    "standby_face": _standby,
+    "chamber_heat": _chamber,
+    "explosives_store": _explosives_store,
+    "charging": _charging,
+    "diesel_roadway": _roadway,
+    "other_roadway": _roadway,
+}
+
+
+def recompute_location(loc: LocationPlan, required_by_location: dict[str, float]) -> MaxResult:
+    """Recompute ``loc``'s required Q (m³/min). ``required_by_location`` holds the recomputed values of
+    locations already done (normalised names), for standby faces.
+
+    Raises :class:`Unrecomputable` (unknown kind, missing inputs) or :class:`calc.errors.CalcInputError`.
+    """
+    fn = RECOMPUTERS.get(loc.kind)
+    if fn is None:
+        raise Unrecomputable(f"未识别的用风地点类别「{loc.kind_label or loc.kind}」")
+    try:
+        return fn(loc, _inputs(loc), required_by_location)
+    except KeyError as exc:
+        raise Unrecomputable(f"缺少核算参数 {exc.args[0]}") from exc
+    except TypeError as exc:
+        raise Unrecomputable(f"缺少核算参数：{exc}") from exc
+
+
+def normalise_name(name: str) -> str:
+    """A location name without spaces, for matching across sections."""
+    return re.sub(r"\s+", "", name)
+
+
+__all__ = ["CalcInputError", "Unrecomputable", "combine", "normalise_name", "recompute_location"]
