@@ -13,6 +13,7 @@ from fastapi import FastAPI
 from vent_agent.api import health, interpret, reports, review, runs
 from vent_agent.api.errors import install_error_handlers
 from vent_agent.llm.openai_compat import make_interpret_model
+from vent_agent.review.reference import default_reference
 from vent_agent.runs.manager import RunManager
 from vent_agent.settings import Settings
 from vent_agent.state import AppState
@@ -36,9 +37,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             settings=settings,
             db=db,
             runs=RunManager(db),
-            source=DemoMine(),
+            source=DemoMine(timezone=settings.timezone),
             interpret_model=make_interpret_model(settings),
             review_slots=asyncio.Semaphore(settings.review_concurrency),
+            reference=default_reference(),
         )
         app.state.vent = state
         if state.interpret_model is None:

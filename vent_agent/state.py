@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 from langchain_core.language_models import BaseChatModel
 
+from vent_agent.review.reference import ReferenceData
 from vent_agent.runs.manager import RunManager
 from vent_agent.settings import Settings
 from vent_agent.store.db import Database
@@ -23,3 +24,4 @@ class AppState:
     source: VentilationSource
     interpret_model: BaseChatModel | None
     review_slots: asyncio.Semaphore
+    reference: ReferenceData | None

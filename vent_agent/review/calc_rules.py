@@ -36,7 +36,16 @@ METHOD_SUFFIX = {
     "h2": "charging",
     "volume": "explosives_store",
 }
-MAX_TOOL = {"coal_face": "calc_face_air_volume_max", "heading": "calc_tunnel_air_volume_max"}
+MAX_TOOL = {
+    "coal_face": "calc_face_air_volume_max",
+    "heading": "calc_tunnel_air_volume_max",
+    "standby_face": "calc_standby_face",
+    "chamber_heat": "calc_chamber_by_equipment",
+    "explosives_store": "calc_explosives_store",
+    "charging": "calc_charging_chamber",
+    "diesel_roadway": "calc_other_by_vehicle",
+    "other_roadway": "calc_other_by_wind_speed",
+}
 
 OnLocation = Callable[[str, str, bool], Awaitable[None]]
 
@@ -427,7 +436,7 @@ async def review_calc(
     required_by_loc: dict[str, float] = {}
     ordered = sorted(plan.locations, key=lambda loc: loc.kind == "standby_face")  # standby faces last
     for loc in ordered:
-        tool = MAX_TOOL.get(loc.kind, "calc_required_air_volume")
+        tool = MAX_TOOL.get(loc.kind, "calc_other_by_wind_speed")
         if on_location:
             await on_location(loc.name, tool, False)
         key = normalise_name(loc.name)
