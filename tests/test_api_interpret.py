@@ -1,0 +1,144 @@
+"""Click interpretation over HTTP: spec events and framing, validation, unknown ids, the model path
+over a loopback fake OpenAI-compatible server, and replay of the run log."""
+
+from __future__ import annotations
+
+import httpx
+import pytest
+
+from tests.fake_openai import FakeOpenAI
+from tests.helpers import live_server, parse_spec_stream, parse_standard_stream
+from vent_agent.app import create_app
+from vent_agent.settings import Settings
+
+TUN = {"tun_id": "15216", "tun_name": "15216 辅运起坡段", "mode": "fast"}
+FAN = {"device_id": "FAN-001", "device_name": "主通风机", "device_type": "fan", "mode": "fast"}
+
+
+async def _stream(client: httpx.AsyncClient, path: str, body: dict) -> tuple[httpx.Response, list[dict]]:
+    resp = await client.post(path, json=body)
+    return resp, parse_spec_stream(resp.text)
+
+
+async def test_tunnel_fast_mode_event_sequence(client: httpx.AsyncClient) -> None:
+    resp, events = await _stream(client, "/api/interpret/click/tun", TUN)
+    assert resp.status_code == 200
+    assert resp.headers["content-type"].startswith("text/event-stream")
+    assert resp.headers["x-run-id"]
+    types = [e["type"] for e in events]
+    assert types[:2] == ["thinking", "executing"]
+    assert events[0]["node"] == "fetching_data" and events[0]["source"] == "fast"
+    assert events[1]["tools"] == ["query_tun_data_by_id"]
+    assert "generating" in types and types[-1] == "done"
+    assert types.index("generating") < types.index("token")
+    for e in events:
+        assert e.get("message") or e["type"] == "token", e
+    assert [e["seq"] for e in events] == list(range(1, len(events) + 1))
+    text = "".join(e["content"] for e in events if e["type"] == "token")
+    assert "15216 辅运起坡段" in text and "第157条" in text and "风速" in text
+    assert "CH₄" in text or "甲烷" in text
+    assert events[-1]["thread_id"] == resp.headers["x-run-id"] and events[-1]["session_id"] is None
+
+
+async def test_device_fast_mode(client: httpx.AsyncClient) -> None:
+    _, events = await _stream(client, "/api/interpret/click/device", FAN)
+    assert events[1]["tools"] == ["query_device_data_by_id"]
+    text = "".join(e["content"] for e in events if e["type"] == "token")
+    assert "主通风机" in text and events[-1]["type"] == "done"
+
+
+async def test_plan_mode_default_gives_interpretation_with_notice(client: httpx.AsyncClient) -> None:
+    body = {k: v for k, v in TUN.items() if k != "mode"}
+    _, events = await _stream(client, "/api/interpret/click/tun", body)
+    assert any(e["type"] == "progress" and e.get("notice") for e in events)
+    assert any(e["type"] == "token" for e in events) and events[-1]["type"] == "done"
+
+
+async def test_heading_with_gas_anomaly_is_flagged(client: httpx.AsyncClient) -> None:
+    _, events = await _stream(
+        client, "/api/interpret/click/tun", {**TUN, "tun_id": "15220-HF", "tun_name": "x"}
+    )
+    text = "".join(e["content"] for e in events if e["type"] == "token")
+    assert "第192条" in text and "❌" in text
+
+
+@pytest.mark.parametrize(
+    "path,body",
+    [
+        ("/api/interpret/click/tun", {"tun_name": "x"}),
+        ("/api/interpret/click/tun", {"tun_id": "", "tun_name": "x"}),
+        ("/api/interpret/click/tun", {"tun_id": "1", "tun_name": "x", "mode": "turbo"}),
+        ("/api/interpret/click/device", {"device_id": "FAN-001", "device_name": "x"}),
+    ],
+)
+async def test_bad_request_is_400_in_spec_shape(client: httpx.AsyncClient, path: str, body: dict) -> None:
+    resp = await client.post(path, json=body)
+    assert resp.status_code == 400
+    assert set(resp.json()) == {"error"} and resp.json()["error"]
+
+
+async def test_malformed_json_is_400(client: httpx.AsyncClient) -> None:
+    resp = await client.post(
+        "/api/interpret/click/tun", content=b"{not json", headers={"content-type": "application/json"}
+    )
+    assert resp.status_code == 400 and "error" in resp.json()
+
+
+async def test_unknown_id_gives_error_then_done(client: httpx.AsyncClient) -> None:
+    _, events = await _stream(client, "/api/interpret/click/tun", {**TUN, "tun_id": "NOPE"})
+    assert [e["type"] for e in events][-2:] == ["error", "done"]
+    assert "NOPE" in events[-2]["message"]
+
+
+async def test_run_log_replays_with_ids_and_after(client: httpx.AsyncClient) -> None:
+    resp, events = await _stream(client, "/api/interpret/click/tun", TUN)
+    run_id = resp.headers["x-run-id"]
+    replay = await client.get(f"/api/runs/{run_id}/events", headers={"Last-Event-ID": "2"})
+    pairs = parse_standard_stream(replay.text)
+    assert [i for i, _ in pairs] == [e["seq"] for e in events[2:]]
+    assert [p for _, p in pairs] == events[2:]
+    after = await client.get(f"/api/runs/{run_id}/events?after={len(events) - 1}")
+    assert [p["type"] for _, p in parse_standard_stream(after.text)] == ["done"]
+    assert (await client.get("/api/runs/nope/events")).status_code == 404
+    assert (await client.get(f"/api/runs/{run_id}/events", headers={"Last-Event-ID": "x"})).status_code == 400
+    assert (await client.post(f"/api/runs/{run_id}/cancel")).status_code == 409
+
+
+def test_model_path_streams_model_text(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    fake = FakeOpenAI(reply="**15216 辅运起坡段**：风速正常。", reasoning="先看风速")
+    with live_server(fake.app) as llm_url:
+        settings = Settings(
+            _env_file=None,
+            data_dir=tmp_path / "d",
+            llm_base_url=f"{llm_url}/v1",
+            llm_api_key="k",
+            llm_model="fake-model",
+        )
+        with live_server(create_app(settings)) as base:
+            resp = httpx.post(f"{base}/api/interpret/click/tun", json=TUN, timeout=30)
+    events = parse_spec_stream(resp.text)
+    text = "".join(e["content"] for e in events if e["type"] == "token")
+    assert text == "**15216 辅运起坡段**：风速正常。"
+    assert events[-1]["type"] == "done"
+    sent = fake.requests[0]
+    assert sent["model"] == "fake-model" and sent["stream"] is True
+    prompt = " ".join(m["content"] for m in sent["messages"])
+    assert "15216" in prompt and "第157条" in prompt
+
+
+def test_model_failure_falls_back_to_rules(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    fake = FakeOpenAI(fail_status=500)
+    with live_server(fake.app) as llm_url:
+        settings = Settings(
+            _env_file=None,
+            data_dir=tmp_path / "d",
+            llm_base_url=f"{llm_url}/v1",
+            llm_api_key="k",
+            llm_model="fake-model",
+        )
+        with live_server(create_app(settings)) as base:
+            resp = httpx.post(f"{base}/api/interpret/click/tun", json=TUN, timeout=60)
+    events = parse_spec_stream(resp.text)
+    assert any(e["type"] == "progress" and "模型调用失败" in e["message"] for e in events)
+    text = "".join(e["content"] for e in events if e["type"] == "token")
+    assert "第157条" in text and events[-1]["type"] == "done"

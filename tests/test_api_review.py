@@ -1,0 +1,162 @@
+"""The plan review over HTTP and from the command line: the spec's events, the findings of the sample
+plans at their locations, the Word report, and the error paths."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import httpx
+import pytest
+from docx import Document
+from docx.oxml.ns import qn
+
+from tests.helpers import parse_spec_stream
+from vent_agent.cli import main
+
+DATA = Path(__file__).parent / "data"
+
+
+async def _review(client: httpx.AsyncClient, pdf: Path, **form: str) -> tuple[httpx.Response, list[dict]]:
+    files = {"file": (pdf.name, pdf.read_bytes(), "application/pdf")}
+    resp = await client.post("/api/vent/review/pdf", files=files, data=form)
+    return resp, (parse_spec_stream(resp.text) if resp.status_code == 200 else [])
+
+
+def _report_text(events: list[dict]) -> str:
+    return "".join(e["content"] for e in events if e["type"] == "token")
+
+
+async def test_review_stream_follows_the_spec(client: httpx.AsyncClient, plan_b: Path) -> None:
+    resp, events = await _review(client, plan_b, session_id="s-1")
+    assert resp.status_code == 200 and resp.headers["x-session-id"] == "s-1"
+    types = [e["type"] for e in events]
+    assert types[0] == "progress" and types[-1] == "done"
+    assert any(e.get("hash_id") for e in events if e["type"] == "progress")
+    for agent in ("form-reviewer", "data-checker", "calc-verifier"):
+        assert any(e["type"] == "agent_start" and e["agent"] == agent for e in events)
+        done = next(e for e in events if e["type"] == "agent_done" and e["agent"] == agent)
+        assert done["preview"] and len(done["preview"]) <= 300
+    assert sorted(e["progress"] for e in events if e["type"] == "agent_done") == ["1/3", "2/3", "3/3"]
+    assert any(e["type"] == "agent_executing" and e["tools"] for e in events)
+    assert types.index("token") > max(i for i, t in enumerate(types) if t == "agent_done")
+    done = events[-1]
+    assert done["session_id"] == "s-1" and done["download_url"].endswith(".docx")
+    assert any(e["type"] == "progress" and e.get("download_url") == done["download_url"] for e in events)
+    text = _report_text(events)
+    assert text.startswith("# 配风计划审查报告") and "15216综采工作面" in text
+
+
+async def test_report_download_is_a_docx_with_cjk_fonts(
+    client: httpx.AsyncClient, plan_b: Path, tmp_path: Path
+) -> None:
+    _, events = await _review(client, plan_b)
+    url = events[-1]["download_url"]
+    path = url.split("testserver", 1)[1]
+    resp = await client.get(path)
+    assert resp.status_code == 200
+    out = tmp_path / "r.docx"
+    out.write_bytes(resp.content)
+    doc = Document(str(out))
+    chinese_runs = [
+        r for p in doc.paragraphs for r in p.runs if any("\u4e00" <= ch <= "\u9fff" for ch in r.text)
+    ]
+    assert chinese_runs
+    for run in chinese_runs:
+        assert run._element.rPr.rFonts.get(qn("w:eastAsia"))
+    assert (await client.get(path.replace(path[-12:-5], "0000000"))).status_code == 404
+    assert (await client.get("/static/reports/../../etc/passwd")).status_code == 404
+    assert (await client.get("/static/reports/x.docx")).status_code == 404
+
+
+def _by(findings: list[dict]) -> set[tuple]:
+    return {(f["location"], f["category"], f["severity"]) for f in findings}
+
+
+def test_cli_plan_b_json_has_the_seeded_faults(
+    plan_b: Path, tmp_path: Path, capsys: pytest.CaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("VENT_DATA_DIR", str(tmp_path / "d"))
+    out = tmp_path / "b.docx"
+    with pytest.raises(SystemExit) as exit_info:
+        main(["review", str(plan_b), "-o", str(out), "--json"])
+    assert exit_info.value.code == 1  # major findings
+    findings = json.loads(capsys.readouterr().out)
+    got = _by(findings)
+    answers = json.loads((DATA / "plan-2026-08-b.answers.json").read_text(encoding="utf-8"))["findings"]
+    for a in answers:
+        assert (a["location"], a["category"], a["severity"]) in got, a
+    for f in findings:
+        assert set(f) >= {"location", "category", "severity", "message", "figures", "rule", "source", "page"}
+    assert Document(str(out)).tables
+
+
+def test_cli_plan_a_has_no_major_or_critical(
+    plan_a: Path, tmp_path: Path, capsys: pytest.CaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("VENT_DATA_DIR", str(tmp_path / "d"))
+    with pytest.raises(SystemExit) as exit_info:
+        main(["review", str(plan_a), "--json"])
+    findings = json.loads(capsys.readouterr().out)
+    assert exit_info.value.code == 0
+    assert not [f for f in findings if f["severity"] in ("major", "critical")]
+
+
+def test_cli_human_output_and_unreadable_pdf(
+    plan_a: Path, tmp_path: Path, capsys: pytest.CaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("VENT_DATA_DIR", str(tmp_path / "d"))
+    with pytest.raises(SystemExit):
+        main(["review", str(plan_a)])
+    assert "审查发现" in capsys.readouterr().out
+    broken = tmp_path / "broken.pdf"
+    broken.write_bytes(plan_a.read_bytes()[:2000])
+    with pytest.raises(SystemExit) as exit_info:
+        main(["review", str(broken)])
+    assert exit_info.value.code == 2
+
+
+@pytest.mark.parametrize(
+    "content,status",
+    [(b"", 400), (b"hello, not a pdf", 400), (b"<html>%PDF-1.4</html>", 400)],
+)
+async def test_rejected_uploads(client: httpx.AsyncClient, content: bytes, status: int) -> None:
+    resp = await client.post("/api/vent/review/pdf", files={"file": ("x.pdf", content, "application/pdf")})
+    assert resp.status_code == status and resp.json()["error"]
+
+
+async def test_missing_file_is_400(client: httpx.AsyncClient) -> None:
+    resp = await client.post("/api/vent/review/pdf", data={"message": "审查"})
+    assert resp.status_code == 400 and "file" in resp.json()["error"]
+
+
+async def test_truncated_pdf_gives_error_event_then_done(
+    client: httpx.AsyncClient, plan_b: Path, tmp_path: Path
+) -> None:
+    broken = tmp_path / "broken.pdf"
+    broken.write_bytes(plan_b.read_bytes()[:3000])
+    _, events = await _review(client, broken)
+    assert [e["type"] for e in events][-2:] == ["error", "done"]
+    assert events[-2]["message"]
+
+
+async def test_oversized_upload_is_413(tmp_path: Path) -> None:
+    from vent_agent.app import create_app
+    from vent_agent.settings import Settings
+
+    app = create_app(Settings(_env_file=None, data_dir=tmp_path / "d", max_upload_mb=1))
+    transport = httpx.ASGITransport(app=app)
+    async with app.router.lifespan_context(app), httpx.AsyncClient(transport=transport, base_url="http://t") as c:
+        big = b"%PDF-1.4\n" + b"0" * (2 << 20)
+        resp = await c.post("/api/vent/review/pdf", files={"file": ("big.pdf", big, "application/pdf")})
+    assert resp.status_code == 413 and resp.json()["error"]
+    assert not list((tmp_path / "d" / "uploads").glob("*.part"))
+
+
+async def test_second_review_uses_the_cache_unless_forced(client: httpx.AsyncClient, plan_a: Path) -> None:
+    await _review(client, plan_a)
+    _, events = await _review(client, plan_a)
+    assert any("缓存" in e.get("message", "") for e in events)
+    _, events = await _review(client, plan_a, force_refresh="true")
+    assert not any("缓存" in e.get("message", "") for e in events)
+    assert any(e.get("page_progress") for e in events)
