@@ -55,6 +55,8 @@ class MethodStatement(BaseModel):
     expression: str
     operands: list[float] = Field(default_factory=list)
     stated: Figure | None = None
+    symbols: dict[str, float] = Field(default_factory=dict)
+    """Symbol → value where the symbolic and the substituted expression line up (``{"q": 4.2, "k": 1.5}``)."""
 
 
 class SpeedCheckStatement(BaseModel):
@@ -98,6 +100,7 @@ class AllocationRow(BaseModel):
     ch4: Figure | None = None
     co2: Figure | None = None
     temperature: Figure | None = None
+    measured_q: Figure | None = None
     ref: SourceRef
 
 
@@ -121,6 +124,18 @@ class Totals(BaseModel):
     capacity: Figure | None = None
 
 
+class Citation(BaseModel):
+    """A regulation or standard cited in the plan: ``document`` (``煤矿安全规程``, ``AQ 1056-2008``…),
+    the edition year as written (``2016``, ``2022``, ``2025``; None when not stated), the article number
+    when one is cited, and where."""
+
+    document: str
+    edition: str | None = None
+    article: int | None = None
+    text: str = ""
+    page: int | None = None
+
+
 class Plan(BaseModel):
     """A parsed monthly air-distribution plan."""
 
@@ -139,6 +154,10 @@ class Plan(BaseModel):
     page_count: int = 0
     char_count: int = 0
     warnings: list[str] = Field(default_factory=list)
+    citations: list[Citation] = Field(default_factory=list)
+    section_pages: dict[str, int] = Field(default_factory=dict)
+    """First page of each recognised section: basis, overview, locations, calculation, allocation,
+    totals, measures, signoff."""
 
     def location(self, name: str) -> LocationPlan | None:
         """The location of that name (exact match after removing spaces), or None."""

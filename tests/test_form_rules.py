@@ -1,0 +1,156 @@
+"""Form review: the sample plans, and variations of plan a with one form fault each."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.synthetic_plans import text_plan, variant_pdf
+from vent_agent.documents.pdf_text import extract_pdf
+from vent_agent.documents.plan import Plan
+from vent_agent.documents.plan_parser import parse_plan
+from vent_agent.review.findings import Category, Finding, Severity
+from vent_agent.review.form_rules import review_form
+
+DATA = Path(__file__).parent / "data"
+SERIOUS = {Severity.MAJOR, Severity.CRITICAL}
+
+
+@pytest.fixture(scope="module")
+def plan_a() -> Plan:
+    return parse_plan(extract_pdf(DATA / "plan-2026-08-a.pdf", max_pages=50))
+
+
+@pytest.fixture(scope="module")
+def plan_b() -> Plan:
+    return parse_plan(extract_pdf(DATA / "plan-2026-08-b.pdf", max_pages=50))
+
+
+def _copy(plan: Plan) -> Plan:
+    return plan.model_copy(deep=True)
+
+
+def _only(findings: list[Finding], severity: Severity) -> list[Finding]:
+    return [f for f in findings if f.severity == severity]
+
+
+def test_plan_a_has_no_serious_form_finding(plan_a: Plan) -> None:
+    findings = review_form(plan_a)
+    assert not [f for f in findings if f.severity in SERIOUS]
+    assert not _only(findings, Severity.MINOR)
+    assert all(f.reviewer == "form-reviewer" and f.category == Category.FORM for f in findings)
+    # the only remark: the 规程 is cited without an edition
+    assert [f.rule for f in findings] == ["规程版本"]
+
+
+def test_plan_b_approval_missing_is_major(plan_b: Plan) -> None:
+    findings = review_form(plan_b)
+    major = _only(findings, Severity.MAJOR)
+    assert len(major) == 1
+    f = major[0]
+    assert f.location is None and f.category == Category.FORM
+    assert "批准" in f.message and "总工程师" in f.message and "不能生效" in f.message
+    assert f.figures["name"] is None and f.figures["date"] is None
+    assert f.page == 5
+    assert (f.evidence[0].kind, f.evidence[0].page, f.evidence[0].table, f.evidence[0].row) == (
+        "pdf",
+        5,
+        1,
+        1,
+    )
+    assert f.source and f.rule
+
+
+def test_missing_approval_block_is_major(plan_a: Plan) -> None:
+    plan = _copy(plan_a)
+    plan.signoffs = [s for s in plan.signoffs if s.role != "批准"]
+    major = _only(review_form(plan), Severity.MAJOR)
+    assert len(major) == 1 and "批准" in major[0].message and major[0].page == 5
+
+
+def test_missing_reviewer_signature_is_minor(plan_a: Plan) -> None:
+    plan = _copy(plan_a)
+    plan.signoffs[1].name = None
+    findings = review_form(plan)
+    assert not [f for f in findings if f.severity in SERIOUS]
+    minor = _only(findings, Severity.MINOR)
+    assert len(minor) == 1 and "审核（通风区长）签字缺失" in minor[0].message
+
+
+def test_dates_order_and_prepared_date(plan_a: Plan) -> None:
+    plan = _copy(plan_a)
+    plan.signoffs[3].date = "2026-07-26"  # 批准 before both 审核
+    plan.signoffs[0].date = "2026-07-24"  # 编制 before the prepared date
+    minor = _only(review_form(plan), Severity.MINOR)
+    texts = " / ".join(f.message for f in minor)
+    assert "编制日期 2026-07-24 早于编制日期 2026-07-25" in texts
+    assert sum("批准日期 2026-07-26 早于审核日期" in f.message for f in minor) == 2
+    assert all(f.page == 5 for f in minor)
+
+
+def test_approval_after_month_start(plan_a: Plan) -> None:
+    plan = _copy(plan_a)
+    plan.signoffs[3].date = "2026-08-03"
+    minor = _only(review_form(plan), Severity.MINOR)
+    assert len(minor) == 1 and "晚于计划月份开始" in minor[0].message
+
+
+def test_cover_fields_missing(plan_a: Plan) -> None:
+    plan = _copy(plan_a)
+    plan.version = None
+    plan.month = None
+    plan.prepared_date = None
+    findings = review_form(plan)
+    rules = {f.rule: f.severity for f in findings}
+    assert rules["版本号"] == Severity.MINOR and rules["执行月份"] == Severity.MINOR
+    assert rules["编制日期"] == Severity.INFO  # the 编制 signature's date stands in
+    plan.signoffs = []
+    rules = {f.rule: f.severity for f in review_form(plan)}
+    assert rules["编制日期"] == Severity.MINOR
+
+
+def test_location_without_calculation_is_major(plan_a: Plan) -> None:
+    plan = _copy(plan_a)
+    plan.locations = [loc for loc in plan.locations if loc.name != "中央变电所"]
+    plan.location("主排水泵房").methods = []  # type: ignore[union-attr]
+    plan.location("15222切眼掘进工作面").speed_check = None  # type: ignore[union-attr]
+    findings = review_form(plan)
+    major = {f.location: f for f in _only(findings, Severity.MAJOR)}
+    assert set(major) == {"中央变电所", "主排水泵房"}
+    assert major["中央变电所"].page == 1 and "没有需风量计算过程" in major["中央变电所"].message
+    assert major["主排水泵房"].page == 3
+    minor = _only(findings, Severity.MINOR)
+    assert [(f.location, f.rule) for f in minor] == [("15222切眼掘进工作面", "计算过程完整（风速验算）")]
+
+
+def test_location_missing_from_allocation_is_major(plan_a: Plan) -> None:
+    plan = _copy(plan_a)
+    plan.allocation = [r for r in plan.allocation if r.location != "充电硐室"]
+    major = _only(review_form(plan), Severity.MAJOR)
+    assert [(f.location, f.page) for f in major] == [("充电硐室", 4)]
+    assert "风量分配表" in major[0].message
+
+
+def test_basis_incomplete(plan_a: Plan) -> None:
+    plan = _copy(plan_a)
+    plan.basis = [b for b in plan.basis if "测风" not in b]
+    minor = _only(review_form(plan), Severity.MINOR)
+    assert len(minor) == 1 and "测风报表" in minor[0].message
+
+
+def test_two_editions_cited_is_minor(tmp_path: Path) -> None:
+    path = tmp_path / "variant.pdf"
+    path.write_bytes(variant_pdf())
+    findings = review_form(parse_plan(extract_pdf(path, max_pages=10)))
+    editions = [f for f in findings if f.rule == "规程版本一致"]
+    assert len(editions) == 1 and editions[0].severity == Severity.MINOR
+    assert "2016版" in editions[0].message and "2025版" in editions[0].message
+    assert not [f for f in findings if f.severity in SERIOUS]
+
+
+def test_text_plan_approval_missing() -> None:
+    findings = review_form(parse_plan(text_plan()))
+    major = _only(findings, Severity.MAJOR)
+    assert len(major) == 1 and major[0].location is None and major[0].page == 2
+    assert not [f for f in findings if f.rule == "规程版本"]  # the plan names its edition

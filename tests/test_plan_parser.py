@@ -1,0 +1,524 @@
+"""Plan parser: both sample PDFs in full, and synthetic plans with other wording and layout."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.pdf_factory import Page, build_pdf
+from tests.synthetic_plans import text_plan, variant_pdf
+from vent_agent.documents.pdf_text import ExtractedPdf, PageText, extract_pdf
+from vent_agent.documents.plan import Plan
+from vent_agent.documents.plan_parser import parse_plan
+from vent_agent.documents.plan_tables import classify_kind
+from vent_agent.documents.plan_text import match_name, name_key, normalize, numbers, parse_date, parse_number
+
+DATA = Path(__file__).parent / "data"
+
+
+@pytest.fixture(scope="module")
+def plan_a() -> Plan:
+    return parse_plan(extract_pdf(DATA / "plan-2026-08-a.pdf", max_pages=50))
+
+
+@pytest.fixture(scope="module")
+def plan_b() -> Plan:
+    return parse_plan(extract_pdf(DATA / "plan-2026-08-b.pdf", max_pages=50))
+
+
+@pytest.fixture(scope="module")
+def variant(tmp_path_factory: pytest.TempPathFactory) -> Plan:
+    path = tmp_path_factory.mktemp("variant") / "variant.pdf"
+    path.write_bytes(variant_pdf())
+    return parse_plan(extract_pdf(path, max_pages=10))
+
+
+# name, kind, kind label, rock, first page of the block
+LOCATIONS_A = [
+    ("15216综采工作面", "coal_face", "采煤工作面", None, 1),
+    ("15218工作面", "standby_face", "备用工作面", None, 2),
+    ("15220运输顺槽掘进工作面", "heading", "掘进工作面", "coal", 2),
+    ("15220回风顺槽掘进工作面", "heading", "掘进工作面", "coal", 2),
+    ("15222切眼掘进工作面", "heading", "掘进工作面", "coal", 3),
+    ("二采区轨道下山掘进工作面", "heading", "掘进工作面", "rock", 3),
+    ("中央变电所", "chamber_heat", "机电硐室", None, 3),
+    ("主排水泵房", "chamber_heat", "机电硐室", None, 3),
+    ("井下爆炸材料库", "explosives_store", "爆炸材料库", None, 4),
+    ("充电硐室", "charging", "充电硐室", None, 4),
+    ("15216辅运起坡段", "diesel_roadway", "其他用风巷道(胶轮车)", None, 4),
+]
+
+# location -> [(method, operands, stated, page of the stated figure)], stated Q需, speed bounds
+METHODS_A = {
+    "15216综采工作面": (
+        [
+            ("gas", [100, 4.2, 1.5], 630.0, 2),
+            ("co2", [67, 0.8, 1.5], 80.4, 2),
+            ("climate", [60, 0.7, 1.0, 16.64, 1.2, 1.35], 1132.2, 2),
+            ("workers", [4, 38], 152.0, 2),
+        ],
+        1132.2,
+        (194.9, 2473.0),
+    ),
+    "15218工作面": ([("standby", [0.5, 1132.2], 566.1, 2)], 566.1, None),
+    "15220运输顺槽掘进工作面": (
+        [
+            ("gas", [100, 0.8, 1.8], 144.0, 2),
+            ("fan_intake", [420, 1, 60, 0.25, 14.2], 633.0, 2),
+            ("workers", [4, 18], 72.0, 2),
+        ],
+        633.0,
+        (213.0, 3408.0),
+    ),
+    "15220回风顺槽掘进工作面": (
+        [
+            ("gas", [100, 1.6, 1.8], 288.0, 2),
+            ("fan_intake", [420, 1, 60, 0.25, 13.8], 627.0, 2),
+            ("workers", [4, 16], 64.0, 2),
+        ],
+        627.0,
+        (207.0, 3312.0),
+    ),
+    "15222切眼掘进工作面": (
+        [
+            ("gas", [100, 0.6, 1.8], 108.0, 3),
+            ("fan_intake", [300, 1, 60, 0.25, 12.0], 480.0, 3),
+            ("workers", [4, 14], 56.0, 3),
+        ],
+        480.0,
+        (180.0, 2880.0),
+    ),
+    "二采区轨道下山掘进工作面": (
+        [
+            ("gas", [100, 0.2, 1.5], 30.0, 3),
+            ("explosives", [25, 24], 600.0, 3),
+            ("fan_intake", [300, 1, 60, 0.15, 12.6], 413.4, 3),
+            ("workers", [4, 14], 56.0, 3),
+        ],
+        600.0,
+        (113.4, 3024.0),
+    ),
+    "中央变电所": ([("heat", [3600, 800, 0.02, 1.2, 1.0006, 60, 5.0], 159.9, 3)], 159.9, None),
+    "主排水泵房": ([("heat", [3600, 1260, 0.01, 1.2, 1.0006, 60, 3.0], 209.9, 3)], 209.9, None),
+    "井下爆炸材料库": ([("volume", [4, 1200, 60], 80.0, 4), ("min_q", [60], 60.0, 4)], 80.0, None),
+    "充电硐室": ([("h2", [200, 0.2], 40.0, 4), ("min_q", [100], 100.0, 4)], 100.0, None),
+    "15216辅运起坡段": ([("vehicle", [4, 2, 70], 560.0, 4)], 560.0, (186.0, 4464.0)),
+}
+
+INPUTS_A = {
+    "15216综采工作面": {
+        "face_length": (220, "m"),
+        "mining_height": (3.2, "m"),
+        "roof_control_max": (5.8, "m"),
+        "roof_control_min": (4.6, "m"),
+        "gas_emission": (4.2, "m³/min"),
+        "k_gas": (1.5, None),
+        "intake_temp": (19.0, "℃"),
+        "workers": (38, "人"),
+        "co2_emission": (0.8, None),
+        "v_climate": (1.0, None),
+        "k_h": (1.2, None),
+        "k_l": (1.35, None),
+    },
+    "15220运输顺槽掘进工作面": {
+        "area": (14.2, "m²"),
+        "gas_emission": (0.8, "m³/min"),
+        "k_gas": (1.8, None),
+        "explosive_kg": (0, "kg"),
+        "fan_intake_q": (420, "m³/min"),
+        "fan_count": (1, "台"),
+        "workers": (18, "人"),
+    },
+    "二采区轨道下山掘进工作面": {
+        "area": (12.6, "m²"),
+        "gas_emission": (0.2, "m³/min"),
+        "explosive_kg": (24, "kg"),
+    },
+    "中央变电所": {"power_kw": (800, None), "theta": (0.02, None), "delta_t": (5.0, None)},
+    "井下爆炸材料库": {"volume_m3": (1200, None)},
+    "充电硐室": {"h2_emission": (0.2, None)},
+    "15216辅运起坡段": {"area": (12.4, "m²"), "vehicles": (2, "台"), "vehicle_kw": (70, "kW")},
+}
+
+# location, required, allocated, area, planned speed, measured speed, CH4, temperature (None for "—")
+ALLOCATION_A = [
+    ("15216综采工作面", 1132.2, 1200, 11.6, 1.72, 1.74, 0.37, 19.0),
+    ("15218工作面", 566.1, 580, None, None, None, None, None),
+    ("15220运输顺槽掘进工作面", 633.0, 650, 14.2, 0.76, 0.77, 0.14, 19.5),
+    ("15220回风顺槽掘进工作面", 627.0, 640, 13.8, 0.77, 0.78, 0.28, 19.0),
+    ("15222切眼掘进工作面", 480.0, 500, 12.0, 0.69, None, None, None),
+    ("二采区轨道下山掘进工作面", 600.0, 620, 12.6, 0.82, 0.82, 0.05, 18.5),
+    ("中央变电所", 159.9, 180, None, None, None, None, None),
+    ("主排水泵房", 209.9, 220, None, None, None, None, None),
+    ("井下爆炸材料库", 80.0, 100, None, None, None, None, None),
+    ("充电硐室", 100.0, 120, None, None, None, None, None),
+    ("15216辅运起坡段", 560.0, 600, 12.4, 0.81, 0.95, 0.04, 20.0),
+]
+ROW_FIELDS = ["required_q", "allocated_q", "area", "planned_speed", "measured_speed", "ch4", "temperature"]
+UNITS = ["m³/min", "m³/min", "m²", "m/s", "m/s", "%", "℃"]
+
+
+def _value(fig):  # type: ignore[no-untyped-def]
+    return None if fig is None else fig.value
+
+
+def test_cover_fields(plan_a: Plan) -> None:
+    assert plan_a.title == "示范煤矿2026年8月份配风计划"
+    assert (plan_a.mine, plan_a.month, plan_a.version, plan_a.prepared_date) == (
+        "示范煤矿",
+        "2026-08",
+        "V1.0",
+        "2026-07-25",
+    )
+    assert plan_a.page_count == 5 and plan_a.char_count > 2000
+    assert plan_a.warnings == []
+    assert plan_a.section_pages == {
+        "basis": 1,
+        "overview": 1,
+        "locations": 1,
+        "calculation": 1,
+        "allocation": 4,
+        "totals": 4,
+        "measures": 5,
+        "signoff": 5,
+    }
+
+
+def test_basis_and_citations(plan_a: Plan) -> None:
+    assert len(plan_a.basis) == 5
+    assert plan_a.basis[0] == "2026年8月份采掘作业计划"
+    assert "瓦斯等级鉴定报告" in plan_a.basis[1] and "测风报表" in plan_a.basis[2]
+    assert plan_a.regulation_editions == ["《煤矿安全规程》", "AQ 1056-2008"]
+    assert all(c.edition is None for c in plan_a.citations if c.document == "煤矿安全规程")
+
+
+def test_locations_kinds_and_pages(plan_a: Plan) -> None:
+    assert plan_a.listed_locations == [name for name, *_ in LOCATIONS_A]
+    got = [
+        (loc.name, loc.kind, loc.kind_label, loc.rock, loc.ref.page if loc.ref else None)
+        for loc in plan_a.locations
+    ]
+    assert got == LOCATIONS_A
+    assert plan_a.location("15218工作面").standby_of == "15216综采工作面"  # type: ignore[union-attr]
+    assert plan_a.location("15216 综采工作面") is not None
+
+
+@pytest.mark.parametrize("name", list(METHODS_A))
+def test_methods_operands_and_stated(plan_a: Plan, name: str) -> None:
+    methods, required, speed = METHODS_A[name]
+    loc = plan_a.location(name)
+    assert loc is not None
+    got = [
+        (m.method, m.operands, m.stated.value if m.stated else None, m.stated.ref.page if m.stated else None)
+        for m in loc.methods
+    ]
+    assert got == [(k, pytest.approx(ops), v, p) for k, ops, v, p in methods]
+    assert all(m.stated and m.stated.unit == "m³/min" for m in loc.methods)
+    assert all(m.label.startswith("按") and m.label.endswith("计算") for m in loc.methods)
+    assert loc.stated_required is not None and loc.stated_required.value == required
+    assert loc.stated_required.unit == "m³/min"
+    if speed is None:
+        assert loc.speed_check is None
+    else:
+        assert loc.speed_check is not None and (loc.speed_check.lower, loc.speed_check.upper) == speed
+
+
+def test_expressions_and_symbols(plan_a: Plan) -> None:
+    face = plan_a.location("15216综采工作面")
+    assert face is not None
+    gas = face.methods[0]
+    assert gas.expression == "Q = 100 × q × k = 100 × 4.20 × 1.5 = 630.0 m³/min"
+    assert gas.symbols == {"q": 4.2, "k": 1.5}
+    assert face.methods[2].symbols["S"] == pytest.approx(16.64)
+    heat = plan_a.location("中央变电所").methods[0]  # type: ignore[union-attr]
+    assert heat.symbols["ΣW"] == 800 and heat.symbols["Δt"] == 5.0
+
+
+@pytest.mark.parametrize("name", list(INPUTS_A))
+def test_inputs(plan_a: Plan, name: str) -> None:
+    loc = plan_a.location(name)
+    assert loc is not None
+    for key, (value, unit) in INPUTS_A[name].items():
+        assert loc.inputs[key].value == pytest.approx(value), key
+        assert loc.inputs[key].unit == unit, key
+    assert loc.inputs[next(iter(INPUTS_A[name]))].ref.page in (1, 2, 3, 4)
+
+
+def test_allocation_rows(plan_a: Plan) -> None:
+    rows = plan_a.allocation
+    assert [r.location for r in rows] == [a[0] for a in ALLOCATION_A]
+    for row, expected in zip(rows, ALLOCATION_A, strict=True):
+        assert [_value(getattr(row, f)) for f in ROW_FIELDS] == list(expected[1:]), row.location
+        for f, unit in zip(ROW_FIELDS, UNITS, strict=True):
+            fig = getattr(row, f)
+            if fig is not None:
+                assert fig.unit == unit
+                assert (fig.ref.page, fig.ref.table) == (4, 1)
+    assert [r.ref.row for r in rows] == list(range(2, 13))
+    assert rows[3].ch4.ref.column == "CH₄(%)"  # type: ignore[union-attr]
+
+
+def test_totals(plan_a: Plan) -> None:
+    t = plan_a.totals
+    assert (t.stated_sum.value, t.stated_sum.unit, t.stated_sum.ref.page) == (5148.1, "m³/min", 5)  # type: ignore[union-attr]
+    assert t.k_mine.value == 1.18 and t.mine_total.value == 6074.8  # type: ignore[union-attr]
+    assert t.max_people.value == 420 and t.capacity.value == 7600  # type: ignore[union-attr]
+
+
+def test_signoffs(plan_a: Plan) -> None:
+    got = [(s.role, s.title, s.name, s.date, s.ref.page if s.ref else None) for s in plan_a.signoffs]
+    assert got == [
+        ("编制", "通风技术员", "李明", "2026-07-25", 5),
+        ("审核", "通风区长", "王建国", "2026-07-27", 5),
+        ("审核", "通风副总工程师", "赵志强", "2026-07-27", 5),
+        ("批准", "总工程师", "陈卫东", "2026-07-28", 5),
+    ]
+
+
+def test_plan_b_faults_are_read_as_written(plan_b: Plan) -> None:
+    assert plan_b.warnings == []
+    assert "15222切眼掘进工作面" not in plan_b.listed_locations and len(plan_b.locations) == 10
+    face = plan_b.location("15216综采工作面")
+    assert face is not None and face.stated_required.value == 630.0  # type: ignore[union-attr]
+    assert [m.method for m in face.methods] == ["gas", "co2", "climate", "workers"]
+    assert face.methods[0].stated.ref.page == 1  # type: ignore[union-attr]
+    transport = plan_b.location("15220运输顺槽掘进工作面")
+    assert transport.methods[0].operands == [100, 0.8, 1.8] and transport.methods[0].stated.value == 114.0  # type: ignore[union-attr]
+    ret = plan_b.location("15220回风顺槽掘进工作面")
+    assert ret.inputs["gas_emission"].value == 1.1 and ret.inputs["gas_emission"].ref.page == 2  # type: ignore[union-attr]
+    rock = plan_b.location("二采区轨道下山掘进工作面")
+    assert rock.rock == "rock" and rock.methods[2].operands == [300, 1, 60, 0.25, 12.6]  # type: ignore[union-attr]
+    rows = {r.location: r for r in plan_b.allocation}
+    assert rows["15220回风顺槽掘进工作面"].ch4.value == 1.05  # type: ignore[union-attr]
+    assert rows["中央变电所"].allocated_q.value == 150  # type: ignore[union-attr]
+    store = rows["井下爆炸材料库"].required_q
+    assert store is not None and (store.value, store.unit) == (1.33, "m³/min")
+    assert rows["15216综采工作面"].allocated_q.value == 700  # type: ignore[union-attr]
+    assert plan_b.totals.stated_sum.value == 4265.9  # type: ignore[union-attr]
+
+
+def test_plan_b_signoff_split_over_page_break(plan_b: Plan) -> None:
+    got = [(s.role, s.title, s.name, s.date, s.ref.page if s.ref else None) for s in plan_b.signoffs]
+    assert got == [
+        ("编制", "通风技术员", "李明", "2026-07-25", 5),
+        ("审核", "通风区长", "王建国", "2026-07-27", 5),
+        ("审核", "通风副总工程师", "赵志强", "2026-07-27", 5),
+        ("批准", "总工程师", None, None, 5),
+    ]
+
+
+def test_plan_b_block_over_page_break(plan_b: Plan) -> None:
+    road = plan_b.location("15216辅运起坡段")
+    assert road is not None and road.ref.page == 3  # type: ignore[union-attr]
+    assert road.inputs["vehicle_kw"].ref.page == 4 and road.methods[0].stated.ref.page == 4  # type: ignore[union-attr]
+
+
+# --- synthetic plans -------------------------------------------------------------------------------
+
+
+def test_variant_layout_cover_and_sections(variant: Plan) -> None:
+    assert (variant.mine, variant.month, variant.version, variant.prepared_date) == (
+        "测试煤业有限公司",
+        "2026-09",
+        "2.1",
+        "2026-08-26",
+    )
+    assert variant.section_pages == {"basis": 1, "calculation": 1, "allocation": 3, "totals": 3, "signoff": 4}
+    assert len(variant.basis) == 5 and variant.basis[2] == "2026年9月份采掘作业计划"
+    assert variant.regulation_editions == [
+        "《煤矿安全规程》（2022年版）",
+        "《煤矿安全规程》（2025年版）",
+        "AQ 1056-2008",
+    ]
+    eds = {(c.edition, c.article) for c in variant.citations if c.document == "煤矿安全规程"}
+    assert eds == {("2022", None), ("2025", 157)}
+
+
+def test_variant_locations_without_a_list(variant: Plan) -> None:
+    assert variant.listed_locations == ["3101综放工作面", "3102运输巷掘进工作面", "1号变电所"]
+    kinds = [(loc.name, loc.kind, loc.rock) for loc in variant.locations]
+    assert kinds == [
+        ("3101综放工作面", "coal_face", None),
+        ("3102运输巷掘进工作面", "heading", "half_coal"),
+        ("1号变电所", "chamber_heat", None),
+    ]
+    face = variant.locations[0]
+    assert face.inputs["face_length"].value == 180 and face.inputs["k_gas"].value == 1.6
+    assert face.inputs["gas_emission"].value == 2.5 and face.inputs["gas_emission"].unit == "m³/min"
+    assert [(m.method, m.stated.value) for m in face.methods] == [  # type: ignore[union-attr]
+        ("gas", 400.0),
+        ("climate", 958.1),
+        ("workers", 120.0),
+    ]
+    assert face.methods[0].symbols == {"q": 2.5, "k": 1.6}  # "100·q·k": a middle-dot product
+    assert face.methods[1].operands == pytest.approx([60, 0.7, 1.2, 14.4, 1.1, 1.2])  # "1.\n1" joined
+    assert face.stated_required.value == 958.1  # type: ignore[union-attr]  # 需风量取值：… = max(…)
+    assert (face.speed_check.lower, face.speed_check.upper) == (163.8, 2217.6)  # type: ignore[union-attr]
+
+
+def test_variant_block_across_page_break_with_running_header(variant: Plan) -> None:
+    heading = variant.locations[1]
+    assert heading.ref.page == 1  # type: ignore[union-attr]
+    assert heading.inputs["fan_intake_q"].value == 300 and heading.inputs["fan_count"].value == 2
+    assert [(m.method, m.stated.value, m.stated.ref.page) for m in heading.methods] == [  # type: ignore[union-attr]
+        ("gas", 162.0, 2),
+        ("fan_intake", 765.0, 2),
+    ]
+    assert heading.stated_required.value == 765.0  # type: ignore[union-attr]
+    chamber = variant.locations[2]
+    assert chamber.stated_required.unit == "m³/s" and chamber.stated_required.value == 3.12  # type: ignore[union-attr]
+    assert chamber.inputs["power_kw"].value == 500
+
+
+def test_variant_two_row_header_table_and_totals(variant: Plan) -> None:
+    rows = variant.allocation
+    assert [r.location for r in rows] == variant.listed_locations
+    first = rows[0]
+    assert first.allocated_q.value == 1000 and first.allocated_q.unit == "m³/min"  # type: ignore[union-attr]  # "1,000"
+    assert first.measured_speed.value == 1.45 and first.measured_speed.ref.column == "实测风速(m/s)"  # type: ignore[union-attr]
+    assert first.ch4.value == 0.42 and first.temperature.value == 21.0  # type: ignore[union-attr]
+    assert rows[2].measured_speed is None and first.planned_speed is None
+    t = variant.totals
+    assert t.stated_sum.value == 1910.5 and t.stated_sum.ref.row == 6  # type: ignore[union-attr]  # the 合计 row
+    assert t.k_mine.value == 1.2 and t.mine_total.value == 2292.6  # type: ignore[union-attr]
+    assert t.max_people.value == 150 and t.capacity.value == 3000  # type: ignore[union-attr]
+
+
+def test_variant_transposed_signoff(variant: Plan) -> None:
+    got = [(s.role, s.title, s.name, s.date) for s in variant.signoffs]
+    assert got == [
+        ("编制", "通风技术员", "张三", "2026-08-26"),
+        ("审核", "通风区长", "李四", "2026-08-27"),
+        ("批准", "总工程师", "王五", "2026-08-28"),
+    ]
+    assert variant.signoffs[2].ref.page == 4 and variant.signoffs[2].ref.row == 4  # type: ignore[union-attr]
+
+
+def test_text_only_plan() -> None:
+    plan = parse_plan(text_plan())
+    assert (plan.mine, plan.month, plan.version, plan.prepared_date) == (
+        "红旗煤矿",
+        "2026-10",
+        "V2",
+        "2026-09-25",
+    )
+    assert plan.basis == [
+        "2026年10月采掘作业计划",
+        "瓦斯等级鉴定报告",
+        "9月测风报表",
+        "《煤矿安全规程》(2025年版)",
+    ]
+    assert [(loc.name, loc.kind, loc.rock) for loc in plan.locations] == [
+        ("8101采煤工作面", "coal_face", None),
+        ("8102备用工作面", "standby_face", None),
+        ("9201岩巷掘进工作面", "heading", "rock"),
+    ]
+    assert plan.locations[1].standby_of == "8101采煤工作面"
+    face = plan.locations[0]
+    assert face.methods[1].stated.value == 491.9 and face.methods[2].stated.ref.page == 2  # type: ignore[union-attr]
+    rows = plan.allocation
+    assert [r.location for r in rows] == ["8101采煤工作面", "8102备用工作面", "9201岩巷掘进工作面"]
+    assert rows[0].required_q.unit == "m³/s" and rows[0].required_q.value == 15.0  # type: ignore[union-attr]
+    assert rows[1].measured_speed is None and rows[1].allocated_q.value == 8.0  # type: ignore[union-attr]
+    assert rows[2].ch4.value == 1.0 and rows[2].ch4.ref.page == 2 and rows[2].ref.row == 3  # type: ignore[union-attr]
+    assert [(s.role, s.title, s.name, s.date) for s in plan.signoffs] == [
+        ("编制", "通风技术员", "张三", "2026-09-25"),
+        ("审核", "", "李四", "2026-09-26"),
+        ("批准", "", None, None),
+    ]
+    assert any("文本行" in w for w in plan.warnings)
+
+
+def test_text_signoff_grid_with_missing_names() -> None:
+    text = """X煤矿2026年11月份配风计划
+版本：1
+一、审批
+编制 审核 批准
+职务 技术员 通风区长 总工程师
+签字 甲 乙
+日期 2026
+年
+10
+月 25
+日 2026年10月26日"""
+    plan = parse_plan(ExtractedPdf(page_count=1, pages=[PageText(page=1, text=text)]))
+    assert [(s.role, s.title, s.name, s.date) for s in plan.signoffs] == [
+        ("编制", "技术员", "甲", "2026-10-25"),
+        ("审核", "通风区长", "乙", "2026-10-26"),
+        ("批准", "总工程师", None, None),
+    ]
+    assert any("按顺序对应" in w for w in plan.warnings)
+
+
+def test_empty_and_unrelated_documents_do_not_raise() -> None:
+    empty = parse_plan(
+        ExtractedPdf(page_count=1, pages=[PageText(page=1, text="", source="none")], pages_without_text=[1])
+    )
+    assert empty.locations == [] and any("text layer" in w for w in empty.warnings)
+    other = parse_plan(
+        ExtractedPdf(page_count=1, pages=[PageText(page=1, text="会议纪要\n今天讨论了食堂菜单。")])
+    )
+    assert other.locations == [] and other.allocation == [] and other.month is None
+    assert any("allocation" in w for w in other.warnings)
+
+
+def test_generated_pdf_with_full_width_text_and_percent(tmp_path: Path) -> None:
+    page = Page()
+    for line in (
+        "甲矿2027年1月配风计划",
+        "一、需风量计算",
+        "（1）1101 综采工作面",
+        "基础参数：绝对瓦斯涌出量：３.５m3/min，瓦斯涌出不均匀系数：１.５，最多作业人数 40 人。",
+        "按瓦斯涌出量计算：Q＝100×q×k＝100×3.5×1.5＝525.0m3/min",
+        "按气象条件计算：Q＝60×70％×v×S×k采高×k面长＝60×70％×1.0×15.0×1.1×1.2＝831.6m3/min",
+        "取最大值：Q需＝831.6m3/min",
+    ):
+        page.para(line)
+    path = tmp_path / "fw.pdf"
+    path.write_bytes(build_pdf([page]))
+    plan = parse_plan(extract_pdf(path, max_pages=5))
+    loc = plan.location("1101综采工作面")
+    assert loc is not None and loc.kind == "coal_face"
+    assert loc.inputs["gas_emission"].value == 3.5 and loc.inputs["gas_emission"].unit == "m³/min"
+    assert loc.methods[1].operands == pytest.approx([60, 0.7, 1.0, 15.0, 1.1, 1.2])
+    assert loc.methods[1].symbols["v"] == 1.0
+    assert loc.stated_required.value == 831.6 and loc.stated_required.unit == "m³/min"  # type: ignore[union-attr]
+
+
+# --- helpers ---------------------------------------------------------------------------------------
+
+
+def test_text_helpers() -> None:
+    assert normalize("Q＝100（m³/min）：") == "Q=100(m³/min):"
+    assert parse_number("1,200") == 1200 and parse_number("—") is None and parse_number(" 0.37% ") == 0.37
+    assert parse_number("CH4(%)") is None and parse_number(None) is None
+    assert numbers("60 × 70% × 1.0 × Q15216") == [60, 0.7, 1.0]
+    assert parse_date("2026 年\n7 月 25\n日") == "2026-07-25" and parse_date("2026.8.26") == "2026-08-26"
+    assert parse_date("2026年2月30日") is None
+    assert name_key("15216 综采工作面") == "15216综采工作面"
+    assert (
+        match_name("15220运输顺槽", ["15220运输顺槽掘进工作面", "15220回风顺槽掘进工作面"])
+        == "15220运输顺槽掘进工作面"
+    )
+    assert match_name("15216工作面", ["15216综采工作面", "15216辅运起坡段"]) is None
+
+
+@pytest.mark.parametrize(
+    ("label", "name", "kind"),
+    [
+        ("采煤工作面", "", "coal_face"),
+        ("备用工作面", "", "standby_face"),
+        ("掘进工作面", "", "heading"),
+        ("机电硐室", "", "chamber_heat"),
+        ("爆炸材料库", "", "explosives_store"),
+        ("充电硐室", "", "charging"),
+        ("其他用风巷道（胶轮车）", "", "diesel_roadway"),
+        ("其他用风巷道", "", "other_roadway"),
+        ("杂项", "", "other_roadway"),
+        ("", "中央水泵房", "chamber_heat"),
+        ("", "某地点", "unknown"),
+    ],
+)
+def test_classify_kind(label: str, name: str, kind: str) -> None:
+    assert classify_kind(normalize(label), name) == kind

@@ -1,0 +1,321 @@
+"""Text-layer extraction of a PDF: per-page text (pypdfium2) and ruled tables (pdfplumber).
+
+:func:`extract_pdf` is synchronous and CPU-bound: the caller runs it in a worker thread. PDFium is not
+thread-safe, so every PDFium call of this module runs under one process-wide lock.
+
+Page text is read by a *page reader*, a small function ``(page, page_no) -> PageText`` that another
+module can replace (e.g. the OCR engine: read the text layer, and OCR the page when it has none). The
+default is :func:`read_text_layer`. A page whose text layer has fewer than :data:`MIN_TEXT_CHARS`
+non-blank characters is listed in ``ExtractedPdf.pages_without_text``; :meth:`ExtractedPdf.with_page`
+puts an OCR result in its place afterwards.
+
+Numbering: ``PageText.page`` and ``ExtractedTable.page`` are 1-based PDF pages; ``ExtractedTable.index``
+(the table's position on its page, top to bottom) and ``TableCell.row`` / ``TableCell.col`` are 0-based.
+
+Errors: :class:`PdfError` (a ``ValueError``) with a ``code`` and a Chinese + English message for a
+missing, empty, non-PDF, encrypted, truncated or corrupt file, a PDF without pages, and one with more
+than ``max_pages`` pages. Problems confined to one page (a page PDFium cannot read, a table pdfplumber
+cannot analyse) do not raise: they are listed in ``ExtractedPdf.warnings``.
+"""
+
+from __future__ import annotations
+
+import io
+import logging
+import threading
+from collections.abc import Callable
+from pathlib import Path
+from typing import Literal
+
+import pdfplumber
+import pypdfium2 as pdfium
+from pydantic import BaseModel, Field
+
+log = logging.getLogger(__name__)
+
+MIN_TEXT_CHARS = 5
+"""A page with fewer non-blank characters than this has no (usable) text layer."""
+
+_HEADER_WINDOW = 1024  # the PDF header may follow a little junk (PDF 1.7, 7.5.2 implementation note)
+_EOF_WINDOW = 2048  # %%EOF must be near the end of the file
+_PDFIUM_LOCK = threading.RLock()
+
+# FPDF_GetLastError codes (fpdfview.h)
+_ERR_PASSWORD, _ERR_SECURITY = 4, 5
+
+PdfErrorCode = Literal[
+    "not_found", "empty", "not_pdf", "encrypted", "truncated", "corrupt", "no_pages", "too_many_pages"
+]
+
+
+class PdfError(ValueError):
+    """A PDF that cannot be read. ``code`` is machine-readable; ``str(err)`` is Chinese + English."""
+
+    def __init__(self, code: PdfErrorCode, message: str) -> None:
+        super().__init__(message)
+        self.code: PdfErrorCode = code
+        self.message = message
+
+
+class PageText(BaseModel):
+    """The text of one page (1-based ``page``), line ends ``\\n``. ``source`` says where it came from:
+    ``text`` (the PDF's text layer), ``ocr``, or ``none`` (nothing readable)."""
+
+    page: int
+    text: str = ""
+    source: Literal["text", "ocr", "none"] = "text"
+    width: float = 0.0
+    height: float = 0.0
+
+    @property
+    def has_text(self) -> bool:
+        """True when the page carries at least :data:`MIN_TEXT_CHARS` non-blank characters."""
+        return sum(1 for c in self.text if not c.isspace()) >= MIN_TEXT_CHARS
+
+
+class TableCell(BaseModel):
+    """One cell of a ruled table: 1-based page, 0-based table index on the page, row and column.
+    ``text`` is None for the continuation of a merged (spanning) cell."""
+
+    page: int
+    table: int
+    row: int
+    col: int
+    text: str | None
+
+
+class ExtractedTable(BaseModel):
+    """A ruled table found by pdfplumber. ``bbox`` is (x0, top, x1, bottom) in PDF points from the top
+    of the page; ``page_height`` lets a reader tell whether the table runs into the page's foot."""
+
+    page: int
+    index: int
+    bbox: tuple[float, float, float, float]
+    page_height: float
+    n_rows: int
+    n_cols: int
+    cells: list[TableCell] = Field(default_factory=list)
+
+    def rows(self) -> list[list[str | None]]:
+        """The table as a list of rows of cell texts (None for merged continuations)."""
+        grid: list[list[str | None]] = [[None] * self.n_cols for _ in range(self.n_rows)]
+        for c in self.cells:
+            grid[c.row][c.col] = c.text
+        return grid
+
+
+class ExtractedPdf(BaseModel):
+    """Everything read from one PDF: pages in order, ruled tables in page order, and the 1-based pages
+    that have no text layer."""
+
+    file_name: str = ""
+    page_count: int
+    pages: list[PageText]
+    tables: list[ExtractedTable] = Field(default_factory=list)
+    pages_without_text: list[int] = Field(default_factory=list)
+    warnings: list[str] = Field(default_factory=list)
+
+    @property
+    def text(self) -> str:
+        """All pages' text, separated by form feeds."""
+        return "\f".join(p.text for p in self.pages)
+
+    @property
+    def char_count(self) -> int:
+        """Non-blank characters over all pages."""
+        return sum(1 for p in self.pages for c in p.text if not c.isspace())
+
+    def page(self, page_no: int) -> PageText:
+        """The page of that 1-based number (IndexError when out of range)."""
+        if not 1 <= page_no <= len(self.pages):
+            raise IndexError(f"page {page_no} out of 1..{len(self.pages)}")
+        return self.pages[page_no - 1]
+
+    def tables_on(self, page_no: int) -> list[ExtractedTable]:
+        """The ruled tables of one page, top to bottom."""
+        return [t for t in self.tables if t.page == page_no]
+
+    def with_page(self, page: PageText) -> ExtractedPdf:
+        """A copy with ``page`` in place of the page of the same number (e.g. an OCR result), with
+        ``pages_without_text`` recomputed."""
+        pages = [page if p.page == page.page else p for p in self.pages]
+        return self.model_copy(
+            update={"pages": pages, "pages_without_text": [p.page for p in pages if not p.has_text]}
+        )
+
+
+PageReader = Callable[[pdfium.PdfPage, int], PageText]
+"""Reads one page: ``(pdfium page, 1-based page number) -> PageText``. Called under the PDFium lock."""
+
+
+def read_text_layer(page: pdfium.PdfPage, page_no: int) -> PageText:
+    """The default page reader: the page's text layer in PDFium's reading order, ``\\r\\n`` → ``\\n``."""
+    width, height = page.get_size()
+    textpage = page.get_textpage()
+    try:
+        text = textpage.get_text_range()
+    finally:
+        textpage.close()
+    text = text.replace("\r\n", "\n").replace("\r", "\n").replace("\x00", "")
+    out = PageText(page=page_no, text=text, width=width, height=height)
+    return out if out.has_text else out.model_copy(update={"source": "none"})
+
+
+def _check_file(path: Path) -> bytes:
+    """Read the file and apply the byte-level guards (exists, not empty, %PDF- header)."""
+    if not path.is_file():
+        raise PdfError("not_found", f"文件不存在：{path.name} / File not found: {path.name}")
+    data = path.read_bytes()
+    if not data.strip():
+        raise PdfError("empty", "文件为空 / The file is empty")
+    if b"%PDF-" not in data[:_HEADER_WINDOW]:
+        raise PdfError("not_pdf", "文件不是 PDF（缺少 %PDF- 文件头）/ Not a PDF file (no %PDF- header)")
+    return data
+
+
+def _open_pdfium(data: bytes, has_eof: bool) -> pdfium.PdfDocument:
+    """Open with PDFium and turn its load errors into :class:`PdfError`."""
+    try:
+        return pdfium.PdfDocument(data)
+    except pdfium.PdfiumError as exc:
+        code = getattr(exc, "err_code", None)
+        # PDFium's last-error code can be stale (it is not reset on every failure): a password error
+        # counts only when the file has an encryption dictionary
+        if code in (_ERR_PASSWORD, _ERR_SECURITY) and b"/Encrypt" in data:
+            raise PdfError(
+                "encrypted",
+                "PDF 已加密或设有打开密码，无法读取，请上传未加密的文件 / "
+                "The PDF is encrypted or password-protected; upload an unencrypted file",
+            ) from exc
+        if not has_eof:
+            raise PdfError(
+                "truncated",
+                "PDF 文件不完整（可能上传中断或被截断）/ The PDF is truncated (incomplete upload?)",
+            ) from exc
+        raise PdfError(
+            "corrupt", f"PDF 文件已损坏，无法解析 / The PDF is corrupt and cannot be read ({exc})"
+        ) from exc
+
+
+def _read_pages(
+    doc: pdfium.PdfDocument,
+    count: int,
+    reader: PageReader,
+    on_page: Callable[[int, int], None] | None,
+    warnings: list[str],
+) -> list[PageText]:
+    pages: list[PageText] = []
+    for i in range(count):
+        page_no = i + 1
+        with _PDFIUM_LOCK:
+            try:
+                page = doc[i]
+            except pdfium.PdfiumError as exc:
+                warnings.append(f"第 {page_no} 页无法读取 / page {page_no} unreadable: {exc}")
+                pages.append(PageText(page=page_no, source="none"))
+                page = None
+            if page is not None:
+                try:
+                    pages.append(reader(page, page_no))
+                except Exception as exc:  # a page reader (e.g. OCR) failing must not lose the others
+                    log.warning("page %s: reader failed: %s", page_no, exc)
+                    warnings.append(
+                        f"第 {page_no} 页文字提取失败 / page {page_no}: text extraction failed: {exc}"
+                    )
+                    pages.append(PageText(page=page_no, source="none"))
+                finally:
+                    page.close()
+        if on_page is not None:
+            on_page(page_no, count)
+    return pages
+
+
+def _read_tables(data: bytes, pages: list[PageText], warnings: list[str]) -> list[ExtractedTable]:
+    """Ruled tables of every page that has a text layer (lines strategy: the cell borders drawn)."""
+    tables: list[ExtractedTable] = []
+    try:
+        with pdfplumber.open(io.BytesIO(data)) as pdf:
+            for pt in pages:
+                if not pt.has_text or pt.page > len(pdf.pages):
+                    continue
+                page = pdf.pages[pt.page - 1]
+                try:
+                    found = page.find_tables()
+                    for index, table in enumerate(sorted(found, key=lambda t: (t.bbox[1], t.bbox[0]))):
+                        rows = table.extract()
+                        n_cols = max((len(r) for r in rows), default=0)
+                        cells = [
+                            TableCell(page=pt.page, table=index, row=r, col=c, text=text)
+                            for r, row in enumerate(rows)
+                            for c, text in enumerate(row)
+                        ]
+                        tables.append(
+                            ExtractedTable(
+                                page=pt.page,
+                                index=index,
+                                bbox=tuple(float(v) for v in table.bbox),
+                                page_height=float(page.height),
+                                n_rows=len(rows),
+                                n_cols=n_cols,
+                                cells=cells,
+                            )
+                        )
+                except Exception as exc:  # pdfminer raises many types on odd pages
+                    warnings.append(
+                        f"第 {pt.page} 页表格识别失败 / page {pt.page}: table detection failed: {exc}"
+                    )
+                finally:
+                    page.flush_cache()
+    except Exception as exc:
+        warnings.append(f"表格识别失败 / table detection failed: {exc}")
+    return tables
+
+
+def extract_pdf(
+    path: Path,
+    *,
+    max_pages: int,
+    on_page: Callable[[int, int], None] | None = None,
+    page_reader: PageReader = read_text_layer,
+    with_tables: bool = True,
+) -> ExtractedPdf:
+    """Extract the text layer and ruled tables of the PDF at ``path``.
+
+    ``on_page(done, total)`` is called after each page's text is read (for progress events);
+    ``page_reader`` reads one page (default: its text layer; the OCR module passes its own);
+    ``with_tables`` turns pdfplumber's table detection off (e.g. for scanned documents).
+
+    Raises :class:`PdfError` (codes ``not_found``, ``empty``, ``not_pdf``, ``encrypted``, ``truncated``,
+    ``corrupt``, ``no_pages``, ``too_many_pages``).
+    """
+    path = Path(path)
+    data = _check_file(path)
+    has_eof = b"%%EOF" in data[-_EOF_WINDOW:]
+    warnings: list[str] = []
+    with _PDFIUM_LOCK:
+        doc = _open_pdfium(data, has_eof)
+    try:
+        with _PDFIUM_LOCK:
+            count = len(doc)
+        if count == 0:
+            raise PdfError("no_pages", "PDF 文件没有页面 / The PDF has no pages")
+        if count > max_pages:
+            raise PdfError(
+                "too_many_pages",
+                f"PDF 共 {count} 页，超过上限 {max_pages} 页 / The PDF has {count} pages, more than the limit of {max_pages}",
+            )
+        if not has_eof:
+            warnings.append("文件末尾缺少 %%EOF，可能不完整 / no %%EOF at the end: the file may be truncated")
+        pages = _read_pages(doc, count, page_reader, on_page, warnings)
+    finally:
+        with _PDFIUM_LOCK:
+            doc.close()
+    tables = _read_tables(data, pages, warnings) if with_tables else []
+    return ExtractedPdf(
+        file_name=path.name,
+        page_count=count,
+        pages=pages,
+        tables=tables,
+        pages_without_text=[p.page for p in pages if not p.has_text],
+        warnings=warnings,
+    )

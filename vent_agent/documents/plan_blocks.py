@@ -1,0 +1,323 @@
+"""One location's calculation block → :class:`LocationPlan`: inputs (基础参数), stated methods with their
+operands and results, the stated maximum (取最大值 Q需) and the stated wind-speed check.
+
+A method statement reads ``按瓦斯涌出量计算：Q = 100 × q × k = 100 × 4.20 × 1.5 = 630.0 m³/min``: the
+label gives the method key, the part after the last ``=`` the stated result and its unit, the last
+part with numbers before it the operands (``70%`` → 0.7), and the symbolic part before that, when it
+lines up term for term, the value of each symbol (``q`` = 4.20, ``k`` = 1.5). Inputs that the 基础参数
+text does not state are filled from those symbols (a chamber's ΣW, θ, Δt; a store's V).
+"""
+
+from __future__ import annotations
+
+import re
+
+from vent_agent.documents.plan import Figure, LocationPlan, MethodStatement, SourceRef, SpeedCheckStatement
+from vent_agent.documents.plan_sections import Block, Statement, split_statements
+from vent_agent.documents.plan_text import NUM, NUM_RE, TextDoc, numbers, operand_value, squeeze, unit_after
+
+METHOD_KEYS: list[tuple[str, str]] = [
+    ("standby", r"备用"),
+    ("h2", r"氢气|H2|H₂"),
+    ("co2", r"二氧化碳|CO2|CO₂"),
+    ("gas", r"瓦斯|CH4|CH₄|沼气|甲烷"),
+    ("climate", r"气象|气候|温度"),
+    ("workers", r"人数|人员"),
+    ("explosives", r"炸药|爆破|火药"),
+    ("fan_intake", r"局部通风机|局扇|吸风量|通风机"),
+    ("vehicle", r"胶轮车|车辆|柴油|机车|胶轮"),
+    ("heat", r"发热|散热|热量"),
+    ("volume", r"库容|容积|换气"),
+    ("min_q", r"最低|最小|最少|经验"),
+]
+_TEXTBOOK = re.compile(r"[Kk]\s*(?:t|T|温)|Q\s*(?:基|0)")
+
+_SYMBOL_INPUTS: dict[str, dict[str, str]] = {
+    "gas": {
+        "q": "gas_emission",
+        "qch4": "gas_emission",
+        "q瓦斯": "gas_emission",
+        "k": "k_gas",
+        "kch4": "k_gas",
+    },
+    "co2": {"q": "co2_emission", "qco2": "co2_emission", "k": "k_co2", "kco2": "k_co2"},
+    "climate": {
+        "v": "v_climate",
+        "k采高": "k_h",
+        "kh": "k_h",
+        "k面长": "k_l",
+        "kl": "k_l",
+        "k温": "k_t",
+        "kt": "k_t",
+    },
+    "climate_textbook": {"k采高": "k_h", "kh": "k_h", "k面长": "k_l", "kl": "k_l", "k温": "k_t", "kt": "k_t"},
+    "workers": {"n": "workers"},
+    "explosives": {"a": "explosive_kg"},
+    "fan_intake": {
+        "qf": "fan_intake_q",
+        "q局": "fan_intake_q",
+        "q扇": "fan_intake_q",
+        "i": "fan_count",
+        "s": "area",
+    },
+    "heat": {
+        "σw": "power_kw",
+        "∑w": "power_kw",
+        "w": "power_kw",
+        "θ": "theta",
+        "δt": "delta_t",
+        "△t": "delta_t",
+    },
+    "volume": {"v": "volume_m3"},
+    "h2": {"q": "h2_emission", "qh2": "h2_emission"},
+}
+
+_PARAMS: list[tuple[str, str]] = [
+    ("face_length", r"(?:工作面)?(?:长度|斜长)|面长"),
+    ("mining_height", r"采高|采煤高度|割煤高度|采放高度|采厚"),
+    ("roof_control_max", r"最大控顶距"),
+    ("roof_control_min", r"最小控顶距"),
+    ("gas_emission", r"(?:绝对)?(?:瓦斯|CH4|CH₄|甲烷)(?:绝对)?涌出量"),
+    ("co2_emission", r"(?:绝对)?(?:二氧化碳|CO2|CO₂)(?:绝对)?涌出量"),
+    ("h2_emission", r"氢气涌出量|H2涌出量|H₂涌出量"),
+    ("intake_temp", r"进风(?:流)?温度|入风(?:流)?温度|工作面温度|温度"),
+    ("workers", r"人数|作业人员|工作人员"),
+    ("area", r"断面(?:积)?"),
+    ("explosive_kg", r"炸药量|装药量"),
+    ("fan_intake_q", r"吸风量"),
+    ("vehicle_kw", r"单台(?:车)?功率|(?:胶轮车|车辆)功率"),
+    ("power_kw", r"(?:总|运行|装机|设备)功率|[Σ∑]W"),
+    ("theta", r"发热系数|散热系数|θ"),
+    ("delta_t", r"温差|[Δ△]t"),
+    ("volume_m3", r"库容|容积|体积"),
+]
+_PARAM_RES = [(k, re.compile(rf"(?:{p})[^\d\n]{{0,12}}?({NUM})")) for k, p in _PARAMS]
+_ROCK = [("half_coal", "半煤岩"), ("rock", "岩巷"), ("coal", "煤巷")]
+
+
+def method_key(label: str, expression: str = "") -> str:
+    """The normalised method key of a label like ``按瓦斯涌出量计算`` (``other`` when unknown)."""
+    for key, pattern in METHOD_KEYS:
+        if re.search(pattern, label):
+            if key == "climate" and _TEXTBOOK.search(expression.split("=")[1] if "=" in expression else ""):
+                return "climate_textbook"
+            return key
+    return "other"
+
+
+def rock_of(text: str) -> str | None:
+    """coal / half_coal / rock from 煤巷 / 半煤岩巷 / 岩巷 (None when the text names none)."""
+    for rock, word in _ROCK:
+        if word in text:
+            return rock
+    return None
+
+
+def _ref(doc: TextDoc, offset: int, text: str) -> SourceRef:
+    return SourceRef(page=doc.page_at(offset), text=squeeze(text))
+
+
+def _figure(doc: TextDoc, st: Statement, text: str, base: int, m: re.Match[str], context: str) -> Figure:
+    """The number ``m`` found in ``text`` (which starts at ``st.body[base]``), with the unit after it."""
+    value = operand_value(m.group(0)) if m.group(0).endswith("%") else float(m.group(0))
+    return Figure(
+        value=value, unit=unit_after(text, m.end()), ref=_ref(doc, st.offset(base + m.start()), context)
+    )
+
+
+def _tokens(expr: str) -> list[str]:
+    return [t for t in re.split(r"\s*[×*·/+\-()\[\]{}]\s*|\s+", squeeze(expr)) if t]
+
+
+def _symbols(symbolic: str, numeric: str) -> dict[str, float]:
+    """Symbol → value when the symbolic and the substituted expressions line up term for term."""
+    sym, num = _tokens(symbolic), _tokens(numeric)
+    if len(sym) != len(num) or not sym:
+        return {}
+    out: dict[str, float] = {}
+    for s, n in zip(sym, num, strict=True):
+        if NUM_RE.fullmatch(s) or not NUM_RE.fullmatch(n):
+            continue
+        out[s] = operand_value(n)
+    return out
+
+
+def _strip_names(text: str, names: list[str]) -> str:
+    for name in sorted(names, key=len, reverse=True):
+        pattern = r"\s*".join(map(re.escape, name.replace(" ", "")))
+        text = re.sub(pattern, " ", text)
+    return text
+
+
+def parse_method(doc: TextDoc, st: Statement, names: list[str]) -> MethodStatement:
+    """A ``method`` statement → :class:`MethodStatement` (stated result with unit and page)."""
+    body = st.body.rstrip(" 。.;,")
+    parts = body.split("=")
+    last_start = len(body) - len(parts[-1])
+    last = parts[-1]
+    stated = None
+    operand_text = ""
+    trailing = re.search(rf"({NUM})(?:\s*(?:m\S*|立方米\S*))?\s*$", last)
+    if trailing and re.search(r"\d\s*[×*·/+]\s*\d", last[: trailing.start()]):
+        # "Q = 100 × 4.2 × 1.5  630.0": the result follows the substituted expression without "="
+        stated = _figure(doc, st, last, last_start, _rematch(last, trailing.start(1)), st.label + body)
+        operand_text = last[: trailing.start()]
+    else:
+        m = NUM_RE.search(last)
+        if m:
+            stated = _figure(doc, st, last, last_start, m, st.label + body)
+        operand_text = next((p for p in reversed(parts[:-1]) if re.search(r"\d", p)), "")
+    symbolic = ""
+    if operand_text:
+        idx = parts.index(operand_text) if operand_text in parts else -1
+        symbolic = (
+            next((p for p in reversed(parts[:idx]) if re.search(r"[A-Za-zΣ∑θΔ△ρ]", p)), "") if idx > 0 else ""
+        )
+    expression = squeeze(body)
+    ms = MethodStatement(
+        method=method_key(st.label, expression),
+        label=st.label,
+        expression=expression,
+        operands=numbers(_strip_names(operand_text, names)),
+        stated=stated,
+    )
+    if symbolic:
+        ms.symbols = _symbols(_strip_names(symbolic, names), operand_text)
+    return ms
+
+
+def _rematch(text: str, pos: int) -> re.Match[str]:
+    m = NUM_RE.match(text, pos)
+    assert m is not None
+    return m
+
+
+def parse_speed_check(doc: TextDoc, st: Statement) -> SpeedCheckStatement | None:
+    """``194.9 ≤ Q需 ≤ 2473.0`` (also ``<=``, ``＜``, with the bounds' own formulas) → bounds."""
+    body = st.body
+    ops = [m for m in re.finditer(r"≤|<=|<|≦", body)]
+    if not ops:
+        return None
+    lower = upper = None
+    before = body[: ops[0].start()]
+    nums = list(NUM_RE.finditer(before))
+    if nums:
+        lower = float(nums[-1].group(0).rstrip("%"))
+    if len(ops) > 1:
+        after = body[ops[1].end() :]
+        after = re.split(r"[,，;；。]", after)[0]
+        seg = after.split("=")[-1] if "=" in after else after
+        m = NUM_RE.search(seg)
+        upper = float(m.group(0).rstrip("%")) if m else None
+    if lower is None and upper is None:
+        return None
+    return SpeedCheckStatement(lower=lower, upper=upper, ref=_ref(doc, st.offset(0), st.label + "：" + body))
+
+
+def _clauses(text: str) -> list[tuple[int, str]]:
+    """Split at commas/semicolons/full stops outside parentheses: [(offset, clause)]."""
+    out, depth, start = [], 0, 0
+    for i, ch in enumerate(text):
+        if ch in "(（":
+            depth += 1
+        elif ch in ")）":
+            depth = max(0, depth - 1)
+        elif ch in ",，;；。、" and depth == 0:
+            out.append((start, text[start:i]))
+            start = i + 1
+    out.append((start, text[start:]))
+    return [(o, c) for o, c in out if c.strip()]
+
+
+def parse_params(doc: TextDoc, st: Statement, kind: str) -> tuple[dict[str, Figure], str | None]:
+    """A 基础参数 statement → (inputs by glossary key, rock of a heading)."""
+    inputs: dict[str, Figure] = {}
+    rock = rock_of(st.body)
+    last_emission = "gas"
+    for off, clause in _clauses(st.body):
+        base = off
+        found = set()
+        for key, rx in _PARAM_RES:
+            if key in found or (key == "intake_temp" and "温差" in clause):
+                continue
+            m = rx.search(clause)
+            if not m:
+                continue
+            if (
+                key == "power_kw"
+                and ("车" in clause or kind == "diesel_roadway")
+                and "vehicle_kw" not in inputs
+            ):
+                key = "vehicle_kw"
+            if key in inputs:
+                continue
+            num = NUM_RE.match(clause, m.start(1))
+            assert num is not None
+            inputs[key] = _figure(doc, st, clause, base, num, clause)
+            found.add(key)
+        if "co2_emission" in found:
+            last_emission = "co2"
+        elif "gas_emission" in found:
+            last_emission = "gas"
+        _count_inputs(doc, st, clause, base, inputs)
+        k = re.search(rf"(?<![热需备])系数[^\d\n]{{0,6}}?({NUM})", clause)
+        if k and not (found - {"gas_emission", "co2_emission"}):
+            key = "k_co2" if ("二氧化碳" in clause or "CO2" in clause or last_emission == "co2") else "k_gas"
+            if key not in inputs:
+                inputs[key] = _figure(doc, st, clause, base, _rematch(clause, k.start(1)), clause)
+    return inputs, rock
+
+
+def _count_inputs(doc: TextDoc, st: Statement, clause: str, base: int, inputs: dict[str, Figure]) -> None:
+    for m in re.finditer(rf"({NUM})\s*(台|辆)", clause):
+        if "车" in clause or m.group(2) == "辆":
+            key = "vehicles"
+        elif re.search(r"通风机|风机|局扇", clause):
+            key = "fan_count"
+        else:
+            continue
+        if key not in inputs:
+            inputs[key] = _figure(doc, st, clause, base, _rematch(clause, m.start(1)), clause)
+
+
+def parse_block(doc: TextDoc, block: Block, names: list[str], kind: str) -> tuple[LocationPlan, list[str]]:
+    """A block → (LocationPlan with inputs, methods, stated maximum and speed check; warnings)."""
+    warnings: list[str] = []
+    loc = LocationPlan(name=block.name, ref=SourceRef(page=block.page, text=squeeze(block.heading)))
+    inputs: dict[str, Figure] = {}
+    rock = None
+    for st in split_statements(doc, block.start, block.end):
+        if st.kind == "params":
+            got, r = parse_params(doc, st, kind)
+            rock = rock or r
+            for k, v in got.items():
+                inputs.setdefault(k, v)
+        elif st.kind == "method":
+            loc.methods.append(parse_method(doc, st, names))
+        elif st.kind == "max":
+            m = list(NUM_RE.finditer(st.body.split("=")[-1]))
+            if m:
+                tail = st.body.split("=")[-1]
+                off = len(st.body) - len(tail)
+                loc.stated_required = _figure(doc, st, tail, off, m[0], st.label + st.body)
+        elif st.kind == "speed":
+            loc.speed_check = parse_speed_check(doc, st) or loc.speed_check
+    for ms in loc.methods:
+        for sym, value in ms.symbols.items():
+            key = _SYMBOL_INPUTS.get(ms.method, {}).get(sym.lower().replace("₄", "4").replace("₂", "2"))
+            if not key:
+                continue
+            if key in inputs and abs(inputs[key].value - value) > 1e-9:
+                warnings.append(
+                    f"{block.name}: {key} 基础参数为 {inputs[key].value:g}，{ms.label} 中代入 {value:g}"
+                )
+            elif key not in inputs:
+                ref = ms.stated.ref if ms.stated else SourceRef(page=block.page, text=ms.expression)
+                inputs[key] = Figure(
+                    value=value, unit=None, ref=ref.model_copy(update={"text": ms.expression})
+                )
+    if not loc.methods:
+        warnings.append(f"{block.name}: 未找到需风量计算方法 / no calculation method found")
+    if loc.stated_required is None and loc.methods:
+        warnings.append(f"{block.name}: 未找到取最大值 Q需 / no stated required Q")
+    return loc.model_copy(update={"inputs": inputs, "rock": rock}), warnings

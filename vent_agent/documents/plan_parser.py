@@ -1,0 +1,369 @@
+"""Monthly air-distribution plan (月度配风计划) PDF text → :class:`~vent_agent.documents.plan.Plan`.
+
+``parse_plan(extracted)`` reads the genre, not one file: sections are found by their heading words,
+tables by their header words, locations by their names, figures by their labels. It never raises on
+content: what it cannot read it records in ``plan.warnings``. Modules:
+
+- :mod:`plan_text`: normalisation, numbers, units, dates, names, the page-aware document text;
+- :mod:`plan_sections`: sections, location blocks, statements of a block;
+- :mod:`plan_blocks`: a block's inputs, methods, stated maximum and speed check;
+- :mod:`plan_tables`: ruled tables (location list, allocation, sign-off), joined over page breaks;
+- :mod:`plan_textual`: the same three read from text lines when there is no ruled table;
+- this module: cover fields (title, mine, month, version, prepared date), basis, citations, totals, and
+  putting it together.
+
+Pages are 1-based; table references are 1-based table-on-page and row-in-table numbers.
+"""
+
+from __future__ import annotations
+
+import re
+
+from vent_agent.documents.pdf_text import ExtractedPdf
+from vent_agent.documents.plan import Citation, Figure, LocationPlan, Plan, SourceRef, Totals
+from vent_agent.documents.plan_blocks import parse_block, rock_of
+from vent_agent.documents.plan_sections import Section, find_blocks, find_sections, section
+from vent_agent.documents.plan_tables import (
+    allocation_rows,
+    classify_kind,
+    location_rows,
+    logical_tables,
+    signoffs,
+)
+from vent_agent.documents.plan_text import (
+    NUM,
+    TextDoc,
+    build_doc,
+    match_name,
+    name_key,
+    parse_date,
+    parse_month,
+    squeeze,
+    unit_after,
+)
+from vent_agent.documents.plan_textual import allocation_lines, location_lines, signoff_lines
+
+_MINE_RE = re.compile(
+    r"^(.{2,30}?(?:煤矿|煤业有限责任公司|煤业有限公司|煤业|矿业有限责任公司|矿业有限公司|矿业|矿井|矿))"
+)
+_DATE_PAT = r"\d{4}\s*[年./\-]\s*\d{1,2}\s*[月./\-]\s*\d{1,2}\s*日?"
+_REG_NAME = r"\s*".join("煤矿安全规程")
+_METHOD_KIND = {
+    "standby": "standby_face",
+    "fan_intake": "heading",
+    "climate": "coal_face",
+    "climate_textbook": "coal_face",
+    "heat": "chamber_heat",
+    "volume": "explosives_store",
+    "h2": "charging",
+    "vehicle": "diesel_roadway",
+}
+
+
+def parse_plan(extracted: ExtractedPdf) -> Plan:
+    """Parse an extracted plan PDF. Never raises on content; problems go to ``plan.warnings``."""
+    doc = build_doc(extracted)
+    sections = find_sections(doc)
+    plan = Plan(page_count=extracted.page_count, char_count=extracted.char_count)
+    warnings = plan.warnings
+    if extracted.pages_without_text:
+        warnings.append(f"无文字层的页 / pages without a text layer: {extracted.pages_without_text}")
+    if not doc.lines:
+        warnings.append("文档没有可读文字 / the document has no readable text")
+        return plan
+    plan.section_pages = {}
+    for s in sections:
+        plan.section_pages.setdefault(s.key, s.page)
+    _cover(plan, doc, sections)
+    plan.basis = _basis(doc, section(sections, "basis"))
+    plan.citations = _citations(doc)
+    plan.regulation_editions = _editions(plan.citations)
+
+    tables = logical_tables(extracted.tables)
+    listed = _listed(doc, sections, tables, warnings)
+    plan.listed_locations = [name for name, _, _ in listed]
+    total_row = _allocation(plan, doc, sections, tables)
+    _signoffs(plan, doc, sections, tables)
+    _locations(plan, doc, sections, listed)
+    if not plan.listed_locations:
+        plan.listed_locations = [loc.name for loc in plan.locations] or [r.location for r in plan.allocation]
+    plan.totals = _totals(doc, sections, total_row)
+    for key, what in (("month", plan.month), ("title", plan.title)):
+        if not what:
+            warnings.append(f"未识别 {key} / {key} not found")
+    return plan
+
+
+# --- cover -----------------------------------------------------------------------------------------
+
+
+def _cover(plan: Plan, doc: TextDoc, sections: list[Section]) -> None:
+    first_section = sections[0].first_line if sections else len(doc.lines)
+    cover = [
+        line for line in doc.lines[: max(first_section, 1)] if line.page == doc.lines[0].page
+    ] or doc.lines[:1]
+    title_idx = next((i for i, x in enumerate(cover) if re.search(r"计划|方案", x.text)), 0)
+    title = cover[title_idx].text
+    if (
+        title_idx > 0
+        and not re.search(r"\d{4}", title)
+        and re.search(r"\d{4}\s*年", cover[title_idx - 1].text)
+    ):
+        title = cover[title_idx - 1].text + title
+    plan.title = squeeze(title)
+    head = "\n".join(x.text for x in cover)
+    text = doc.text
+
+    plan.mine = _mine(head, [x.text for x in cover[: title_idx + 1]], plan.title, text)
+
+    plan.month = parse_month(plan.title)
+    if not plan.month:
+        m = re.search(r"(?:计划月份|月份|执行月份|时间)\s*[:：]\s*([^\n]+)", head)
+        plan.month = parse_month(m.group(1)) if m else None
+    if not plan.month:
+        m = re.search(r"\d{4}\s*年\s*\d{1,2}\s*月份", text)
+        plan.month = parse_month(m.group(0)) if m else None
+
+    m = re.search(r"版\s*本\s*号?\s*[:：]?\s*([A-Za-z]{0,2}\s*\d+(?:\.\d+)*[A-Za-z]?)", text)
+    m = m or re.search(r"第\s*(\d+)\s*版", head)
+    m = m or re.search(r"(?<![A-Za-z])([Vv]\s*\d+(?:\.\d+)+)", head)
+    plan.version = re.sub(r"\s+", "", m.group(1)) if m else None
+
+    m = re.search(rf"编制(?:日期|时间)\s*[:：]?\s*({_DATE_PAT})", text)
+    m = m or re.search(rf"(?:^|\n)\s*日\s*期\s*[:：]\s*({_DATE_PAT})", head)
+    plan.prepared_date = parse_date(m.group(1)) if m else None
+
+
+def _mine(head: str, cover_lines: list[str], title: str, text: str) -> str | None:
+    """The mine's name: a 矿井名称/单位 field, else the title (or the cover lines above it) up to
+    煤矿/煤业…/矿, else the overview's ``XX煤矿为…``."""
+    m = re.search(r"(?:矿井名称|煤矿名称|单位名称|编制单位)\s*[:：]\s*(\S+)", head)
+    if m:
+        return squeeze(m.group(1))
+    for line in [title, *reversed(cover_lines)]:
+        bare = re.sub(r"\d{4}\s*年(?:度)?\s*(?:\d{1,2}\s*月(?:份)?)?", "", squeeze(line))
+        mm = _MINE_RE.match(bare)
+        if mm and not re.search(r"计划|方案", mm.group(1)):
+            return mm.group(1)
+    om = re.search(r"([\u4e00-\u9fff]{2,12}?(?:煤矿|煤业|矿井))为", squeeze(text))
+    return om.group(1) if om else None
+
+
+def _basis(doc: TextDoc, sec: Section | None) -> list[str]:
+    if sec is None:
+        return []
+    start, end = doc.span(sec.first_line + 1, sec.end_line)
+    text = doc.text[start:end]
+    # an item number: "1." at a line start or after ";" / "。" (even before a digit: "3.9月测风报表"),
+    # elsewhere only when not a decimal ("能力 1.8Mt/a")
+    strong = r"(?:^|(?<=[\n;；。]))\s*\d{1,2}\s*\."
+    weak = r"(?<=\s)\d{1,2}\s*\.(?:(?!\d)|(?=\d{4}\s*年))"
+    other = r"(?:^|(?<=[\s;；。]))(?:\d{1,2}\s*[、)]|\(\d{1,2}\)|[①-⑳])"
+    items = re.split(rf"(?:{strong}|{weak}|{other})\s*", text)
+    return [s for s in (squeeze(x.replace("\n", " ")).rstrip(";；。.，,") for x in items) if s]
+
+
+def _citations(doc: TextDoc) -> list[Citation]:
+    text = doc.text
+    out: list[Citation] = []
+    reg = re.compile(
+        rf"(?:(\d{{4}})\s*年?\s*版\s*)?《\s*{_REG_NAME}\s*》"
+        rf"(?:\s*[(（]\s*(\d{{4}})\s*年?\s*(?:修订|修正)?\s*版?\s*[)）])?"
+        rf"(?:\s*(\d{{4}})\s*年?\s*版)?"
+        rf"(?:\s*[(（][^)）]{{0,16}}[)）])?(?:\s*第\s*(\d{{1,3}})\s*条)?"
+    )
+    for m in reg.finditer(text):
+        edition = m.group(1) or m.group(2) or m.group(3)
+        article = int(m.group(4)) if m.group(4) else None
+        out.append(
+            Citation(
+                document="煤矿安全规程",
+                edition=edition,
+                article=article,
+                text=squeeze(m.group(0)),
+                page=doc.page_at(m.start()),
+            )
+        )
+    for m in re.finditer(r"(?<![A-Za-z])(AQ|GB|MT)(/T)?\s*(\d{3,5}(?:\.\d+)?)\s*[-—–]\s*(\d{4})", text):
+        doc_id = f"{m.group(1)}{m.group(2) or ''} {m.group(3)}-{m.group(4)}"
+        out.append(
+            Citation(
+                document=doc_id, edition=m.group(4), text=squeeze(m.group(0)), page=doc.page_at(m.start())
+            )
+        )
+    return out
+
+
+def _editions(citations: list[Citation]) -> list[str]:
+    out: list[str] = []
+    for c in citations:
+        if c.document == "煤矿安全规程":
+            label = f"《煤矿安全规程》（{c.edition}年版）" if c.edition else "《煤矿安全规程》"
+        else:
+            label = c.document
+        if label not in out:
+            out.append(label)
+    return out
+
+
+# --- locations -------------------------------------------------------------------------------------
+
+
+def _section_lines(doc: TextDoc, sec: Section | None):
+    return doc.lines[sec.first_line + 1 : sec.end_line] if sec else []
+
+
+def _listed(doc, sections, tables, warnings) -> list[tuple[str, str, SourceRef]]:
+    for t in tables:
+        if t.kind == "locations":
+            return [(name_key(n), label, ref) for n, label, ref in location_rows(t)]
+    listed = location_lines(_section_lines(doc, section(sections, "locations")))
+    if not listed and section(sections, "locations") is None:
+        warnings.append("未找到用风地点清单 / no location list found")
+    return listed
+
+
+def _allocation(plan: Plan, doc: TextDoc, sections: list[Section], tables) -> dict[str, Figure]:
+    rows, total, warns = [], {}, []
+    for t in tables:
+        if t.kind == "allocation":
+            got, tot, w = allocation_rows(t)
+            rows += got
+            total = total or tot
+            warns += w
+    if not rows:
+        rows, total, warns = allocation_lines(_section_lines(doc, section(sections, "allocation")))
+    if not rows:
+        warns.append("未找到风量分配表 / no allocation table found")
+    plan.allocation = rows
+    plan.warnings.extend(warns)
+    return total
+
+
+def _signoffs(plan: Plan, doc: TextDoc, sections: list[Section], tables) -> None:
+    for t in tables:
+        if t.kind == "signoff":
+            plan.signoffs = signoffs(t)
+            return
+    sec = section(sections, "signoff")
+    lines = _section_lines(doc, sec) if sec else doc.lines[-12:]
+    plan.signoffs, warns = signoff_lines(lines)
+    plan.warnings.extend(warns)
+    if not plan.signoffs:
+        plan.warnings.append("未找到审批签字栏 / no sign-off block found")
+
+
+def _locations(plan: Plan, doc: TextDoc, sections: list[Section], listed) -> None:
+    calc = section(sections, "calculation")
+    if calc is not None:
+        first, end = calc.first_line + 1, calc.end_line
+    else:
+        first, end = 0, len(doc.lines)
+        plan.warnings.append(
+            "未找到需风量计算章节，全文查找 / no calculation section: searching the whole text"
+        )
+    known = [name for name, _, _ in listed] + [r.location for r in plan.allocation]
+    labels = {name: label for name, label, _ in listed}
+    by_name: dict[str, LocationPlan] = {}
+    for block in find_blocks(doc, first, end, known):
+        listed_name = match_name(block.name, list(labels)) or block.name
+        label = labels.get(listed_name, "")
+        kind = classify_kind(label, listed_name)
+        if kind == "unknown" and block.hint:
+            kind = classify_kind("", block.hint)
+        label = label or block.hint
+        loc, warns = parse_block(doc, block, known, kind)
+        plan.warnings.extend(warns)
+        if kind == "unknown":
+            kind = next(
+                (_METHOD_KIND[m.method] for m in loc.methods if m.method in _METHOD_KIND), "other_roadway"
+            )
+        loc = loc.model_copy(update={"name": listed_name, "kind": kind, "kind_label": label})
+        if kind == "heading" and loc.rock is None:
+            loc.rock = rock_of(label) or rock_of(block.hint) or rock_of(listed_name)
+            if loc.rock is None:
+                plan.warnings.append(
+                    f"{listed_name}: 未注明煤巷/半煤岩巷/岩巷 / heading rock type not stated"
+                )
+        if kind == "standby_face":
+            loc.standby_of = _standby_of(loc, known, label)
+        if listed_name in by_name:  # a heading repeated (e.g. "续") continues the same location
+            prev = by_name[listed_name]
+            prev.methods.extend(loc.methods)
+            prev.inputs = {**loc.inputs, **prev.inputs}
+            prev.stated_required = prev.stated_required or loc.stated_required
+            prev.speed_check = prev.speed_check or loc.speed_check
+        else:
+            by_name[listed_name] = loc
+    plan.locations = list(by_name.values())
+
+
+def _standby_of(loc: LocationPlan, known: list[str], label: str) -> str | None:
+    texts = [squeeze(m.expression) for m in loc.methods if m.method == "standby"] + [name_key(label)]
+    for text in texts:
+        key = name_key(text)
+        for name in sorted(known, key=len, reverse=True):
+            if name_key(name) != name_key(loc.name) and name_key(name) in key:
+                return name
+    return None
+
+
+# --- totals ----------------------------------------------------------------------------------------
+
+
+def _sentences(doc: TextDoc, sec: Section | None) -> list[tuple[str, int]]:
+    start, end = doc.span(sec.first_line + 1, sec.end_line) if sec else (0, len(doc.text))
+    text = doc.text[start:end].replace("\n", " ")
+    out, pos = [], 0
+    for m in re.finditer(r"[;；。]|$", text):
+        out.append((squeeze(text[pos : m.start()]), start + pos))
+        pos = m.end()
+    return [(s, off) for s, off in out if s]
+
+
+def _fig(doc: TextDoc, sentence: str, offset: int, m: re.Match[str] | None) -> Figure | None:
+    if m is None:
+        return None
+    return Figure(
+        value=float(m.group(1)),
+        unit=unit_after(sentence, m.end(1)),
+        ref=SourceRef(page=doc.page_at(offset), text=sentence),
+    )
+
+
+def _last_eq(sentence: str) -> re.Match[str] | None:
+    return re.search(rf"=\s*({NUM})(?!.*=)", sentence)
+
+
+def _totals(doc: TextDoc, sections: list[Section], total_row: dict[str, Figure]) -> Totals:
+    totals = Totals()
+    for sentences in (_sentences(doc, section(sections, "totals")), _sentences(doc, None)):
+        for s, off in sentences:
+            if totals.stated_sum is None and re.search(r"[Σ∑]Q(?:i|需)?=|需风量(?:之和|总和|合计)", s):
+                totals.stated_sum = _fig(doc, s, off, _last_eq(s))
+            if totals.k_mine is None:
+                m = re.search(
+                    rf"(?:需风系数|备用系数|富余系数|风量系数|k矿|K矿)[^=\d]{{0,10}}(?:=|取|为)?\s*[kK]?\s*=?\s*({NUM})",
+                    s,
+                )
+                totals.k_mine = _fig(doc, s, off, m)
+            if totals.mine_total is None and re.search(r"Q矿(?:井)?(?:需)?=|矿井总需风量(?:为|=|:)", s):
+                totals.mine_total = _fig(doc, s, off, _last_eq(s))
+            if totals.max_people is None:
+                totals.max_people = _fig(
+                    doc, s, off, re.search(rf"最多[^\d]{{0,6}}人数[^;。]{{0,24}}?4×({NUM})", s)
+                )
+            if totals.capacity is None:
+                totals.capacity = _fig(doc, s, off, re.search(rf"通风能力[^\d]{{0,12}}({NUM})", s))
+        if totals.stated_sum and totals.mine_total:
+            break
+    if totals.max_people is None:
+        pattern = rf"(?:井下|矿井|全矿)[^\d,;。]{{0,12}}最多[^\d]{{0,6}}人数[^\d]{{0,8}}({NUM})人"
+        for s, off in _sentences(doc, None):
+            m = re.search(pattern, s)
+            if m:
+                totals.max_people = _fig(doc, s, off, m)
+                break
+    if totals.stated_sum is None and "required_q" in total_row:
+        totals.stated_sum = total_row["required_q"]
+    return totals

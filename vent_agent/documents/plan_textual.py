@@ -1,0 +1,187 @@
+"""Text-layer fallbacks for tables that pdfplumber does not see as ruled tables (borderless tables,
+OCR text): the location list, the allocation table and the sign-off block, read from the lines of
+their sections.
+
+These are less certain than ruled tables: a blank cell written as nothing (not ``—``) shifts the
+values of a text row, and sign-off names missing in the middle of a row cannot be told apart from
+missing ones at its end. The parser records a warning whenever it relies on them.
+"""
+
+from __future__ import annotations
+
+import re
+
+from vent_agent.documents.plan import AllocationRow, Figure, SignOff, SourceRef
+from vent_agent.documents.plan_tables import (
+    FIGURE_FIELDS,
+    TOTAL_ROW,
+    column_fields,
+    column_unit,
+    role_of,
+)
+from vent_agent.documents.plan_text import DASHES, Line, all_dates, name_key, parse_number, squeeze
+
+KIND_LABEL = (
+    r"(?:采煤|回采|综采|综放|炮采|备用|掘进)工作面(?:\([^)]*\))?|机电硐室|爆炸材料库|炸药库|充电硐室"
+    r"|其他用风巷道(?:\([^)]*\))?|用风巷道(?:\([^)]*\))?|硐室|巷道"
+)
+_LIST_LINE = re.compile(rf"^\s*(\d{{1,2}})\s*[.、)]?\s*(.+?)(?:\s+({KIND_LABEL}))?\s*$")
+_HEADER_WORDS = (
+    r"序号|编号|用风地点|地点名称|地点|名称|需风量|计划配风量|配风量|计划风量|分配风量|断面|计划风速|设计风速"
+    r"|实测风速|实测风量|风速|CH\s*[₄4]?|甲烷|瓦斯浓度|CO\s*[₂2]|二氧化碳|温度|备注"
+)
+_HEADER_RE = re.compile(rf"({_HEADER_WORDS})\s*((?:\([^)]*\)\s*)?)")
+_ROW_START = re.compile(r"^\s*(\d{1,3})\s+(\S.*)$")
+_TITLE_WORDS = re.compile(r"工程师|技术员|区长|科长|矿长|主任|总工|队长")
+
+
+def location_lines(lines: list[Line]) -> list[tuple[str, str, SourceRef]]:
+    """Lines of the location-list section → [(name, category label, ref)]: ``1 15216 综采工作面
+    采煤工作面`` rows, or one ``…：A、B、C`` enumeration."""
+    out = []
+    for line in lines:
+        m = _LIST_LINE.match(line.text)
+        if not m or re.search(r"序号|地点|类别", line.text):
+            continue
+        name = name_key(m.group(2))
+        if name and not re.fullmatch(r"[\d.\s]+", name):
+            out.append((name, m.group(3) or "", SourceRef(page=line.page, text=line.text)))
+    if out:
+        return out
+    for line in lines:
+        if "、" in line.text and re.search(r"[:：]", line.text):
+            items = re.split(r"、", re.split(r"[:：]", line.text, maxsplit=1)[1])
+            for item in items:
+                name = name_key(item.strip("。.;；"))
+                if name:
+                    out.append((name, "", SourceRef(page=line.page, text=line.text)))
+    return out
+
+
+def allocation_lines(lines: list[Line]) -> tuple[list[AllocationRow], dict[str, Figure], list[str]]:
+    """Lines of the allocation section (heading excluded) → (rows, 合计 figures, warnings)."""
+    starts = [i for i, line in enumerate(lines) if _row_start(line.text)]
+    if not starts:
+        return [], {}, []
+    header = " ".join(line.text for line in lines[: starts[0]])
+    labels = [squeeze(m.group(1) + m.group(2)) for m in _HEADER_RE.finditer(header)]
+    fields = column_fields(labels)
+    if "location" not in fields.values():
+        return [], {}, ["风量分配表（文本）未识别到表头 / allocation text: no header found"]
+    loc_col = next(i for i, f in fields.items() if f == "location")
+    value_cols = [i for i in range(loc_col + 1, len(labels))]
+    warnings = ["风量分配表按文本行读取（非框线表格）/ allocation table read from text lines"]
+    rows: list[AllocationRow] = []
+    total: dict[str, Figure] = {}
+    for n, first in enumerate(starts):
+        stop = starts[n + 1] if n + 1 < len(starts) else len(lines)
+        group = lines[first:stop]
+        m = _ROW_START.match(group[0].text)
+        index = int(m.group(1)) if m else None
+        tokens = _tokens(group, skip_index=m is not None)
+        values = [t for t in tokens if _value_like(t[0])]
+        extra = max(0, len(values) - len(value_cols))
+        name_tokens = [t for t in tokens if not _value_like(t[0])]
+        name_tokens = values[:extra] + name_tokens if extra else name_tokens
+        values = values[extra:]
+        name = name_key("".join(t[0] for t in sorted(name_tokens, key=lambda t: t[2])))
+        if len(values) < len(value_cols):
+            warnings.append(f"风量分配表 {name}: 数值 {len(values)} 个，少于列数 {len(value_cols)}")
+        figures = {}
+        for (text, page, _), col in zip(values, value_cols, strict=False):
+            fld = fields.get(col)
+            value = parse_number(text)
+            if fld in FIGURE_FIELDS and value is not None:
+                ref = SourceRef(page=page, row=index, column=labels[col], text=text)
+                figures[fld] = Figure(value=value, unit=column_unit(labels[col]), ref=ref)
+        if TOTAL_ROW.match(name):
+            total = figures
+            continue
+        ref = SourceRef(page=group[0].page, row=index, column=labels[loc_col], text=squeeze(group[0].text))
+        rows.append(AllocationRow(location=name, ref=ref, **figures))
+    return rows, total, warnings
+
+
+def _row_start(text: str) -> bool:
+    m = _ROW_START.match(text)
+    if m:
+        return bool(re.search(r"[\u4e00-\u9fffA-Za-z]", m.group(2)))
+    return bool(TOTAL_ROW.match(text.strip()))
+
+
+def _value_like(token: str) -> bool:
+    return token in DASHES or parse_number(token) is not None
+
+
+def _tokens(group: list[Line], skip_index: bool) -> list[tuple[str, int, int]]:
+    """(token, page, order) over the lines of one text row; the leading row number dropped."""
+    out = []
+    order = 0
+    for k, line in enumerate(group):
+        parts = line.text.split()
+        if k == 0 and skip_index:
+            parts = parts[1:]
+        for p in parts:
+            out.append((p, line.page, order))
+            order += 1
+    return out
+
+
+def signoff_lines(lines: list[Line]) -> tuple[list[SignOff], list[str]]:
+    """Lines of the sign-off section → (sign-offs, warnings). Reads ``编制：李明 2026年7月25日`` lines,
+    or a grid written as lines (``编制 审核 批准`` / ``职务 …`` / ``签字 …`` / ``日期 …``)."""
+    inline = []
+    for line in lines:
+        m = re.match(r"^\s*(编制|编写|审核|审查|复核|批准|审批|签发)人?\s*[:：]\s*(.*)$", line.text)
+        if m:
+            inline.append((role_of(m.group(1)) or m.group(1), m.group(2), line))
+    if inline:
+        return [_inline_signoff(role, rest, line) for role, rest, line in inline], []
+    head = next(
+        (i for i, line in enumerate(lines) if sum(1 for t in line.text.split() if role_of(t)) >= 2), None
+    )
+    if head is None:
+        return [], []
+    roles = [(role_of(t), lines[head]) for t in lines[head].text.split() if role_of(t)]
+    attrs: dict[str, list[Line]] = {}
+    current = None
+    for line in lines[head + 1 :]:
+        m = re.match(r"^\s*(职务|职称|岗位|签字|签名|姓名|日期|时间)\s*(.*)$", line.text)
+        if m:
+            current = {"职务": "title", "职称": "title", "岗位": "title", "日期": "date", "时间": "date"}.get(
+                m.group(1), "name"
+            )
+            attrs.setdefault(current, []).append(Line(m.group(2), line.page))
+        elif current:
+            attrs[current].append(line)
+    out = [SignOff(role=r or "", ref=SourceRef(page=line.page, text=line.text)) for r, line in roles]
+    warnings = []
+    for attr, attr_lines in attrs.items():
+        text = " ".join(x.text for x in attr_lines)
+        values = all_dates(text) if attr == "date" else text.split()
+        if len(values) < len(out):
+            label = {"title": "职务", "name": "签字", "date": "日期"}[attr]
+            warnings.append(
+                f"审批栏{label}只有 {len(values)} 项，少于 {len(out)} 个签字栏，按顺序对应 / "
+                f"sign-off {attr}: fewer entries than roles, matched in order"
+            )
+        for so, value in zip(out, values, strict=False):
+            setattr(so, attr, value)
+            if attr == "name":
+                so.ref = SourceRef(page=attr_lines[0].page, text=squeeze(text))
+    return out, warnings
+
+
+def _inline_signoff(role: str, rest: str, line: Line) -> SignOff:
+    dates = all_dates(rest)
+    text = re.sub(r"\d{4}\s*[年./\-]\s*\d{1,2}\s*[月./\-]\s*\d{1,2}\s*日?", " ", rest)
+    words = [w for w in re.split(r"[\s,，:：]+", text) if w and w not in DASHES]
+    title = " ".join(w for w in words if _TITLE_WORDS.search(w))
+    names = [w for w in words if not _TITLE_WORDS.search(w) and not re.search(r"签字|日期|职务", w)]
+    return SignOff(
+        role=role,
+        title=title,
+        name=names[0] if names else None,
+        date=dates[0] if dates else None,
+        ref=SourceRef(page=line.page, text=line.text),
+    )

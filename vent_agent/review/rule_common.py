@@ -1,0 +1,143 @@
+"""Helpers shared by the deterministic reviewers: building findings with their evidence, the edition of
+《煤矿安全规程》 a plan cites, and regulation source labels from :mod:`vent_agent.kb.thresholds`."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from vent_agent.documents.plan import Citation, LocationPlan, Plan, SourceRef
+from vent_agent.documents.plan_text import match_name
+from vent_agent.kb.thresholds import Threshold
+from vent_agent.review.findings import Category, Evidence, Finding, Severity
+
+PLAN_RULES_SOURCE = "配风计划编制要求（DOMAIN §4）"
+DEFAULT_EDITION = "2025"
+
+
+def pdf_evidence(ref: SourceRef | None, what: str | None = None) -> Evidence | None:
+    """Evidence for a figure read from the PDF (page, table, row, column, text as read)."""
+    if ref is None:
+        return None
+    detail = {"what": what} if what else {}
+    return Evidence(
+        kind="pdf",
+        page=ref.page,
+        table=ref.table,
+        row=ref.row,
+        column=ref.column,
+        text=ref.text,
+        detail=detail,
+    )
+
+
+def reference_evidence(tool: str, mine: str, month: str, key: str | None, text: str) -> Evidence:
+    """Evidence for a figure from reference data (the MCP tool that serves it, mine, month, key)."""
+    return Evidence(
+        kind="reference", text=text, detail={"tool": tool, "mine": mine, "month": month, "key": key}
+    )
+
+
+def clause_evidence(t: Threshold) -> Evidence:
+    """Evidence for the regulation clause a threshold rests on."""
+    return Evidence(
+        kind="clause",
+        text=t.clause or t.action,
+        detail={
+            "key": t.key,
+            "edition": t.edition,
+            "article": t.article,
+            "limit": t.limit,
+            "op": t.breach_op,
+        },
+    )
+
+
+def threshold_source(t: Threshold) -> str:
+    """``《煤矿安全规程》（2025版）第192条（2016版第173条）``."""
+    label = t.article_label()
+    if t.article is not None and t.alias_edition and t.article_aliases:
+        label += f"（{t.alias_edition}版第{t.article_aliases[0]}条）"
+    return label
+
+
+def finding(
+    reviewer: str,
+    location: str | None,
+    category: Category,
+    severity: Severity,
+    message: str,
+    *,
+    rule: str,
+    source: str,
+    figures: dict[str, Any] | None = None,
+    unit: str | None = None,
+    ref: SourceRef | None = None,
+    page: int | None = None,
+    evidence: list[Evidence | None] | None = None,
+) -> Finding:
+    """A finding; ``ref`` (the main figure's place in the PDF) gives the page and the first evidence."""
+    ev = [e for e in [pdf_evidence(ref), *(evidence or [])] if e is not None]
+    return Finding(
+        location=location,
+        category=category,
+        severity=severity,
+        message=message,
+        figures=dict(figures or {}),
+        unit=unit,
+        rule=rule,
+        source=source,
+        page=page if page is not None else (ref.page if ref else None),
+        reviewer=reviewer,
+        evidence=ev,
+    )
+
+
+def edition_family(year: str | None) -> str | None:
+    """The numbering a cited edition year uses: 2016 (2016 edition, 2022 amendment) or 2025."""
+    if not year or not year.isdigit():
+        return None
+    y = int(year)
+    if 2016 <= y < 2025:
+        return "2016"
+    return "2025" if y >= 2025 else None
+
+
+def article_family(article: int | None) -> str | None:
+    """The edition an article number of the ventilation chapter belongs to, where unambiguous
+    (2016: 135–176, 2025: 156–197; 156–176 exist in both)."""
+    if article is None:
+        return None
+    if 135 <= article < 156:
+        return "2016"
+    if 176 < article <= 197:
+        return "2025"
+    return None
+
+
+def cited_families(citations: list[Citation]) -> dict[str, list[Citation]]:
+    """Edition family → the 规程 citations that show it (by edition year or article number)."""
+    out: dict[str, list[Citation]] = {}
+    for c in citations:
+        if c.document != "煤矿安全规程":
+            continue
+        fam = edition_family(c.edition) or article_family(c.article)
+        if fam:
+            out.setdefault(fam, []).append(c)
+    return out
+
+
+def plan_edition(plan: Plan, default: str = DEFAULT_EDITION) -> str:
+    """The edition to cite for this plan: the one it cites when exactly one, else ``default``."""
+    fams = cited_families(plan.citations)
+    return next(iter(fams)) if len(fams) == 1 else default
+
+
+def fmt(x: float | None) -> str:
+    """A figure for a message: ``630.0`` → ``630``, ``1.05`` → ``1.05``; None → ``—``."""
+    return "—" if x is None else f"{x:g}"
+
+
+def plan_location(plan: Plan, name: str) -> LocationPlan | None:
+    """The plan's calculation block naming the same location as ``name`` (see ``match_name``)."""
+    hit = match_name(name, [loc.name for loc in plan.locations])
+    return plan.location(hit) if hit else None
