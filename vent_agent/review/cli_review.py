@@ -70,10 +70,10 @@ async def run_cli_review(plan: Path, output: Path | None, *, as_json: bool, forc
     if as_json:
         sys.stdout.write(json.dumps(finding_rows(findings), ensure_ascii=False, indent=2) + "\n")
     else:
-        out = Console()
+        out = Console(width=None if sys.stdout.isatty() else 200)
         table = Table(title=f"{result.title or plan.name}：审查发现 {len(findings)} 项")
         for col in ("严重程度", "用风地点", "类别", "问题", "依据", "页"):
-            table.add_column(col)
+            table.add_column(col, overflow="fold")
         for f in findings:
             table.add_row(
                 SEVERITY_LABELS[f.severity],
