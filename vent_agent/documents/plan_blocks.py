@@ -192,23 +192,39 @@ def _rematch(text: str, pos: int) -> re.Match[str]:
     return m
 
 
+def _bound_after(text: str) -> float | None:
+    """The bound written after ``≤``: up to the clause end, the number after the last ``=``."""
+    seg = re.split(r"[,，;；。]", text)[0]
+    m = NUM_RE.search(seg.split("=")[-1])
+    return float(m.group(0).rstrip("%")) if m else None
+
+
+def _bound_before(text: str) -> float | None:
+    nums = list(NUM_RE.finditer(text))
+    return float(nums[-1].group(0).rstrip("%")) if nums else None
+
+
 def parse_speed_check(doc: TextDoc, st: Statement) -> SpeedCheckStatement | None:
-    """``194.9 ≤ Q需 ≤ 2473.0`` (also ``<=``, ``＜``, with the bounds' own formulas) → bounds."""
+    """The stated wind-speed bounds (m³/min): ``194.9 ≤ Q需 ≤ 2473.0`` (also ``<=``, each bound with
+    its own formula), one-sided ``Q需 = 1132.2 ≤ 2473.0`` / ``194.9 ≤ Q需``, or labelled clauses
+    ``Q最小 = … = 194.9，Q最大 = … = 2473.0``."""
     body = st.body
-    ops = [m for m in re.finditer(r"≤|<=|<|≦", body)]
-    if not ops:
-        return None
+    ops = list(re.finditer(r"≤|<=|<|≦", body))
     lower = upper = None
-    before = body[: ops[0].start()]
-    nums = list(NUM_RE.finditer(before))
-    if nums:
-        lower = float(nums[-1].group(0).rstrip("%"))
-    if len(ops) > 1:
-        after = body[ops[1].end() :]
-        after = re.split(r"[,，;；。]", after)[0]
-        seg = after.split("=")[-1] if "=" in after else after
-        m = NUM_RE.search(seg)
-        upper = float(m.group(0).rstrip("%")) if m else None
+    if len(ops) >= 2:
+        lower, upper = _bound_before(body[: ops[0].start()]), _bound_after(body[ops[1].end() :])
+    elif len(ops) == 1:
+        before, after = body[: ops[0].start()], body[ops[0].end() :]
+        if re.match(r"\s*Q", after):
+            lower = _bound_before(before)
+        else:
+            upper = _bound_after(after)
+    else:
+        for clause in re.split(r"[,，;；。]", body):
+            if re.search(r"最小|下限|最低", clause):
+                lower = _bound_after(clause.split("=")[-1]) if "=" in clause else _bound_before(clause)
+            elif re.search(r"最大|上限|最高", clause):
+                upper = _bound_after(clause.split("=")[-1]) if "=" in clause else _bound_before(clause)
     if lower is None and upper is None:
         return None
     return SpeedCheckStatement(lower=lower, upper=upper, ref=_ref(doc, st.offset(0), st.label + "：" + body))

@@ -17,7 +17,10 @@ Pages are 1-based; table references are 1-based table-on-page and row-in-table n
 
 from __future__ import annotations
 
+import logging
 import re
+from collections.abc import Callable
+from typing import TypeVar
 
 from vent_agent.documents.pdf_text import ExtractedPdf
 from vent_agent.documents.plan import Citation, Figure, LocationPlan, Plan, SourceRef, Totals
@@ -43,6 +46,9 @@ from vent_agent.documents.plan_text import (
 )
 from vent_agent.documents.plan_textual import allocation_lines, location_lines, signoff_lines
 
+log = logging.getLogger(__name__)
+T = TypeVar("T")
+
 _MINE_RE = re.compile(
     r"^(.{2,30}?(?:煤矿|煤业有限责任公司|煤业有限公司|煤业|矿业有限责任公司|矿业有限公司|矿业|矿井|矿))"
 )
@@ -61,7 +67,8 @@ _METHOD_KIND = {
 
 
 def parse_plan(extracted: ExtractedPdf) -> Plan:
-    """Parse an extracted plan PDF. Never raises on content; problems go to ``plan.warnings``."""
+    """Parse an extracted plan PDF. Never raises on content: what cannot be read goes to
+    ``plan.warnings`` (an unexpected error in one part is logged and the other parts still parse)."""
     doc = build_doc(extracted)
     sections = find_sections(doc)
     plan = Plan(page_count=extracted.page_count, char_count=extracted.char_count)
@@ -74,24 +81,38 @@ def parse_plan(extracted: ExtractedPdf) -> Plan:
     plan.section_pages = {}
     for s in sections:
         plan.section_pages.setdefault(s.key, s.page)
-    _cover(plan, doc, sections)
-    plan.basis = _basis(doc, section(sections, "basis"))
-    plan.citations = _citations(doc)
-    plan.regulation_editions = _editions(plan.citations)
 
-    tables = logical_tables(extracted.tables)
-    listed = _listed(doc, sections, tables, warnings)
+    def cover() -> None:
+        _cover(plan, doc, sections)
+        plan.basis = _basis(doc, section(sections, "basis"))
+        plan.citations = _citations(doc)
+        plan.regulation_editions = _editions(plan.citations)
+
+    tables = _guarded(plan, "tables", lambda: logical_tables(extracted.tables), [])
+    _guarded(plan, "cover", cover, None)
+    listed = _guarded(plan, "locations list", lambda: _listed(doc, sections, tables, warnings), [])
     plan.listed_locations = [name for name, _, _ in listed]
-    total_row = _allocation(plan, doc, sections, tables)
-    _signoffs(plan, doc, sections, tables)
-    _locations(plan, doc, sections, listed)
+    total_row = _guarded(plan, "allocation", lambda: _allocation(plan, doc, sections, tables), {})
+    _guarded(plan, "sign-off", lambda: _signoffs(plan, doc, sections, tables), None)
+    _guarded(plan, "calculation", lambda: _locations(plan, doc, sections, listed), None)
     if not plan.listed_locations:
         plan.listed_locations = [loc.name for loc in plan.locations] or [r.location for r in plan.allocation]
-    plan.totals = _totals(doc, sections, total_row)
+    plan.totals = _guarded(plan, "totals", lambda: _totals(doc, sections, total_row), Totals())
     for key, what in (("month", plan.month), ("title", plan.title)):
         if not what:
             warnings.append(f"未识别 {key} / {key} not found")
     return plan
+
+
+def _guarded(plan: Plan, part: str, fn: Callable[[], T], default: T) -> T:
+    """``fn()``, or ``default`` with a warning when it fails unexpectedly (a parser bug on odd input
+    must not lose the rest of the plan)."""
+    try:
+        return fn()
+    except Exception as exc:
+        log.exception("plan parser: %s failed", part)
+        plan.warnings.append(f"解析“{part}”时出错 / error while parsing {part}: {type(exc).__name__}: {exc}")
+        return default
 
 
 # --- cover -----------------------------------------------------------------------------------------
@@ -124,7 +145,10 @@ def _cover(plan: Plan, doc: TextDoc, sections: list[Section]) -> None:
         m = re.search(r"\d{4}\s*年\s*\d{1,2}\s*月份", text)
         plan.month = parse_month(m.group(0)) if m else None
 
-    m = re.search(r"版\s*本\s*号?\s*[:：]?\s*([A-Za-z]{0,2}\s*\d+(?:\.\d+)*[A-Za-z]?)", text)
+    version = r"([A-Za-z]{0,2}\s*\d+(?:\.\d+)*[A-Za-z]?)"
+    m = re.search(rf"版\s*本\s*号?\s*[:：]?\s*{version}", head) or re.search(
+        rf"版\s*本\s*号?\s*[:：]\s*{version}", text
+    )
     m = m or re.search(r"第\s*(\d+)\s*版", head)
     m = m or re.search(r"(?<![A-Za-z])([Vv]\s*\d+(?:\.\d+)+)", head)
     plan.version = re.sub(r"\s+", "", m.group(1)) if m else None

@@ -159,8 +159,17 @@ def find_blocks(doc: TextDoc, first_line: int, end_line: int, known: list[str]) 
 
 STATEMENT_MARKERS: list[tuple[str, str]] = [
     ("params", r"(?:基础|基本|计算|已知|原始|主要|设计)参数"),
-    ("method", r"按[^，,。；;：:=\n]{1,18}?(?:计算|确定|核算)"),
-    ("max", r"取(?:其中)?(?:最大值|大值|最大者)|需风量取值|最终(?:确定)?需风量|综合(?:确定|取值)"),
+    (
+        "method",
+        r"按[^，,。；;：:=\n]{1,18}?(?:计算|确定|核算)"
+        r"|(?:瓦斯|二氧化碳|CO2|气象条件|人数|炸药量|局部通风机|局扇|胶轮车|发热量|库容|氢气|最低风量|备用工作面)"
+        r"[^，,。；;：:=\n]{0,12}?(?:计算|法)(?=\s*:)",
+    ),
+    (
+        "max",
+        r"取(?:其中)?(?:最大值|大值|最大者)|需风量取值|最终(?:确定)?需风量|综合(?:确定|取值)|需风量(?:确定)?为"
+        r"|(?<![\w(])Q\s*需(?=\s*=)",
+    ),
     ("speed", r"(?:按)?风速(?:验算|校核|核算)(?!用)|验算风速"),
     ("section", r"(?:工作面)?平均断面|有效断面|断面计算"),
 ]
@@ -213,7 +222,12 @@ def split_statements(doc: TextDoc, start: int, end: int) -> list[Statement]:
     """Split the text ``doc.text[start:end]`` at statement markers. Text before the first marker is a
     ``params`` statement; an enumerator left at the end of a statement (``(2)``) is dropped."""
     text, pos = joined_text(doc, start, end)
-    marks = list(_MARKER_RE.finditer(text))
+    marks: list[re.Match[str]] = []
+    for m in _MARKER_RE.finditer(text):
+        # "取最大值：Q需 = …" / "风速验算：Q需 = … ≤ …": a bare "Q需" right after a label belongs to it
+        if m.group(0).startswith("Q") and marks and not text[marks[-1].end() : m.start()].strip(" :"):
+            continue
+        marks.append(m)
     spans: list[tuple[str, str, int, int]] = []
     first = marks[0].start() if marks else len(text)
     if text[:first].strip():

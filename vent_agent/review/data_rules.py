@@ -27,7 +27,14 @@ from vent_agent.kb.thresholds import ThresholdTable
 from vent_agent.review.findings import Category, Evidence, Finding, Severity
 from vent_agent.review.limit_rules import review_limits
 from vent_agent.review.reference import MonthlyReference, ReferenceData, same_mine
-from vent_agent.review.rule_common import finding, fmt, plan_edition, plan_location, reference_evidence
+from vent_agent.review.rule_common import (
+    finding,
+    fmt,
+    plan_edition,
+    plan_location,
+    plan_names,
+    reference_evidence,
+)
 
 REVIEWER = "data-checker"
 GAS_TOLERANCE = 0.10  # plan vs gas-grade report (DOMAIN §5)
@@ -99,14 +106,6 @@ def _reference_for(plan: Plan, reference: ReferenceData | None) -> tuple[Monthly
     return ref, ""
 
 
-def _names(plan: Plan) -> list[str]:
-    names = [loc.name for loc in plan.locations]
-    for n in [*plan.listed_locations, *(r.location for r in plan.allocation)]:
-        if match_name(n, names) is None:
-            names.append(n)
-    return names
-
-
 def _ev(ref: MonthlyReference, kind: str, key: str | None, text: str) -> Evidence:
     return reference_evidence(TOOLS[kind], ref.mine, ref.month, key, text)
 
@@ -117,7 +116,7 @@ def _data(location: str | None, severity: Severity, message: str, **kw) -> Findi
 
 def _mining_plan(plan: Plan, ref: MonthlyReference) -> list[Finding]:
     out = []
-    names = _names(plan)
+    names = plan_names(plan)
     page = plan.section_pages.get("locations") or plan.section_pages.get("allocation")
     for e in ref.mining_plan:
         hit = match_name(e.location, names)
@@ -317,7 +316,7 @@ def _backcalc(plan: Plan, ref: MonthlyReference) -> list[Finding]:
     for key, s in ref.air_survey.items():
         if None in (s.wind_speed, s.area, s.ch4_return, s.ch4_intake):
             continue
-        name = match_name(key, _names(plan))
+        name = match_name(key, plan_names(plan))
         if name is None:
             continue
         q = 60.0 * s.wind_speed * s.area * (s.ch4_return - s.ch4_intake) / 100.0

@@ -14,7 +14,7 @@ import datetime as dt
 from vent_agent.documents.plan import LocationPlan, Plan, SignOff
 from vent_agent.documents.plan_text import match_name
 from vent_agent.review.findings import Category, Finding, Severity
-from vent_agent.review.rule_common import PLAN_RULES_SOURCE, cited_families, finding
+from vent_agent.review.rule_common import PLAN_RULES_SOURCE, cited_families, finding, plan_names
 
 REVIEWER = "form-reviewer"
 ROLE_RANK = {"编制": 0, "审核": 1, "批准": 2}
@@ -232,19 +232,11 @@ def _month_window(
     return out
 
 
-def _all_names(plan: Plan) -> list[str]:
-    names = list(plan.listed_locations)
-    for n in [loc.name for loc in plan.locations] + [r.location for r in plan.allocation]:
-        if match_name(n, names) is None:
-            names.append(n)
-    return names
-
-
 def _processes(plan: Plan) -> list[Finding]:
     out = []
     calc_page = plan.section_pages.get("calculation")
     block_names = [loc.name for loc in plan.locations]
-    for name in _all_names(plan):
+    for name in plan_names(plan):
         hit = match_name(name, block_names)
         loc: LocationPlan | None = plan.location(hit) if hit else None
         if loc is None or not loc.methods:

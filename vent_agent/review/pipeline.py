@@ -30,7 +30,7 @@ from vent_agent.settings import Settings
 
 log = logging.getLogger(__name__)
 
-PARSER_VERSION = "plan-parser-1"
+PARSER_VERSION = "plan-parser-2"
 
 
 class Emit(Protocol):

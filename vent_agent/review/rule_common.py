@@ -141,3 +141,13 @@ def plan_location(plan: Plan, name: str) -> LocationPlan | None:
     """The plan's calculation block naming the same location as ``name`` (see ``match_name``)."""
     hit = match_name(name, [loc.name for loc in plan.locations])
     return plan.location(hit) if hit else None
+
+
+def plan_names(plan: Plan) -> list[str]:
+    """Every location the plan names: the location list first, then calculation blocks and allocation
+    rows not already in it (one entry per place, see ``match_name``)."""
+    names = list(plan.listed_locations)
+    for n in [loc.name for loc in plan.locations] + [r.location for r in plan.allocation]:
+        if match_name(n, names) is None:
+            names.append(n)
+    return names
