@@ -10,6 +10,9 @@ import httpx
 import pytest
 
 from vent_agent.app import create_app
+from vent_agent.documents.pdf_text import extract_pdf
+from vent_agent.documents.plan import Plan
+from vent_agent.documents.plan_parser import parse_plan
 from vent_agent.settings import Settings
 
 DATA = Path(__file__).parent / "data"
@@ -40,10 +43,24 @@ async def client(app) -> AsyncIterator[httpx.AsyncClient]:  # type: ignore[no-un
 
 
 @pytest.fixture
-def plan_a() -> Path:
+def plan_a_pdf() -> Path:
+    """The correct sample plan (text layer)."""
     return DATA / "plan-2026-08-a.pdf"
 
 
 @pytest.fixture
-def plan_b() -> Path:
+def plan_b_pdf() -> Path:
+    """The sample plan with ten seeded faults (text layer)."""
     return DATA / "plan-2026-08-b.pdf"
+
+
+@pytest.fixture(scope="session")
+def plan_a() -> Plan:
+    """plan a parsed once per session; tests that change it work on ``model_copy(deep=True)``."""
+    return parse_plan(extract_pdf(DATA / "plan-2026-08-a.pdf", max_pages=50))
+
+
+@pytest.fixture(scope="session")
+def plan_b() -> Plan:
+    """plan b parsed once per session; tests that change it work on ``model_copy(deep=True)``."""
+    return parse_plan(extract_pdf(DATA / "plan-2026-08-b.pdf", max_pages=50))

@@ -142,3 +142,15 @@ def test_model_failure_falls_back_to_rules(tmp_path) -> None:  # type: ignore[no
     assert any(e["type"] == "progress" and "模型调用失败" in e["message"] for e in events)
     text = "".join(e["content"] for e in events if e["type"] == "token")
     assert "第157条" in text and events[-1]["type"] == "done"
+
+
+async def test_numeric_tunnel_id_is_accepted(client: httpx.AsyncClient) -> None:
+    resp, events = await _stream(client, "/api/interpret/click/tun", {**TUN, "tun_id": 15216})
+    assert resp.status_code == 200 and events[-1]["type"] == "done"
+    assert any(e["type"] == "token" for e in events)
+
+
+async def test_unknown_id_done_says_it_failed(client: httpx.AsyncClient) -> None:
+    _, events = await _stream(client, "/api/interpret/click/device", {**FAN, "device_id": "../../etc"})
+    assert events[-1]["type"] == "done" and events[-1]["message"] == "解读失败"
+    assert sum(e["type"] == "done" for e in events) == 1

@@ -27,8 +27,8 @@ def _report_text(events: list[dict]) -> str:
     return "".join(e["content"] for e in events if e["type"] == "token")
 
 
-async def test_review_stream_follows_the_spec(client: httpx.AsyncClient, plan_b: Path) -> None:
-    resp, events = await _review(client, plan_b, session_id="s-1")
+async def test_review_stream_follows_the_spec(client: httpx.AsyncClient, plan_b_pdf: Path) -> None:
+    resp, events = await _review(client, plan_b_pdf, session_id="s-1")
     assert resp.status_code == 200 and resp.headers["x-session-id"] == "s-1"
     types = [e["type"] for e in events]
     assert types[0] == "progress" and types[-1] == "done"
@@ -48,9 +48,9 @@ async def test_review_stream_follows_the_spec(client: httpx.AsyncClient, plan_b:
 
 
 async def test_report_download_is_a_docx_with_cjk_fonts(
-    client: httpx.AsyncClient, plan_b: Path, tmp_path: Path
+    client: httpx.AsyncClient, plan_b_pdf: Path, tmp_path: Path
 ) -> None:
-    _, events = await _review(client, plan_b)
+    _, events = await _review(client, plan_b_pdf)
     url = events[-1]["download_url"]
     path = url.split("testserver", 1)[1]
     resp = await client.get(path)
@@ -74,12 +74,12 @@ def _by(findings: list[dict]) -> set[tuple]:
 
 
 def test_cli_plan_b_json_has_the_seeded_faults(
-    plan_b: Path, tmp_path: Path, capsys: pytest.CaptureFixture, monkeypatch: pytest.MonkeyPatch
+    plan_b_pdf: Path, tmp_path: Path, capsys: pytest.CaptureFixture, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("VENT_DATA_DIR", str(tmp_path / "d"))
     out = tmp_path / "b.docx"
     with pytest.raises(SystemExit) as exit_info:
-        main(["review", str(plan_b), "-o", str(out), "--json"])
+        main(["review", str(plan_b_pdf), "-o", str(out), "--json"])
     assert exit_info.value.code == 1  # major findings
     findings = json.loads(capsys.readouterr().out)
     got = _by(findings)
@@ -92,25 +92,25 @@ def test_cli_plan_b_json_has_the_seeded_faults(
 
 
 def test_cli_plan_a_has_no_major_or_critical(
-    plan_a: Path, tmp_path: Path, capsys: pytest.CaptureFixture, monkeypatch: pytest.MonkeyPatch
+    plan_a_pdf: Path, tmp_path: Path, capsys: pytest.CaptureFixture, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("VENT_DATA_DIR", str(tmp_path / "d"))
     with pytest.raises(SystemExit) as exit_info:
-        main(["review", str(plan_a), "--json"])
+        main(["review", str(plan_a_pdf), "--json"])
     findings = json.loads(capsys.readouterr().out)
     assert exit_info.value.code == 0
     assert not [f for f in findings if f["severity"] in ("major", "critical")]
 
 
 def test_cli_human_output_and_unreadable_pdf(
-    plan_a: Path, tmp_path: Path, capsys: pytest.CaptureFixture, monkeypatch: pytest.MonkeyPatch
+    plan_a_pdf: Path, tmp_path: Path, capsys: pytest.CaptureFixture, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("VENT_DATA_DIR", str(tmp_path / "d"))
     with pytest.raises(SystemExit):
-        main(["review", str(plan_a)])
+        main(["review", str(plan_a_pdf)])
     assert "审查发现" in capsys.readouterr().out
     broken = tmp_path / "broken.pdf"
-    broken.write_bytes(plan_a.read_bytes()[:2000])
+    broken.write_bytes(plan_a_pdf.read_bytes()[:2000])
     with pytest.raises(SystemExit) as exit_info:
         main(["review", str(broken)])
     assert exit_info.value.code == 2
@@ -131,10 +131,10 @@ async def test_missing_file_is_400(client: httpx.AsyncClient) -> None:
 
 
 async def test_truncated_pdf_gives_error_event_then_done(
-    client: httpx.AsyncClient, plan_b: Path, tmp_path: Path
+    client: httpx.AsyncClient, plan_b_pdf: Path, tmp_path: Path
 ) -> None:
     broken = tmp_path / "broken.pdf"
-    broken.write_bytes(plan_b.read_bytes()[:3000])
+    broken.write_bytes(plan_b_pdf.read_bytes()[:3000])
     _, events = await _review(client, broken)
     assert [e["type"] for e in events][-2:] == ["error", "done"]
     assert events[-2]["message"]
@@ -153,10 +153,16 @@ async def test_oversized_upload_is_413(tmp_path: Path) -> None:
     assert not list((tmp_path / "d" / "uploads").glob("*.part"))
 
 
-async def test_second_review_uses_the_cache_unless_forced(client: httpx.AsyncClient, plan_a: Path) -> None:
-    await _review(client, plan_a)
-    _, events = await _review(client, plan_a)
+async def test_second_review_uses_the_cache_unless_forced(client: httpx.AsyncClient, plan_a_pdf: Path) -> None:
+    await _review(client, plan_a_pdf)
+    _, events = await _review(client, plan_a_pdf)
     assert any("缓存" in e.get("message", "") for e in events)
-    _, events = await _review(client, plan_a, force_refresh="true")
+    _, events = await _review(client, plan_a_pdf, force_refresh="true")
     assert not any("缓存" in e.get("message", "") for e in events)
     assert any(e.get("page_progress") for e in events)
+
+
+async def test_replay_of_a_review_carries_its_session(client: httpx.AsyncClient, plan_a_pdf: Path) -> None:
+    resp, _ = await _review(client, plan_a_pdf, session_id="s-9")
+    replay = await client.get(f"/api/runs/{resp.headers['x-run-id']}/events")
+    assert replay.headers["x-session-id"] == "s-9"

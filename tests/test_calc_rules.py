@@ -6,28 +6,12 @@ from pathlib import Path
 
 import pytest
 
-from vent_agent.documents.pdf_text import extract_pdf
 from vent_agent.documents.plan import Plan
-from vent_agent.documents.plan_parser import parse_plan
 from vent_agent.review.arith import close, evaluate_numeric, substituted_value
 from vent_agent.review.calc_rules import review_calc
 from vent_agent.review.findings import Category, Severity
 
 DATA = Path(__file__).parent / "data"
-
-
-def _plan(name: str) -> Plan:
-    return parse_plan(extract_pdf(DATA / name, max_pages=50))
-
-
-@pytest.fixture(scope="module")
-def plan_a() -> Plan:
-    return _plan("plan-2026-08-a.pdf")
-
-
-@pytest.fixture(scope="module")
-def plan_b() -> Plan:
-    return _plan("plan-2026-08-b.pdf")
 
 
 def test_arith_evaluates_only_numeric_segments() -> None:

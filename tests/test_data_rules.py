@@ -9,9 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from vent_agent.documents.pdf_text import extract_pdf
 from vent_agent.documents.plan import Figure, Plan, SourceRef
-from vent_agent.documents.plan_parser import parse_plan
 from vent_agent.review.data_rules import review_data
 from vent_agent.review.findings import Category, Finding, Severity
 from vent_agent.review.reference import (
@@ -27,16 +25,6 @@ from vent_agent.review.reference import (
 
 DATA = Path(__file__).parent / "data"
 SERIOUS = {Severity.MAJOR, Severity.CRITICAL}
-
-
-@pytest.fixture(scope="module")
-def plan_a() -> Plan:
-    return parse_plan(extract_pdf(DATA / "plan-2026-08-a.pdf", max_pages=50))
-
-
-@pytest.fixture(scope="module")
-def plan_b() -> Plan:
-    return parse_plan(extract_pdf(DATA / "plan-2026-08-b.pdf", max_pages=50))
 
 
 @pytest.fixture(scope="module")

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
-
 from tests.synthetic_plans import text_plan, variant_pdf
 from vent_agent.documents.pdf_text import extract_pdf
 from vent_agent.documents.plan import Plan
@@ -15,16 +13,6 @@ from vent_agent.review.form_rules import review_form
 
 DATA = Path(__file__).parent / "data"
 SERIOUS = {Severity.MAJOR, Severity.CRITICAL}
-
-
-@pytest.fixture(scope="module")
-def plan_a() -> Plan:
-    return parse_plan(extract_pdf(DATA / "plan-2026-08-a.pdf", max_pages=50))
-
-
-@pytest.fixture(scope="module")
-def plan_b() -> Plan:
-    return parse_plan(extract_pdf(DATA / "plan-2026-08-b.pdf", max_pages=50))
 
 
 def _copy(plan: Plan) -> Plan:

@@ -7,21 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from vent_agent.documents.pdf_text import extract_pdf
 from vent_agent.documents.plan import Plan
-from vent_agent.documents.plan_parser import parse_plan
 
 DATA = Path(__file__).parent / "data"
-
-
-@pytest.fixture(scope="module")
-def plan_a() -> Plan:
-    return parse_plan(extract_pdf(DATA / "plan-2026-08-a.pdf", max_pages=50))
-
-
-@pytest.fixture(scope="module")
-def plan_b() -> Plan:
-    return parse_plan(extract_pdf(DATA / "plan-2026-08-b.pdf", max_pages=50))
 
 
 # name, kind, kind label, rock, first page of the block

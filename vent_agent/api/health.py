@@ -12,7 +12,7 @@ router = APIRouter(tags=["health"])
 
 @router.get("/healthz")
 async def healthz(state: StateDep) -> JSONResponse:
-    """``{"status": "ok", "database": "ok", "model": bool}``; 503 when the database does not answer."""
+    """``{"status": "ok", "database": "ok", "model_configured": bool}``; 503 when the database does not answer."""
     try:
         await state.db.ping()
     except Exception as exc:  # report, don't raise: a health probe must answer

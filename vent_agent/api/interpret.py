@@ -33,7 +33,7 @@ PLAN_MODE_NOTICE = "计划模式智能体尚未启用，本次按快速模式给
 
 
 class _ClickBase(BaseModel):
-    model_config = ConfigDict(extra="ignore", str_strip_whitespace=True)
+    model_config = ConfigDict(extra="ignore", str_strip_whitespace=True, coerce_numbers_to_str=True)
     mode: Literal["plan", "fast"] = Field(default="plan", description="plan（默认）或 fast")
 
 
@@ -71,6 +71,7 @@ async def _interpret(
         facts = await load_facts()
     except NotFoundError as exc:
         await em.emit("error", message=str(exc))
+        await em.emit("done", **{**_click_done(em.run_id), "message": "解读失败"})
         return
     await em.emit("progress", source="fast", message=f"查询{what}监测数据完成")
     if mode == "plan":

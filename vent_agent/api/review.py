@@ -76,6 +76,9 @@ async def review_pdf(
         await review_run(em, state, req, base_url, session_id)
 
     run_id = await state.runs.start(
-        "review", body, done_fields=lambda rid: {"session_id": session_id, "thread_id": rid}
+        "review",
+        body,
+        session_id=session_id,
+        done_fields=lambda rid: {"session_id": session_id, "thread_id": rid},
     )
     return run_stream(state.runs, run_id, session_id=session_id, ping_s=state.settings.sse_ping_s)
