@@ -14,11 +14,15 @@ from typing import Any
 
 from calc.errors import CalcInputError
 
+MAX_MAGNITUDE = 1e9
+"""No input of a ventilation calculation is larger (m³/min, kW, m³, kg…): beyond it, it is a typo."""
+
 
 def number(name: str, value: Any, *, minimum: float | None = None, strict: bool = False) -> float:
     """A finite real number; ``minimum`` is a lower bound (exclusive when ``strict``).
 
-    Raises CalcInputError for bools, non-numbers, NaN, ±inf and values below the bound.
+    Raises CalcInputError for bools, non-numbers, NaN, ±inf, magnitudes above ``MAX_MAGNITUDE`` and
+    values below the bound.
     """
     if value is None:
         raise CalcInputError(name, "is required")
@@ -27,6 +31,8 @@ def number(name: str, value: Any, *, minimum: float | None = None, strict: bool 
     result = float(value)
     if not math.isfinite(result):
         raise CalcInputError(name, "must be a finite number", value)
+    if abs(result) > MAX_MAGNITUDE:
+        raise CalcInputError(name, f"is implausibly large (|x| > {MAX_MAGNITUDE:g})", value)
     if minimum is not None:
         if strict and result <= minimum:
             raise CalcInputError(name, f"must be > {minimum:g}", value)

@@ -146,14 +146,19 @@ async def test_oversized_upload_is_413(tmp_path: Path) -> None:
 
     app = create_app(Settings(_env_file=None, data_dir=tmp_path / "d", max_upload_mb=1))
     transport = httpx.ASGITransport(app=app)
-    async with app.router.lifespan_context(app), httpx.AsyncClient(transport=transport, base_url="http://t") as c:
+    async with (
+        app.router.lifespan_context(app),
+        httpx.AsyncClient(transport=transport, base_url="http://t") as c,
+    ):
         big = b"%PDF-1.4\n" + b"0" * (2 << 20)
         resp = await c.post("/api/vent/review/pdf", files={"file": ("big.pdf", big, "application/pdf")})
     assert resp.status_code == 413 and resp.json()["error"]
     assert not list((tmp_path / "d" / "uploads").glob("*.part"))
 
 
-async def test_second_review_uses_the_cache_unless_forced(client: httpx.AsyncClient, plan_a_pdf: Path) -> None:
+async def test_second_review_uses_the_cache_unless_forced(
+    client: httpx.AsyncClient, plan_a_pdf: Path
+) -> None:
     await _review(client, plan_a_pdf)
     _, events = await _review(client, plan_a_pdf)
     assert any("缓存" in e.get("message", "") for e in events)
@@ -166,3 +171,46 @@ async def test_replay_of_a_review_carries_its_session(client: httpx.AsyncClient,
     resp, _ = await _review(client, plan_a_pdf, session_id="s-9")
     replay = await client.get(f"/api/runs/{resp.headers['x-run-id']}/events")
     assert replay.headers["x-session-id"] == "s-9"
+
+
+@pytest.mark.parametrize("session_id", ["会话一", "abc\r\nX-Evil: 1", "abc\x00", "a b", "x" * 200])
+async def test_unsafe_session_id_is_400_and_starts_nothing(
+    client: httpx.AsyncClient, plan_a_pdf: Path, session_id: str
+) -> None:
+    files = {"file": (plan_a_pdf.name, plan_a_pdf.read_bytes(), "application/pdf")}
+    resp = await client.post("/api/vent/review/pdf", files=files, data={"session_id": session_id})
+    assert resp.status_code == 400 and "session_id" in resp.json()["error"]
+
+
+async def test_replay_positions_are_validated(client: httpx.AsyncClient, plan_a_pdf: Path) -> None:
+    resp, events = await _review(client, plan_a_pdf)
+    url = f"/api/runs/{resp.headers['x-run-id']}/events"
+    assert (await client.get(url, params={"after": 9223372036854775808})).status_code == 400
+    for bad in ["99999999999999999999999999", "²", "12³", "-1", ""]:
+        got = await client.get(url, headers={"Last-Event-ID": bad.encode("latin-1")})
+        assert got.status_code == 400, bad
+    # a finished run replayed from its end: 204, so that a standard EventSource stops reconnecting
+    assert (await client.get(url, headers={"Last-Event-ID": str(events[-1]["seq"])})).status_code == 204
+    assert (await client.get(url, params={"after": 10**6})).status_code == 204
+
+
+def test_absurd_figures_are_input_errors_not_crashes(capsys: pytest.CaptureFixture) -> None:
+    assert main_calc(["calc_face_by_gas", "--gas-emission", "1e25", "--k-gas", "1.5"]) == 2
+    assert "Traceback" not in capsys.readouterr().err
+
+
+def main_calc(argv: list[str]) -> int:
+    from vent_agent.calc_cli import run_calc
+
+    return run_calc(argv[0], argv[1:])
+
+
+@pytest.mark.parametrize(
+    "body,needle",
+    [(b"{not json", "JSON"), (b"[1, 2]", "JSON 对象"), (b"null", "JSON 对象"), (b"", "请求体")],
+)
+async def test_body_errors_are_clear(client: httpx.AsyncClient, body: bytes, needle: str) -> None:
+    resp = await client.post(
+        "/api/interpret/click/tun", content=body, headers={"content-type": "application/json"}
+    )
+    assert resp.status_code == 400 and needle in resp.json()["error"]

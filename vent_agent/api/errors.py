@@ -24,9 +24,15 @@ class ApiError(Exception):
 def _describe(exc: RequestValidationError) -> str:
     parts = []
     for err in exc.errors():
-        loc = ".".join(str(x) for x in err.get("loc", ()) if x not in ("body", "query", "path"))
+        loc = ".".join(str(x) for x in err.get("loc", ()) if x not in ("body", "query", "path", "header"))
         kind = err.get("type", "")
-        if kind == "missing":
+        if kind == "json_invalid":
+            parts.append("请求体不是合法的 JSON")
+        elif not loc and kind == "missing":
+            parts.append("缺少请求体")
+        elif not loc or loc.isdigit():
+            parts.append("请求体格式错误：应为 JSON 对象")
+        elif kind == "missing":
             parts.append(f"缺少必填字段 {loc}")
         else:
             parts.append(f"字段 {loc} 无效：{err.get('msg', '')}")
@@ -49,6 +55,8 @@ def install_error_handlers(app: FastAPI) -> None:
         message = exc.detail if isinstance(exc.detail, str) else "请求错误"
         if exc.status_code == 404 and message == "Not Found":
             message = "资源不存在"
+        elif exc.status_code == 400 and message.isascii():
+            message = f"请求体解析失败（{message}）"
         elif exc.status_code == 405:
             message = "不支持该请求方法"
         return JSONResponse({"error": message}, status_code=exc.status_code, headers=exc.headers)

@@ -18,6 +18,9 @@ from vent_agent.state import AppState
 
 router = APIRouter(prefix="/api/vent/review", tags=["review"])
 
+SESSION_ID_PATTERN = r"^[A-Za-z0-9._:-]{1,128}$"
+"""Session ids travel in the ``X-Session-Id`` header: printable ASCII without separators."""
+
 
 async def review_run(
     em: Emitter, state: AppState, req: ReviewRequest, base_url: str, session_id: str | None
@@ -59,7 +62,7 @@ async def review_pdf(
     request: Request,
     state: StateDep,
     file: Annotated[UploadFile, File(description="配风计划 PDF")],
-    session_id: Annotated[str | None, Form(max_length=128)] = None,
+    session_id: Annotated[str | None, Form(max_length=128, pattern=SESSION_ID_PATTERN)] = None,
     message: Annotated[str | None, Form(max_length=4000)] = None,
     force_refresh: Annotated[bool, Form()] = False,
 ) -> EventSourceResponse:

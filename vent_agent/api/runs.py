@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from fastapi import APIRouter, Header, Query
+import re
+
+from fastapi import APIRouter, Header, Query, Response
 from sse_starlette import EventSourceResponse
 
 from vent_agent.api.deps import StateDep
@@ -11,23 +13,27 @@ from vent_agent.api.sse import run_stream
 
 router = APIRouter(prefix="/api/runs", tags=["runs"])
 
+MAX_SEQ = 10**18
 
-@router.get("/{run_id}/events")
+
+@router.get("/{run_id}/events", response_model=None)
 async def run_events(
     run_id: str,
     state: StateDep,
-    after: int | None = Query(default=None, ge=0, description="replay events with seq > after"),
+    after: int | None = Query(default=None, ge=0, le=MAX_SEQ, description="replay events with seq > after"),
     last_event_id: str | None = Header(default=None, alias="Last-Event-ID"),
-) -> EventSourceResponse:
+) -> EventSourceResponse | Response:
     """Events of the run with ``id: <seq>`` lines, from ``Last-Event-ID`` or ``?after=N`` (0 default)."""
     run = await state.runs.get(run_id)
     if run is None:
         raise ApiError(404, "运行不存在")
     start = after or 0
     if last_event_id is not None:
-        if not last_event_id.strip().isdigit():
+        if not re.fullmatch(r"[0-9]{1,18}", last_event_id.strip()):
             raise ApiError(400, "Last-Event-ID 必须是事件序号（非负整数）")
-        start = max(start, int(last_event_id))
+        start = max(start, int(last_event_id.strip()))
+    if run.status != "running" and start >= run.last_seq:
+        return Response(status_code=204)  # nothing left: a standard EventSource stops reconnecting
     return run_stream(
         state.runs,
         run_id,

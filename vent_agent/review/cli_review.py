@@ -43,7 +43,7 @@ def finding_rows(findings: list[Any]) -> list[dict[str, Any]]:
 
 async def run_cli_review(plan: Path, output: Path | None, *, as_json: bool, force_refresh: bool) -> int:
     """Review ``plan``; write ``output`` (.docx) when given. Returns the exit code: 0 no major or
-    critical finding, 1 some, 2 the plan could not be reviewed."""
+    critical finding, 1 some, 2 the plan could not be reviewed (or a reviewer failed)."""
     err = Console(stderr=True)
     settings = Settings()
     req = ReviewRequest(plan, sha256_file(plan), plan.name, force_refresh)
@@ -90,4 +90,9 @@ async def run_cli_review(plan: Path, output: Path | None, *, as_json: bool, forc
     if output is not None:
         err.print(f"Word 报告：{output}")
     blocking = {Severity.CRITICAL, Severity.MAJOR}
-    return 1 if any(f.severity in blocking for f in findings) else 0
+    if any(f.severity in blocking for f in findings):
+        return 1
+    if any(r.error for r in result.reviewers):
+        err.print("[red]有审查环节出错，审查不完整[/red]")
+        return 2
+    return 0

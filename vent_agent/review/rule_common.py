@@ -10,7 +10,7 @@ from vent_agent.documents.plan_text import match_name
 from vent_agent.kb.thresholds import Threshold
 from vent_agent.review.findings import Category, Evidence, Finding, Severity
 
-PLAN_RULES_SOURCE = "配风计划编制要求（DOMAIN §4）"
+PLAN_RULES_SOURCE = "月度配风计划编制要求（封面、审批、计算过程）"
 DEFAULT_EDITION = "2025"
 
 
