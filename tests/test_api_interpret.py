@@ -104,30 +104,8 @@ async def test_run_log_replays_with_ids_and_after(client: httpx.AsyncClient) -> 
     assert (await client.post(f"/api/runs/{run_id}/cancel")).status_code == 409
 
 
-def test_model_path_streams_model_text(tmp_path) -> None:  # type: ignore[no-untyped-def]
-    fake = FakeOpenAI(reply="**15216 辅运起坡段**：风速正常。", reasoning="先看风速")
-    with live_server(fake.app) as llm_url:
-        settings = Settings(
-            _env_file=None,
-            data_dir=tmp_path / "d",
-            llm_base_url=f"{llm_url}/v1",
-            llm_api_key="k",
-            llm_model="fake-model",
-        )
-        with live_server(create_app(settings)) as base:
-            resp = httpx.post(f"{base}/api/interpret/click/tun", json=TUN, timeout=30)
-    events = parse_spec_stream(resp.text)
-    text = "".join(e["content"] for e in events if e["type"] == "token")
-    assert text == "**15216 辅运起坡段**：风速正常。"
-    assert events[-1]["type"] == "done"
-    sent = fake.requests[0]
-    assert sent["model"] == "fake-model" and sent["stream"] is True
-    prompt = " ".join(m["content"] for m in sent["messages"])
-    assert "15216" in prompt and "第157条" in prompt
-
-
-def test_model_failure_falls_back_to_rules(tmp_path) -> None:  # type: ignore[no-untyped-def]
-    fake = FakeOpenAI(fail_status=500)
+def _click_through_fake_model(fake: FakeOpenAI, tmp_path) -> list[dict]:  # type: ignore[no-untyped-def]
+    """POST the tunnel click to a live app whose model is the loopback ``fake``; the parsed events."""
     with live_server(fake.app) as llm_url:
         settings = Settings(
             _env_file=None,
@@ -138,7 +116,23 @@ def test_model_failure_falls_back_to_rules(tmp_path) -> None:  # type: ignore[no
         )
         with live_server(create_app(settings)) as base:
             resp = httpx.post(f"{base}/api/interpret/click/tun", json=TUN, timeout=60)
-    events = parse_spec_stream(resp.text)
+    return parse_spec_stream(resp.text)
+
+
+def test_model_path_streams_model_text(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    fake = FakeOpenAI(reply="**15216 辅运起坡段**：风速正常。", reasoning="先看风速")
+    events = _click_through_fake_model(fake, tmp_path)
+    text = "".join(e["content"] for e in events if e["type"] == "token")
+    assert text == "**15216 辅运起坡段**：风速正常。"
+    assert events[-1]["type"] == "done"
+    sent = fake.requests[0]
+    assert sent["model"] == "fake-model" and sent["stream"] is True
+    prompt = " ".join(m["content"] for m in sent["messages"])
+    assert "15216" in prompt and "第157条" in prompt
+
+
+def test_model_failure_falls_back_to_rules(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    events = _click_through_fake_model(FakeOpenAI(fail_status=500), tmp_path)
     assert any(e["type"] == "progress" and "模型调用失败" in e["message"] for e in events)
     text = "".join(e["content"] for e in events if e["type"] == "token")
     assert "第157条" in text and events[-1]["type"] == "done"
