@@ -97,8 +97,13 @@ def _click_done(run_id: str) -> dict:
 
 
 async def _stream(
-    state: AppState, kind: str, body: Callable[[Emitter], Awaitable[None]]
+    state: AppState, kind: str, *, mode: str, tool: str, what: str, load_facts: FactsLoader
 ) -> EventSourceResponse:
+    """Start the click-interpretation run and tail it."""
+
+    async def body(em: Emitter) -> None:
+        await _interpret(em, state, mode=mode, tool=tool, what=what, load_facts=load_facts)
+
     run_id = await state.runs.start(kind, body, done_fields=_click_done)
     return run_stream(state.runs, run_id, ping_s=state.settings.sse_ping_s)
 
@@ -106,32 +111,24 @@ async def _stream(
 @router.post("/tun")
 async def click_tunnel(req: TunnelClick, state: StateDep) -> EventSourceResponse:
     """Stream the interpretation of one tunnel's live data (spec: 点选巷道解读)."""
-
-    async def body(em: Emitter) -> None:
-        await _interpret(
-            em,
-            state,
-            mode=req.mode,
-            tool="query_tun_data_by_id",
-            what="巷道",
-            load_facts=lambda: gather_tunnel_facts(state.source, req.tun_id, state.settings),
-        )
-
-    return await _stream(state, "click_tun", body)
+    return await _stream(
+        state,
+        "click_tun",
+        mode=req.mode,
+        tool="query_tun_data_by_id",
+        what="巷道",
+        load_facts=lambda: gather_tunnel_facts(state.source, req.tun_id, state.settings),
+    )
 
 
 @router.post("/device")
 async def click_device(req: DeviceClick, state: StateDep) -> EventSourceResponse:
     """Stream the interpretation of one device's live data (spec: 点选设备解读)."""
-
-    async def body(em: Emitter) -> None:
-        await _interpret(
-            em,
-            state,
-            mode=req.mode,
-            tool="query_device_data_by_id",
-            what="设备",
-            load_facts=lambda: gather_device_facts(state.source, req.device_id, state.settings),
-        )
-
-    return await _stream(state, "click_device", body)
+    return await _stream(
+        state,
+        "click_device",
+        mode=req.mode,
+        tool="query_device_data_by_id",
+        what="设备",
+        load_facts=lambda: gather_device_facts(state.source, req.device_id, state.settings),
+    )

@@ -18,6 +18,7 @@ from vent_agent.review.arith import close, substituted_value
 from vent_agent.review.findings import Category, Evidence, Finding, Severity
 from vent_agent.review.recompute import Unrecomputable, normalise_name, recompute_location
 from vent_agent.review.result import LocationRecalc
+from vent_agent.review.rule_common import finding
 
 AQ1056 = "AQ 1056-2008《煤矿通风能力核定标准》"
 R159 = "《煤矿安全规程》第159条"
@@ -50,14 +51,6 @@ MAX_TOOL = {
 OnLocation = Callable[[str, str, bool], Awaitable[None]]
 
 
-def _pdf(ref: SourceRef | None) -> list[Evidence]:
-    if ref is None:
-        return []
-    return [
-        Evidence(kind="pdf", page=ref.page, table=ref.table, row=ref.row, column=ref.column, text=ref.text)
-    ]
-
-
 def _calc_ev(method: str, substituted: str) -> Evidence:
     return Evidence(kind="calc", detail={"method": method, "substituted": substituted})
 
@@ -74,18 +67,19 @@ def _finding(
     category: Category = Category.CALCULATION,
     evidence: list[Evidence] | None = None,
 ) -> Finding:
-    return Finding(
-        location=location,
-        category=category,
-        severity=severity,
-        message=message,
-        figures=figures,
-        unit="m³/min",
+    """A calc-verifier finding in m³/min (see :func:`vent_agent.review.rule_common.finding`)."""
+    return finding(
+        AGENT,
+        location,
+        category,
+        severity,
+        message,
         rule=rule,
         source=source,
-        page=ref.page if ref else None,
-        reviewer=AGENT,
-        evidence=_pdf(ref) + (evidence or []),
+        figures=figures,
+        unit="m³/min",
+        ref=ref,
+        evidence=list(evidence or []),
     )
 
 

@@ -12,7 +12,6 @@ from collections.abc import Callable
 from typing import Any
 
 import calc
-from calc.errors import CalcInputError
 from calc.result import CalcResult, MaxResult
 from vent_agent.documents.plan import LocationPlan
 
@@ -205,4 +204,4 @@ def normalise_name(name: str) -> str:
     return re.sub(r"\s+", "", name)
 
 
-__all__ = ["CalcInputError", "Unrecomputable", "combine", "normalise_name", "recompute_location"]
+__all__ = ["Unrecomputable", "combine", "normalise_name", "recompute_location"]
