@@ -40,6 +40,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             source=DemoMine(timezone=settings.timezone),
             interpret_model=make_interpret_model(settings),
             review_slots=asyncio.Semaphore(settings.review_concurrency),
+            ocr_slots=asyncio.Semaphore(settings.ocr_concurrency),
             reference=default_reference(),
         )
         app.state.vent = state

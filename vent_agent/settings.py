@@ -4,9 +4,26 @@ from __future__ import annotations
 
 from functools import cached_property
 from pathlib import Path
+from typing import Literal
 
-from pydantic import Field
+from pydantic import BaseModel, Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
+
+
+class ModelConfig(BaseModel):
+    """One chat model the service may use (``VENT_MODELS`` is a JSON list of these).
+
+    ``provider``: ``openai`` (any OpenAI-compatible endpoint), ``deepseek`` (keeps and returns
+    ``reasoning_content``), ``qwen`` (``enable_thinking``). ``context_window`` in tokens.
+    """
+
+    name: str
+    base_url: str
+    api_key: str | None = None
+    provider: Literal["openai", "deepseek", "qwen"] = "openai"
+    model: str | None = Field(default=None, description="The endpoint's model id; default: name")
+    context_window: int = 131072
+    timeout_s: float = 60.0
 
 
 class Settings(BaseSettings):
@@ -42,9 +59,53 @@ class Settings(BaseSettings):
     max_pdf_pages: int = 200
     review_concurrency: int = 2
 
+    ocr_engine: Literal["rapidocr", "paddle", "none"] = "rapidocr"
+    ocr_concurrency: int = 1
+    ocr_max_render_px: int = Field(default=4000, description="Cap on a rendered page's longer side, px")
+    paddle_model_dir: Path | None = Field(default=None, description="Local PaddleOCR model directory")
+
+    # Reference data of the review (MCP). Unset: the project's own MCP server over the demo mine.
+    mcp_url: str | None = None
+    reference_dir: Path | None = Field(default=None, description="Reference data as files (docs/REFERENCE_DATA.md)")
+
+    # Knowledge base: regulation files beyond the shipped text
+    kb_dir: Path | None = None
+
     # Streams
     sse_ping_s: float = 15.0
     event_retention_hours: int = 72
+    retention_sweep_s: float = 3600.0
+
+    # Auth: the mine's user service. Unset: the built-in user service with ``demo_tokens``.
+    auth_url: str | None = None
+    auth_timeout_s: float = 5.0
+    auth_cache_s: float = 60.0
+    demo_tokens: dict[str, str] = Field(
+        default={"demo-token": "zhangsan", "demo-token-2": "lisi"},
+        description="Built-in user service: token → user name (only when auth_url is unset)",
+    )
+    admin_needs_token: bool = Field(
+        default=True, description="Model switch, thinking level, skill toggle/upload need a token"
+    )
+    cors_origins: list[str] = Field(default_factory=list)
+
+    # Chat models (dialogue and review agents). Empty: chat answers with an error event.
+    models: list[ModelConfig] = Field(default_factory=list)
+    default_model: str | None = None
+    skills_dir: Path | None = Field(default=None, description="Skill packs; default: <data_dir>/skills")
+
+    # The mine's ventilation system (data tools). Unset: the embedded demo mine.
+    upstream_url: str | None = None
+    upstream_timeout_s: float = 10.0
+    tool_timeout_s: float = 30.0
+
+    # Agent budgets
+    max_model_calls: int = 12
+    max_tool_calls: int = 24
+    run_timeout_s: float = 300.0
+
+    # Scale-out
+    redis_url: str | None = None
 
     @cached_property
     def resolved_database_url(self) -> str:
@@ -69,3 +130,8 @@ class Settings(BaseSettings):
     @property
     def cache_dir(self) -> Path:
         return self.data_dir / "cache"
+
+    @property
+    def resolved_skills_dir(self) -> Path:
+        """Where skill packs live (the shipped packs are copied here on first start)."""
+        return self.skills_dir or self.data_dir / "skills"

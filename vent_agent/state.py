@@ -24,4 +24,5 @@ class AppState:
     source: VentilationSource
     interpret_model: BaseChatModel | None
     review_slots: asyncio.Semaphore
+    ocr_slots: asyncio.Semaphore
     reference: ReferenceData | None

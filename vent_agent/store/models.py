@@ -59,3 +59,78 @@ class ReportRow(SQLModel, table=True):
     path: str = Field(sa_column=Column(Text, nullable=False))
     sha256: str = Field(max_length=64)
     created_at: datetime = Field(default_factory=utcnow)
+
+
+class SessionRow(SQLModel, table=True):
+    """A chat session; belongs to the user who created it (``user_name``), invisible to any other.
+
+    ``mode``: plan | full. ``pinned`` sorts first (``sort_order`` 1 in the spec). ``thread_id`` is the
+    LangGraph thread, by default the session id. ``context_usage``: JSON of the last request's token
+    usage (``GET …/context``), None until a model has reported one.
+    """
+
+    __tablename__ = "sessions"
+
+    id: str = Field(primary_key=True, max_length=128)
+    user_name: str = Field(max_length=128, index=True)
+    title: str = Field(default="", max_length=100)
+    mode: str = Field(default="full", max_length=8)
+    pinned: bool = False
+    thread_id: str = Field(max_length=128)
+    created_at: datetime = Field(default_factory=utcnow)
+    updated_at: datetime = Field(default_factory=utcnow)
+    context_usage: str | None = Field(default=None, sa_column=Column(Text))
+
+
+class MessageRow(SQLModel, table=True):
+    """One folded turn of a session: the user's message, or the assistant's final text with its tool
+    calls, todos, references and suggested follow-ups (JSON lists, None when absent)."""
+
+    __tablename__ = "messages"
+
+    id: int | None = Field(default=None, primary_key=True)
+    session_id: str = Field(max_length=128, index=True)
+    run_id: str | None = Field(default=None, max_length=64, index=True)
+    role: str = Field(max_length=16)
+    content: str = Field(default="", sa_column=Column(Text, nullable=False))
+    extra: str | None = Field(default=None, sa_column=Column(Text))
+    created_at: datetime = Field(default_factory=utcnow)
+
+
+class PreferenceRow(SQLModel, table=True):
+    """A user's saved preference (``save_user_preference``), put into that user's prompts."""
+
+    __tablename__ = "user_preferences"
+    __table_args__ = (UniqueConstraint("user_name", "key", name="uq_user_preferences_user_key"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    user_name: str = Field(max_length=128, index=True)
+    key: str = Field(max_length=100)
+    value: str = Field(sa_column=Column(Text, nullable=False))
+    created_at: datetime = Field(default_factory=utcnow)
+
+
+class ServiceStateRow(SQLModel, table=True):
+    """Service-wide state every worker must agree on (current model, thinking level, skill switches):
+    one JSON ``value`` per ``key``."""
+
+    __tablename__ = "service_state"
+
+    key: str = Field(primary_key=True, max_length=128)
+    value: str = Field(sa_column=Column(Text, nullable=False))
+    updated_at: datetime = Field(default_factory=utcnow)
+    updated_by: str | None = Field(default=None, max_length=128)
+
+
+class ApprovalRow(SQLModel, table=True):
+    """Who approved or rejected a plan-mode interrupt, and when."""
+
+    __tablename__ = "approvals"
+
+    id: int | None = Field(default=None, primary_key=True)
+    session_id: str = Field(max_length=128, index=True)
+    thread_id: str = Field(max_length=128)
+    run_id: str | None = Field(default=None, max_length=64)
+    action: str = Field(max_length=16)
+    user_name: str = Field(max_length=128)
+    created_at: datetime = Field(default_factory=utcnow)
