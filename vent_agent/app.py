@@ -12,6 +12,7 @@ from fastapi import FastAPI
 
 from vent_agent.api import health, interpret, reports, review, runs
 from vent_agent.api.errors import install_error_handlers
+from vent_agent.auth import make_user_service
 from vent_agent.llm.openai_compat import make_interpret_model
 from vent_agent.review.reference import default_reference
 from vent_agent.runs.manager import RunManager
@@ -42,6 +43,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             review_slots=asyncio.Semaphore(settings.review_concurrency),
             ocr_slots=asyncio.Semaphore(settings.ocr_concurrency),
             reference=default_reference(),
+            users=make_user_service(settings),
         )
         app.state.vent = state
         if state.interpret_model is None:
@@ -51,6 +53,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             yield
         finally:
             await state.runs.shutdown()
+            await state.users.aclose()
             await db.close()
 
     app = FastAPI(

@@ -80,6 +80,9 @@ class Settings(BaseSettings):
     auth_url: str | None = None
     auth_timeout_s: float = 5.0
     auth_cache_s: float = 60.0
+    auth_user_path: str = Field(
+        default="result.userInfo.username", description="Where the user name is in getUserInfo's answer"
+    )
     demo_tokens: dict[str, str] = Field(
         default={"demo-token": "zhangsan", "demo-token-2": "lisi"},
         description="Built-in user service: token → user name (only when auth_url is unset)",

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 from langchain_core.language_models import BaseChatModel
 
+from vent_agent.auth import UserService
 from vent_agent.review.reference import ReferenceData
 from vent_agent.runs.manager import RunManager
 from vent_agent.settings import Settings
@@ -26,3 +27,4 @@ class AppState:
     review_slots: asyncio.Semaphore
     ocr_slots: asyncio.Semaphore
     reference: ReferenceData | None
+    users: UserService
