@@ -103,3 +103,13 @@ def test_tools_bind_the_mines_tables():
 async def test_tool_runs_asynchronously(tools):
     out = await tools["calc_charging_chamber"].ainvoke({"h2_emission": 0.2})
     assert out["value"] == 100.0 and out["governing"] == "calc_charging_chamber.minimum"
+
+
+def test_calc_tools_work_in_a_tool_node() -> None:
+    """Regression: ToolNode reads the tool function's type hints; a functools.partial made it fail."""
+    from langgraph.prebuilt import ToolNode
+
+    from vent_agent.tools.calc_tools import calc_tools
+
+    node = ToolNode(calc_tools())
+    assert "calc_face_by_workers" in node.tools_by_name

@@ -84,9 +84,17 @@ def _validation_error(name: str, err: ValidationError) -> str:
 
 
 def make_tool(name: str, info: CalcInfo, tables: CoefficientTables = DEFAULT_TABLES) -> BaseTool:
-    """The LangChain tool of one calculator of :data:`calc.CATALOG`."""
+    """The LangChain tool of one calculator of :data:`calc.CATALOG`.
+
+    The tool's function is a plain closure (not a ``functools.partial``): LangGraph's ToolNode reads its
+    type hints to find injected arguments, which a partial does not have."""
+
+    def calculate(**kwargs: Any) -> dict[str, Any]:
+        return run_calculator(name, info.func, tables, **kwargs)
+
+    calculate.__name__ = name
     return StructuredTool.from_function(
-        func=partial(run_calculator, name, info.func, tables),
+        func=calculate,
         name=name,
         description=f"{info.title_cn}：{info.description_cn}。{RESULT_NOTE}",
         args_schema=args_schema(name, info.func),
