@@ -1,9 +1,17 @@
-"""A loopback fake of an OpenAI-compatible chat-completions endpoint (streaming), for wire tests."""
+"""A loopback fake of an OpenAI-compatible chat-completions endpoint, for wire tests.
+
+Each request gets the next scripted :class:`FakeTurn` (the last one repeats): reasoning deltas
+(``reasoning_content``, as DeepSeek and Qwen send them), answer text, tool calls (optionally all streamed
+with ``index: 0``, or with no index, as some servers do for parallel calls) and usage, sent in a trailing chunk only when
+the request asks for it (``stream_options.include_usage``, as OpenAI does). Non-streaming requests get a
+whole ``chat.completion``. Every request body is recorded in ``requests``.
+"""
 
 from __future__ import annotations
 
 import json
 import time
+from dataclasses import dataclass, field
 from typing import Any
 
 from starlette.applications import Starlette
@@ -11,43 +19,149 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, StreamingResponse
 from starlette.routing import Route
 
+DEFAULT_USAGE = {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}
+
+
+@dataclass
+class FakeToolCall:
+    """One tool call the fake model makes; ``arguments`` is streamed in pieces of ``piece`` characters."""
+
+    id: str
+    name: str
+    arguments: dict[str, Any]
+    piece: int = 4
+
+
+@dataclass
+class FakeTurn:
+    """One scripted model response."""
+
+    reply: str = ""
+    reasoning: str = ""
+    tool_calls: list[FakeToolCall] = field(default_factory=list)
+    shared_index: bool = False
+    omit_index: bool = False
+    interleave: bool = False
+    usage: dict[str, int] = field(default_factory=lambda: dict(DEFAULT_USAGE))
+
 
 class FakeOpenAI:
-    """Streams ``reply`` in pieces (with optional ``reasoning``); records every request body.
-    ``fail_status`` makes it answer that HTTP status instead."""
+    """Answers ``POST /v1/chat/completions`` from ``turns`` (or one turn of ``reply``/``reasoning``);
+    ``fail_status`` makes it answer that HTTP status instead. ``requests`` holds every request body."""
 
-    def __init__(self, reply: str = "", reasoning: str = "", fail_status: int | None = None) -> None:
-        self.reply = reply
-        self.reasoning = reasoning
+    def __init__(
+        self,
+        reply: str = "",
+        reasoning: str = "",
+        fail_status: int | None = None,
+        turns: list[FakeTurn] | None = None,
+    ) -> None:
+        self.turns = turns or [FakeTurn(reply=reply, reasoning=reasoning)]
         self.fail_status = fail_status
         self.requests: list[dict[str, Any]] = []
         self.app = Starlette(routes=[Route("/v1/chat/completions", self.completions, methods=["POST"])])
 
-    def _chunk(self, delta: dict[str, Any], finish: str | None = None) -> str:
-        body = {
-            "id": "chatcmpl-fake",
-            "object": "chat.completion.chunk",
-            "created": int(time.time()),
-            "model": "fake-model",
-            "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
-        }
+    def _turn(self) -> FakeTurn:
+        return self.turns[min(len(self.requests) - 1, len(self.turns) - 1)]
+
+    @staticmethod
+    def _frame(body: dict[str, Any]) -> str:
         return f"data: {json.dumps(body, ensure_ascii=False)}\n\n"
+
+    def _chunk(self, delta: dict[str, Any], finish: str | None = None) -> str:
+        return self._frame(
+            {
+                "id": "chatcmpl-fake",
+                "object": "chat.completion.chunk",
+                "created": int(time.time()),
+                "model": "fake-model",
+                "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
+            }
+        )
+
+    def _tool_call_deltas(self, turn: FakeTurn) -> list[dict[str, Any]]:
+        """Per call: a head delta (id, name, empty arguments), then argument pieces; calls one after the
+        other, or round-robin with ``interleave``."""
+        per_call: list[list[dict[str, Any]]] = []
+        for i, call in enumerate(turn.tool_calls):
+            index = 0 if turn.shared_index else i
+            args = json.dumps(call.arguments, ensure_ascii=False)
+            head = {
+                "index": index,
+                "id": call.id,
+                "type": "function",
+                "function": {"name": call.name, "arguments": ""},
+            }
+            pieces = [
+                {"index": index, "function": {"arguments": args[j : j + call.piece]}}
+                for j in range(0, len(args), call.piece)
+            ]
+            if turn.omit_index:
+                for delta in (head, *pieces):
+                    del delta["index"]
+            per_call.append([head, *pieces])
+        if not turn.interleave:
+            return [d for deltas in per_call for d in deltas]
+        out: list[dict[str, Any]] = []
+        for step in range(max((len(d) for d in per_call), default=0)):
+            out.extend(deltas[step] for deltas in per_call if step < len(deltas))
+        return out
 
     async def completions(self, request: Request) -> Any:
         body = await request.json()
         self.requests.append(body)
         if self.fail_status:
             return JSONResponse({"error": {"message": "fake failure"}}, status_code=self.fail_status)
+        turn = self._turn()
+        if not body.get("stream"):
+            return JSONResponse(self._completion(turn))
+        include_usage = bool((body.get("stream_options") or {}).get("include_usage"))
 
         async def gen():  # type: ignore[no-untyped-def]
             yield self._chunk({"role": "assistant", "content": ""})
-            for i in range(0, len(self.reasoning), 8):
-                yield self._chunk({"reasoning_content": self.reasoning[i : i + 8]})
-            for i in range(0, len(self.reply), 5):
-                yield self._chunk({"content": self.reply[i : i + 5]})
-            yield self._chunk({}, finish="stop")
-            usage = {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}
-            yield f"data: {json.dumps({'id': 'chatcmpl-fake', 'object': 'chat.completion.chunk', 'created': 0, 'model': 'fake-model', 'choices': [], 'usage': usage})}\n\n"
+            for i in range(0, len(turn.reasoning), 8):
+                yield self._chunk({"reasoning_content": turn.reasoning[i : i + 8]})
+            for i in range(0, len(turn.reply), 5):
+                yield self._chunk({"content": turn.reply[i : i + 5]})
+            for delta in self._tool_call_deltas(turn):
+                yield self._chunk({"tool_calls": [delta]})
+            yield self._chunk({}, finish="tool_calls" if turn.tool_calls else "stop")
+            if include_usage:
+                yield self._frame(
+                    {
+                        "id": "chatcmpl-fake",
+                        "object": "chat.completion.chunk",
+                        "created": 0,
+                        "model": "fake-model",
+                        "choices": [],
+                        "usage": turn.usage,
+                    }
+                )
             yield "data: [DONE]\n\n"
 
         return StreamingResponse(gen(), media_type="text/event-stream")
+
+    @staticmethod
+    def _completion(turn: FakeTurn) -> dict[str, Any]:
+        message: dict[str, Any] = {"role": "assistant", "content": turn.reply or None}
+        if turn.reasoning:
+            message["reasoning_content"] = turn.reasoning
+        if turn.tool_calls:
+            message["tool_calls"] = [
+                {
+                    "id": c.id,
+                    "type": "function",
+                    "function": {"name": c.name, "arguments": json.dumps(c.arguments, ensure_ascii=False)},
+                }
+                for c in turn.tool_calls
+            ]
+        return {
+            "id": "chatcmpl-fake",
+            "object": "chat.completion",
+            "created": int(time.time()),
+            "model": "fake-model",
+            "choices": [
+                {"index": 0, "message": message, "finish_reason": "tool_calls" if turn.tool_calls else "stop"}
+            ],
+            "usage": turn.usage,
+        }

@@ -1,7 +1,8 @@
 """The OpenAI-compatible model used by fast click interpretation (one streamed call).
 
 Configured by ``VENT_LLM_BASE_URL``, ``VENT_LLM_API_KEY`` and ``VENT_LLM_MODEL``; with none set the service
-runs without a model and interpretations are rendered deterministically.
+runs without a model and interpretations are rendered deterministically. This model is not affected by
+``POST /api/model/switch`` (spec); the agents' models come from :mod:`vent_agent.llm.registry`.
 """
 
 from __future__ import annotations
@@ -10,16 +11,20 @@ from collections.abc import AsyncIterator
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessageChunk, BaseMessage, HumanMessage, SystemMessage
-from langchain_openai import ChatOpenAI
 
+from vent_agent.llm.chunks import content_text, reasoning_text
+from vent_agent.llm.compat import VentChatOpenAI
 from vent_agent.settings import Settings
 
 
 def make_interpret_model(settings: Settings) -> BaseChatModel | None:
-    """The chat model for click interpretation, or None when no model is configured."""
+    """The chat model for click interpretation, or None when no model is configured.
+
+    An OpenAI-compatible endpoint through :class:`~vent_agent.llm.compat.VentChatOpenAI`, so that a
+    reasoning model's ``reasoning_content`` reaches the ``reasoning`` events."""
     if not settings.llm_configured:
         return None
-    return ChatOpenAI(
+    return VentChatOpenAI(
         base_url=settings.llm_base_url,
         api_key=settings.llm_api_key or "not-needed",
         model=settings.llm_model,
@@ -28,6 +33,7 @@ def make_interpret_model(settings: Settings) -> BaseChatModel | None:
         timeout=settings.llm_timeout_s,
         max_retries=1,
         temperature=0.2,
+        use_responses_api=False,
     )
 
 
@@ -43,19 +49,15 @@ def to_messages(messages: list[dict[str, str]]) -> list[BaseMessage]:
 async def stream_text(model: BaseChatModel, messages: list[dict[str, str]]) -> AsyncIterator[tuple[str, str]]:
     """Stream one model call as ``("token", text)`` and ``("reasoning", text)`` pieces.
 
-    Reasoning content is read from ``additional_kwargs["reasoning_content"]`` where the provider class
-    keeps it. Raises whatever the client raises (time-out, HTTP error); the caller decides the fallback.
+    Reasoning is read with :func:`~vent_agent.llm.chunks.reasoning_text`. Raises whatever the client
+    raises (time-out, HTTP error); the caller decides the fallback.
     """
     async for chunk in model.astream(to_messages(messages)):
         if not isinstance(chunk, AIMessageChunk):
             continue
-        reasoning = chunk.additional_kwargs.get("reasoning_content")
+        reasoning = reasoning_text(chunk)
         if reasoning:
-            yield "reasoning", str(reasoning)
-        text = (
-            chunk.content
-            if isinstance(chunk.content, str)
-            else "".join(part.get("text", "") for part in chunk.content if isinstance(part, dict))
-        )
+            yield "reasoning", reasoning
+        text = content_text(chunk)
         if text:
             yield "token", text
