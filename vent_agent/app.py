@@ -6,20 +6,24 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from contextlib import AsyncExitStack, asynccontextmanager
 
 from fastapi import FastAPI
+from fastapi.middleware.cors import CORSMiddleware
 
-from vent_agent.api import health, interpret, reports, review, runs
+from vent_agent.api import chat, health, interpret, model, reports, review, runs, sessions, skills
 from vent_agent.api.errors import install_error_handlers
 from vent_agent.auth import make_user_service
+from vent_agent.graphs.checkpoint import open_checkpointer
 from vent_agent.llm.openai_compat import make_interpret_model
+from vent_agent.llm.registry import ModelRegistry
 from vent_agent.review.reference import default_reference
 from vent_agent.runs.manager import RunManager
 from vent_agent.settings import Settings
+from vent_agent.skills import open_skill_registry
 from vent_agent.state import AppState
 from vent_agent.store.db import Database
-from vent_agent.upstream.demo_mine import DemoMine
+from vent_agent.upstream import close_source, make_source
 
 log = logging.getLogger(__name__)
 
@@ -34,18 +38,25 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             d.mkdir(parents=True, exist_ok=True)
         db = Database(settings.resolved_database_url)
         await db.create_all()
+        exits = AsyncExitStack()
+        checkpointer = await exits.enter_async_context(open_checkpointer(settings))
         state = AppState(
             settings=settings,
             db=db,
             runs=RunManager(db),
-            source=DemoMine(timezone=settings.timezone),
+            source=make_source(settings),
             interpret_model=make_interpret_model(settings),
             review_slots=asyncio.Semaphore(settings.review_concurrency),
             ocr_slots=asyncio.Semaphore(settings.ocr_concurrency),
             reference=default_reference(),
             users=make_user_service(settings),
+            checkpointer=checkpointer,
+            models=ModelRegistry(settings, db),
+            skills=await open_skill_registry(settings, db),
         )
         app.state.vent = state
+        if not state.models.available:
+            log.warning("no chat model configured (VENT_MODELS / VENT_LLM_*): chat answers with an error event")
         if state.interpret_model is None:
             log.warning("no language model configured (VENT_LLM_*): interpretations are rule-based")
         log.info("vent-agent ready: data dir %s, database %s", settings.data_dir, db.url.split("///")[0])
@@ -54,6 +65,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         finally:
             await state.runs.shutdown()
             await state.users.aclose()
+            await exits.aclose()
+            await close_source(state.source)
             await db.close()
 
     app = FastAPI(
@@ -62,7 +75,16 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         description="通风数据解读、对话与配风计划审查服务（ventilation-api v2.0）",
         lifespan=lifespan,
     )
+    if settings.cors_origins:
+        app.add_middleware(
+            CORSMiddleware,
+            allow_origins=settings.cors_origins,
+            allow_methods=["GET", "POST", "PUT", "DELETE", "OPTIONS"],
+            allow_headers=["x-access-token", "content-type", "last-event-id", "cache-control"],
+            expose_headers=["X-Session-Id", "X-Run-Id"],
+            max_age=600,
+        )
     install_error_handlers(app)
-    for module in (health, interpret, review, reports, runs):
+    for module in (health, interpret, review, reports, runs, chat, sessions, model, skills):
         app.include_router(module.router)
     return app

@@ -1,4 +1,4 @@
-"""Command line: ``vent-agent serve | review | calc``."""
+"""Command line: ``vent-agent serve | review | calc | chat``."""
 
 from __future__ import annotations
 
@@ -61,6 +61,24 @@ def calc(ctx: typer.Context) -> None:
     args = list(ctx.args)
     method = args.pop(0) if args and not args[0].startswith("-") else (args.pop(0) if args else "--list")
     raise typer.Exit(run_calc(method, args))
+
+
+@app.command()
+def chat(
+    message: Annotated[str, typer.Argument(help="the question, in Chinese or English")],
+    url: Annotated[str, typer.Option(envvar="VENT_URL", help="service base URL")] = "http://127.0.0.1:8070",
+    token: Annotated[str, typer.Option(envvar="VENT_TOKEN", help="x-access-token")] = "demo-token",
+    session: Annotated[str | None, typer.Option(help="continue this session")] = None,
+    mode: Annotated[str | None, typer.Option(help="plan or full (new sessions only)")] = None,
+    approve: Annotated[bool, typer.Option(help="approve a plan-mode plan without asking")] = False,
+) -> None:
+    """Ask the ventilation assistant; the answer streams in the terminal and survives a broken
+    connection (reconnects with Last-Event-ID, or reads the history once the run has ended)."""
+    from vent_agent.chat_cli import run_chat
+
+    raise typer.Exit(
+        asyncio.run(run_chat(message, url=url, token=token, session=session, mode=mode, approve=approve))
+    )
 
 
 def main(argv: list[str] | None = None) -> Any:

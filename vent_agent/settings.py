@@ -6,7 +6,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 
@@ -101,6 +101,16 @@ class Settings(BaseSettings):
     upstream_url: str | None = None
     upstream_timeout_s: float = 10.0
     tool_timeout_s: float = 30.0
+    upstream_paths: dict[str, str] = Field(
+        default_factory=dict, description="Upstream path overrides by operation name (docs/UPSTREAM.md)"
+    )
+    upstream_params: dict[str, str] = Field(
+        default_factory=dict, description='Query-parameter renames, e.g. {"tun_id": "tunId"}'
+    )
+    upstream_token_header: str = "X-Access-Token"
+    upstream_service_token: SecretStr | None = Field(
+        default=None, description="Sent upstream when a request has no user token (click interpretations)"
+    )
 
     # Agent budgets
     max_model_calls: int = 12

@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 import asyncio
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from langchain_core.language_models import BaseChatModel
+from langgraph.checkpoint.base import BaseCheckpointSaver
 
 from vent_agent.auth import UserService
+from vent_agent.llm.registry import ModelRegistry
 from vent_agent.review.reference import ReferenceData
 from vent_agent.runs.manager import RunManager
 from vent_agent.settings import Settings
+from vent_agent.skills.registry import SkillRegistry
 from vent_agent.store.db import Database
 from vent_agent.upstream.base import VentilationSource
 
@@ -28,3 +31,7 @@ class AppState:
     ocr_slots: asyncio.Semaphore
     reference: ReferenceData | None
     users: UserService
+    checkpointer: BaseCheckpointSaver | None = None
+    models: ModelRegistry | None = None
+    skills: SkillRegistry | None = None
+    prompt_parts: dict[str, dict[str, str]] = field(default_factory=dict)

@@ -2,8 +2,9 @@
 
 Fast mode: one data query, then one model call whose text is streamed; with no model configured (or
 when the model call fails) the deterministic interpretation of the same facts. Plan mode (the spec's
-default) gives the same interpretation with a notice until the agent is available. No session or
-message rows are written; the events go to the run log like any run's.
+default): the click-interpret agent (skill, data, knowledge base, item-by-item comparison, structured
+report); with no model, or when the agent fails before answering, the deterministic interpretation with
+a notice. No session or message rows are written; the events go to the run log like any run's.
 """
 
 from __future__ import annotations
@@ -18,18 +19,23 @@ from sse_starlette import EventSourceResponse
 
 from vent_agent.api.deps import StateDep
 from vent_agent.api.sse import run_stream
+from vent_agent.chat.toolset import click_tools, skills_index
+from vent_agent.interpret.agent import ClickTarget, interpret_with_agent
 from vent_agent.interpret.facts import gather_device_facts, gather_tunnel_facts
 from vent_agent.interpret.prompt import build_messages
 from vent_agent.interpret.render import chunk_text, render_interpretation
 from vent_agent.llm.openai_compat import stream_text
 from vent_agent.runs.manager import Emitter
+from vent_agent.skills import CLICK_INTERPRET
 from vent_agent.state import AppState
+from vent_agent.tools.context import AgentContext
+from vent_agent.upstream.http_source import UpstreamError
 from vent_agent.upstream.models import NotFoundError
 
 log = logging.getLogger(__name__)
 router = APIRouter(prefix="/api/interpret/click", tags=["interpret"])
 
-PLAN_MODE_NOTICE = "计划模式智能体尚未启用，本次按快速模式给出规则解读。"
+PLAN_MODE_NOTICE = "未配置解读模型（VENT_LLM_*），计划模式按规则给出解读。"
 
 
 class _ClickBase(BaseModel):
@@ -55,6 +61,22 @@ class DeviceClick(_ClickBase):
 FactsLoader = Callable[[], Awaitable[object]]
 
 
+async def _plan_agent(em: Emitter, state: AppState, target: ClickTarget) -> bool:
+    """Plan mode with a model: the click-interpret agent. False when it failed before answering."""
+    context = AgentContext(source=state.source, settings=state.settings, run_id=em.run_id)
+    return await interpret_with_agent(
+        em,
+        model=state.interpret_model,
+        tools=click_tools(state),
+        target=target,
+        context=context,
+        edition=state.settings.regulation_edition,
+        skills_index=await skills_index(state, CLICK_INTERPRET.agent_id),
+        max_model_calls=state.settings.max_model_calls,
+        max_tool_calls=state.settings.max_tool_calls,
+    )
+
+
 async def _interpret(
     em: Emitter,
     state: AppState,
@@ -63,21 +85,27 @@ async def _interpret(
     tool: str,
     what: str,
     load_facts: FactsLoader,
+    target: ClickTarget,
 ) -> None:
-    """The fast-mode event sequence: thinking → executing → generating → token… (→ done by the run)."""
+    """Plan mode with a model: the agent (falling back to the rules if it fails). Otherwise the fast
+    sequence: thinking → executing → generating → token… (→ done by the run)."""
+    model = state.interpret_model
+    if mode == "plan" and model is not None:
+        if await _plan_agent(em, state, target):
+            return
+        model = None  # the agent failed: the rules, not the same model again
     await em.emit("thinking", source="fast", node="fetching_data", message=f"正在查询{what}监测数据...")
     await em.emit("executing", source="fast", tools=[tool], message=f"正在调用 {tool} 查询{what}数据...")
     try:
         facts = await load_facts()
-    except NotFoundError as exc:
+    except (NotFoundError, UpstreamError) as exc:
         await em.emit("error", message=str(exc))
         await em.emit("done", **{**_click_done(em.run_id), "message": "解读失败"})
         return
     await em.emit("progress", source="fast", message=f"查询{what}监测数据完成")
-    if mode == "plan":
+    if mode == "plan" and state.interpret_model is None:
         await em.emit("progress", source="fast", message=PLAN_MODE_NOTICE, notice=True)
     await em.emit("generating", source="fast", message="正在生成解读报告...")
-    model = state.interpret_model
     if model is not None:
         try:
             async for kind, text in stream_text(model, build_messages(facts)):
@@ -97,12 +125,19 @@ def _click_done(run_id: str) -> dict:
 
 
 async def _stream(
-    state: AppState, kind: str, *, mode: str, tool: str, what: str, load_facts: FactsLoader
+    state: AppState,
+    kind: str,
+    *,
+    mode: str,
+    tool: str,
+    what: str,
+    load_facts: FactsLoader,
+    target: ClickTarget,
 ) -> EventSourceResponse:
     """Start the click-interpretation run and tail it."""
 
     async def body(em: Emitter) -> None:
-        await _interpret(em, state, mode=mode, tool=tool, what=what, load_facts=load_facts)
+        await _interpret(em, state, mode=mode, tool=tool, what=what, load_facts=load_facts, target=target)
 
     run_id = await state.runs.start(kind, body, done_fields=_click_done)
     return run_stream(state.runs, run_id, ping_s=state.settings.sse_ping_s)
@@ -118,6 +153,7 @@ async def click_tunnel(req: TunnelClick, state: StateDep) -> EventSourceResponse
         tool="query_tun_data_by_id",
         what="巷道",
         load_facts=lambda: gather_tunnel_facts(state.source, req.tun_id, state.settings),
+        target=ClickTarget("tunnel", req.tun_id, req.tun_name, "click-interpret-tun", "query_tun_data_by_id"),
     )
 
 
@@ -131,4 +167,12 @@ async def click_device(req: DeviceClick, state: StateDep) -> EventSourceResponse
         tool="query_device_data_by_id",
         what="设备",
         load_facts=lambda: gather_device_facts(state.source, req.device_id, state.settings),
+        target=ClickTarget(
+            "device",
+            req.device_id,
+            req.device_name,
+            "click-interpret-device",
+            "query_device_data_by_id",
+            device_type=req.device_type,
+        ),
     )

@@ -7,10 +7,12 @@ from typing import Annotated
 from fastapi import APIRouter, File, Form, Request, UploadFile
 from sse_starlette import EventSourceResponse
 
+from reports.labels import severity_label
 from vent_agent.api.deps import StateDep, public_base_url
 from vent_agent.api.errors import ApiError
 from vent_agent.api.sse import run_stream
 from vent_agent.documents.upload import UploadRejected, save_pdf_upload
+from vent_agent.review.findings import Severity
 from vent_agent.review.pipeline import ReviewFailed, ReviewRequest, review_plan
 from vent_agent.review.publish import publish_docx, stream_markdown
 from vent_agent.runs.manager import Emitter
@@ -23,9 +25,19 @@ SESSION_ID_PATTERN = r"^[A-Za-z0-9._:-]{1,128}$"
 
 
 async def review_run(
-    em: Emitter, state: AppState, req: ReviewRequest, base_url: str, session_id: str | None
-) -> None:
-    """The review run's body: wait for a review slot, review, stream the report, write the .docx."""
+    em: Emitter,
+    state: AppState,
+    req: ReviewRequest,
+    base_url: str,
+    session_id: str | None,
+    *,
+    final: bool = True,
+    thread_id: str | None = None,
+) -> str:
+    """The review run's body: wait for a review slot, review, stream the report, write the .docx.
+
+    ``final``: end the stream with ``done`` (the review route); False inside a chat turn, whose run
+    ends it. Returns a one-paragraph summary for the conversation."""
     if state.review_slots.locked():
         await em.emit("progress", message="审查任务排队中，请稍候...", agent="system", queued=True)
     async with state.review_slots:
@@ -33,8 +45,9 @@ async def review_run(
             result = await review_plan(req, state.settings, em.emit, state.reference)
         except ReviewFailed as exc:
             await em.emit("error", message=exc.message)
-            await em.emit("done", session_id=session_id, thread_id=em.run_id, message="审查失败")
-            return
+            if final:
+                await em.emit("done", session_id=session_id, thread_id=thread_id or em.run_id, message="审查失败")
+            return f"配风计划审查失败：{exc.message}"
         await stream_markdown(result, em.emit)
         report = await publish_docx(
             result,
@@ -47,14 +60,19 @@ async def review_run(
             session_id=session_id,
         )
     counts = result.counts()
-    await em.emit(
-        "done",
-        session_id=session_id,
-        thread_id=em.run_id,
-        download_url=report.download_url,
-        message="审查完成",
-        summary=counts,
-    )
+    if final:
+        await em.emit(
+            "done",
+            session_id=session_id,
+            thread_id=thread_id or em.run_id,
+            download_url=report.download_url,
+            message="审查完成",
+            summary=counts,
+        )
+    else:
+        await em.emit("progress", message="审查完成", agent="system", download_url=report.download_url, summary=counts)
+    found = "，".join(f"{severity_label(Severity(k))} {v} 项" for k, v in counts.items() if v) or "未发现问题"
+    return f"已完成《{req.file_name}》的配风计划审查：{found}。Word 报告：{report.download_url}"
 
 
 @router.post("/pdf")

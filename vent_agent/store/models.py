@@ -123,13 +123,16 @@ class ServiceStateRow(SQLModel, table=True):
 
 
 class ApprovalRow(SQLModel, table=True):
-    """Who approved or rejected a plan-mode interrupt, and when."""
+    """Who approved or rejected a plan-mode interrupt, and when. One decision per interrupt: the
+    unique key makes a double resume (two tabs, two workers) fail cleanly."""
 
     __tablename__ = "approvals"
+    __table_args__ = (UniqueConstraint("session_id", "thread_id", "interrupt_id", name="uq_approvals_interrupt"),)
 
     id: int | None = Field(default=None, primary_key=True)
     session_id: str = Field(max_length=128, index=True)
     thread_id: str = Field(max_length=128)
+    interrupt_id: str = Field(default="", max_length=64)
     run_id: str | None = Field(default=None, max_length=64)
     action: str = Field(max_length=16)
     user_name: str = Field(max_length=128)

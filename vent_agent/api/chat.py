@@ -1,0 +1,122 @@
+"""``POST /api/chat`` (multipart) and ``POST /api/chat/resume`` (spec: 对话式解读接口 / 对话恢复接口).
+
+Both need ``x-access-token``. A turn is a durable run: the stream tails the run's event log, a client
+disconnect does not stop it, ``GET /api/runs/{run_id}/events`` picks it up again. ``X-Session-Id`` and
+``X-Run-Id`` headers name the session and the run.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from fastapi import APIRouter, File, Form, Request, UploadFile
+from pydantic import BaseModel, Field
+from sse_starlette import EventSourceResponse
+
+from vent_agent.api.deps import CurrentUser, StateDep, public_base_url
+from vent_agent.api.errors import ApiError
+from vent_agent.api.review import SESSION_ID_PATTERN
+from vent_agent.api.sessions import session_of
+from vent_agent.api.sse import run_stream
+from vent_agent.chat.service import ChatTurn, chat_run, pending_interrupt, resume_run, thread_exists
+from vent_agent.documents.upload import UploadRejected, save_pdf_upload
+from vent_agent.runs.manager import Emitter
+from vent_agent.sessions import store
+
+router = APIRouter(prefix="/api/chat", tags=["chat"])
+
+MAX_MESSAGE = 8000
+PENDING = "当前会话有待审批的执行计划，请先批准或拒绝（POST /api/chat/resume）后再发送新消息"
+
+
+@router.post("")
+async def chat(
+    request: Request,
+    state: StateDep,
+    user: CurrentUser,
+    message: Annotated[str, Form(min_length=1, max_length=MAX_MESSAGE)],
+    session_id: Annotated[str | None, Form(max_length=128, pattern=SESSION_ID_PATTERN)] = None,
+    thread_id: Annotated[str | None, Form(max_length=128, pattern=SESSION_ID_PATTERN)] = None,
+    mode: Annotated[Literal["plan", "full"] | None, Form()] = None,
+    file: Annotated[UploadFile | None, File(description="附件：配风计划 PDF")] = None,
+) -> EventSourceResponse:
+    """One chat turn. A new session is created when ``session_id`` is not given (``mode`` applies only
+    then); an unknown or another user's ``session_id`` is 404; a pending approval is 409."""
+    if not message.strip():
+        raise ApiError(400, "请求参数错误：message 不能为空")
+    if session_id:
+        session = await session_of(state, user.user_name, session_id)
+    else:
+        session = await store.create_session(
+            state.db, user.user_name, mode=mode or "full", title=store.default_title(message)
+        )
+    thread = thread_id or session.thread_id
+    if await pending_interrupt(state, session.id, thread) is not None:
+        raise ApiError(409, PENDING)
+    attachment = None
+    if file is not None and (file.filename or file.size):
+        try:
+            saved = await save_pdf_upload(
+                file, state.settings.uploads_dir / session.id, state.settings.max_upload_mb << 20
+            )
+        except UploadRejected as exc:
+            raise ApiError(exc.status, exc.message) from exc
+        attachment = {
+            "kind": "pdf",
+            "path": str(saved.path),
+            "sha256": saved.sha256,
+            "file_name": saved.file_name,
+        }
+    user_extra = {"thread_id": thread, **({"attachment": attachment["file_name"]} if attachment else {})}
+    await store.add_message(state.db, session.id, "user", message, extra=user_extra)
+    turn = ChatTurn(user, session, thread, message, attachment, public_base_url(request, state))
+
+    async def body(em: Emitter) -> None:
+        await chat_run(em, state, turn)
+
+    run_id = await state.runs.start(
+        "chat",
+        body,
+        session_id=session.id,
+        user_name=user.user_name,
+        done_fields=lambda _rid: {"session_id": session.id, "thread_id": thread},
+    )
+    return run_stream(state.runs, run_id, session_id=session.id, ping_s=state.settings.sse_ping_s)
+
+
+class ResumeBody(BaseModel):
+    session_id: str = Field(min_length=1, max_length=128, pattern=SESSION_ID_PATTERN)
+    thread_id: str | None = Field(default=None, max_length=128, pattern=SESSION_ID_PATTERN)
+    action: Literal["approve", "reject"]
+
+
+@router.post("/resume")
+async def resume(
+    request: Request, body: ResumeBody, state: StateDep, user: CurrentUser
+) -> EventSourceResponse:
+    """Approve or reject the pending plan. 404 unknown session (or another user's) or thread; 409
+    nothing pending (or the decision was already taken)."""
+    session = await session_of(state, user.user_name, body.session_id)
+    thread = body.thread_id or session.thread_id
+    if not await thread_exists(state, session.id, thread):
+        raise ApiError(404, f"会话线程 {thread} 不存在")
+    pending = await pending_interrupt(state, session.id, thread)
+    if pending is None:
+        raise ApiError(409, "当前没有待审批的执行计划")
+    if not await store.claim_approval(
+        state.db, session.id, thread, getattr(pending, "id", "") or "", body.action, user.user_name
+    ):
+        raise ApiError(409, "该执行计划已被处理")
+    turn = ChatTurn(user, session, thread, "", None, public_base_url(request, state))
+
+    async def run_body(em: Emitter) -> None:
+        await resume_run(em, state, turn, body.action)
+
+    run_id = await state.runs.start(
+        "chat_resume",
+        run_body,
+        session_id=session.id,
+        user_name=user.user_name,
+        done_fields=lambda _rid: {"session_id": session.id, "thread_id": thread},
+    )
+    return run_stream(state.runs, run_id, session_id=session.id, ping_s=state.settings.sse_ping_s)

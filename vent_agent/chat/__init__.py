@@ -1,0 +1,1 @@
+"""The chat service: a turn of ``POST /api/chat`` or a ``POST /api/chat/resume`` as a durable run."""

@@ -1,0 +1,314 @@
+"""Chat runs: one turn of the supervisor graph (dialogue agent or plan review) streamed as the spec's
+events, and the resume of a plan-mode approval. The user message is stored before the run; the
+assistant turn is stored as the fold of the run's logged events (so the history equals the stream).
+
+Budgets: the graph's call limits (``max_model_calls``, ``max_tool_calls``) and a run time-out
+(``run_timeout_s``); when one is hit the user keeps the text streamed so far, with a notice, never a bare
+failure.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import time
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+from zoneinfo import ZoneInfo
+
+from langchain_core.messages import HumanMessage
+from langgraph.types import Command
+
+from vent_agent.auth import User
+from vent_agent.chat.suggest import suggest_followups
+from vent_agent.chat.toolset import PromptExtras, chat_tools, prompt_extras
+from vent_agent.graphs.dialogue import AGENT_NAME, APPROVAL_MESSAGE, build_dialogue_agent
+from vent_agent.graphs.prompts import system_prompt
+from vent_agent.graphs.stream import StreamMapper
+from vent_agent.graphs.supervisor import DIALOGUE, build_supervisor, wants_review
+from vent_agent.llm.usage import context_breakdown
+from vent_agent.runs.manager import Emitter
+from vent_agent.sessions import store
+from vent_agent.sessions.fold import fold_events, turn_extra
+from vent_agent.state import AppState
+from vent_agent.store.models import SessionRow
+from vent_agent.tools.context import AgentContext
+
+log = logging.getLogger(__name__)
+
+INTERRUPT = "__interrupt__"
+"""The checkpoint channel of pending interrupts (langgraph keeps the constant private since 1.0)."""
+
+NO_MODEL = "未配置对话模型（VENT_MODELS），暂时无法对话；配风计划审查（上传 PDF）仍可使用"
+
+
+@dataclass
+class ChatTurn:
+    """One chat request, validated: the caller, their session, the LangGraph thread (namespaced by the
+    session, so one user's thread id can never reach another's checkpoints), the message and the saved
+    attachment (``{"kind": "pdf", "path", "sha256", "file_name"}``) if any."""
+
+    user: User
+    session: SessionRow
+    thread_id: str
+    message: str
+    attachment: dict[str, Any] | None
+    base_url: str
+
+
+def checkpoint_thread(session_id: str, thread_id: str) -> str:
+    """The checkpointer's thread key for a session's thread."""
+    return session_id if thread_id == session_id else f"{session_id}::{thread_id}"
+
+
+def graph_config(session_id: str, thread_id: str) -> dict[str, Any]:
+    return {"configurable": {"thread_id": checkpoint_thread(session_id, thread_id)}, "recursion_limit": 100}
+
+
+async def pending_interrupt(state: AppState, session_id: str, thread_id: str) -> Any | None:
+    """The pending interrupt (plan approval) of a thread, or None: read from the latest checkpoint's
+    pending writes, so it needs no graph and works on any worker after a restart."""
+    if state.checkpointer is None:
+        return None
+    snap = await state.checkpointer.aget_tuple(graph_config(session_id, thread_id))
+    if snap is None:
+        return None
+    for _task, channel, value in snap.pending_writes or ():
+        if channel == INTERRUPT:
+            items = value if isinstance(value, list | tuple) else [value]
+            if items:
+                return items[0]
+    return None
+
+
+async def thread_exists(state: AppState, session_id: str, thread_id: str) -> bool:
+    """True when the thread has a checkpoint."""
+    if state.checkpointer is None:
+        return False
+    return await state.checkpointer.aget_tuple(graph_config(session_id, thread_id)) is not None
+
+
+async def _no_review(_attachment: dict[str, Any]) -> str:  # pragma: no cover - never routed
+    return ""
+
+
+def _done_fields(turn_session: str, thread_id: str) -> dict[str, Any]:
+    return {"session_id": turn_session, "thread_id": thread_id}
+
+
+async def _context(state: AppState, turn: ChatTurn, run_id: str) -> AgentContext:
+    return AgentContext(
+        source=state.source,
+        settings=state.settings,
+        db=state.db,
+        user_name=turn.user.user_name,
+        token=turn.user.token,
+        run_id=run_id,
+        session_id=turn.session.id,
+        thread_id=turn.thread_id,
+    )
+
+
+async def _build_graph(state: AppState, em: Emitter, turn: ChatTurn, mode: str, model: Any) -> Any:
+    """The supervisor for this turn, with the dialogue agent (when a model is configured) and the
+    review node bound to this run's emitter."""
+    from vent_agent.api.review import review_run
+    from vent_agent.review.pipeline import ReviewRequest
+
+    async def review(att: dict[str, Any]) -> str:
+        req = ReviewRequest(att["path"], att["sha256"], att["file_name"], False, turn.message)
+        await em.emit(
+            "agent_start",
+            agent="配风计划审查",
+            cn_agent="配风计划审查",
+            message="「配风计划审查」开始处理...",
+        )
+        outcome = await review_run(em, state, req, turn.base_url, turn.session.id, final=False)
+        return outcome
+
+    agent = None
+    if model is not None:
+        extras = await prompt_extras(state, turn.user.user_name)
+        tz = ZoneInfo(state.settings.timezone)
+        prompt = system_prompt(
+            mode=mode,
+            edition=state.settings.regulation_edition,
+            skills_index=extras.skills_index,
+            preferences=extras.preferences,
+            now=datetime.now(tz).strftime("%Y-%m-%d %H:%M"),
+        )
+        agent = build_dialogue_agent(
+            model,
+            chat_tools(state),
+            prompt=prompt,
+            mode=mode,
+            max_model_calls=state.settings.max_model_calls,
+            max_tool_calls=state.settings.max_tool_calls,
+            context_schema=AgentContext,
+        )
+        _remember_prompt(state, turn.session.id, prompt, extras)
+    return build_supervisor(agent, review, checkpointer=state.checkpointer, context_schema=AgentContext)
+
+
+def _remember_prompt(state: AppState, session_id: str, prompt: str, extras: PromptExtras) -> None:
+    """Keep the prompt's parts for the context breakdown of this session's last request."""
+    state.prompt_parts[session_id] = {
+        "system_prompt": prompt.replace(extras.skills_index, ""),
+        "skills": extras.skills_index,
+    }
+
+
+async def stream_graph(
+    state: AppState, em: Emitter, turn: ChatTurn, graph_input: Any, mode: str, model: Any
+) -> StreamMapper:
+    """Run the supervisor on ``graph_input`` (new messages or a resume Command) and stream its events.
+    Emits agent_start/agent_done around the dialogue agent; applies the run time-out."""
+    graph = await _build_graph(state, em, turn, mode, model)
+    mapper = StreamMapper(em.emit)
+    ctx = await _context(state, turn, em.run_id)
+    started: dict[str, float] = {}
+    timed_out = False
+    try:
+        async with asyncio.timeout(state.settings.run_timeout_s):
+            async for ns, stream_mode, data in graph.astream(
+                graph_input,
+                graph_config(turn.session.id, turn.thread_id),
+                context=ctx,
+                stream_mode=["messages", "updates", "tasks"],
+                subgraphs=True,
+            ):
+                if not ns and stream_mode == "tasks" and data.get("name") == DIALOGUE:
+                    if "input" in data:
+                        started[data["id"]] = time.monotonic()
+                        await em.emit(
+                            "agent_start",
+                            agent=AGENT_NAME,
+                            cn_agent=AGENT_NAME,
+                            message=f"「{AGENT_NAME}」开始处理...",
+                        )
+                    elif not data.get("interrupts"):
+                        ms = int((time.monotonic() - started.pop(data["id"], time.monotonic())) * 1000)
+                        await em.emit(
+                            "agent_done",
+                            agent=AGENT_NAME,
+                            cn_agent=AGENT_NAME,
+                            duration_ms=ms,
+                            message=f"「{AGENT_NAME}」完成（{ms}ms）",
+                        )
+                    continue
+                if not ns and stream_mode != "updates":
+                    continue
+                await mapper.feed((ns, stream_mode, data))
+    except TimeoutError:
+        timed_out = True
+    if timed_out:
+        await em.emit(
+            "progress",
+            message=f"已达到单次运行时限（{int(state.settings.run_timeout_s)} 秒），以上为目前的部分结果",
+            notice="run_timeout",
+        )
+    elif mapper.model_calls >= state.settings.max_model_calls and not mapper.interrupt:
+        await em.emit(
+            "progress",
+            message=f"已达到模型调用次数上限（{state.settings.max_model_calls} 次），以上为目前的部分结果",
+            notice="model_call_limit",
+        )
+    await _record_usage(state, turn, mapper)
+    return mapper
+
+
+async def _record_usage(state: AppState, turn: ChatTurn, mapper: StreamMapper) -> None:
+    """Store the last model request's token usage, split over the prompt's parts (system prompt,
+    skills index, the conversation so far; tool schemas and results fall to ``other``), for
+    ``GET …/context``."""
+    if not mapper.usage or not mapper.usage.get("input_tokens") or state.models is None:
+        return
+    parts = state.prompt_parts.get(turn.session.id, {})
+    messages, _total = await store.history(state.db, turn.session.id, limit=1000, offset=0)
+    usage = context_breakdown(
+        mapper.usage,
+        state.models.context_window(),
+        {**parts, "messages": "\n".join(m["content"] for m in messages)},
+    ).as_dict()
+    usage["updated_at"] = datetime.now(ZoneInfo(state.settings.timezone)).strftime("%Y-%m-%d %H:%M:%S")
+    await store.update_session(state.db, turn.session.id, context_usage=json.dumps(usage, ensure_ascii=False))
+
+
+async def finish_turn(state: AppState, em: Emitter, turn: ChatTurn, mapper: StreamMapper, model: Any) -> None:
+    """After the graph: an interrupt ends the stream without ``done``; otherwise the follow-up
+    suggestions, the assistant turn stored as the fold of the log, then ``done``."""
+    if mapper.interrupt:
+        values = mapper.interrupt["values"]
+        await em.emit(
+            "interrupt",
+            node="tools",
+            message=APPROVAL_MESSAGE,
+            interrupts=[v.get("plan", v) if isinstance(v, dict) else v for v in values],
+            plan=mapper.interrupt.get("plan"),
+            session_id=turn.session.id,
+            thread_id=turn.thread_id,
+        )
+        await _store_turn(state, em, turn)
+        em.saw_done = True  # an interrupted turn ends without done (spec); resume continues it
+        return
+    answer = "".join(mapper.text)
+    if model is not None and answer.strip():
+        suggestions = await suggest_followups(model, turn.message, answer)
+        if suggestions:
+            await em.emit("suggestions", suggestions=suggestions, message="您可能还想问")
+    await _store_turn(state, em, turn)
+    await em.emit("done", **_done_fields(turn.session.id, turn.thread_id))
+
+
+async def _store_turn(state: AppState, em: Emitter, turn: ChatTurn) -> None:
+    await em.flush()
+    events = [ev.payload for ev in await state.runs.events_after(em.run_id, 0, limit=100_000)]
+    folded = fold_events(events)
+    await store.add_message(
+        state.db,
+        turn.session.id,
+        "assistant",
+        folded["content"],
+        run_id=em.run_id,
+        extra=turn_extra(folded) or None,
+    )
+
+
+async def chat_run(em: Emitter, state: AppState, turn: ChatTurn) -> None:
+    """The body of a chat run (``RunManager.start``)."""
+    review = wants_review(turn.message, turn.attachment)
+    model = None if review else await state.models.chat_model()
+    if model is None and not review:
+        await em.emit("error", message=NO_MODEL)
+        await _store_turn(state, em, turn)
+        await em.emit("done", **_done_fields(turn.session.id, turn.thread_id), message="对话失败")
+        return
+    graph_input = {"messages": [HumanMessage(content=turn.message)], "attachment": turn.attachment}
+    mapper = await stream_graph(state, em, turn, graph_input, turn.session.mode, model)
+    await finish_turn(state, em, turn, mapper, model)
+
+
+async def resume_run(em: Emitter, state: AppState, turn: ChatTurn, action: str) -> None:
+    """The body of an approve run: resume the interrupted graph with the user's decision."""
+    model = await state.models.chat_model()
+    if model is None:
+        await em.emit("error", message=NO_MODEL)
+        await em.emit("done", **_done_fields(turn.session.id, turn.thread_id), message="对话失败")
+        return
+    decision = {"action": action, "user_name": turn.user.user_name}
+    if action == "reject":
+        # The approval tool answers with the rejection, the agent ends without a model call (the
+        # pending tool call is closed, so the session stays usable); the stream says so (spec).
+        graph = await _build_graph(state, em, turn, "plan", model)
+        ctx = await _context(state, turn, em.run_id)
+        await graph.ainvoke(
+            Command(resume=decision), graph_config(turn.session.id, turn.thread_id), context=ctx
+        )
+        await em.emit("error", message="用户拒绝了工具执行")
+        await _store_turn(state, em, turn)
+        await em.emit("done", **_done_fields(turn.session.id, turn.thread_id), message="已取消执行")
+        return
+    mapper = await stream_graph(state, em, turn, Command(resume=decision), "plan", model)
+    await finish_turn(state, em, turn, mapper, model)

@@ -1,0 +1,106 @@
+"""Map a LangGraph stream (``stream_mode=["messages", "updates", "tasks"]``, ``subgraphs=True``) onto the
+spec's chat events: ``thinking``, ``reasoning``, ``token``, ``executing``, ``tool_call``, ``tool_result``,
+``updated_todo_list`` and ``interrupt`` (spec §对话式解读接口 流式响应详解). ``source`` is ``main`` for
+the dialogue agent."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from langchain_core.messages import AIMessage, AIMessageChunk, ToolMessage
+
+from vent_agent.llm.chunks import content_text, reasoning_text
+
+Emit = Callable[..., Awaitable[None]]
+
+TOOL_LABELS = {
+    "write_todos": "更新任务清单",
+    "query_knowledge_base": "检索《煤矿安全规程》",
+    "request_plan_approval": "提交执行计划审批",
+    "load_skill": "加载技能说明",
+    "get_current_time": "获取当前时间",
+}
+
+
+@dataclass
+class StreamMapper:
+    """Turns stream items into events through ``emit``; remembers what the history and the caller need:
+    the answer text, the last todo list, the tools called, the pending interrupt, the last usage."""
+
+    emit: Emit
+    source: str = "main"
+    text: list[str] = field(default_factory=list)
+    todos: list[dict[str, Any]] | None = None
+    tools_called: list[str] = field(default_factory=list)
+    interrupt: dict[str, Any] | None = None
+    usage: dict[str, int] | None = None
+    model_calls: int = 0
+    last_answer: str = ""
+
+    async def feed(self, item: tuple[Any, ...]) -> None:
+        """One ``(namespace, mode, data)`` item of the stream."""
+        _ns, mode, data = item
+        if mode == "tasks":
+            if data.get("name") == "model" and "input" in data:
+                self.model_calls += 1
+                await self.emit("thinking", source=self.source, node="model", message="正在思考...")
+        elif mode == "messages":
+            chunk, meta = data
+            if isinstance(chunk, AIMessageChunk) and meta.get("langgraph_node") == "model":
+                reasoning = reasoning_text(chunk)
+                if reasoning:
+                    await self.emit("reasoning", source=self.source, content=reasoning)
+                text = content_text(chunk)
+                if text:
+                    self.text.append(text)
+                    await self.emit("token", source=self.source, content=text)
+                if chunk.usage_metadata:
+                    self.usage = dict(chunk.usage_metadata)
+        elif mode == "updates":
+            for node, update in data.items():
+                await self._update(node, update)
+
+    async def _update(self, node: str, update: Any) -> None:
+        if node == "__interrupt__":
+            values = [getattr(i, "value", i) for i in update]
+            plan = next((v.get("plan") for v in values if isinstance(v, dict) and v.get("plan")), None)
+            self.interrupt = {"values": values, "ids": [getattr(i, "id", None) for i in update], "plan": plan}
+            return
+        if not isinstance(update, dict):
+            return
+        messages = update.get("messages") or []
+        if node == "model":
+            for msg in messages:
+                if isinstance(msg, AIMessage):
+                    if msg.content and not msg.tool_calls:
+                        self.last_answer = content_text(msg)
+                    if msg.tool_calls:
+                        names = [tc["name"] for tc in msg.tool_calls]
+                        await self.emit(
+                            "executing",
+                            source=self.source,
+                            tools=names,
+                            message="正在执行：" + "、".join(TOOL_LABELS.get(n, n) for n in names),
+                        )
+                        for tc in msg.tool_calls:
+                            self.tools_called.append(tc["name"])
+                            await self.emit(
+                                "tool_call", source=self.source, tool=tc["name"], args=tc.get("args", {})
+                            )
+        elif node == "tools":
+            for msg in messages:
+                if isinstance(msg, ToolMessage):
+                    await self.emit(
+                        "tool_result",
+                        source=self.source,
+                        tool=msg.name,
+                        status=msg.status,
+                        message=f"{TOOL_LABELS.get(msg.name or '', msg.name)}{'完成' if msg.status != 'error' else '失败'}",
+                    )
+            if "todos" in update:
+                self.todos = list(update["todos"] or [])
+                await self.emit(
+                    "updated_todo_list", source=self.source, todos=self.todos, message="任务清单已更新"
+                )

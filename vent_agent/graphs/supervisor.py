@@ -1,0 +1,78 @@
+"""The supervisor behind ``POST /api/chat``: a small LangGraph graph that routes a turn to the dialogue
+agent (通风对话助手) or, for a PDF attachment with a review intent, to the plan-review pipeline
+(form-reviewer, data-checker, calc-verifier). Routing is deterministic (:func:`wants_review`): a review
+costs no model call and works with no model configured."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Awaitable, Callable
+from typing import Annotated, Any, TypedDict
+
+from langchain_core.messages import AIMessage, AnyMessage, HumanMessage
+from langgraph.graph import END, START, StateGraph
+from langgraph.graph.message import add_messages
+from langgraph.types import Checkpointer
+
+DIALOGUE = "dialogue"
+REVIEW = "review"
+
+_REVIEW_WORDS = re.compile(r"审查|审核|核查|检查|复核|校核|把关|看看|review|audit|check", re.IGNORECASE)
+_QUESTION_ELSEWHERE = re.compile(r"风速|风量|瓦斯|CH4|CH₄|CO|温度|主通风机|需风量|计算|多少", re.IGNORECASE)
+
+
+def wants_review(message: str, attachment: dict[str, Any] | None) -> bool:
+    """True when the turn carries a PDF and asks for a review: a review word, or no other question (an
+    empty or generic message with a plan attached means "review this")."""
+    if not attachment or attachment.get("kind") != "pdf":
+        return False
+    text = message or ""
+    if _REVIEW_WORDS.search(text):
+        return True
+    return not _QUESTION_ELSEWHERE.search(text)
+
+
+class SupervisorState(TypedDict, total=False):
+    """The conversation (shared with the dialogue agent) and this turn's attachment and route."""
+
+    messages: Annotated[list[AnyMessage], add_messages]
+    attachment: dict[str, Any] | None
+    route: str
+
+
+ReviewNode = Callable[[dict[str, Any]], Awaitable[str]]
+"""Runs the review of an attachment and returns the summary text the conversation keeps."""
+
+
+def build_supervisor(
+    dialogue_agent: Any | None,
+    review: ReviewNode,
+    *,
+    checkpointer: Checkpointer | None = None,
+    context_schema: type[Any] | None = None,
+) -> Any:
+    """Compile the supervisor: ``route`` → ``dialogue`` (the compiled agent, as a subgraph) or
+    ``review``. ``dialogue_agent`` None (no model) routes dialogue turns to a node that says so."""
+
+    def route(state: SupervisorState) -> dict[str, Any]:
+        last = next((m for m in reversed(state.get("messages", [])) if isinstance(m, HumanMessage)), None)
+        text = str(last.content) if last else ""
+        return {"route": REVIEW if wants_review(text, state.get("attachment")) else DIALOGUE}
+
+    async def review_node(state: SupervisorState) -> dict[str, Any]:
+        summary = await review(state.get("attachment") or {})
+        return {"messages": [AIMessage(content=summary, name="配风计划审查")], "attachment": None}
+
+    graph = StateGraph(SupervisorState, context_schema=context_schema)
+    graph.add_node("route", route)
+    graph.add_node(REVIEW, review_node)
+    if dialogue_agent is not None:
+        graph.add_node(DIALOGUE, dialogue_agent)
+        graph.add_edge(DIALOGUE, END)
+        targets = {DIALOGUE: DIALOGUE, REVIEW: REVIEW}
+    else:
+        targets = {DIALOGUE: END, REVIEW: REVIEW}
+    graph.add_edge(START, "route")
+    graph.add_conditional_edges("route", lambda s: s["route"], targets)
+    graph.add_edge(REVIEW, END)
+    return graph.compile(checkpointer=checkpointer, name="supervisor")

@@ -1,0 +1,121 @@
+"""Click interpretation in plan mode (the spec's default): an agent that loads its skill, queries the
+tunnel's or device's data, looks up the regulation in the knowledge base, compares item by item and
+writes a structured report, streamed as ``thinking``/``executing``/``tool_call``/``tool_result``/
+``token`` events with ``source: "main"``. No checkpointer and no session rows (spec: 点选解读不写数据库).
+
+It uses the click-interpret model (``VENT_LLM_*``), which model switching does not affect. With no
+model, or when the agent fails before writing anything, the deterministic interpretation of the same
+facts is streamed with a notice, so a click never ends in a bare failure.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any
+
+from langchain.agents import create_agent
+from langchain.agents.middleware import ModelCallLimitMiddleware, ToolCallLimitMiddleware, ToolErrorMiddleware
+from langchain_core.messages import HumanMessage
+from langchain_core.tools import BaseTool
+
+from vent_agent.graphs.stream import StreamMapper
+from vent_agent.runs.manager import Emitter
+from vent_agent.tools.context import AgentContext
+
+log = logging.getLogger(__name__)
+
+AGENT_NAME = "点选解读 Agent"
+
+
+@dataclass(frozen=True)
+class ClickTarget:
+    """What was clicked: ``kind`` tunnel|device, its id and name (device type for devices), the skill
+    that describes the work and the data tool that reads it."""
+
+    kind: str
+    target_id: str
+    name: str
+    skill: str
+    data_tool: str
+    device_type: str | None = None
+
+    def request_text(self) -> str:
+        if self.kind == "tunnel":
+            return f"请解读巷道「{self.name}」（tun_id={self.target_id}）的实时监测数据。"
+        return f"请解读设备「{self.name}」（device_id={self.target_id}，类型 {self.device_type}）的实时数据与报警。"
+
+
+def system_prompt(target: ClickTarget, edition: str, skills_index: str) -> str:
+    """The click agent's instructions: the fixed order of work and the report's structure."""
+    return (
+        "你是矿井通风点选解读智能体，为通风工程师解读所点选巷道或设备的实时数据。按以下顺序工作：\n"
+        f"1. 调用 load_skill 读取技能「{target.skill}」，按其要求工作；\n"
+        f"2. 调用 {target.data_tool} 查询数据（只使用工具返回的数据，不编造）；\n"
+        "3. 用 query_knowledge_base 检索相关条款（允许风速、有害气体浓度、温度等），"
+        f"以现行 {edition} 版《煤矿安全规程》为准；\n"
+        "4. 逐项比对：每个读数写明实测值、限值、比较方向（达到即 ≥）、结论与条款引用标记；\n"
+        "5. 输出结构化报告：标题、数据时间（过旧须提醒）、逐项比对表、异常与处置建议、依据条款。\n"
+        "用简体中文，单位写全（m/s、m³/min、%、ppm、°C）。"
+        + (f"\n\n可用技能：\n{skills_index}" if skills_index else "")
+    )
+
+
+async def interpret_with_agent(
+    em: Emitter,
+    *,
+    model: Any,
+    tools: list[BaseTool],
+    target: ClickTarget,
+    context: AgentContext,
+    edition: str,
+    skills_index: str,
+    max_model_calls: int,
+    max_tool_calls: int,
+    finish: Callable[[str], Awaitable[None]] | None = None,
+) -> bool:
+    """Run the agent and stream its events. Returns False when it failed before any answer text (the
+    caller then streams the deterministic interpretation); ``finish(answer)`` runs after a success
+    (citation check, references event)."""
+    agent = create_agent(
+        model,
+        tools,
+        system_prompt=system_prompt(target, edition, skills_index),
+        middleware=[
+            ModelCallLimitMiddleware(run_limit=max_model_calls, exit_behavior="end"),
+            ToolCallLimitMiddleware(run_limit=max_tool_calls, exit_behavior="continue"),
+            ToolErrorMiddleware(
+                on_error=lambda exc, req: f"工具执行失败（{type(exc).__name__}）：{str(exc)[:300]}"
+            ),
+        ],
+        context_schema=AgentContext,
+        name=AGENT_NAME,
+    )
+    mapper = StreamMapper(em.emit, source="main")
+    try:
+        async for item in agent.astream(
+            {"messages": [HumanMessage(content=target.request_text())]},
+            {"recursion_limit": 60},
+            context=context,
+            stream_mode=["messages", "updates", "tasks"],
+            subgraphs=True,
+        ):
+            await mapper.feed(item)
+    except Exception as exc:  # the model endpoint failed or hung: fall back, never a bare failure
+        log.warning("click agent failed: %s", exc)
+        if mapper.text:
+            await em.emit(
+                "progress", source="main", message=f"智能体中断（{type(exc).__name__}），以上为已生成的部分"
+            )
+            return True
+        await em.emit(
+            "progress",
+            source="main",
+            message=f"智能体调用失败（{type(exc).__name__}），改用规则解读",
+            notice=True,
+        )
+        return False
+    if finish is not None:
+        await finish("".join(mapper.text))
+    return True

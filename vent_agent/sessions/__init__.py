@@ -1,0 +1,1 @@
+"""Chat sessions: ownership, settings (mode, pin, title), folded messages and history."""
