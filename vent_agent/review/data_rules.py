@@ -12,8 +12,13 @@ own measured figures against the regulation's limits.
   speed consistent with the survey temperature (AQ 1056); the emission back-calculated from the survey,
   q = 60·v·S·(C_return − C_intake)/100 m³/min, within ±15 % of the report (**major** when the survey
   shows more gas than the report, **minor** when less);
-- without it (no source, unknown mine, month not available, or the source answers for another mine):
-  exactly one **info** finding saying so, and no data findings — never another mine's data;
+- without it (no source, unknown mine, month not available, the source answers for another mine, or
+  the source is unreachable, timed out or broken — an :class:`UnavailableReference` with its reason):
+  exactly one **info** finding saying so, and no data findings — never another mine's data. An
+  unreachable source is *info*, not major: severities grade the plan (DOMAIN.md §5), and a server
+  being down says nothing about the plan; the finding says plainly that the data check was not done;
+- with the month but some parts missing (``MonthlyReference.gaps``: the source had no gas report, say):
+  one **info** finding per missing part, and the checks of that part are skipped;
 - always, whether or not reference data is available: the allocation table's own CH₄/CO₂,
   wind speeds and temperatures against the regulation's limits (category ``regulation``; see
   :mod:`vent_agent.review.limit_rules`; CH₄ reaching 1.0 % in a face or heading return is **critical**).
@@ -26,7 +31,7 @@ from vent_agent.documents.plan_text import match_name
 from vent_agent.kb.thresholds import ThresholdTable
 from vent_agent.review.findings import Category, Evidence, Finding, Severity
 from vent_agent.review.limit_rules import review_limits
-from vent_agent.review.reference import MonthlyReference, ReferenceData, same_mine
+from vent_agent.review.reference import MonthlyReference, ReferenceData, UnavailableReference, same_mine
 from vent_agent.review.rule_common import (
     finding,
     fmt,
@@ -84,6 +89,7 @@ def review_data(plan: Plan, reference: ReferenceData | None, *, edition: str | N
         ]
     else:
         out = [
+            *_gaps(ref),
             *_mining_plan(plan, ref),
             *_gas(plan, ref),
             *_procedures(plan, ref),
@@ -96,6 +102,8 @@ def review_data(plan: Plan, reference: ReferenceData | None, *, edition: str | N
 def _reference_for(plan: Plan, reference: ReferenceData | None) -> tuple[MonthlyReference | None, str]:
     if reference is None:
         return None, "未配置参考数据源"
+    if isinstance(reference, UnavailableReference):
+        return None, reference.reason
     if not plan.mine or not plan.month:
         return None, "计划未写明矿井名称或月份"
     ref = reference.monthly(plan.mine, plan.month)
@@ -104,6 +112,32 @@ def _reference_for(plan: Plan, reference: ReferenceData | None) -> tuple[Monthly
     if not same_mine(ref.mine, plan.mine):
         return None, f"参考数据属于{ref.mine}，与计划的{plan.mine}不符"
     return ref, ""
+
+
+_GAP_LABELS = {
+    TOOLS["mining_plan"]: "月度采掘计划",
+    TOOLS["gas"]: "瓦斯等级鉴定报告",
+    TOOLS["procedure"]: "工作面作业规程",
+    TOOLS["survey"]: "测风报表",
+}
+
+
+def _gaps(ref: MonthlyReference) -> list[Finding]:
+    """One info finding per part of the month the source had no data for."""
+    return [
+        finding(
+            REVIEWER,
+            None,
+            Category.DATA,
+            Severity.INFO,
+            f"参考数据缺少{_GAP_LABELS.get(tool, tool)}（{reason}），相关数据一致性核对未进行",
+            rule="参考数据可用",
+            source="配风计划审查要求：数据一致性",
+            figures={"mine": ref.mine, "month": ref.month, "tool": tool},
+            evidence=[reference_evidence(tool, ref.mine, ref.month, None, reason)],
+        )
+        for tool, reason in ref.gaps.items()
+    ]
 
 
 def _ev(ref: MonthlyReference, kind: str, key: str | None, text: str) -> Evidence:
@@ -115,6 +149,8 @@ def _data(location: str | None, severity: Severity, message: str, **kw) -> Findi
 
 
 def _mining_plan(plan: Plan, ref: MonthlyReference) -> list[Finding]:
+    if TOOLS["mining_plan"] in ref.gaps:
+        return []
     out = []
     names = plan_names(plan)
     page = plan.section_pages.get("locations") or plan.section_pages.get("allocation")
