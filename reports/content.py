@@ -1,128 +1,66 @@
-"""The review report's content as a list of neutral blocks, built once and rendered by both
-:mod:`reports.markdown` and :mod:`reports.docx_report`, so the two documents say the same thing.
+"""The review report's content as a list of neutral blocks (:mod:`reports.blocks`), built once and
+rendered by both :mod:`reports.markdown` and :mod:`reports.docx_report`, so the two documents say the
+same thing in the same order.
 
-Everything here is a pure function of the :class:`ReviewResult`: same result, same blocks.
+Chapters: the plan's metadata; 一 the conclusion (counts of rule findings by severity, the verdict, the
+regulation edition, which reviewer failed and why, the model remarks' count); 二 the findings table;
+三 each location's recomputation; 四 each reviewer's status; 五 the model remarks, marked as such;
+六 the sign-off block. Everything is a pure function of the :class:`ReviewResult`.
 """
 
 from __future__ import annotations
 
-import re
-from dataclasses import dataclass, field
-from datetime import datetime
-
-from calc.result import BoundCheck, CalcResult, Coefficient, MaxResult
 from reports import labels as L
+from reports.blocks import (
+    Block,
+    Bullets,
+    Heading,
+    Layout,
+    Para,
+    ReportContent,
+    Row,
+    Table,
+    fmt_month,
+    fmt_num,
+    fmt_time,
+)
+from reports.recalc import recalc_blocks
 from vent_agent.review.findings import SEVERITY_ORDER, Evidence, Finding, Severity
-from vent_agent.review.result import LocationRecalc, ReviewerOutcome, ReviewResult
+from vent_agent.review.result import Remark, ReviewerOutcome, ReviewResult
 
-FINDINGS_HEADER = ("序号", "严重程度", "用风地点", "类别", "问题", "比对数据", "依据", "页码")
+__all__ = ["FINDINGS_HEADER", "REMARKS_HEADER", "build_report", "fmt_num", "sorted_findings"]
+
+FINDINGS_HEADER = (
+    "序号",
+    "严重程度",
+    "用风地点",
+    "类别",
+    "问题描述",
+    "比对数据",
+    "检查规则及依据",
+    "PDF页码",
+)
 FINDINGS_SEVERITY_COL = 1
+REMARKS_HEADER = ("序号", "审查环节", "用风地点", "类别", "程度", "意见", "核实情况", "PDF页码")
+REMARKS_SEVERITY_COL = 4
+SIGNOFF_HEADER = ("职务", "审阅意见", "签字", "日期")
+SIGNOFF_ROLES = ("通风区长", "通风副总工程师", "总工程师")
 
-
-@dataclass(frozen=True)
-class Heading:
-    """A heading; level 0 is the document title."""
-
-    text: str
-    level: int
-
-
-@dataclass(frozen=True)
-class Para:
-    """A paragraph; ``strong`` paragraphs (the verdict) are set in bold."""
-
-    text: str
-    strong: bool = False
-
-
-@dataclass(frozen=True)
-class Bullets:
-    """A bulleted list."""
-
-    items: tuple[str, ...]
-
-
-@dataclass(frozen=True)
-class Row:
-    """A table row. A cell's lines are separated by ``\\n``; ``severity`` shades the severity cell."""
-
-    cells: tuple[str, ...]
-    severity: Severity | None = None
-
-
-@dataclass(frozen=True)
-class Table:
-    """A table with a header row; ``severity_col`` is the column whose cell is shaded by severity."""
-
-    header: tuple[str, ...]
-    rows: tuple[Row, ...]
-    severity_col: int | None = None
-
-
-@dataclass(frozen=True)
-class Layout:
-    """A page-layout hint for paged documents (Word): start a landscape or portrait section.
-    Markdown ignores it."""
-
-    landscape: bool
-
-
-Block = Heading | Para | Bullets | Table | Layout
-
-
-@dataclass
-class ReportContent:
-    """The report's blocks, plus what a renderer needs besides them (document properties)."""
-
-    title: str
-    subject: str
-    blocks: list[Block] = field(default_factory=list)
-
-
-# --- formatting -----------------------------------------------------------------------------------
-
-
-def fmt_num(value: float | int | str | None) -> str:
-    """A figure as an engineer writes it: at least one decimal, at most three (144.0, 0.8, 1.05)."""
-    if value is None:
-        return L.EMPTY
-    if isinstance(value, str):
-        return value
-    if isinstance(value, int):  # bool included
-        return str(value)
-    text = f"{value:.3f}".rstrip("0")
-    return text + "0" if text.endswith(".") else text
-
-
-def fmt_time(created_at: str) -> str:
-    """An ISO time as ``YYYY-MM-DD HH:MM:SS`` (with its UTC offset when it has one); other text as is."""
-    try:
-        moment = datetime.fromisoformat(created_at)
-    except ValueError:
-        return created_at
-    text = moment.strftime("%Y-%m-%d %H:%M:%S")
-    offset = moment.strftime("%z")
-    return f"{text}（UTC{offset[:3]}:{offset[3:]}）" if offset else text
-
-
-def fmt_month(month: str | None) -> str:
-    """``2026-08`` as ``2026年8月``; other text as is."""
-    if not month:
-        return "未识别"
-    match = re.fullmatch(r"(\d{4})-(\d{1,2})", month.strip())
-    return f"{match[1]}年{int(match[2])}月" if match else month
-
-
-def _range(low: float | None, high: float | None) -> str:
-    return f"{fmt_num(low)}–{fmt_num(high)}"
+H_SUMMARY = "一、审查结论"
+H_FINDINGS = "二、问题清单"
+H_RECALC = "三、各用风地点需风量核算"
+H_REVIEWERS = "四、各审查环节情况"
+H_REMARKS = "五、模型审查意见（语言与逻辑，仅供参考）"
+H_SIGNOFF = "六、审阅签字"
+BASIS_STANDARDS = "AQ 1056-2008《煤矿通风能力核定标准》"
 
 
 # --- findings -------------------------------------------------------------------------------------
 
 
 def sorted_findings(result: ReviewResult) -> list[Finding]:
-    """All findings, most severe first, then by page, location, category and text: an order that does
-    not depend on which reviewer finished first."""
+    """All rule findings, most severe first, then by page, location, category and text: an order that
+    does not depend on which reviewer finished first."""
     return sorted(
         result.findings,
         key=lambda f: (
@@ -137,8 +75,20 @@ def sorted_findings(result: ReviewResult) -> list[Finding]:
 
 def _evidence_line(ev: Evidence) -> str | None:
     """One evidence item as a line of the 比对数据 cell (PDF positions go to the page cell)."""
+    d = ev.detail
+    if ev.kind == "reference" and d.get("tool"):
+        where = " ".join(str(x) for x in (d.get("mine"), d.get("month")) if x)
+        head = f"{L.tool_label(str(d['tool']))}" + (f"（{where}）" if where else "")
+        return f"{head}：{ev.text}" if ev.text else head
+    if ev.kind == "clause":
+        edition = f"{d['edition']}版" if d.get("edition") else ""
+        article = f"第{d['article']}条" if d.get("article") is not None else ""
+        head = "规程条款" + (f"（{edition}{article}）" if edition or article else "")
+        return f"{head}：{ev.text}" if ev.text else head
+    if ev.kind == "calc" and d.get("substituted"):
+        return f"核算：{d['substituted']}"
     label = L.EVIDENCE_KIND_LABELS.get(ev.kind, ev.kind)
-    detail = "，".join(f"{k}={ev.detail[k]}" for k in sorted(ev.detail))
+    detail = "，".join(f"{k}={d[k]}" for k in sorted(d) if k != "what")
     if ev.text and detail:
         return f"{label}：{ev.text}（{detail}）"
     if ev.text:
@@ -146,14 +96,25 @@ def _evidence_line(ev: Evidence) -> str | None:
     return f"{label}：{detail}" if detail else None
 
 
+def _figure_pair(key: str, value: float | str | None) -> str:
+    if key == "op" and isinstance(value, str):
+        return f"{L.figure_label(key)} {L.operator_label(value)}"
+    return f"{L.figure_label(key)} {fmt_num(value)}"
+
+
 def figures_cell(finding: Finding) -> str:
     """The figures compared, with their unit, then the evidence behind them, one per line."""
     lines: list[str] = []
-    if finding.figures:
-        pairs = "；".join(f"{L.figure_label(k)} {fmt_num(v)}" for k, v in finding.figures.items())
-        lines.append(f"{pairs}（{finding.unit}）" if finding.unit else pairs)
+    numeric = {k: v for k, v in finding.figures.items() if k != "op" and not k.endswith("_pct")}
+    rest = {k: v for k, v in finding.figures.items() if k not in numeric}
+    if numeric:
+        pairs = "；".join(_figure_pair(k, v) for k, v in numeric.items())
+        has_number = any(isinstance(v, int | float) and not isinstance(v, bool) for v in numeric.values())
+        lines.append(f"{pairs}（{finding.unit}）" if finding.unit and has_number else pairs)
+    if rest:
+        lines.append("；".join(_figure_pair(k, v) for k, v in rest.items()))
     lines.extend(line for ev in finding.evidence if (line := _evidence_line(ev)))
-    return "\n".join(lines) or L.EMPTY
+    return "\n".join(dict.fromkeys(lines)) or L.EMPTY
 
 
 def page_cell(finding: Finding) -> str:
@@ -190,23 +151,40 @@ def finding_row(index: int, finding: Finding) -> Row:
 
 
 def findings_table(findings: list[Finding]) -> Table:
-    """The findings table, one row per finding."""
+    """The findings table, one row per rule finding."""
     rows = tuple(finding_row(i, f) for i, f in enumerate(findings, start=1))
     return Table(header=FINDINGS_HEADER, rows=rows, severity_col=FINDINGS_SEVERITY_COL)
+
+
+# --- reviewers ------------------------------------------------------------------------------------
+
+
+def _reviewer_order(result: ReviewResult) -> list[str]:
+    """The standard reviewers in their fixed order, then any other reviewer present, by name."""
+    others = sorted({r.agent for r in result.reviewers} - set(L.REVIEWER_LABELS))
+    return list(L.REVIEWER_LABELS) + others
+
+
+def _outcomes(result: ReviewResult) -> list[tuple[str, ReviewerOutcome | None]]:
+    by_agent = {r.agent: r for r in result.reviewers}
+    return [(a, by_agent.get(a)) for a in _reviewer_order(result)]
+
+
+def incomplete_reviewers(result: ReviewResult) -> list[str]:
+    """Chinese names of the reviewers that failed, and of the standard ones that did not run."""
+    return [L.reviewer_label(a) for a, o in _outcomes(result) if o is None or o.error is not None]
+
+
+def _remarks_model(result: ReviewResult) -> str | None:
+    return next((r.remarks_model for r in result.reviewers if r.remarks_model), None)
 
 
 # --- summary --------------------------------------------------------------------------------------
 
 
-def incomplete_reviewers(result: ReviewResult) -> list[str]:
-    """Chinese names of the reviewers that failed, and of the standard ones that did not run."""
-    by_agent = {r.agent: r for r in result.reviewers}
-    unfinished = [a for a in _reviewer_order(result) if a not in by_agent or by_agent[a].error is not None]
-    return [L.reviewer_label(a) for a in unfinished]
-
-
 def verdict(result: ReviewResult) -> str:
-    """The review's conclusion from the severity counts; says so when a reviewer did not finish."""
+    """The review's conclusion from the rule findings' severities; says so when a reviewer did not
+    finish. Model remarks never change it."""
     counts = result.counts()
     if counts[Severity.CRITICAL.value]:
         text = L.VERDICT_CRITICAL
@@ -220,16 +198,52 @@ def verdict(result: ReviewResult) -> str:
     return text
 
 
+def _reviewer_status(agent: str, outcome: ReviewerOutcome | None) -> str:
+    name = L.reviewer_label(agent)
+    if outcome is None:
+        return f"{name}：未运行"
+    if outcome.error is not None:
+        return f"{name}：失败（{outcome.error or '未知错误'}），其规则结论未包含在本报告中"
+    return f"{name}：完成，发现问题 {len(outcome.findings)} 项"
+
+
+def remarks_summary(result: ReviewResult) -> str:
+    """One line on the model remarks: how many, by which model, and that they do not count."""
+    model = _remarks_model(result)
+    if model is None:
+        return "模型审查意见：未配置语言模型，本次审查无模型意见。"
+    return (
+        f"模型审查意见：{len(result.remarks)} 条（语言模型 {model} 撰写，见第五部分），"
+        "不计入上表，不影响审查结论。"
+    )
+
+
 def summary_blocks(result: ReviewResult) -> list[Block]:
-    """Counts by severity, the verdict, and the plan-reading warnings."""
+    """Counts of rule findings by severity, the verdict, the basis, each reviewer's status, the model
+    remarks' count and the plan-reading warnings."""
     counts = result.counts()
     header = tuple(L.severity_label(s) for s in SEVERITY_ORDER) + ("合计",)
     cells = tuple(str(counts[s.value]) for s in SEVERITY_ORDER) + (str(sum(counts.values())),)
     blocks: list[Block] = [
-        Heading("一、审查结论", 1),
+        Heading(H_SUMMARY, 1),
         Table(header=header, rows=(Row(cells),)),
         Para(f"结论：{verdict(result)}", strong=True),
+        Bullets(
+            (
+                f"审查依据：{L.edition_label(result.edition)}；{BASIS_STANDARDS}",
+                "问题及其严重程度由确定性规则判定，上表只统计规则判定的问题。",
+                remarks_summary(result),
+            )
+        ),
+        Para("各审查环节："),
+        Bullets(tuple(_reviewer_status(a, o) for a, o in _outcomes(result))),
     ]
+    failed = [(a, o) for a, o in _outcomes(result) if o is not None and o.error is not None]
+    if failed:
+        names = "、".join(L.reviewer_label(a) for a, _ in failed)
+        blocks.append(
+            Para(f"注意：{names}未能完成，本报告据其余审查环节的结果写成，请复核后再签字。", strong=True)
+        )
     if result.plan_warnings:
         blocks += [Para("计划解析提示："), Bullets(tuple(result.plan_warnings))]
     return blocks
@@ -253,187 +267,112 @@ def plan_blocks(result: ReviewResult) -> list[Block]:
     ]
 
 
-# --- recomputation --------------------------------------------------------------------------------
+# --- reviewer sections ----------------------------------------------------------------------------
 
 
-def _coefficient_text(c: Coefficient) -> str:
-    origin = L.COEFFICIENT_ORIGIN_LABELS.get(c.origin, c.origin)
-    extra = (
-        [origin]
-        + ([f"范围 {_range(*c.valid_range)}"] if c.valid_range else [])
-        + ([c.note] if c.note else [])
-    )
-    return f"{c.symbol} = {fmt_num(c.value)}（{'；'.join(extra)}）"
-
-
-def _governing(res: MaxResult) -> str:
-    for m in res.methods:
-        if m.method == res.governing:
-            return L.method_label(m.method, m.method_cn)
-    return L.method_label(res.governing) if res.governing else L.EMPTY
-
-
-def _method_row(m: CalcResult, governing: str) -> Row:
-    mark = "（取值）" if m.method == governing else ""
-    return Row(
-        (
-            L.method_label(m.method, m.method_cn) + mark,
-            m.substituted or m.formula,
-            f"{fmt_num(m.value)} {m.unit}",
-            "\n".join(_coefficient_text(c) for c in m.coefficients) or L.EMPTY,
-            m.source or L.EMPTY,
-        )
-    )
-
-
-def _check_row(c: BoundCheck) -> Row:
-    return Row(
-        (
-            c.name,
-            fmt_num(c.lower),
-            fmt_num(c.upper),
-            fmt_num(c.value),
-            "合格" if c.ok else "不合格",
-            c.formula,
-            c.source or L.EMPTY,
-        )
-    )
-
-
-def _warnings(res: MaxResult) -> list[str]:
-    found = list(res.warnings)
-    for m in res.methods:
-        found += [f"{L.method_label(m.method, m.method_cn)}：{w}" for w in m.warnings]
-    for c in res.checks:
-        found += [f"{c.name}：{w}" for w in c.warnings]
-    return list(dict.fromkeys(found))
-
-
-def _comparison(rc: LocationRecalc) -> Row:
-    """Stated vs recomputed vs allocated, with the stated deviation and the allocation margin."""
-    recomputed = rc.result.value if rc.result else None
-    deviation = margin = L.EMPTY
-    if recomputed and rc.stated_required is not None:
-        deviation = f"{(rc.stated_required - recomputed) / recomputed * 100:+.1f}%"
-    if recomputed is not None and rc.allocated is not None:
-        relation = "≥" if rc.allocated >= recomputed else "<"
-        margin = f"{fmt_num(rc.allocated - recomputed)}（配风量 {relation} 核算需风量）"
-    return Row((fmt_num(rc.stated_required), fmt_num(recomputed), fmt_num(rc.allocated), deviation, margin))
-
-
-def recalc_overview(recalcs: list[LocationRecalc]) -> Table:
-    """One line per location: stated, recomputed and allocated air, governing method, speed checks."""
-    rows = []
-    for rc in recalcs:
-        res = rc.result
-        checks = L.EMPTY
-        if res and res.checks:
-            checks = "合格" if all(c.ok for c in res.checks) else "不合格"
-        rows.append(
-            Row(
-                (
-                    rc.location,
-                    L.location_kind_label(rc.kind),
-                    fmt_num(rc.stated_required),
-                    fmt_num(res.value if res else None),
-                    _governing(res) if res else "未核算",
-                    fmt_num(rc.allocated),
-                    checks,
-                )
-            )
-        )
-    header = ("用风地点", "类型", "计划需风量", "核算需风量", "取值方法", "配风量", "风速校验")
-    return Table(header=header, rows=tuple(rows))
-
-
-def recalc_detail(index: int, rc: LocationRecalc) -> list[Block]:
-    """One location's recomputation: every method, the maximum, the checks, stated vs allocated."""
-    where = f"，第 {rc.page} 页" if rc.page else ""
-    blocks: list[Block] = [Heading(f"{index}. {rc.location}（{L.location_kind_label(rc.kind)}{where}）", 2)]
-    res = rc.result
-    if res is None:
-        blocks.append(Para(f"未能核算。{rc.note}".strip()))
-        return blocks
-    if res.methods:
-        header = ("计算方法", "计算式（代入数值）", "结果", "系数及来源", "依据")
-        blocks.append(Table(header=header, rows=tuple(_method_row(m, res.governing) for m in res.methods)))
-    blocks.append(
-        Para(
-            f"需风量取各方法最大值：{fmt_num(res.value)} {res.unit}，取值方法：{_governing(res)}。",
-            strong=True,
-        )
-    )
-    if res.checks:
-        header = ("校验项", "下限", "上限", "需风量", "结果", "校验式", "依据")
-        blocks.append(Table(header=header, rows=tuple(_check_row(c) for c in res.checks)))
-    header = ("计划需风量", "核算需风量", "配风量", "计划值偏差", "配风余量")
-    blocks.append(Table(header=header, rows=(_comparison(rc),)))
-    notes = _warnings(res) + ([rc.note] if rc.note else [])
-    if notes:
-        blocks.append(Bullets(tuple(notes)))
-    return blocks
-
-
-def recalc_blocks(result: ReviewResult) -> list[Block]:
-    """The recomputation chapter: an overview table, then each location in detail (m³/min)."""
-    blocks: list[Block] = [Heading("三、各用风地点需风量核算", 1)]
-    if not result.recalcs:
-        return blocks + [Para("无核算记录。")]
-    blocks += [Para("单位：m³/min。"), recalc_overview(result.recalcs)]
-    for i, rc in enumerate(result.recalcs, start=1):
-        blocks += recalc_detail(i, rc)
-    return blocks
-
-
-# --- reviewers ------------------------------------------------------------------------------------
-
-
-def _reviewer_order(result: ReviewResult) -> list[str]:
-    """The standard reviewers in their fixed order, then any other reviewer present, by name."""
-    others = sorted({r.agent for r in result.reviewers} - set(L.REVIEWER_LABELS))
-    return list(L.REVIEWER_LABELS) + others
+def _duration(ms: int) -> str:
+    return f"{ms} 毫秒" if ms < 1000 else f"{ms / 1000:.1f} 秒"
 
 
 def reviewer_blocks(outcome: ReviewerOutcome) -> list[Block]:
-    """One reviewer's section: status, findings by severity, remarks or error."""
+    """One reviewer's section: status, rule findings by severity, time, error, and its model remarks."""
     counts = {s: sum(f.severity == s for f in outcome.findings) for s in SEVERITY_ORDER}
     by_sev = "，".join(f"{L.severity_label(s)} {n}" for s, n in counts.items() if n)
     status = "失败" if outcome.error is not None else "完成"
     line = f"状态：{status}；发现问题 {len(outcome.findings)} 项" + (f"（{by_sev}）" if by_sev else "")
-    line += f"；用时 {outcome.duration_ms / 1000:.1f} 秒。"
+    line += f"；用时 {_duration(outcome.duration_ms)}。"
     blocks: list[Block] = [Heading(f"{L.reviewer_label(outcome.agent)}（{outcome.agent}）", 2), Para(line)]
     if outcome.error is not None:
         blocks.append(Para(f"错误：{outcome.error or '未知错误'}", strong=True))
-    if outcome.remarks:
-        blocks += [Para("审查意见："), Bullets(tuple(outcome.remarks))]
-    elif outcome.error is None:
-        blocks.append(Para("审查意见：无。"))
+    if outcome.remarks_model is not None:
+        text = f"模型意见：{len(outcome.remarks)} 条"
+        blocks.append(Para(text + (f"（{outcome.remarks_note}）。" if outcome.remarks_note else "。")))
     return blocks
 
 
 def reviewers_section(result: ReviewResult) -> list[Block]:
     """Every reviewer's section, in the standard order; a standard reviewer that did not run is said so."""
-    blocks: list[Block] = [Heading("四、各审查环节意见", 1)]
-    by_agent = {r.agent: r for r in result.reviewers}
-    for agent in _reviewer_order(result):
-        if agent in by_agent:
-            blocks += reviewer_blocks(by_agent[agent])
+    blocks: list[Block] = [Heading(H_REVIEWERS, 1)]
+    for agent, outcome in _outcomes(result):
+        if outcome is not None:
+            blocks += reviewer_blocks(outcome)
         else:
             blocks += [Heading(f"{L.reviewer_label(agent)}（{agent}）", 2), Para("状态：未运行。")]
     return blocks
+
+
+# --- model remarks --------------------------------------------------------------------------------
+
+
+def remark_row(index: int, remark: Remark) -> Row:
+    """One row of the model remarks table."""
+    message = remark.message + (f"\n模型所述依据（未核实）：{remark.basis}" if remark.basis else "")
+    if remark.figures:
+        message += "\n所引数值：" + "；".join(f"{k} {fmt_num(v)}" for k, v in remark.figures.items())
+    status = L.REMARK_STATUS_VERIFIED if remark.verified else L.REMARK_STATUS_UNVERIFIED
+    return Row(
+        (
+            str(index),
+            L.reviewer_label(remark.reviewer),
+            remark.location or L.GENERAL_LOCATION,
+            L.category_label(remark.category),
+            L.severity_label(remark.severity),
+            message,
+            status + (f"\n{remark.note}" if remark.note else ""),
+            str(remark.page) if remark.page else L.EMPTY,
+        ),
+        severity=remark.severity,
+    )
+
+
+def remarks_section(result: ReviewResult) -> list[Block]:
+    """The model remarks in their own chapter, marked as model-written; the reasons where none came."""
+    blocks: list[Block] = [Heading(H_REMARKS, 1)]
+    model = _remarks_model(result)
+    if model is None:
+        return blocks + [Para("未配置语言模型，本次审查无模型意见；以上结论全部由确定性规则得出。")]
+    blocks.append(
+        Para(
+            f"以下意见由语言模型（{model}）按各审查环节撰写，仅就语言与逻辑作补充，未经确定性规则判定，"
+            "不计入问题统计，不改变审查结论。模型意见的程度最高为“一般”；所引数值、地点或页码未能在计划"
+            "中核实的，或所述问题已由规则判定的，列为“提示”并注明。"
+        )
+    )
+    remarks = result.remarks
+    if remarks:
+        rows = tuple(remark_row(i, r) for i, r in enumerate(remarks, start=1))
+        blocks.append(Table(header=REMARKS_HEADER, rows=rows, severity_col=REMARKS_SEVERITY_COL))
+    else:
+        blocks.append(Para("模型未提出补充意见。"))
+    notes = [
+        f"{L.reviewer_label(a)}：{o.remarks_note}"
+        for a, o in _outcomes(result)
+        if o is not None and o.remarks_note
+    ]
+    if notes:
+        blocks += [Para("模型意见说明："), Bullets(tuple(notes))]
+    return blocks
+
+
+def signoff_blocks() -> list[Block]:
+    """An empty sign-off table for the mine's reviewers."""
+    rows = tuple(Row((role, "", "", "")) for role in SIGNOFF_ROLES)
+    return [Heading(H_SIGNOFF, 1), Table(header=SIGNOFF_HEADER, rows=rows)]
 
 
 # --- the whole report -----------------------------------------------------------------------------
 
 
 def build_report(result: ReviewResult) -> ReportContent:
-    """The whole report as blocks: plan, summary, findings, recomputation, reviewers, notice."""
+    """The whole report as blocks: plan, summary, findings, recomputation, reviewers, model remarks,
+    sign-off, notice. The findings and the recomputation are laid out landscape in Word."""
     findings = sorted_findings(result)
     blocks: list[Block] = plan_blocks(result) + summary_blocks(result)
-    blocks += [Layout(landscape=True), Heading("二、问题清单", 1)]
+    blocks += [Layout(landscape=True), Heading(H_FINDINGS, 1)]
     blocks.append(findings_table(findings) if findings else Para(L.NO_FINDINGS))
+    blocks += recalc_blocks(result, H_RECALC)
     blocks += [Layout(landscape=False)]
-    blocks += recalc_blocks(result) + reviewers_section(result)
+    blocks += reviewers_section(result) + remarks_section(result) + signoff_blocks()
     blocks.append(Para(L.NOTICE))
     subject = " ".join(x for x in (result.mine, fmt_month(result.month) if result.month else None) if x)
     return ReportContent(title="配风计划审查报告", subject=subject or result.file_name, blocks=blocks)

@@ -21,20 +21,13 @@ from docx.enum.text import WD_ALIGN_PARAGRAPH
 from docx.oxml import OxmlElement
 from docx.oxml.ns import qn
 from docx.shared import Cm, Pt, RGBColor
+from docx.styles.style import BaseStyle
 from docx.table import _Cell
 from docx.text.paragraph import Paragraph
 
-from reports.content import (
-    FINDINGS_HEADER,
-    Block,
-    Bullets,
-    Heading,
-    Layout,
-    Para,
-    ReportContent,
-    Table,
-    build_report,
-)
+from reports.blocks import Block, Bullets, Heading, Layout, Para, ReportContent, Table
+from reports.content import FINDINGS_HEADER, REMARKS_HEADER, SIGNOFF_HEADER, build_report
+from reports.recalc import METHOD_HEADER, OVERVIEW_HEADER
 from vent_agent.review.findings import Severity
 from vent_agent.review.result import ReviewResult
 
@@ -53,11 +46,15 @@ SEVERITY_FILLS: dict[Severity, str] = {
 #: Column widths (cm) of tables whose layout matters; others are laid out by Word.
 COLUMN_WIDTHS_CM: dict[tuple[str, ...], tuple[float, ...]] = {
     FINDINGS_HEADER: (1.0, 1.6, 3.2, 1.2, 6.5, 5.5, 5.0, 1.7),
+    METHOD_HEADER: (3.0, 4.6, 7.2, 2.4, 4.8, 3.7),
+    OVERVIEW_HEADER: (4.5, 2.6, 2.6, 2.6, 4.6, 2.6, 3.0, 3.2),
+    REMARKS_HEADER: (1.0, 2.2, 2.6, 1.1, 1.1, 5.0, 2.8, 1.2),
+    SIGNOFF_HEADER: (4.0, 7.0, 3.0, 3.0),
 }
 A4_SHORT, A4_LONG = Cm(21.0), Cm(29.7)
 _THEME_FONT_ATTRS = ("w:asciiTheme", "w:hAnsiTheme", "w:eastAsiaTheme", "w:cstheme")
 _HEADING_STYLES = {0: "Title", 1: "Heading 1", 2: "Heading 2", 3: "Heading 3"}
-FOOTER_TEXT = "vent-agent 配风计划审查报告：问题及其严重程度由确定性规则判定。第 "
+FOOTER_TEXT = "vent-agent 配风计划审查报告：问题及其严重程度由确定性规则判定，模型意见仅供参考。第 "
 
 
 # --- fonts ----------------------------------------------------------------------------------------
@@ -111,16 +108,39 @@ def _setup_styles(doc: DocxDocument) -> None:
             style.font.color.rgb = RGBColor(0, 0, 0)
 
 
+def _run_properties(east_asia: str, bold: bool, size: Pt | None):
+    """A fresh ``w:rPr``: both fonts, bold (with its complex-script twin) and size, in schema order."""
+    rpr = OxmlElement("w:rPr")
+    rfonts = OxmlElement("w:rFonts")
+    _apply_fonts(rfonts, east_asia, LATIN_FONT)
+    rpr.append(rfonts)
+    if bold:
+        rpr.append(OxmlElement("w:b"))
+        rpr.append(OxmlElement("w:bCs"))
+    if size is not None:
+        half_points = str(round(size.pt * 2))
+        for tag in ("w:sz", "w:szCs"):
+            sz = OxmlElement(tag)
+            sz.set(qn("w:val"), half_points)
+            rpr.append(sz)
+    return rpr
+
+
 def add_run(
     paragraph: Paragraph, text: str, *, bold: bool = False, size: Pt | None = None, east_asia: str = CJK_FONT
 ):
-    """Add a run with both fonts set; every run of the report goes through here."""
-    run = paragraph.add_run(text)
-    set_fonts(run._element, east_asia=east_asia)
-    if bold:
-        run.bold = True
-    if size is not None:
-        run.font.size = size
+    """Add a run with both fonts set; every run of the report goes through here. The run properties
+    are built as one element (python-docx's per-property setters search the tree each time)."""
+    run = paragraph.add_run()
+    run._r.insert(0, _run_properties(east_asia, bold, size))
+    if "\n" in text or "\t" in text:
+        run.text = text  # python-docx turns these into w:br / w:tab
+    else:
+        t = OxmlElement("w:t")
+        t.text = text
+        if text != text.strip():
+            t.set(qn("xml:space"), "preserve")
+        run._r.append(t)
     return run
 
 
@@ -185,18 +205,27 @@ def _repeat_header(row) -> None:
     tr_pr.append(header)
 
 
-def _add_table(doc: DocxDocument, table: Table) -> None:
+def _keep_together(row) -> None:
+    """Keep a table row on one page where it fits (``w:cantSplit``)."""
+    cant_split = OxmlElement("w:cantSplit")
+    cant_split.set(qn("w:val"), "true")
+    row._tr.get_or_add_trPr().append(cant_split)
+
+
+def _add_table(doc: DocxDocument, table: Table, grid: BaseStyle) -> None:
     """A bordered table: shaded header row repeated on each page, then the rows; the severity column
     shaded by each row's severity."""
     out = doc.add_table(rows=1, cols=len(table.header))
-    out.style = doc.styles["Table Grid"]
+    out._tbl.tblStyle_val = grid.style_id  # by id: python-docx's setter scans every style per call
     out.alignment = WD_TABLE_ALIGNMENT.CENTER
     for cell, text in zip(out.rows[0].cells, table.header, strict=True):
         _fill_cell(cell, text, bold=True)
         shade(cell, HEADER_FILL)
     _repeat_header(out.rows[0])
     for row in table.rows:
-        cells = out.add_row().cells
+        added = out.add_row()
+        _keep_together(added)
+        cells = added.cells
         for i, (cell, text) in enumerate(zip(cells, row.cells, strict=True)):
             _fill_cell(cell, text)
             if i == table.severity_col and row.severity is not None:
@@ -210,11 +239,24 @@ def _add_table(doc: DocxDocument, table: Table) -> None:
     doc.add_paragraph()
 
 
-def _add_block(doc: DocxDocument, block: Block) -> None:
+def _report_styles(doc: DocxDocument) -> dict[str, BaseStyle]:
+    """The styles the report uses, looked up once (python-docx searches styles by name with XPath)."""
+    names = (*_HEADING_STYLES.values(), "List Bullet", "Table Grid")
+    return {name: doc.styles[name] for name in names}
+
+
+def _styled_paragraph(doc: DocxDocument, style: BaseStyle) -> Paragraph:
+    """A new paragraph in ``style``, set by id (python-docx's setter scans every style per call)."""
+    paragraph = doc.add_paragraph()
+    paragraph._p.style = style.style_id
+    return paragraph
+
+
+def _add_block(doc: DocxDocument, block: Block, styles: dict[str, BaseStyle]) -> None:
     """Append one content block to the document."""
     match block:
         case Heading(text=text, level=level):
-            paragraph = doc.add_paragraph(style=_HEADING_STYLES[min(level, 3)])
+            paragraph = _styled_paragraph(doc, styles[_HEADING_STYLES[min(level, 3)]])
             if level == 0:
                 paragraph.alignment = WD_ALIGN_PARAGRAPH.CENTER
             add_run(paragraph, text, east_asia=HEADING_CJK_FONT)
@@ -222,9 +264,9 @@ def _add_block(doc: DocxDocument, block: Block) -> None:
             add_run(doc.add_paragraph(), text, bold=strong)
         case Bullets(items=items):
             for item in items:
-                add_run(doc.add_paragraph(style="List Bullet"), item)
+                add_run(_styled_paragraph(doc, styles["List Bullet"]), item)
         case Table():
-            _add_table(doc, block)
+            _add_table(doc, block, styles["Table Grid"])
         case Layout(landscape=landscape):
             _switch_layout(doc, landscape)
         case _:
@@ -249,8 +291,9 @@ def build_document(result: ReviewResult) -> DocxDocument:
     _setup_styles(doc)
     _shape_section(doc.sections[0], landscape=False)
     _add_footer(doc)
+    styles = _report_styles(doc)
     for block in content.blocks:
-        _add_block(doc, block)
+        _add_block(doc, block, styles)
     _set_properties(doc, content, result)
     return doc
 

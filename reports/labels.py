@@ -6,6 +6,9 @@ Every lookup falls back to the key itself, so a new key renders as its identifie
 
 from __future__ import annotations
 
+import re
+
+from calc.catalog import PARAMS
 from vent_agent.review.findings import Category, Severity
 from vent_agent.review.result import REVIEWERS
 
@@ -34,11 +37,15 @@ LOCATION_KIND_LABELS: dict[str, str] = {
     "standby_face": "备用工作面",
     "heading": "掘进工作面",
     "chamber": "硐室",
+    "chamber_heat": "机电硐室",
     "electro_chamber": "机电硐室",
     "explosives_store": "爆炸材料库",
+    "charging": "充电硐室",
     "charging_chamber": "充电硐室",
     "other_roadway": "其他用风巷道",
+    "diesel_roadway": "胶轮车运行巷道",
     "mine_total": "矿井总风量",
+    "unknown": "未识别类型",
 }
 
 #: Fallback labels of calculator methods; a :class:`calc.result.CalcResult` carries its own
@@ -91,6 +98,50 @@ FIGURE_LABELS: dict[str, str] = {
     "sum_computed": "核算合计",
     "concentration": "浓度",
     "speed": "风速",
+    "value": "计划值",
+    "op": "判定",
+    "survey": "测风报表值",
+    "procedure": "作业规程值",
+    "mining_plan_state": "采掘计划状态",
+    "in_plan": "列入配风计划",
+    "deviation_pct": "偏差（%）",
+    "plan_v": "计划风速",
+    "required_v": "应取风速",
+    "temperature": "温度",
+    "capacity": "通风能力",
+    "low": "下限",
+    "high": "上限",
+    "role": "审批环节",
+    "title": "职务",
+    "name": "签字",
+    "date": "日期",
+    "signed": "签字日期",
+    "approved": "批准日期",
+    "prepared_date": "编制日期",
+    "month": "计划月份",
+    "month_start": "计划月份起始日",
+    "mine": "矿井",
+    "tool": "参考数据",
+    "missing": "缺少",
+    "editions": "引用版本",
+}
+
+OPERATOR_LABELS: dict[str, str] = {">=": "≥（达到）", ">": "＞", "<=": "≤", "<": "＜", "==": "＝"}
+
+#: The reference-data tools (MCP) a data finding cites, by the document they serve.
+TOOL_LABELS: dict[str, str] = {
+    "query_monthly_mining_plan": "月度采掘计划",
+    "query_working_face_procedure": "作业规程",
+    "query_gas_identification_report": "瓦斯等级鉴定报告",
+    "query_ventilation_report": "测风报表",
+}
+
+CHECK_LABELS: dict[str, str] = {"wind_speed": "风速校验"}
+
+#: Inputs of calculators that the glossary (:data:`calc.catalog.PARAMS`) does not name.
+EXTRA_INPUT_LABELS: dict[str, tuple[str, str]] = {
+    "total_kw": ("胶轮车总功率", "kW"),
+    "roadway_class": ("巷道类别", ""),
 }
 
 EVIDENCE_KIND_LABELS: dict[str, str] = {
@@ -106,6 +157,9 @@ EDITION_LABELS: dict[str, str] = {
     "2022": "《煤矿安全规程》2016 版（2022 年修订）",
 }
 
+REMARK_STATUS_VERIFIED = "已核实"
+REMARK_STATUS_UNVERIFIED = "未核实"
+
 VERDICT_CRITICAL = "存在严重问题，须立即处置"
 VERDICT_MAJOR = "存在重大问题，计划不能执行"
 VERDICT_CLEAR = "未发现重大问题"
@@ -115,7 +169,7 @@ EMPTY = "—"
 
 NOTICE = (
     "说明：本报告中的数值取自计划原文、参考数据（采掘计划、瓦斯等级鉴定报告、作业规程、测风报表）"
-    "和确定性计算模块；问题及其严重程度由确定性规则判定。审查意见中的模型文字仅作补充说明，"
+    "和确定性计算模块；问题及其严重程度由确定性规则判定。第五部分的模型意见由语言模型撰写，仅作补充说明，"
     "不改变、不隐藏规则判定的结论。"
 )
 
@@ -146,8 +200,37 @@ def method_label(method: str, method_cn: str = "") -> str:
 
 
 def figure_label(key: str) -> str:
-    """Chinese label of a compared figure's key (stated → 计划值)."""
+    """Chinese label of a compared figure's key (stated → 计划值; ``审核_date`` → 审核日期)."""
+    if key not in FIGURE_LABELS and key.endswith("_date"):
+        return key.removesuffix("_date") + "日期"
     return FIGURE_LABELS.get(key, key)
+
+
+def operator_label(op: str) -> str:
+    """A comparison operator as the report writes it (``>=`` → ``≥（达到）``)."""
+    return OPERATOR_LABELS.get(op, op)
+
+
+def tool_label(tool: str) -> str:
+    """The document a reference-data tool serves (query_ventilation_report → 测风报表)."""
+    return TOOL_LABELS.get(tool, tool)
+
+
+def check_label(name: str) -> str:
+    """Chinese label of a bound check (wind_speed → 风速校验)."""
+    return CHECK_LABELS.get(name, name)
+
+
+def input_text(key: str, value: float | int | str | None, number: str) -> str:
+    """One calculator input as ``label = value unit`` (``number`` is the value already formatted);
+    a coded value (``rock``) is written in Chinese when the glossary gives its name (岩巷)."""
+    doc = PARAMS.get(key)
+    label, unit = (doc.label_cn, doc.unit) if doc else EXTRA_INPUT_LABELS.get(key, (key, ""))
+    label, _, options = label.partition("：")
+    if isinstance(value, str):
+        named = re.search(rf"(?<![A-Za-z_]){re.escape(value)}\s+([^\s/]+)", options)
+        return f"{label} = {named.group(1) if named else value}"
+    return f"{label} = {number} {unit}".rstrip()
 
 
 def edition_label(edition: str) -> str:

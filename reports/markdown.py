@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from reports.content import Block, Bullets, Heading, Layout, Para, Table, build_report
+from reports.blocks import Block, Bullets, Heading, Layout, Para, Table
+from reports.content import build_report
 from vent_agent.review.result import ReviewResult
 
 

@@ -18,6 +18,7 @@ from vent_agent.store.db import Database
 from vent_agent.store.models import ReportRow
 
 TOKEN_CHARS = 200
+"""Target size of one ``token`` event's content (characters); pieces end at a line end where possible."""
 
 
 @dataclass(frozen=True)
@@ -35,13 +36,33 @@ def new_report_id(timezone: str) -> str:
     return f"vent_review_{secrets.token_hex(16)}_{day}"
 
 
+def token_pieces(text: str, size: int = TOKEN_CHARS) -> list[str]:
+    """``text`` cut into pieces of about ``size`` characters that end at a line end (a line longer than
+    ``size`` is cut inside), so a client rendering as it goes never shows half a table row for long.
+    Joining the pieces gives ``text`` back."""
+    pieces: list[str] = []
+    current = ""
+    for line in text.splitlines(keepends=True):
+        if current and len(current) + len(line) > size:
+            pieces.append(current)
+            current = ""
+        while len(line) > size:
+            pieces.append(line[:size])
+            line = line[size:]
+        current += line
+    if current:
+        pieces.append(current)
+    return pieces
+
+
 async def stream_markdown(result: ReviewResult, emit: Emit) -> str:
-    """Emit the final Markdown report as ``token`` events; return it."""
+    """Emit the final Markdown report (:func:`reports.markdown.render_markdown`) as ``token`` events
+    (``source="main"``); return it. Model remarks, when there are any, are in its fifth chapter."""
     await emit("progress", message="正在生成最终审查报告...", agent="system")
     await emit("generating", source="main", message="正在生成最终审查报告...")
     text = render_markdown(result)
-    for i in range(0, len(text), TOKEN_CHARS):
-        await emit("token", source="main", content=text[i : i + TOKEN_CHARS])
+    for piece in token_pieces(text):
+        await emit("token", source="main", content=piece)
     return text
 
 

@@ -1,9 +1,14 @@
-"""What one plan review produces: each reviewer's outcome, all findings, each location's recomputation.
+"""What one plan review produces: each reviewer's outcome, all findings, each location's recomputation,
+and the reviewers' model-written remarks.
 
 Rendered to Markdown and Word by :mod:`reports`; serialised as JSON by ``vent-agent review --json``.
+Rule findings and model remarks are kept apart: the counts and the verdict come from rule findings only
+(DESIGN.md: rules decide, the model writes).
 """
 
 from __future__ import annotations
+
+from typing import Literal
 
 from pydantic import BaseModel, Field
 
@@ -30,12 +35,36 @@ class LocationRecalc(BaseModel):
     note: str = ""
 
 
+class Remark(Finding):
+    """A language-and-logic remark written by a chat model for one reviewer (``origin="model"``).
+
+    Shaped like a finding (location, category, severity, message, figures, page) but never one of the
+    rule findings: it is listed in its own section, not counted in the summary and never changes the
+    verdict. ``severity`` is at most minor (see :mod:`vent_agent.review.remarks`); ``verified`` is False
+    when a figure, location or page it cites was not found in the plan or in the rule findings (it is
+    then kept as info); ``basis`` is the clause or requirement the model names (not checked against the
+    knowledge base); ``note`` says what the review changed in the model's answer.
+    """
+
+    origin: Literal["model"] = "model"
+    verified: bool = True
+    basis: str | None = None
+    note: str = ""
+
+
 class ReviewerOutcome(BaseModel):
-    """One reviewer's result: its findings, its remarks (model-written, optional), or its error."""
+    """One reviewer's result: its rule findings, its model remarks (optional) or its error.
+
+    ``remarks_model`` is the model that was asked for remarks (None: no model configured, or the
+    reviewer failed before); ``remarks_note`` says why there are no remarks when a model was asked
+    (time-out, malformed answer, error).
+    """
 
     agent: str
     findings: list[Finding] = Field(default_factory=list)
-    remarks: list[str] = Field(default_factory=list)
+    remarks: list[Remark] = Field(default_factory=list)
+    remarks_model: str | None = None
+    remarks_note: str | None = None
     error: str | None = None
     duration_ms: int = 0
 
@@ -45,7 +74,7 @@ class ReviewerOutcome(BaseModel):
 
 
 class ReviewResult(BaseModel):
-    """The whole review of one plan."""
+    """The whole review of one plan. ``edition`` is the 《煤矿安全规程》 edition the review used."""
 
     file_name: str
     sha256: str
@@ -61,12 +90,19 @@ class ReviewResult(BaseModel):
 
     @property
     def findings(self) -> list[Finding]:
-        """Every reviewer's findings, most severe first, then by page."""
+        """Every reviewer's rule findings, most severe first, then by page (model remarks excluded)."""
         all_findings = [f for r in self.reviewers for f in r.findings]
         return sorted(all_findings, key=lambda f: (SEVERITY_ORDER[f.severity], f.page or 0))
 
+    @property
+    def remarks(self) -> list[Remark]:
+        """Every reviewer's model remarks, in the reviewers' order, each reviewer's in the model's order."""
+        order = {agent: i for i, agent in enumerate(REVIEWERS)}
+        outcomes = sorted(self.reviewers, key=lambda r: (order.get(r.agent, len(order)), r.agent))
+        return [m for r in outcomes for m in r.remarks]
+
     def counts(self) -> dict[str, int]:
-        """Number of findings per severity."""
+        """Number of rule findings per severity (model remarks are not counted)."""
         out = {s.value: 0 for s in SEVERITY_ORDER}
         for f in self.findings:
             out[f.severity.value] += 1
