@@ -175,3 +175,27 @@ def test_editions_and_default() -> None:
     assert ThresholdTable.load("2016") is ThresholdTable.load("2016")  # cached
     with pytest.raises(ValueError, match="unknown regulation edition"):
         ThresholdTable.load("1999")
+
+
+def test_edition_2022_is_the_2016_numbering() -> None:
+    assert ThresholdTable.load("2022") is ThresholdTable.load("2016")
+    assert ThresholdTable.load("2022").get("wind_speed.max.coal_face_heading").article == 136
+
+
+def test_alias_table_is_domain_section_3() -> None:
+    from vent_agent.kb.aliases import ArticleAliases
+
+    aliases = ArticleAliases.load()
+    assert aliases.pairs[("2025", "2016")] == ARTICLE_PAIRS | {182: 163}
+    assert aliases.map(157, "2025", "2016") == 136 and aliases.map(136, "2016", "2025") == 157
+    assert aliases.map(160, "2025", "2016") is None  # no pair known: none guessed
+    assert aliases.aliases_of(192, "2025") == {"2016": 173} and aliases.aliases_of(160, "2025") == {}
+    assert [aliases.edition(x) for x in ("2016版", "2022年修订", "2022", "2025年版", None, "新版")] == [
+        "2016",
+        "2016",
+        "2016",
+        "2025",
+        None,
+        None,
+    ]
+    assert aliases.editions == ["2025", "2016"] and aliases.default_edition == "2025"

@@ -11,7 +11,10 @@ The data lives in ``vent_agent/data/thresholds.json``:
   return 0.75 %) and 第655条 (heat));
 - ``article_map``: the 2025 ↔ 2016 article numbers (DOMAIN.md §3). Each record gives its article in one
   edition; the loader derives the other edition's number from the map, so ``ThresholdTable.load("2016")``
-  carries the same limits with the 2016 numbers.
+  carries the same limits with the 2016 numbers (:mod:`vent_agent.kb.aliases` serves the same map to the
+  knowledge base);
+- ``edition_aliases``: other names of an edition (``"2022"``, the 2022 amendment of the 2016 edition,
+  numbers its articles as 2016 does), accepted wherever an edition is given.
 
 Every threshold writes its comparison out: ``breach_op`` is the comparison under which a measured value
 is in breach (“达到1.0%” → ``">="`` 1.0; a minimum wind speed 0.25 m/s → ``"<"`` 0.25; “不超过0.5%” →
@@ -170,9 +173,13 @@ class ThresholdTable:
 
     @classmethod
     def load(cls, edition: str | None = None, path: Path | None = None) -> ThresholdTable:
-        """The table of ``edition`` (default: the data's default, ``"2025"``) from ``path`` (default: the
-        shipped ``thresholds.json``). Raises ``ValueError`` when the edition is not in the data."""
-        return _load(edition, path or DATA_PATH)
+        """The table of ``edition`` (default: the data's default, ``"2025"``; an alias such as ``"2022"``
+        gives the edition it names, ``"2016"``) from ``path`` (default: the shipped ``thresholds.json``).
+        Raises ``ValueError`` when the edition is not in the data."""
+        path = path or DATA_PATH
+        if edition is not None:
+            edition = _read(path).get("edition_aliases", {}).get(edition, edition)
+        return _load(edition, path)
 
     @staticmethod
     def editions(path: Path | None = None) -> list[str]:
