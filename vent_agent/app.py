@@ -15,6 +15,7 @@ from vent_agent.api import chat, health, interpret, model, reports, review, runs
 from vent_agent.api.errors import install_error_handlers
 from vent_agent.auth import make_user_service
 from vent_agent.graphs.checkpoint import open_checkpointer
+from vent_agent.kb.search import get_knowledge_base
 from vent_agent.llm.openai_compat import make_interpret_model
 from vent_agent.llm.registry import ModelRegistry
 from vent_agent.review.reference import default_reference
@@ -55,6 +56,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             skills=await open_skill_registry(settings, db),
         )
         app.state.vent = state
+        # the knowledge base's index is built once per process; build it now, not on the first question
+        await asyncio.to_thread(get_knowledge_base(settings.kb_dir, settings.regulation_edition).index)
         if not state.models.available:
             log.warning("no chat model configured (VENT_MODELS / VENT_LLM_*): chat answers with an error event")
         if state.interpret_model is None:

@@ -19,7 +19,13 @@ from sse_starlette import EventSourceResponse
 
 from vent_agent.api.deps import StateDep
 from vent_agent.api.sse import run_stream
-from vent_agent.chat.toolset import click_tools, skills_index
+from vent_agent.chat.toolset import (
+    click_tools,
+    new_citations,
+    record_fact_references,
+    references_event,
+    skills_index,
+)
 from vent_agent.interpret.agent import ClickTarget, interpret_with_agent
 from vent_agent.interpret.facts import gather_device_facts, gather_tunnel_facts
 from vent_agent.interpret.prompt import build_messages
@@ -63,7 +69,12 @@ FactsLoader = Callable[[], Awaitable[object]]
 
 async def _plan_agent(em: Emitter, state: AppState, target: ClickTarget) -> bool:
     """Plan mode with a model: the click-interpret agent. False when it failed before answering."""
-    context = AgentContext(source=state.source, settings=state.settings, run_id=em.run_id)
+    citations = new_citations(state)
+    context = AgentContext(source=state.source, settings=state.settings, run_id=em.run_id, citations=citations)
+
+    async def finish(answer: str) -> None:
+        await references_event(em.emit, answer, citations)
+
     return await interpret_with_agent(
         em,
         model=state.interpret_model,
@@ -74,6 +85,7 @@ async def _plan_agent(em: Emitter, state: AppState, target: ClickTarget) -> bool
         skills_index=await skills_index(state, CLICK_INTERPRET.agent_id),
         max_model_calls=state.settings.max_model_calls,
         max_tool_calls=state.settings.max_tool_calls,
+        finish=finish,
     )
 
 
@@ -116,8 +128,12 @@ async def _interpret(
             await em.emit(
                 "progress", source="fast", message=f"模型调用失败（{type(exc).__name__}），改用规则解读"
             )
-    for piece in chunk_text(render_interpretation(facts), 64):
+    text = render_interpretation(facts)
+    for piece in chunk_text(text, 64):
         await em.emit("token", source="fast", content=piece)
+    citations = new_citations(state)
+    record_fact_references(citations, facts.references)
+    await references_event(em.emit, text, citations)
 
 
 def _click_done(run_id: str) -> dict:

@@ -23,7 +23,14 @@ from langgraph.types import Command
 
 from vent_agent.auth import User
 from vent_agent.chat.suggest import suggest_followups
-from vent_agent.chat.toolset import PromptExtras, chat_tools, prompt_extras
+from vent_agent.chat.toolset import (
+    PromptExtras,
+    chat_tools,
+    new_citations,
+    prompt_extras,
+    references_event,
+    replay_retrievals,
+)
 from vent_agent.graphs.dialogue import AGENT_NAME, APPROVAL_MESSAGE, build_dialogue_agent
 from vent_agent.graphs.prompts import system_prompt
 from vent_agent.graphs.stream import StreamMapper
@@ -98,8 +105,9 @@ def _done_fields(turn_session: str, thread_id: str) -> dict[str, Any]:
     return {"session_id": turn_session, "thread_id": thread_id}
 
 
-async def _context(state: AppState, turn: ChatTurn, run_id: str) -> AgentContext:
+async def _context(state: AppState, turn: ChatTurn, run_id: str, citations: Any = None) -> AgentContext:
     return AgentContext(
+        citations=citations,
         source=state.source,
         settings=state.settings,
         db=state.db,
@@ -167,7 +175,9 @@ async def stream_graph(
     Emits agent_start/agent_done around the dialogue agent; applies the run time-out."""
     graph = await _build_graph(state, em, turn, mode, model)
     mapper = StreamMapper(em.emit)
-    ctx = await _context(state, turn, em.run_id)
+    mapper.citations = new_citations(state)
+    await replay_retrievals(graph, graph_config(turn.session.id, turn.thread_id), mapper.citations)
+    ctx = await _context(state, turn, em.run_id, mapper.citations)
     started: dict[str, float] = {}
     timed_out = False
     try:
@@ -254,6 +264,8 @@ async def finish_turn(state: AppState, em: Emitter, turn: ChatTurn, mapper: Stre
         em.saw_done = True  # an interrupted turn ends without done (spec); resume continues it
         return
     answer = "".join(mapper.text)
+    if mapper.citations is not None:
+        await references_event(em.emit, answer, mapper.citations)
     if model is not None and answer.strip():
         suggestions = await suggest_followups(model, turn.message, answer)
         if suggestions:

@@ -2,15 +2,23 @@
 
 from __future__ import annotations
 
+import contextlib
+import re
 from dataclasses import dataclass
+from typing import Any
 
 from langchain_core.tools import BaseTool
 
+from vent_agent.graphs.stream import Emit
+from vent_agent.kb.citations import CitationRegistry, validate_citations
+from vent_agent.kb.search import get_knowledge_base
 from vent_agent.skills import CLICK_INTERPRET, VENT_CHAT, render_prompt_index
 from vent_agent.skills.tool import make_load_skill_tool
 from vent_agent.state import AppState
 from vent_agent.tools.calc_tools import calc_tools
 from vent_agent.tools.data_tools import data_tools
+from vent_agent.tools.kb_tools import TOOL_NAME as KB_TOOL
+from vent_agent.tools.kb_tools import kb_context_tools, query_knowledge_base
 from vent_agent.tools.preference_store import render_preferences
 from vent_agent.tools.preference_tools import preference_tools
 from vent_agent.tools.system_tools import system_tools
@@ -29,15 +37,22 @@ def _skill_tools(state: AppState, agent: str) -> list[BaseTool]:
 
 
 def chat_tools(state: AppState) -> list[BaseTool]:
-    """The dialogue agent's tools: the 11 data tools (over the mine's ventilation system), the
-    calculators, user preferences, the current time and ``load_skill``; ``write_todos`` comes with the
+    """The dialogue agent's tools: the 11 data tools (over the mine's ventilation system), the knowledge
+    base, the calculators, user preferences, the current time and ``load_skill``; ``write_todos`` comes with the
     todo middleware."""
-    return [*data_tools(), *calc_tools(), *preference_tools(), *system_tools(), *_skill_tools(state, VENT_CHAT.agent_id)]
+    return [
+        *data_tools(),
+        *kb_context_tools(),
+        *calc_tools(),
+        *preference_tools(),
+        *system_tools(),
+        *_skill_tools(state, VENT_CHAT.agent_id),
+    ]
 
 
 def click_tools(state: AppState) -> list[BaseTool]:
-    """The click-interpret agent's tools: the data tools and ``load_skill``."""
-    return [*data_tools(), *_skill_tools(state, CLICK_INTERPRET.agent_id)]
+    """The click-interpret agent's tools: the data tools, the knowledge base and ``load_skill``."""
+    return [*data_tools(), *kb_context_tools(), *_skill_tools(state, CLICK_INTERPRET.agent_id)]
 
 
 async def skills_index(state: AppState, agent: str) -> str:
@@ -53,3 +68,65 @@ async def prompt_extras(state: AppState, user_name: str) -> PromptExtras:
         skills_index=await skills_index(state, VENT_CHAT.agent_id),
         preferences=await render_preferences(state.db, user_name),
     )
+
+
+def new_citations(state: AppState) -> CitationRegistry:
+    """A fresh registry of retrieved articles for one run (the knowledge base is built once per process)."""
+    return CitationRegistry(get_knowledge_base(state.settings.kb_dir, state.settings.regulation_edition))
+
+
+async def references_event(emit: Emit, answer: str, citations: CitationRegistry) -> None:
+    """Check the answer's citations against what the run retrieved and send the additive
+    ``references`` event (before ``done``): the reference list, the warnings, and — when a citation had
+    to be removed — the corrected ``content`` that the history keeps."""
+    if not answer.strip() and not citations.retrieved():
+        return
+    checked = validate_citations(answer, citations)
+    event = checked.event()
+    event.pop("type")
+    if checked.text != answer:
+        event["content"] = checked.text
+    removed = sum(1 for w in checked.warnings if w.removed)
+    event["message"] = f"引用校验：删除 {removed} 处无效引用" if removed else "引用的规程条款"
+    await emit("references", **event)
+
+
+async def replay_retrievals(graph: Any, config: dict[str, Any], citations: CitationRegistry) -> None:
+    """Record again, in order, the knowledge-base look-ups already made in this thread (earlier turns,
+    and the part of an approved plan run before its interrupt), so that the answer may cite what the
+    conversation retrieved and the markers stay the same. Retrieval is deterministic."""
+    snap = await graph.aget_state(config, subgraphs=True)
+    messages = list(snap.values.get("messages", []))
+    for task in snap.tasks:
+        if task.state is not None:
+            messages += task.state.values.get("messages", [])
+    seen: set[str] = set()
+    for msg in messages:
+        for call in getattr(msg, "tool_calls", None) or []:
+            if call.get("name") != KB_TOOL or call.get("id") in seen:
+                continue
+            seen.add(call.get("id") or "")
+            args = call.get("args") or {}
+            if isinstance(args.get("query"), str) and args["query"].strip():
+                with contextlib.suppress(Exception):  # a look-up that failed then fails now: nothing to cite
+                    query_knowledge_base(
+                        citations, args["query"], int(args.get("top_k") or 5), args.get("edition")
+                    )
+
+
+_ARTICLE = re.compile(r"第\s*(\d+)\s*条")
+
+
+def record_fact_references(citations: CitationRegistry, references: list[Any]) -> None:
+    """Record in ``citations`` the provisions a deterministic interpretation cites (``article`` label
+    with 第N条 and the ``clause`` text), looked up in the knowledge base by number and row, so that its
+    ``references`` event lists them with their excerpts (the table row for 表6)."""
+    for ref in references:
+        m = _ARTICLE.search(str(getattr(ref, "article", "")))
+        if m is None:
+            continue
+        text = str(getattr(ref, "clause", "") or getattr(ref, "requirement", ""))
+        row = text.split("：", 1)[-1][:60]
+        clauses = citations.kb.search(f"第{m.group(1)}条 {row}", k=1)
+        if clauses:
+            citations.record(f"第{m.group(1)}条", clauses, None)

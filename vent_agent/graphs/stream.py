@@ -38,6 +38,7 @@ class StreamMapper:
     usage: dict[str, int] | None = None
     model_calls: int = 0
     last_answer: str = ""
+    citations: Any = None
 
     async def feed(self, item: tuple[Any, ...]) -> None:
         """One ``(namespace, mode, data)`` item of the stream."""

@@ -13,8 +13,10 @@ def fold_events(events: Iterable[dict[str, Any]]) -> dict[str, Any]:
     "references"?: [...], "suggestions"?: [...], "interrupt"?: {...}, "error"?: str, "download_url"?: str}``.
 
     ``content`` is the concatenation of the main agent's ``token`` events (subagent tokens are the
-    reviewers' own and stay out); the last ``updated_todo_list`` gives the todos."""
+    reviewers' own and stay out), or the corrected text of a ``references`` event when the citation
+    check removed something; the last ``updated_todo_list`` gives the todos."""
     content: list[str] = []
+    corrected: str | None = None
     turn: dict[str, Any] = {"role": "assistant"}
     tool_calls: list[dict[str, Any]] = []
     for ev in events:
@@ -27,6 +29,10 @@ def fold_events(events: Iterable[dict[str, Any]]) -> dict[str, Any]:
             turn["todos"] = ev.get("todos", [])
         elif kind == "references":
             turn["references"] = ev.get("references", [])
+            if ev.get("warnings"):
+                turn["citation_warnings"] = ev["warnings"]
+            if "content" in ev:  # citations the check removed: the corrected text replaces the streamed one
+                corrected = str(ev["content"])
         elif kind == "suggestions":
             turn["suggestions"] = ev.get("suggestions", [])
         elif kind == "interrupt":
@@ -35,7 +41,7 @@ def fold_events(events: Iterable[dict[str, Any]]) -> dict[str, Any]:
             turn["error"] = ev.get("message")
         if ev.get("download_url"):
             turn["download_url"] = ev["download_url"]
-    turn["content"] = "".join(content)
+    turn["content"] = corrected if corrected is not None else "".join(content)
     if tool_calls:
         turn["tool_calls"] = tool_calls
     return turn

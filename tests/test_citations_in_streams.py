@@ -1,0 +1,74 @@
+"""Citations in answers: the click interpretation of 15216 cites the right row of 表6; a chat answer
+citing an article it never retrieved, or one that does not exist, loses that citation, with a warning,
+and the history keeps the corrected text; an approved plan may cite what it retrieved before the
+interrupt."""
+
+from __future__ import annotations
+
+import httpx
+
+from tests.chat_helpers import TOKEN, use_model
+from tests.helpers import parse_spec_stream
+from tests.scripted_model import ScriptedChatModel, says, tool_call
+
+
+def refs_of(events: list[dict]) -> dict:
+    return next(e for e in events if e["type"] == "references")
+
+
+async def test_click_15216_cites_the_district_roadway_row_of_table_6(app, client: httpx.AsyncClient) -> None:
+    resp = await client.post(
+        "/api/interpret/click/tun", json={"tun_id": "15216", "tun_name": "15216 辅运起坡段", "mode": "fast"}
+    )
+    events = parse_spec_stream(resp.text)
+    types = [e["type"] for e in events]
+    assert types.index("references") < types.index("done")
+    refs = refs_of(events)
+    speed = next(r for r in refs["references"] if r["article"] == 157)
+    assert speed["edition"] == "2025"
+    assert "采区进、回风巷" in speed["excerpt"] and "6" in speed["excerpt"]
+    assert not [w for w in refs["warnings"] if w["removed"]]
+
+
+async def test_fabricated_and_unretrieved_articles_are_removed(app, client: httpx.AsyncClient) -> None:
+    answer = (
+        "采煤工作面最高允许风速为 4 m/s [[R1]]。"
+        "根据《煤矿安全规程》第999条，风门必须常闭。"
+        "另见第193条的规定。"
+    )
+    model = ScriptedChatModel(
+        script=[says("", tool_call("query_knowledge_base", {"query": "采煤工作面最高允许风速"})), says(answer)],
+        fallback=says(""),
+    )
+    use_model(app, model)
+    resp = await client.post("/api/chat", data={"message": "采煤工作面最高风速？"}, headers=TOKEN)
+    events = parse_spec_stream(resp.text)
+    refs = refs_of(events)
+    kinds = {w["kind"] for w in refs["warnings"] if w["removed"]}
+    assert kinds == {"not_in_kb", "not_retrieved"}
+    assert "第999条" not in refs["content"] and "第193条" not in refs["content"]
+    assert "[[R1]]" in refs["content"]
+    assert [r["article"] for r in refs["references"] if r.get("in_kb")] == [157]
+    sid = resp.headers["x-session-id"]
+    hist = (await client.get(f"/api/chat/history/{sid}", headers=TOKEN)).json()["messages"][-1]
+    assert hist["content"] == refs["content"]
+    assert hist["citation_warnings"]
+
+
+async def test_approved_plan_may_cite_what_it_retrieved_before_the_interrupt(app, client: httpx.AsyncClient) -> None:
+    model = ScriptedChatModel(
+        script=[
+            says("", tool_call("query_knowledge_base", {"query": "第157条"})),
+            says("", tool_call("request_plan_approval", {"plan": "按第157条核对风速"})),
+            says("风速须在表6范围内 [[R1]]。"),
+        ],
+        fallback=says(""),
+    )
+    use_model(app, model)
+    resp = await client.post("/api/chat", data={"message": "核对风速", "mode": "plan"}, headers=TOKEN)
+    sid = resp.headers["x-session-id"]
+    assert parse_spec_stream(resp.text)[-1]["type"] == "interrupt"
+    resumed = await client.post("/api/chat/resume", json={"session_id": sid, "action": "approve"}, headers=TOKEN)
+    refs = refs_of(parse_spec_stream(resumed.text))
+    assert not [w for w in refs["warnings"] if w["removed"]]
+    assert refs["references"][0]["article"] == 157
