@@ -64,3 +64,57 @@ def plan_a() -> Plan:
 def plan_b() -> Plan:
     """plan b parsed once per session; tests that change it work on ``model_copy(deep=True)``."""
     return parse_plan(extract_pdf(DATA / "plan-2026-08-b.pdf", max_pages=50))
+
+
+SAMPLES = Path(__file__).resolve().parents[2] / "shared" / "samples"
+
+
+@pytest.fixture(scope="session")
+def scanned_b_pdf() -> Path:
+    """plan b printed and scanned (200 dpi, skewed, noisy, no text layer), from ../shared/samples."""
+    path = SAMPLES / "plan-2026-08-b-scanned.pdf"
+    assert path.is_file(), f"the scanned sample is missing: {path}"
+    return path
+
+
+@pytest.fixture(scope="session")
+def scanned_b_cache(scanned_b_pdf: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The scanned sample OCR'd once per test session with the default engine (RapidOCR), through the
+    review pipeline's own extraction, into a session cache directory; returns that directory. Tests
+    copy its files into their own cache directory with ``seed_scanned_cache``."""
+    import asyncio
+
+    from vent_agent.documents.upload import sha256_file
+    from vent_agent.review.pipeline import ReviewRequest, load_extracted
+
+    data_dir = tmp_path_factory.mktemp("scanned-cache")
+    settings = Settings(_env_file=None, data_dir=data_dir)
+    req = ReviewRequest(scanned_b_pdf, sha256_file(scanned_b_pdf), scanned_b_pdf.name)
+
+    async def no_events(_type: str, /, **_fields: object) -> None:
+        return None
+
+    asyncio.run(load_extracted(req, settings, no_events))
+    return settings.cache_dir
+
+
+@pytest.fixture(scope="session")
+def scanned_b_extracted(scanned_b_cache: Path):  # type: ignore[no-untyped-def]
+    """The OCR'd scanned sample as an ``ExtractedPdf``."""
+    from vent_agent.documents.pdf_text import ExtractedPdf
+
+    (path,) = scanned_b_cache.glob("*.extract.json")
+    return ExtractedPdf.model_validate_json(path.read_text(encoding="utf-8"))
+
+
+@pytest.fixture
+def seed_scanned_cache(scanned_b_cache: Path):  # type: ignore[no-untyped-def]
+    """``seed(cache_dir)`` copies the session's OCR of the scanned sample into ``cache_dir``."""
+    import shutil
+
+    def seed(cache_dir: Path) -> None:
+        cache_dir.mkdir(parents=True, exist_ok=True)
+        for path in scanned_b_cache.glob("*.extract.json"):
+            shutil.copy(path, cache_dir / path.name)
+
+    return seed

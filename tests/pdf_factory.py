@@ -135,3 +135,25 @@ def build_pdf(pages: list[Page], *, encrypt: bool = False) -> bytes:
 def blank_pdf(n_pages: int) -> bytes:
     """``n_pages`` empty pages (no text layer)."""
     return build_pdf([Page() for _ in range(n_pages)])
+
+
+def zero_page_pdf() -> bytes:
+    """A well-formed PDF whose page tree is empty."""
+    return build_pdf([])
+
+
+def huge_page_pdf(side_pt: float = 20000.0) -> bytes:
+    """One text page whose MediaBox is ``side_pt`` × ``side_pt`` points (PDF allows at most 14 400)."""
+    page = Page()
+    page.text(57, 60, "超大页面")
+    return build_pdf([page]).replace(
+        f"/MediaBox [0 0 {PAGE_W} {PAGE_H}]".encode(), f"/MediaBox [0 0 {side_pt:g} {side_pt:g}]".encode()
+    )
+
+
+def image_pdf(images: list, dpi: float = 200.0) -> bytes:  # list[PIL.Image.Image]
+    """A scanned document: one page per image, no text layer (Pillow's PDF writer)."""
+    out = io.BytesIO()
+    first, *rest = [im.convert("RGB") for im in images]
+    first.save(out, "PDF", save_all=True, append_images=rest, resolution=dpi)
+    return out.getvalue()

@@ -4,6 +4,8 @@ plans at their locations, the Word report, and the error paths."""
 from __future__ import annotations
 
 import json
+import re
+from collections.abc import Callable
 from pathlib import Path
 
 import httpx
@@ -13,6 +15,7 @@ from docx.oxml.ns import qn
 
 from tests.helpers import parse_spec_stream
 from vent_agent.cli import main
+from vent_agent.settings import Settings
 
 DATA = Path(__file__).parent / "data"
 
@@ -73,9 +76,18 @@ def _by(findings: list[dict]) -> set[tuple]:
     return {(f["location"], f["category"], f["severity"]) for f in findings}
 
 
+@pytest.mark.parametrize("pdf_fixture", ["plan_b_pdf", "scanned_b_pdf"])
 def test_cli_plan_b_json_has_the_seeded_faults(
-    plan_b_pdf: Path, tmp_path: Path, capsys: pytest.CaptureFixture, monkeypatch: pytest.MonkeyPatch
+    pdf_fixture: str,
+    request: pytest.FixtureRequest,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    """plan b, from its text layer and from its scan (OCR'd once per session, see conftest)."""
+    plan_b_pdf = request.getfixturevalue(pdf_fixture)
+    if pdf_fixture == "scanned_b_pdf":
+        request.getfixturevalue("seed_scanned_cache")(tmp_path / "d" / "cache")
     monkeypatch.setenv("VENT_DATA_DIR", str(tmp_path / "d"))
     out = tmp_path / "b.docx"
     with pytest.raises(SystemExit) as exit_info:
@@ -89,6 +101,34 @@ def test_cli_plan_b_json_has_the_seeded_faults(
     for f in findings:
         assert set(f) >= {"location", "category", "severity", "message", "figures", "rule", "source", "page"}
     assert Document(str(out)).tables
+
+
+def _findings_table(events: list[dict]) -> set[tuple[str, str, str]]:
+    """(severity, location, category) of each row of the report's findings table (二、问题清单)."""
+    text = _report_text(events)
+    section = text.split("## 二、", 1)[1].split("\n## ", 1)[0]
+    rows = [line.split("|")[2:5] for line in section.splitlines() if re.match(r"^\| \d+ \|", line)]
+    return {(sev.strip(), loc.strip(), cat.strip()) for sev, loc, cat in rows}
+
+
+async def test_scanned_plan_b_over_http_finds_what_its_text_layer_finds(
+    client: httpx.AsyncClient,
+    settings: Settings,
+    plan_b_pdf: Path,
+    scanned_b_pdf: Path,
+    seed_scanned_cache: Callable[[Path], None],
+) -> None:
+    seed_scanned_cache(settings.cache_dir)  # the session's OCR of the scan (the review itself runs)
+    _, scanned = await _review(client, scanned_b_pdf, session_id="s-scan")
+    _, text_layer = await _review(client, plan_b_pdf)
+    assert scanned[-1]["type"] == "done" and scanned[-1]["download_url"].endswith(".docx")
+    assert any(e.get("hash_id") for e in scanned if e["type"] == "progress")
+    assert scanned[-1]["summary"] == text_layer[-1]["summary"]
+    got, want = _findings_table(scanned), _findings_table(text_layer)
+    assert len(want) >= 10 and got == want
+    answers = json.loads((DATA / "plan-2026-08-b.answers.json").read_text(encoding="utf-8"))["findings"]
+    locations = {loc for _, loc, _ in got}
+    assert all(a["location"] in locations for a in answers if a["location"])
 
 
 def test_cli_plan_a_has_no_major_or_critical(

@@ -13,8 +13,8 @@ Numbering: ``PageText.page`` and ``ExtractedTable.page`` are 1-based PDF pages; 
 (the table's position on its page, top to bottom) and ``TableCell.row`` / ``TableCell.col`` are 0-based.
 
 Errors: :class:`PdfError` (a ``ValueError``) with a ``code`` and a Chinese + English message for a
-missing, empty, non-PDF, encrypted, truncated or corrupt file, a PDF without pages, and one with more
-than ``max_pages`` pages. Problems confined to one page (a page PDFium cannot read, a table pdfplumber
+missing, empty, non-PDF, encrypted, truncated or corrupt file, a PDF without pages, one with more
+than ``max_pages`` pages, and one with a page larger than :data:`MAX_PAGE_PT`. Problems confined to one page (a page PDFium cannot read, a table pdfplumber
 cannot analyse) do not raise: they are listed in ``ExtractedPdf.warnings``.
 """
 
@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import io
 import logging
+import re
 import threading
 from collections.abc import Callable
 from pathlib import Path
@@ -38,13 +39,28 @@ MIN_TEXT_CHARS = 5
 
 _HEADER_WINDOW = 1024  # the PDF header may follow a little junk (PDF 1.7, 7.5.2 implementation note)
 _EOF_WINDOW = 2048  # %%EOF must be near the end of the file
-_PDFIUM_LOCK = threading.RLock()
+PDFIUM_LOCK = threading.RLock()
+"""Held around every PDFium call of the process (PDFium is not thread-safe); the OCR module renders
+pages under it too."""
+MAX_PAGE_PT = 14400.0
+"""The largest page side PDF allows (PDF 1.7, annex C: 14 400 units = 200 in = 5.08 m); a larger page
+is refused."""
 
 # FPDF_GetLastError codes (fpdfview.h)
 _ERR_PASSWORD, _ERR_SECURITY = 4, 5
+_EMPTY_PAGE_TREE = re.compile(rb"/Type\s*/Pages\b[^>]*?/Count\s+0\b|/Count\s+0\b[^>]*?/Type\s*/Pages\b")
 
 PdfErrorCode = Literal[
-    "not_found", "empty", "not_pdf", "encrypted", "truncated", "corrupt", "no_pages", "too_many_pages"
+    "not_found",
+    "empty",
+    "not_pdf",
+    "encrypted",
+    "truncated",
+    "corrupt",
+    "no_pages",
+    "too_many_pages",
+    "page_too_large",
+    "too_large",
 ]
 
 
@@ -135,13 +151,15 @@ class ExtractedPdf(BaseModel):
         """The ruled tables of one page, top to bottom."""
         return [t for t in self.tables if t.page == page_no]
 
-    def with_page(self, page: PageText) -> ExtractedPdf:
+    def with_page(self, page: PageText, tables: list[ExtractedTable] | None = None) -> ExtractedPdf:
         """A copy with ``page`` in place of the page of the same number (e.g. an OCR result), with
-        ``pages_without_text`` recomputed."""
+        ``pages_without_text`` recomputed. ``tables`` (when given) replace that page's tables."""
         pages = [page if p.page == page.page else p for p in self.pages]
-        return self.model_copy(
-            update={"pages": pages, "pages_without_text": [p.page for p in pages if not p.has_text]}
-        )
+        update: dict = {"pages": pages, "pages_without_text": [p.page for p in pages if not p.has_text]}
+        if tables is not None:
+            kept = [t for t in self.tables if t.page != page.page]
+            update["tables"] = sorted([*kept, *tables], key=lambda t: (t.page, t.index))
+        return self.model_copy(update=update)
 
 
 PageReader = Callable[[pdfium.PdfPage, int], PageText]
@@ -161,10 +179,18 @@ def read_text_layer(page: pdfium.PdfPage, page_no: int) -> PageText:
     return out if out.has_text else out.model_copy(update={"source": "none"})
 
 
-def _check_file(path: Path) -> bytes:
-    """Read the file and apply the byte-level guards (exists, not empty, %PDF- header)."""
+def check_pdf_file(path: Path, max_bytes: int | None = None) -> bytes:
+    """Read the file and apply the byte-level guards (exists, at most ``max_bytes``, not empty, %PDF-
+    header). Raises :class:`PdfError`."""
     if not path.is_file():
         raise PdfError("not_found", f"文件不存在：{path.name} / File not found: {path.name}")
+    size = path.stat().st_size
+    if max_bytes is not None and size > max_bytes:
+        raise PdfError(
+            "too_large",
+            f"文件过大：{size / (1 << 20):.1f} MB，上限 {max_bytes / (1 << 20):.0f} MB / "
+            f"the file is {size} bytes, more than the limit of {max_bytes}",
+        )
     data = path.read_bytes()
     if not data.strip():
         raise PdfError("empty", "文件为空 / The file is empty")
@@ -187,6 +213,9 @@ def _open_pdfium(data: bytes, has_eof: bool) -> pdfium.PdfDocument:
                 "PDF 已加密或设有打开密码，无法读取，请上传未加密的文件 / "
                 "The PDF is encrypted or password-protected; upload an unencrypted file",
             ) from exc
+        if _EMPTY_PAGE_TREE.search(data):
+            # PDFium refuses a document whose page tree is empty (its error code then says "success")
+            raise PdfError("no_pages", "PDF 文件没有页面 / The PDF has no pages") from exc
         if not has_eof:
             raise PdfError(
                 "truncated",
@@ -195,6 +224,18 @@ def _open_pdfium(data: bytes, has_eof: bool) -> pdfium.PdfDocument:
         raise PdfError(
             "corrupt", f"PDF 文件已损坏，无法解析 / The PDF is corrupt and cannot be read ({exc})"
         ) from exc
+
+
+def _check_page_size(page: pdfium.PdfPage, page_no: int) -> None:
+    """Refuse a page larger than :data:`MAX_PAGE_PT` (a hostile or broken file: rendering it for OCR, or
+    laying out its text, would cost unbounded memory)."""
+    width, height = page.get_size()
+    if not (0 < width <= MAX_PAGE_PT and 0 < height <= MAX_PAGE_PT):
+        raise PdfError(
+            "page_too_large",
+            f"PDF 第 {page_no} 页尺寸异常（{width:.0f} × {height:.0f} pt，上限 {MAX_PAGE_PT:.0f} pt），无法处理 / "
+            f"page {page_no} is {width:.0f} × {height:.0f} pt, beyond the {MAX_PAGE_PT:.0f} pt limit",
+        )
 
 
 def _read_pages(
@@ -207,7 +248,7 @@ def _read_pages(
     pages: list[PageText] = []
     for i in range(count):
         page_no = i + 1
-        with _PDFIUM_LOCK:
+        with PDFIUM_LOCK:
             try:
                 page = doc[i]
             except pdfium.PdfiumError as exc:
@@ -216,7 +257,10 @@ def _read_pages(
                 page = None
             if page is not None:
                 try:
+                    _check_page_size(page, page_no)
                     pages.append(reader(page, page_no))
+                except PdfError:
+                    raise
                 except Exception as exc:  # a page reader (e.g. OCR) failing must not lose the others
                     log.warning("page %s: reader failed: %s", page_no, exc)
                     warnings.append(
@@ -278,24 +322,26 @@ def extract_pdf(
     on_page: Callable[[int, int], None] | None = None,
     page_reader: PageReader = read_text_layer,
     with_tables: bool = True,
+    max_bytes: int | None = None,
 ) -> ExtractedPdf:
     """Extract the text layer and ruled tables of the PDF at ``path``.
 
     ``on_page(done, total)`` is called after each page's text is read (for progress events);
     ``page_reader`` reads one page (default: its text layer; the OCR module passes its own);
-    ``with_tables`` turns pdfplumber's table detection off (e.g. for scanned documents).
+    ``with_tables`` turns pdfplumber's table detection off (e.g. for scanned documents); ``max_bytes``
+    caps the file's size.
 
     Raises :class:`PdfError` (codes ``not_found``, ``empty``, ``not_pdf``, ``encrypted``, ``truncated``,
-    ``corrupt``, ``no_pages``, ``too_many_pages``).
+    ``corrupt``, ``no_pages``, ``too_many_pages``, ``page_too_large``, ``too_large``).
     """
     path = Path(path)
-    data = _check_file(path)
+    data = check_pdf_file(path, max_bytes)
     has_eof = b"%%EOF" in data[-_EOF_WINDOW:]
     warnings: list[str] = []
-    with _PDFIUM_LOCK:
+    with PDFIUM_LOCK:
         doc = _open_pdfium(data, has_eof)
     try:
-        with _PDFIUM_LOCK:
+        with PDFIUM_LOCK:
             count = len(doc)
         if count == 0:
             raise PdfError("no_pages", "PDF 文件没有页面 / The PDF has no pages")
@@ -308,7 +354,7 @@ def extract_pdf(
             warnings.append("文件末尾缺少 %%EOF，可能不完整 / no %%EOF at the end: the file may be truncated")
         pages = _read_pages(doc, count, page_reader, on_page, warnings)
     finally:
-        with _PDFIUM_LOCK:
+        with PDFIUM_LOCK:
             doc.close()
     tables = _read_tables(data, pages, warnings) if with_tables else []
     return ExtractedPdf(

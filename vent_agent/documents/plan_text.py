@@ -17,6 +17,7 @@ from vent_agent.documents.pdf_text import ExtractedPdf
 
 _FULLWIDTH = {c: c - 0xFEE0 for c in range(0xFF01, 0xFF5F)}
 _FULLWIDTH.update({0x3000: 0x20, 0x2212: ord("-"), 0x00A0: 0x20, 0x2264: ord("≤"), 0x2266: ord("≤")})
+_FULLWIDTH.update({0x2206: ord("Δ"), 0x2211: ord("Σ")})  # increment / n-ary sum signs read as Δ / Σ
 
 CJK = r"\u4e00-\u9fff"
 NUM = r"(?<![A-Za-z_\d.])-?\d+(?:\.\d+)?"
@@ -36,8 +37,8 @@ _PAGE_NO_RE = re.compile(
 
 
 def normalize(text: str) -> str:
-    """Full-width ASCII → half-width, ideographic/no-break space → space, minus sign → ``-``.
-    Length-preserving."""
+    """Full-width ASCII → half-width, ideographic/no-break space → space, minus sign → ``-``, the
+    increment and n-ary sum signs (``∆``, ``∑``) → ``Δ``, ``Σ``. Length-preserving."""
     return text.translate(_FULLWIDTH)
 
 

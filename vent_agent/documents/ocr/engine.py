@@ -1,0 +1,94 @@
+"""The OCR-engine interface: one page image in, text boxes with coordinates and confidence out.
+
+An engine is any object with a ``name`` and ``recognise(image) -> list[OcrBox]``. The shipped ones are
+:class:`~vent_agent.documents.ocr.rapid.RapidOcrEngine` (the default: RapidOCR 3 on ONNX Runtime, models
+inside the wheel) and :class:`~vent_agent.documents.ocr.paddle.PaddleOcrEngine` (optional, local model
+directories). :func:`load_engine` picks one from the settings' ``ocr_engine`` and keeps each loaded model
+for the life of the process (the models are read-only and their sessions thread-safe; loading one takes
+about a second).
+
+Coordinates are pixels of the image given to the engine, origin at its top-left, y downwards.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal, Protocol, runtime_checkable
+
+from PIL import Image
+
+EngineName = Literal["rapidocr", "paddle", "none"]
+
+Point = tuple[float, float]
+
+
+class OcrUnavailable(RuntimeError):
+    """The configured OCR engine cannot be used (not installed, model directory missing…).
+    ``str(err)`` is Chinese + English, for the user."""
+
+
+@dataclass(frozen=True)
+class OcrBox:
+    """One recognised text line: its text, the engine's confidence (0…1) and its quadrilateral
+    ``quad`` = (top-left, top-right, bottom-right, bottom-left) in image pixels."""
+
+    text: str
+    score: float
+    quad: tuple[Point, Point, Point, Point]
+
+    @property
+    def bbox(self) -> tuple[float, float, float, float]:
+        """The axis-aligned box (x0, y0, x1, y1) around ``quad``, pixels."""
+        xs = [p[0] for p in self.quad]
+        ys = [p[1] for p in self.quad]
+        return min(xs), min(ys), max(xs), max(ys)
+
+    @classmethod
+    def from_rect(cls, text: str, score: float, x0: float, y0: float, x1: float, y1: float) -> OcrBox:
+        """A box from an axis-aligned rectangle (pixels)."""
+        return cls(text, score, ((x0, y0), (x1, y0), (x1, y1), (x0, y1)))
+
+
+@runtime_checkable
+class OcrEngine(Protocol):
+    """What the OCR page reader needs from an engine.
+
+    ``recognise(image)`` finds and reads every text line of an RGB page image and returns them in any
+    order; it may raise on a broken engine (the caller records a warning for that page). It must be
+    safe to call from a worker thread.
+    """
+
+    name: str
+
+    def recognise(self, image: Image.Image) -> list[OcrBox]: ...
+
+
+_LOADED: dict[tuple[str, str | None], OcrEngine] = {}
+_LOAD_LOCK = threading.Lock()
+
+
+def load_engine(engine: EngineName, *, paddle_model_dir: Path | None = None) -> OcrEngine | None:
+    """The engine named by ``settings.ocr_engine`` (``rapidocr``, ``paddle``), loaded once per process;
+    None for ``none`` (OCR switched off).
+
+    Raises :class:`OcrUnavailable` when the engine's package is not installed or its models cannot be
+    loaded (for ``paddle``: ``paddle_model_dir`` unset or missing, see docs/OCR.md).
+    """
+    if engine == "none":
+        return None
+    key = (engine, str(paddle_model_dir) if paddle_model_dir else None)
+    with _LOAD_LOCK:
+        if key not in _LOADED:
+            if engine == "rapidocr":
+                from vent_agent.documents.ocr.rapid import RapidOcrEngine
+
+                _LOADED[key] = RapidOcrEngine()
+            elif engine == "paddle":
+                from vent_agent.documents.ocr.paddle import PaddleOcrEngine
+
+                _LOADED[key] = PaddleOcrEngine.from_model_dir(paddle_model_dir)
+            else:
+                raise OcrUnavailable(f"未知的 OCR 引擎：{engine} / unknown OCR engine: {engine}")
+        return _LOADED[key]

@@ -1,0 +1,204 @@
+"""OCR of the pages that have no text layer, into the same page structure the text layer gives.
+
+:func:`ocr_pages` takes an :class:`~vent_agent.documents.pdf_text.ExtractedPdf` (from
+:func:`~vent_agent.documents.pdf_text.extract_pdf`) and, for each page listed in ``pages_without_text``:
+
+1. renders it with PDFium (under the process-wide PDFium lock) at ``dpi``, capped so that its longer
+   side is at most ``max_render_px`` pixels (a huge page is rendered smaller, with a warning);
+2. runs the OCR engine on the image (outside the lock: other PDFs keep being read meanwhile), and reads
+   back a heading's enumerator the detector missed (:mod:`~vent_agent.documents.ocr.recover`);
+3. reads the page's skew from the boxes, turns boxes and image upright, finds the ruled lines, and
+   rebuilds ruled tables (:mod:`~vent_agent.documents.ocr.tables`) and the page's text lines
+   (:mod:`~vent_agent.documents.ocr.layout`);
+4. puts a ``PageText`` (``source="ocr"``, lines top to bottom, the cells of a table row on one line)
+   and the page's ``ExtractedTable`` s (bbox in PDF points) in place of the empty page.
+
+It is synchronous and CPU-bound: the caller runs it in a worker thread. Boxes below ``min_score`` are
+dropped. A page the engine fails on keeps ``source="none"`` and a warning; other pages go on.
+"""
+
+from __future__ import annotations
+
+import logging
+import statistics
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pypdfium2 as pdfium
+from PIL import Image
+
+from vent_agent.documents.ocr.engine import OcrBox, OcrEngine
+from vent_agent.documents.ocr.layout import Upright, clean_text, group_lines, line_text, skew_angle
+from vent_agent.documents.ocr.recover import recover_enumerators
+from vent_agent.documents.ocr.rules import find_rules, ruled_grids
+from vent_agent.documents.ocr.tables import build_cells
+from vent_agent.documents.pdf_text import (
+    PDFIUM_LOCK,
+    ExtractedPdf,
+    ExtractedTable,
+    PageText,
+    PdfError,
+    TableCell,
+    check_pdf_file,
+)
+
+log = logging.getLogger(__name__)
+
+OCR_LAYOUT_VERSION = "ocr-layout-2"
+"""Changes whenever the OCR output for the same engine output changes (part of the cache key)."""
+DEFAULT_DPI = 200.0
+MIN_DPI_WARN = 100.0
+"""Below this effective resolution (after the render cap) small print is often misread: warn."""
+
+OnOcrPage = Callable[[int, int, int], None]
+"""``on_page(done, total, pdf_page)``: called after each OCR'd page (``done`` of ``total``)."""
+
+
+@dataclass
+class OcrStats:
+    """Timings of one :func:`ocr_pages` call, seconds: rendering, the engine itself, and the layout
+    (skew, rules, tables, lines); ``pages`` OCR'd and their rendered sizes (px)."""
+
+    render_s: float = 0.0
+    engine_s: float = 0.0
+    layout_s: float = 0.0
+    pages: list[int] = field(default_factory=list)
+    sizes: list[tuple[int, int]] = field(default_factory=list)
+
+
+@dataclass
+class OcrPage:
+    """The OCR result of one page: its text and its ruled tables."""
+
+    text: PageText
+    tables: list[ExtractedTable]
+    skew_deg: float = 0.0
+
+
+def render_scale(width_pt: float, height_pt: float, dpi: float, max_render_px: int) -> float:
+    """Pixels per PDF point to render a page at ``dpi`` with its longer side at most ``max_render_px``."""
+    return min(dpi / 72.0, max_render_px / max(width_pt, height_pt, 1.0))
+
+
+def render_page(
+    pdf: pdfium.PdfDocument, index: int, dpi: float, max_render_px: int
+) -> tuple[Image.Image, float]:
+    """Render page ``index`` (0-based) to an RGB image under the PDFium lock; returns (image, scale in
+    px per point)."""
+    with PDFIUM_LOCK:
+        page = pdf[index]
+        try:
+            width, height = page.get_size()
+            scale = render_scale(width, height, dpi, max_render_px)
+            image = page.render(scale=scale).to_pil().convert("RGB")
+        finally:
+            page.close()
+    return image, scale
+
+
+def layout_page(
+    image: Image.Image, boxes: list[OcrBox], page_no: int, scale: float, *, min_score: float = 0.5
+) -> OcrPage:
+    """Turn one page's OCR boxes into its text lines and ruled tables (see the module docstring).
+
+    ``scale`` is the render scale in px per PDF point (table bboxes are given in points).
+    """
+    boxes = [clean_text(b) for b in boxes if b.score >= min_score and b.text.strip()]
+    width_px, height_px = image.size
+    width_pt, height_pt = width_px / scale, height_px / scale
+    angle = skew_angle(boxes)
+    upright = Upright(angle, width_px, height_px)
+    placed = [upright.place(b) for b in boxes]
+    gray = np.asarray(image.convert("L"))
+    if angle:
+        matrix = cv2.getRotationMatrix2D((width_px / 2, height_px / 2), angle, 1.0)
+        gray = cv2.warpAffine(gray, matrix, (width_px, height_px), flags=cv2.INTER_LINEAR, borderValue=255)
+    text_height = statistics.median(p.height for p in placed) if placed else 20.0
+    rules = find_rules(gray, text_height)
+    tables: list[ExtractedTable] = []
+    for index, grid in enumerate(ruled_grids(rules)):
+        cells, _ = build_cells(grid, placed, rules)
+        x0, y0, x1, y1 = grid.bbox
+        tables.append(
+            ExtractedTable(
+                page=page_no,
+                index=index,
+                bbox=(x0 / scale, y0 / scale, x1 / scale, y1 / scale),
+                page_height=height_pt,
+                n_rows=len(grid.ys) - 1,
+                n_cols=len(grid.xs) - 1,
+                cells=[
+                    TableCell(page=page_no, table=index, row=c.row, col=c.col, text=c.text) for c in cells
+                ],
+            )
+        )
+    text = "\n".join(line_text(line) for line in group_lines(placed))
+    page = PageText(page=page_no, text=text, source="ocr", width=width_pt, height=height_pt)
+    return OcrPage(text=page, tables=tables, skew_deg=angle)
+
+
+def ocr_pages(
+    path: Path,
+    extracted: ExtractedPdf,
+    engine: OcrEngine,
+    *,
+    pages: list[int] | None = None,
+    dpi: float = DEFAULT_DPI,
+    max_render_px: int = 4000,
+    min_score: float = 0.5,
+    on_page: OnOcrPage | None = None,
+    stats: OcrStats | None = None,
+) -> ExtractedPdf:
+    """``extracted`` with its pages without text (or the 1-based ``pages`` given) OCR'd by ``engine``.
+
+    Raises :class:`~vent_agent.documents.pdf_text.PdfError` when the file can no longer be opened;
+    a page the engine fails on is a warning.
+    """
+    todo = sorted(set(pages if pages is not None else extracted.pages_without_text))
+    if not todo:
+        return extracted
+    stats = stats if stats is not None else OcrStats()
+    data = check_pdf_file(Path(path))
+    with PDFIUM_LOCK:
+        try:
+            pdf = pdfium.PdfDocument(data)
+        except pdfium.PdfiumError as exc:
+            raise PdfError("corrupt", f"PDF 无法再次打开 / cannot reopen the PDF: {exc}") from exc
+    result = extracted
+    warnings = list(extracted.warnings)
+    try:
+        for done, page_no in enumerate(todo, start=1):
+            t0 = time.perf_counter()
+            image, scale = render_page(pdf, page_no - 1, dpi, max_render_px)
+            t1 = time.perf_counter()
+            stats.render_s += t1 - t0
+            if scale * 72.0 < MIN_DPI_WARN:
+                warnings.append(
+                    f"第 {page_no} 页幅面过大，仅按 {scale * 72:.0f} dpi 识别，小字可能识别不准 / "
+                    f"page {page_no} OCR'd at {scale * 72:.0f} dpi only (render cap)"
+                )
+            try:
+                boxes = engine.recognise(image)
+                boxes = recover_enumerators(image, boxes, engine, skew_angle(boxes))
+            except Exception as exc:  # an engine failing on one page must not lose the others
+                log.warning("OCR of page %s failed: %s", page_no, exc)
+                warnings.append(f"第 {page_no} 页 OCR 识别失败 / page {page_no}: OCR failed: {exc}")
+                boxes = None
+            t2 = time.perf_counter()
+            stats.engine_s += t2 - t1
+            if boxes is not None:
+                got = layout_page(image, boxes, page_no, scale, min_score=min_score)
+                result = result.with_page(got.text, got.tables)
+                stats.pages.append(page_no)
+                stats.sizes.append(image.size)
+            stats.layout_s += time.perf_counter() - t2
+            if on_page is not None:
+                on_page(done, len(todo), page_no)
+    finally:
+        with PDFIUM_LOCK:
+            pdf.close()
+    return result.model_copy(update={"warnings": warnings})
