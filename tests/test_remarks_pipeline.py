@@ -15,7 +15,6 @@ from langchain_core.outputs import ChatGeneration, ChatResult
 
 from reports.markdown import render_markdown
 from vent_agent.documents.upload import sha256_file
-from vent_agent.review import pipeline
 from vent_agent.review.pipeline import ReviewRequest, review_plan
 from vent_agent.review.reference import default_reference
 from vent_agent.review.remarks import REMARKS_TOOL
@@ -103,7 +102,9 @@ async def test_a_failing_reviewer_asks_no_model_and_the_report_is_written(
     def broken(*args: Any) -> None:
         raise TimeoutError("MCP query_ventilation_report")
 
-    monkeypatch.setattr(pipeline, "review_data", broken)
+    from vent_agent.mcp import data_checker
+
+    monkeypatch.setattr(data_checker, "review_data", broken)
     model = PerReviewer(callers=[])
     result, events = await _review(plan_b_pdf, tmp_path, model)
     assert "data-checker" not in model.callers

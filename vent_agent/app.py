@@ -18,7 +18,6 @@ from vent_agent.graphs.checkpoint import open_checkpointer
 from vent_agent.kb.search import get_knowledge_base
 from vent_agent.llm.openai_compat import make_interpret_model
 from vent_agent.llm.registry import ModelRegistry
-from vent_agent.review.reference import default_reference
 from vent_agent.runs.manager import RunManager
 from vent_agent.settings import Settings
 from vent_agent.skills import open_skill_registry
@@ -49,7 +48,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             interpret_model=make_interpret_model(settings),
             review_slots=asyncio.Semaphore(settings.review_concurrency),
             ocr_slots=asyncio.Semaphore(settings.ocr_concurrency),
-            reference=default_reference(),
+            reference=None,
             users=make_user_service(settings),
             checkpointer=checkpointer,
             models=ModelRegistry(settings, db),

@@ -1,4 +1,7 @@
-"""``vent-agent review PLAN.pdf``: the review pipeline offline, with a progress bar on stderr."""
+"""``vent-agent review PLAN.pdf``: the review pipeline offline, with a progress bar on stderr.
+
+Scanned pages are OCR'd with the engine of ``VENT_OCR_ENGINE`` (default rapidocr); the bar shows each
+page as it is read."""
 
 from __future__ import annotations
 
@@ -16,7 +19,7 @@ from reports.labels import CATEGORY_LABELS, SEVERITY_LABELS
 from vent_agent.documents.upload import sha256_file
 from vent_agent.review.findings import Severity
 from vent_agent.review.pipeline import ReviewFailed, ReviewRequest, review_plan
-from vent_agent.review.reference import default_reference
+from vent_agent.review.remarks import make_remarks_model
 from vent_agent.settings import Settings
 
 STAGES = 6
@@ -55,11 +58,14 @@ async def run_cli_review(plan: Path, output: Path | None, *, as_json: bool, forc
         async def emit(type_: str, /, **fields: Any) -> None:
             if type_ in ("progress", "agent_done", "agent_error"):
                 progress.update(task, description=str(fields.get("message", "")))
-                if type_ != "progress" or "page_progress" not in fields:
+                per_page = "page_progress" in fields or "ocr_progress" in fields
+                if type_ != "progress" or not per_page:
                     progress.advance(task, 0.5)
 
         try:
-            result = await review_plan(req, settings, emit, default_reference())
+            result = await review_plan(
+                req, settings, emit, None, remarks_model=make_remarks_model(settings)
+            )
         except ReviewFailed as exc:
             err.print(f"[red]审查失败：{exc.message}[/red]")
             return 2

@@ -8,29 +8,41 @@ structured plan → form-reviewer, data-checker and calc-verifier in parallel (`
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
+import threading
 import time
+import uuid
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 from zoneinfo import ZoneInfo
 
-from vent_agent.documents.pdf_text import PdfError, extract_pdf
+from langchain_core.language_models import BaseChatModel
+from pydantic import BaseModel
+
+from vent_agent.documents.ocr import OCR_LAYOUT_VERSION, OcrEngine, OcrUnavailable, load_engine, ocr_pages
+from vent_agent.documents.pdf_text import ExtractedPdf, PdfError, extract_pdf
 from vent_agent.documents.plan import Plan
 from vent_agent.documents.plan_parser import parse_plan
+from vent_agent.mcp.client import ReferenceOutcome
+from vent_agent.mcp.data_checker import run_data_checker
 from vent_agent.review.calc_rules import review_calc
-from vent_agent.review.data_rules import review_data
 from vent_agent.review.findings import Finding
 from vent_agent.review.form_rules import review_form
 from vent_agent.review.reference import ReferenceData
+from vent_agent.review.remarks import DEFAULT_TIMEOUT_S, review_remarks
 from vent_agent.review.result import REVIEWERS, LocationRecalc, ReviewerOutcome, ReviewResult
 from vent_agent.settings import Settings
 
 log = logging.getLogger(__name__)
 
 PARSER_VERSION = "plan-parser-2"
+EXTRACTOR_VERSION = "extract-2"
+"""Text-layer extraction version; with :data:`OCR_LAYOUT_VERSION` and the engine, the extractor's id."""
+T = TypeVar("T", bound=BaseModel)
 
 
 class Emit(Protocol):
@@ -58,46 +70,183 @@ class ReviewRequest:
     message: str | None = None
 
 
-async def load_plan(req: ReviewRequest, settings: Settings, emit: Emit) -> Plan:
-    """The structured plan of ``req``: from the cache, or extracted and parsed off the event loop.
+def extractor_id(engine: str) -> str:
+    """The extractor's version for the cache key: text layer, OCR layout and the OCR engine's name."""
+    return f"{EXTRACTOR_VERSION}.{OCR_LAYOUT_VERSION}.{engine}"
 
-    Raises :class:`ReviewFailed` when the PDF cannot be read (encrypted, truncated, too many pages).
-    """
-    cache = settings.cache_dir / f"{req.sha256}.{PARSER_VERSION}.json"
-    if cache.exists() and not req.force_refresh:
-        try:
-            plan = Plan.model_validate_json(cache.read_text(encoding="utf-8"))
-            await emit("progress", message="已命中解析缓存，跳过文本提取", agent="system", hash_id=req.sha256)
-            return plan
-        except ValueError:
-            log.warning("ignoring unreadable cache file %s", cache)
-    loop = asyncio.get_running_loop()
 
-    def on_page(page: int, total: int) -> None:
-        fut = asyncio.run_coroutine_threadsafe(
-            emit(
+def _threadsafe(emit: Emit, loop: asyncio.AbstractEventLoop) -> Callable[..., None]:
+    """``emit`` callable from a worker thread (waits until the event is written)."""
+
+    def call(type_: str, /, **fields: Any) -> None:
+        asyncio.run_coroutine_threadsafe(emit(type_, **fields), loop).result(timeout=30)
+
+    return call
+
+
+def _read_cache(path: Path, model: type[T]) -> T | None:
+    try:
+        return model.model_validate_json(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        log.warning("ignoring unreadable cache file %s", path)
+        return None
+
+
+def _write_cache(path: Path, model: BaseModel) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(f".{uuid.uuid4().hex}.tmp")
+    tmp.write_text(model.model_dump_json(), encoding="utf-8")
+    tmp.replace(path)
+
+
+class _OcrStopped(Exception):
+    """Raised inside the OCR thread when the run waiting for it was cancelled."""
+
+
+async def _ocr(
+    req: ReviewRequest,
+    extracted: ExtractedPdf,
+    settings: Settings,
+    emit: Emit,
+    ocr_slots: asyncio.Semaphore | None,
+    engine: OcrEngine | None,
+) -> ExtractedPdf:
+    """OCR the pages without a text layer, off the event loop and under ``ocr_slots``."""
+    missing = extracted.pages_without_text
+    if engine is None and settings.ocr_engine == "none":
+        await emit(
+            "progress",
+            message=f"第 {'、'.join(map(str, missing))} 页没有文字层，OCR 已关闭（VENT_OCR_ENGINE=none），跳过识别",
+            agent="system",
+            hash_id=req.sha256,
+        )
+        return extracted
+    if ocr_slots is not None and ocr_slots.locked():
+        await emit(
+            "progress", message="OCR 任务排队中，请稍候...", agent="system", hash_id=req.sha256, queued=True
+        )
+    async with ocr_slots if ocr_slots is not None else contextlib.nullcontext():
+        if engine is None:
+            try:
+                engine = await asyncio.to_thread(
+                    load_engine, settings.ocr_engine, paddle_model_dir=settings.paddle_model_dir
+                )
+            except OcrUnavailable as exc:
+                raise ReviewFailed(
+                    f"PDF 有 {len(missing)} 页没有文字层（扫描件），但 OCR 引擎不可用：{exc}"
+                ) from exc
+        assert engine is not None
+        await emit(
+            "progress",
+            message=f"检测到 {len(missing)} 页没有文字层（扫描件），正在使用 {engine.name} 进行 OCR 识别...",
+            agent="system",
+            hash_id=req.sha256,
+        )
+        send = _threadsafe(emit, asyncio.get_running_loop())
+        stop = threading.Event()
+
+        def on_page(done: int, total: int, page: int) -> None:
+            if stop.is_set():
+                raise _OcrStopped
+            send(
                 "progress",
-                message=f"正在提取第 {page}/{total} 页文本...",
+                message=f"{engine.name} 正在扫描第 {done}/{total} 页（PDF 第 {page} 页）...",
                 agent="system",
                 hash_id=req.sha256,
-                page_progress={"page": page, "total": total},
-            ),
-            loop,
-        )
-        fut.result(timeout=30)
+                ocr_progress={"page": done, "total": total},
+            )
 
-    def work() -> Plan:
-        extracted = extract_pdf(req.path, max_pages=settings.max_pdf_pages, on_page=on_page)
-        return parse_plan(extracted)
+        try:
+            return await asyncio.to_thread(
+                ocr_pages,
+                req.path,
+                extracted,
+                engine,
+                max_render_px=settings.ocr_max_render_px,
+                on_page=on_page,
+            )
+        except asyncio.CancelledError:
+            stop.set()  # the worker stops after its current page
+            raise
+
+
+def extraction_cache(req: ReviewRequest, settings: Settings, ocr_engine: OcrEngine | None = None) -> Path:
+    """Where the extraction (pages, tables, OCR included) of ``req`` is cached: sha256 + extractor id."""
+    ext_id = extractor_id(ocr_engine.name if ocr_engine else settings.ocr_engine)
+    return settings.cache_dir / f"{req.sha256}.{ext_id}.extract.json"
+
+
+async def load_extracted(
+    req: ReviewRequest,
+    settings: Settings,
+    emit: Emit,
+    *,
+    ocr_slots: asyncio.Semaphore | None = None,
+    ocr_engine: OcrEngine | None = None,
+) -> ExtractedPdf:
+    """The PDF's pages and tables: from the cache, or the text layer read (per-page ``progress`` with
+    ``page_progress``) and the pages without one OCR'd (``progress`` with ``ocr_progress``).
+
+    Raises :class:`ReviewFailed` for an unreadable PDF or an OCR engine that cannot load.
+    """
+    cache = extraction_cache(req, settings, ocr_engine)
+    if cache.exists() and not req.force_refresh:
+        cached = _read_cache(cache, ExtractedPdf)
+        if cached is not None:
+            await emit(
+                "progress", message="已命中提取缓存，跳过文本提取与 OCR", agent="system", hash_id=req.sha256
+            )
+            return cached
+    send = _threadsafe(emit, asyncio.get_running_loop())
+
+    def on_page(page: int, total: int) -> None:
+        send(
+            "progress",
+            message=f"正在提取第 {page}/{total} 页文本...",
+            agent="system",
+            hash_id=req.sha256,
+            page_progress={"page": page, "total": total},
+        )
 
     try:
-        plan = await asyncio.to_thread(work)
+        extracted = await asyncio.to_thread(
+            extract_pdf,
+            req.path,
+            max_pages=settings.max_pdf_pages,
+            on_page=on_page,
+            max_bytes=settings.max_upload_mb << 20,
+        )
+        if extracted.pages_without_text:
+            extracted = await _ocr(req, extracted, settings, emit, ocr_slots, ocr_engine)
     except PdfError as exc:
         raise ReviewFailed(str(exc)) from exc
-    settings.cache_dir.mkdir(parents=True, exist_ok=True)
-    tmp = cache.with_suffix(".tmp")
-    tmp.write_text(plan.model_dump_json(), encoding="utf-8")
-    tmp.replace(cache)
+    _write_cache(cache, extracted)
+    return extracted
+
+
+async def load_plan(
+    req: ReviewRequest,
+    settings: Settings,
+    emit: Emit,
+    *,
+    ocr_slots: asyncio.Semaphore | None = None,
+    ocr_engine: OcrEngine | None = None,
+) -> Plan:
+    """The structured plan of ``req``: from the cache (keyed by sha256, parser and extractor version)
+    unless ``force_refresh``, or extracted (:func:`load_extracted`) and parsed off the event loop.
+
+    Raises :class:`ReviewFailed` when the PDF cannot be read (encrypted, truncated, too many pages…).
+    """
+    ext_id = extractor_id(ocr_engine.name if ocr_engine else settings.ocr_engine)
+    cache = settings.cache_dir / f"{req.sha256}.{PARSER_VERSION}.{ext_id}.json"
+    if cache.exists() and not req.force_refresh:
+        plan = _read_cache(cache, Plan)
+        if plan is not None:
+            await emit("progress", message="已命中解析缓存，跳过文本提取", agent="system", hash_id=req.sha256)
+            return plan
+    extracted = await load_extracted(req, settings, emit, ocr_slots=ocr_slots, ocr_engine=ocr_engine)
+    plan = await asyncio.to_thread(parse_plan, extracted)
+    _write_cache(cache, plan)
     return plan
 
 
@@ -118,26 +267,14 @@ async def _form(plan: Plan, emit: Emit) -> tuple[list[Finding], list[LocationRec
     return await asyncio.to_thread(review_form, plan), []
 
 
-def _data_body(reference: ReferenceData | None) -> ReviewerBody:
+def _data_body(settings: Settings, reference: ReferenceData | None, sink: list[ReferenceOutcome]) -> ReviewerBody:
+    """The data-checker: reference data over MCP (:func:`vent_agent.mcp.data_checker.run_data_checker`),
+    its outcome (source, status, every call) kept in ``sink`` for the report's provenance."""
+
     async def body(plan: Plan, emit: Emit) -> tuple[list[Finding], list[LocationRecalc]]:
-        tools = [
-            "query_monthly_mining_plan",
-            "query_gas_identification_report",
-            "query_working_face_procedure",
-            "query_ventilation_report",
-        ]
-        await emit(
-            "agent_executing",
-            agent="data-checker",
-            tools=tools,
-            message="「数据一致性审查」正在查询采掘计划、瓦斯鉴定报告、作业规程与测风报表...",
-        )
-        findings = await asyncio.to_thread(review_data, plan, reference)
-        for tool in tools:
-            await emit(
-                "agent_tool_result", agent="data-checker", tool=tool, message=f"「数据一致性审查」{tool} 完成"
-            )
-        return findings, []
+        check = await run_data_checker(plan, settings, emit, reference=reference)
+        sink.append(check.outcome)
+        return check.findings, []
 
     return body
 
@@ -170,12 +307,25 @@ def _preview(agent: str, findings: list[Finding]) -> str:
 
 
 async def run_reviewers(
-    plan: Plan, emit: Emit, reference: ReferenceData | None
+    plan: Plan,
+    emit: Emit,
+    reference: ReferenceData | None,
+    *,
+    remarks_model: BaseChatModel | None = None,
+    remarks_timeout_s: float = DEFAULT_TIMEOUT_S,
+    settings: Settings | None = None,
+    reference_sink: list[ReferenceOutcome] | None = None,
 ) -> tuple[list[ReviewerOutcome], list[LocationRecalc]]:
-    """Run the three reviewers in parallel; a failing reviewer gives ``agent_error`` and the others go on."""
+    """Run the three reviewers in parallel; a failing reviewer gives ``agent_error`` and the others go on.
+
+    With ``remarks_model``, each reviewer that finished asks it for language and logic remarks after its
+    rules (:func:`vent_agent.review.remarks.review_remarks`, at most ``remarks_timeout_s`` s); remarks
+    never change a rule finding, and a failing model leaves a note, never a failed reviewer."""
     bodies: dict[str, ReviewerBody] = {
         "form-reviewer": _form,
-        "data-checker": _data_body(reference),
+        "data-checker": _data_body(
+            settings or Settings(), reference, reference_sink if reference_sink is not None else []
+        ),
         "calc-verifier": _calc,
     }
     completed = 0
@@ -205,6 +355,9 @@ async def run_reviewers(
             ), []
         for f in findings:
             f.reviewer = agent
+        remarks = await review_remarks(
+            agent, plan, findings, model=remarks_model, emit=emit, timeout_s=remarks_timeout_s
+        )
         duration = int((time.perf_counter() - started) * 1000)
         async with lock:
             completed += 1
@@ -217,7 +370,15 @@ async def run_reviewers(
                 duration_ms=duration,
                 findings=len(findings),
             )
-        return ReviewerOutcome(agent=agent, findings=findings, duration_ms=duration), recalcs
+        outcome = ReviewerOutcome(
+            agent=agent,
+            findings=findings,
+            remarks=remarks.remarks,
+            remarks_model=remarks.model,
+            remarks_note=remarks.note,
+            duration_ms=duration,
+        )
+        return outcome, recalcs
 
     for agent in bodies:
         await emit("agent_start", agent=agent, message=f"「{REVIEWERS[agent]}」开始审查...")
@@ -228,20 +389,37 @@ async def run_reviewers(
 
 
 async def review_plan(
-    req: ReviewRequest, settings: Settings, emit: Emit, reference: ReferenceData | None
+    req: ReviewRequest,
+    settings: Settings,
+    emit: Emit,
+    reference: ReferenceData | None,
+    *,
+    ocr_slots: asyncio.Semaphore | None = None,
+    ocr_engine: OcrEngine | None = None,
+    remarks_model: BaseChatModel | None = None,
 ) -> ReviewResult:
-    """Review one plan PDF end to end (without rendering). Raises :class:`ReviewFailed`."""
+    """Review one plan PDF end to end (without rendering). Raises :class:`ReviewFailed`.
+
+    ``ocr_slots`` (the app's ``AppState.ocr_slots``) bounds concurrent OCR; ``ocr_engine`` replaces the
+    engine of ``settings.ocr_engine`` (tests, benchmarks); ``remarks_model`` (None: no model configured)
+    writes the reviewers' language and logic remarks, each call at most ``settings.llm_timeout_s`` s.
+    """
     await emit(
         "progress",
         message=f"PDF 文件已保存，HashID: {req.sha256[:12]}...，正在提取文本内容...",
         agent="system",
         hash_id=req.sha256,
     )
-    plan = await load_plan(req, settings, emit)
+    plan = await load_plan(req, settings, emit, ocr_slots=ocr_slots, ocr_engine=ocr_engine)
     if not plan.locations and not plan.allocation:
-        raise ReviewFailed(
-            "未能从 PDF 中识别出配风计划内容（无用风地点与风量分配表）；如为扫描件，请等待 OCR 支持"
-        )
+        hint = ""
+        if any("pages without a text layer" in w for w in plan.warnings):
+            hint = "；PDF 含无文字层的扫描页" + (
+                "，OCR 已关闭（VENT_OCR_ENGINE=none）"
+                if settings.ocr_engine == "none" and ocr_engine is None
+                else "，OCR 未识别出可用内容（请检查扫描清晰度）"
+            )
+        raise ReviewFailed(f"未能从 PDF 中识别出配风计划内容（无用风地点与风量分配表）{hint}")
     await emit(
         "progress",
         message=f"PDF 文本提取完成，共 {plan.char_count} 字符。正在初始化审查智能体...",
@@ -249,8 +427,18 @@ async def review_plan(
         hash_id=req.sha256,
     )
     await emit("progress", message="3个审查智能体已就绪，正在并行执行审查...", agent="system")
-    outcomes, recalcs = await run_reviewers(plan, emit, reference)
+    sink: list[ReferenceOutcome] = []
+    outcomes, recalcs = await run_reviewers(
+        plan,
+        emit,
+        reference,
+        remarks_model=remarks_model,
+        remarks_timeout_s=settings.llm_timeout_s,
+        settings=settings,
+        reference_sink=sink,
+    )
     await emit("progress", message="3个子智能体均已审查完成，正在汇总审查结果...", agent="system")
+    outcome = sink[0] if sink else None
     now = datetime.now(ZoneInfo(settings.timezone))
     return ReviewResult(
         file_name=req.file_name,
@@ -264,4 +452,8 @@ async def review_plan(
         reviewers=outcomes,
         recalcs=recalcs,
         plan_warnings=plan.warnings,
+        extraction_cache=str(extraction_cache(req, settings, ocr_engine)),
+        reference_source=outcome.source if outcome else None,
+        reference_status=outcome.status.value if outcome else None,
+        reference_calls=[c.to_dict() for c in outcome.calls] if outcome else [],
     )
