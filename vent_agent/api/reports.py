@@ -1,15 +1,23 @@
-"""``GET /static/reports/{report_id}.docx``: a Word review report, served only by its random id."""
+"""Review reports, addressed only by their unguessable id: ``GET /static/reports/{report_id}.docx`` (the
+Word file), ``GET /api/reports/{report_id}/provenance`` (what the run did and produced, every finding
+with its evidence) and ``GET /api/reports/{report_id}/findings/{n}/trace`` (one finding's chain back to
+its sources, each link checked again)."""
 
 from __future__ import annotations
 
+import asyncio
 import re
-from pathlib import Path
+from pathlib import Path as FilePath
+from typing import Annotated, Any
 
-from fastapi import APIRouter
+from fastapi import APIRouter, Path
 from fastapi.responses import FileResponse
 
 from vent_agent.api.deps import StateDep
 from vent_agent.api.errors import ApiError
+from vent_agent.kb.search import get_knowledge_base
+from vent_agent.review.provenance import ProvenanceRecord, load_record, trace_finding
+from vent_agent.state import AppState
 from vent_agent.store.models import ReportRow
 
 router = APIRouter(tags=["reports"])
@@ -26,7 +34,54 @@ async def download_report(file_name: str, state: StateDep) -> FileResponse:
         raise ApiError(404, "报告不存在")
     async with state.db.session() as s:
         row = await s.get(ReportRow, report_id)
-    if row is None or not Path(row.path).is_file():
+    if row is None or not FilePath(row.path).is_file():
         raise ApiError(404, "报告不存在")
-    download_name = f"审查报告_{Path(row.file_name).stem}.docx"
+    download_name = f"审查报告_{FilePath(row.file_name).stem}.docx"
     return FileResponse(row.path, media_type=DOCX_MEDIA, filename=download_name)
+
+
+def _record(state: AppState, report_id: str) -> ProvenanceRecord:
+    if not _REPORT_ID.match(report_id):
+        raise ApiError(404, "报告不存在")
+    record = load_record(state.settings.reports_dir, report_id)
+    if record is None:
+        raise ApiError(404, "报告不存在或没有溯源记录")
+    return record
+
+
+@router.get("/api/reports/{report_id}/provenance")
+async def report_provenance(report_id: str, state: StateDep) -> dict[str, Any]:
+    """The task chain (reviewers' tool calls, reference-data calls with inputs and outputs, artifacts
+    with sha256) and the findings with their evidence, numbered as in the report."""
+    record = _record(state, report_id)
+    body = record.model_dump(mode="json", exclude={"findings", "recalcs"})
+    body["findings"] = [
+        {
+            "index": i,
+            "location": f.location,
+            "category": f.category,
+            "severity": f.severity,
+            "message": f.message,
+            "source": f.source,
+            "page": f.page,
+            "evidence": [e.model_dump(mode="json") for e in f.evidence],
+            "trace_url": f"/api/reports/{report_id}/findings/{i}/trace",
+        }
+        for i, f in enumerate(record.findings, start=1)
+    ]
+    return body
+
+
+@router.get("/api/reports/{report_id}/findings/{n}/trace")
+async def finding_trace(
+    report_id: str, n: Annotated[int, Path(ge=1, le=10_000)], state: StateDep
+) -> dict[str, Any]:
+    """Finding ``n`` (1-based, report order) traced back to its PDF cells, calculator calls, reference
+    records and clauses; ``status`` complete | partial | broken and ``broken_at``."""
+    record = _record(state, report_id)
+    kb = get_knowledge_base(state.settings.kb_dir, state.settings.regulation_edition)
+    try:
+        trace = await asyncio.to_thread(trace_finding, record, n, kb)
+    except IndexError as exc:
+        raise ApiError(404, f"报告中没有第 {n} 条发现（共 {len(record.findings)} 条）") from exc
+    return trace.model_dump(mode="json")

@@ -18,7 +18,7 @@ from vent_agent.review.arith import close, substituted_value
 from vent_agent.review.findings import Category, Evidence, Finding, Severity
 from vent_agent.review.recompute import Unrecomputable, normalise_name, recompute_location
 from vent_agent.review.result import LocationRecalc
-from vent_agent.review.rule_common import finding
+from vent_agent.review.rule_common import finding, pdf_evidence
 
 AQ1056 = "AQ 1056-2008《煤矿通风能力核定标准》"
 R159 = "《煤矿安全规程》第159条"
@@ -83,6 +83,11 @@ def _finding(
     )
 
 
+def _cells(*refs: tuple[SourceRef | None, str]) -> list[Evidence]:
+    """PDF evidence for further cells or lines a finding compares (beside its main figure)."""
+    return [ev for ref, what in refs if (ev := pdf_evidence(ref, what)) is not None]
+
+
 def _stated(fig: Figure | None) -> float | None:
     """A stated air volume in m³/min (a figure written in m³/s is converted)."""
     if fig is None:
@@ -142,7 +147,9 @@ def _calc_method(result: MaxResult | None, m: MethodStatement):  # type: ignore[
     return next((r for r in candidates if r.method.endswith(suffix)), None)
 
 
-def _maximum_checks(loc: LocationPlan, result: MaxResult | None, required: float | None) -> list[Finding]:
+def _maximum_checks(
+    loc: LocationPlan, result: MaxResult | None, required: float | None, row: AllocationRow | None = None
+) -> list[Finding]:
     if required is None:
         return [
             _finding(
@@ -173,6 +180,10 @@ def _maximum_checks(loc: LocationPlan, result: MaxResult | None, required: float
                     rule="需风量取各计算方法的最大值",
                     source=f"{R159}；{AQ1056}",
                     ref=ref,
+                    evidence=_cells(
+                        (top_m.stated.ref if top_m.stated else None, f"{top_m.label}计算结果"),
+                        (row.required_q.ref if row and row.required_q else None, "风量分配表中的需风量"),
+                    ),
                 )
             )
             return out
@@ -454,7 +465,7 @@ async def review_calc(
             )
         row = rows.get(key)
         findings += _method_checks(loc, result, required)
-        findings += _maximum_checks(loc, result, required)
+        findings += _maximum_checks(loc, result, required, row)
         findings += _coefficient_checks(loc, result)
         findings += _bound_checks(loc, result, row)
         findings += _allocation_checks(loc, row, result, required)

@@ -8,7 +8,7 @@ Rule findings and model remarks are kept apart: the counts and the verdict come 
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
@@ -87,6 +87,12 @@ class ReviewResult(BaseModel):
     reviewers: list[ReviewerOutcome] = Field(default_factory=list)
     recalcs: list[LocationRecalc] = Field(default_factory=list)
     plan_warnings: list[str] = Field(default_factory=list)
+    extraction_cache: str | None = None
+    """The cached extraction (pages, tables) the plan was parsed from; provenance checks cells in it."""
+    reference_source: str | None = None
+    reference_status: str | None = None
+    reference_calls: list[dict[str, Any]] = Field(default_factory=list)
+    """Every reference-data (MCP) call of the data-checker: tool, inputs, output or error, duration."""
 
     @property
     def findings(self) -> list[Finding]:

@@ -145,10 +145,11 @@ async def delete_session(db: Database, session: SessionRow, *, data_dirs: list[P
         run_ids = list(await s.exec(select(RunRow.id).where(RunRow.session_id == session.id)))
         reports = list(await s.exec(select(ReportRow).where(ReportRow.session_id == session.id)))
         for rep in reports:
-            p = Path(rep.path)
-            if p.is_file():
-                p.unlink()
-                files += 1
+            docx = Path(rep.path)
+            for p in (docx, docx.parent / f"{rep.id}.provenance.json"):
+                if p.is_file():
+                    p.unlink()
+                    files += 1
         n_msgs = (
             await s.exec(
                 select(func.count()).select_from(MessageRow).where(MessageRow.session_id == session.id)
