@@ -20,13 +20,26 @@ from vent_agent.api.sessions import session_of
 from vent_agent.api.sse import run_stream
 from vent_agent.chat.service import ChatTurn, chat_run, pending_interrupt, resume_run, thread_exists
 from vent_agent.documents.upload import UploadRejected, save_pdf_upload
-from vent_agent.runs.manager import Emitter
+from vent_agent.runs.manager import Emitter, RunBody
 from vent_agent.sessions import store
+from vent_agent.state import AppState
 
 router = APIRouter(prefix="/api/chat", tags=["chat"])
 
 MAX_MESSAGE = 8000
 PENDING = "当前会话有待审批的执行计划，请先批准或拒绝（POST /api/chat/resume）后再发送新消息"
+
+
+async def _start(state: AppState, kind: str, body: RunBody, turn: ChatTurn) -> EventSourceResponse:
+    """Start a chat run of the turn's session and user, and tail it (``X-Session-Id``, ``X-Run-Id``)."""
+    run_id = await state.runs.start(
+        kind,
+        body,
+        session_id=turn.session.id,
+        user_name=turn.user.user_name,
+        done_fields=lambda _rid: {"session_id": turn.session.id, "thread_id": turn.thread_id},
+    )
+    return run_stream(state.runs, run_id, session_id=turn.session.id, ping_s=state.settings.sse_ping_s)
 
 
 @router.post("")
@@ -74,14 +87,7 @@ async def chat(
     async def body(em: Emitter) -> None:
         await chat_run(em, state, turn)
 
-    run_id = await state.runs.start(
-        "chat",
-        body,
-        session_id=session.id,
-        user_name=user.user_name,
-        done_fields=lambda _rid: {"session_id": session.id, "thread_id": thread},
-    )
-    return run_stream(state.runs, run_id, session_id=session.id, ping_s=state.settings.sse_ping_s)
+    return await _start(state, "chat", body, turn)
 
 
 class ResumeBody(BaseModel):
@@ -112,11 +118,4 @@ async def resume(
     async def run_body(em: Emitter) -> None:
         await resume_run(em, state, turn, body.action)
 
-    run_id = await state.runs.start(
-        "chat_resume",
-        run_body,
-        session_id=session.id,
-        user_name=user.user_name,
-        done_fields=lambda _rid: {"session_id": session.id, "thread_id": thread},
-    )
-    return run_stream(state.runs, run_id, session_id=session.id, ping_s=state.settings.sse_ping_s)
+    return await _start(state, "chat_resume", run_body, turn)
