@@ -73,6 +73,8 @@ async def chat(
                 file, state.settings.uploads_dir / session.id, state.settings.max_upload_mb << 20
             )
         except UploadRejected as exc:
+            if not session_id:  # the session was made for this request: nothing of it may remain
+                await store.delete_session(state.db, session, data_dirs=[state.settings.uploads_dir])
             raise ApiError(exc.status, exc.message) from exc
         attachment = {
             "kind": "pdf",

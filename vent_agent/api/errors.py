@@ -21,6 +21,45 @@ class ApiError(Exception):
         self.message = message
 
 
+_REASONS = {
+    "string_too_long": "过长（最多 {max_length} 个字符）",
+    "string_too_short": "过短（至少 {min_length} 个字符）",
+    "too_long": "过长（最多 {max_length} 项）",
+    "too_short": "过短（至少 {min_length} 项）",
+    "string_pattern_mismatch": "格式不正确",
+    "string_type": "应为字符串",
+    "int_parsing": "应为整数",
+    "int_type": "应为整数",
+    "int_from_float": "应为整数",
+    "float_parsing": "应为数字",
+    "float_type": "应为数字",
+    "bool_parsing": "应为布尔值（true/false）",
+    "bool_type": "应为布尔值（true/false）",
+    "greater_than_equal": "应不小于 {ge}",
+    "greater_than": "应大于 {gt}",
+    "less_than_equal": "应不大于 {le}",
+    "less_than": "应小于 {lt}",
+    "literal_error": "取值无效，可选：{expected}",
+    "enum": "取值无效，可选：{expected}",
+    "extra_forbidden": "不允许的字段",
+    "dict_type": "应为 JSON 对象",
+    "list_type": "应为列表",
+    "model_attributes_type": "应为 JSON 对象",
+    "value_error": "{error}",
+}
+
+
+def _reason(kind: str, err: dict) -> str:
+    """A Chinese reason for a pydantic error type (the English message for types not listed)."""
+    template = _REASONS.get(kind)
+    if template is None:
+        return str(err.get("msg", ""))
+    try:
+        return template.format(**(err.get("ctx") or {}))
+    except (KeyError, IndexError):
+        return str(err.get("msg", ""))
+
+
 def _describe(exc: RequestValidationError) -> str:
     parts = []
     for err in exc.errors():
@@ -35,7 +74,7 @@ def _describe(exc: RequestValidationError) -> str:
         elif kind == "missing":
             parts.append(f"缺少必填字段 {loc}")
         else:
-            parts.append(f"字段 {loc} 无效：{err.get('msg', '')}")
+            parts.append(f"字段 {loc} 无效：{_reason(kind, err)}")
     return "请求参数错误：" + "；".join(parts) if parts else "请求参数错误"
 
 

@@ -70,7 +70,9 @@ FactsLoader = Callable[[], Awaitable[object]]
 async def _plan_agent(em: Emitter, state: AppState, target: ClickTarget) -> bool:
     """Plan mode with a model: the click-interpret agent. False when it failed before answering."""
     citations = new_citations(state)
-    context = AgentContext(source=state.source, settings=state.settings, run_id=em.run_id, citations=citations)
+    context = AgentContext(
+        source=state.source, settings=state.settings, run_id=em.run_id, citations=citations
+    )
 
     async def finish(answer: str) -> None:
         await references_event(em.emit, answer, citations)
@@ -118,10 +120,16 @@ async def _interpret(
     if mode == "plan" and state.interpret_model is None:
         await em.emit("progress", source="fast", message=PLAN_MODE_NOTICE, notice=True)
     await em.emit("generating", source="fast", message="正在生成解读报告...")
+    citations = new_citations(state)
+    record_fact_references(citations, facts.references)
     if model is not None:
+        answer: list[str] = []
         try:
             async for kind, text in stream_text(model, build_messages(facts)):
                 await em.emit(kind, source="fast", content=text)
+                if kind == "token":
+                    answer.append(text)
+            await references_event(em.emit, "".join(answer), citations)
             return
         except Exception as exc:  # fall back to the rule-based text, never a bare failure
             log.warning("interpretation model call failed: %s", exc)
@@ -131,9 +139,7 @@ async def _interpret(
     text = render_interpretation(facts)
     for piece in chunk_text(text, 64):
         await em.emit("token", source="fast", content=piece)
-    citations = new_citations(state)
-    record_fact_references(citations, facts.references)
-    await references_event(em.emit, text, citations)
+    await references_event(em.emit, text, citations, check_figures=False)
 
 
 def _click_done(run_id: str) -> dict:

@@ -55,6 +55,10 @@ async def report_provenance(report_id: str, state: StateDep) -> dict[str, Any]:
     with sha256) and the findings with their evidence, numbered as in the report."""
     record = _record(state, report_id)
     body = record.model_dump(mode="json", exclude={"findings", "recalcs"})
+    # file names only: server paths are nobody's business
+    body["extraction_cache"] = FilePath(record.extraction_cache).name if record.extraction_cache else None
+    for artifact in body["artifacts"]:
+        artifact["path"] = FilePath(artifact["path"]).name
     body["findings"] = [
         {
             "index": i,

@@ -16,6 +16,7 @@ from pydantic import BaseModel, Field, field_validator
 from vent_agent.api.deps import CurrentUser, StateDep
 from vent_agent.api.errors import ApiError
 from vent_agent.sessions import store
+from vent_agent.sessions.threads import checkpoint_thread
 from vent_agent.state import AppState
 from vent_agent.store.models import SessionRow
 
@@ -60,7 +61,7 @@ async def list_sessions(
     offset: Annotated[int, Query(ge=0, le=10**9)] = 0,
 ) -> dict[str, Any]:
     """The caller's sessions, pinned first (``sort_order`` 1), then the most recently active."""
-    items, total = await store.list_sessions(state.db, user.user_name, limit, offset)
+    items, total = await store.list_sessions(state.db, user.user_name, limit, offset, state.settings.timezone)
     return {"sessions": items, "total": total}
 
 
@@ -71,9 +72,8 @@ async def delete_session(session_id: SessionIdPath, state: StateDep, user: Curre
     for rid in await store.running_run_ids(state.db, row.id):
         await state.runs.cancel(rid)
     if state.checkpointer is not None:
-        await state.checkpointer.adelete_thread(row.thread_id)
-        if row.thread_id != row.id:
-            await state.checkpointer.adelete_thread(row.id)
+        for thread in await store.thread_ids(state.db, row):
+            await state.checkpointer.adelete_thread(checkpoint_thread(row.id, thread))
     gone = await store.delete_session(
         state.db, row, data_dirs=[state.settings.uploads_dir, state.settings.reports_dir]
     )
@@ -145,5 +145,5 @@ async def chat_history(
     """The conversation as the streams produced it, folded per turn (``role``, ``content``, and where
     present ``tool_calls``, ``todos``, ``references``, ``suggestions``, ``interrupt``, ``error``)."""
     row = await session_of(state, user.user_name, session_id)
-    messages, total = await store.history(state.db, row.id, limit, offset)
+    messages, total = await store.history(state.db, row.id, limit, offset, state.settings.timezone)
     return {"session_id": row.id, "messages": messages, "total": total}

@@ -34,11 +34,12 @@ from vent_agent.chat.toolset import (
 from vent_agent.graphs.dialogue import AGENT_NAME, APPROVAL_MESSAGE, build_dialogue_agent
 from vent_agent.graphs.prompts import system_prompt
 from vent_agent.graphs.stream import StreamMapper
-from vent_agent.graphs.supervisor import DIALOGUE, build_supervisor, wants_review
+from vent_agent.graphs.supervisor import DIALOGUE, REVIEW, build_supervisor, wants_review
 from vent_agent.llm.usage import context_breakdown
 from vent_agent.runs.manager import Emitter
 from vent_agent.sessions import store
 from vent_agent.sessions.fold import fold_events, turn_extra
+from vent_agent.sessions.threads import graph_config
 from vent_agent.state import AppState
 from vent_agent.store.models import SessionRow
 from vent_agent.tools.context import AgentContext
@@ -48,6 +49,7 @@ log = logging.getLogger(__name__)
 INTERRUPT = "__interrupt__"
 """The checkpoint channel of pending interrupts (langgraph keeps the constant private since 1.0)."""
 
+REVIEW_AGENT = "配风计划审查"
 NO_MODEL = "未配置对话模型（VENT_MODELS），暂时无法对话；配风计划审查（上传 PDF）仍可使用"
 
 
@@ -63,15 +65,6 @@ class ChatTurn:
     message: str
     attachment: dict[str, Any] | None
     base_url: str
-
-
-def checkpoint_thread(session_id: str, thread_id: str) -> str:
-    """The checkpointer's thread key for a session's thread."""
-    return session_id if thread_id == session_id else f"{session_id}::{thread_id}"
-
-
-def graph_config(session_id: str, thread_id: str) -> dict[str, Any]:
-    return {"configurable": {"thread_id": checkpoint_thread(session_id, thread_id)}, "recursion_limit": 100}
 
 
 async def pending_interrupt(state: AppState, session_id: str, thread_id: str) -> Any | None:
@@ -127,14 +120,20 @@ async def _build_graph(state: AppState, em: Emitter, turn: ChatTurn, mode: str, 
 
     async def review(att: dict[str, Any]) -> str:
         req = ReviewRequest(att["path"], att["sha256"], att["file_name"], False, turn.message)
+        started = time.monotonic()
         await em.emit(
-            "agent_start",
-            agent="配风计划审查",
-            cn_agent="配风计划审查",
-            message="「配风计划审查」开始处理...",
+            "agent_start", agent=REVIEW_AGENT, cn_agent=REVIEW_AGENT, message=f"「{REVIEW_AGENT}」开始处理..."
         )
-        outcome = await review_run(em, state, req, turn.base_url, turn.session.id, final=False)
-        return outcome
+        summary = await review_run(em, state, req, turn.base_url, turn.session.id, final=False)
+        ms = int((time.monotonic() - started) * 1000)
+        await em.emit(
+            "agent_done",
+            agent=REVIEW_AGENT,
+            cn_agent=REVIEW_AGENT,
+            duration_ms=ms,
+            message=f"「{REVIEW_AGENT}」完成（{ms}ms）",
+        )
+        return summary
 
     agent = None
     if model is not None:
@@ -176,7 +175,9 @@ async def stream_graph(
     graph = await _build_graph(state, em, turn, mode, model)
     mapper = StreamMapper(em.emit)
     mapper.citations = new_citations(state)
-    await replay_retrievals(graph, graph_config(turn.session.id, turn.thread_id), mapper.citations)
+    mapper.done_tool_calls = await replay_retrievals(
+        graph, graph_config(turn.session.id, turn.thread_id), mapper.citations
+    )
     ctx = await _context(state, turn, em.run_id, mapper.citations)
     started: dict[str, float] = {}
     timed_out = False
@@ -198,7 +199,7 @@ async def stream_graph(
                             cn_agent=AGENT_NAME,
                             message=f"「{AGENT_NAME}」开始处理...",
                         )
-                    elif not data.get("interrupts"):
+                    elif not data.get("interrupts") and not data.get("error"):
                         ms = int((time.monotonic() - started.pop(data["id"], time.monotonic())) * 1000)
                         await em.emit(
                             "agent_done",
@@ -213,6 +214,9 @@ async def stream_graph(
                 await mapper.feed((ns, stream_mode, data))
     except TimeoutError:
         timed_out = True
+    except Exception as exc:  # the model endpoint or a middleware failed: say so, keep what was said
+        log.warning("chat run %s failed: %s", em.run_id, exc, exc_info=True)
+        mapper.failure = f"模型服务调用失败（{type(exc).__name__}），请稍后重试或切换模型"
     if timed_out:
         await em.emit(
             "progress",
@@ -263,6 +267,11 @@ async def finish_turn(state: AppState, em: Emitter, turn: ChatTurn, mapper: Stre
         await _store_turn(state, em, turn)
         em.saw_done = True  # an interrupted turn ends without done (spec); resume continues it
         return
+    if mapper.failure:
+        await em.emit("error", message=mapper.failure)
+        await _store_turn(state, em, turn)
+        await em.emit("done", **_done_fields(turn.session.id, turn.thread_id), message="对话失败")
+        return
     answer = "".join(mapper.text)
     if mapper.citations is not None:
         await references_event(em.emit, answer, mapper.citations)
@@ -271,7 +280,7 @@ async def finish_turn(state: AppState, em: Emitter, turn: ChatTurn, mapper: Stre
         if suggestions:
             await em.emit("suggestions", suggestions=suggestions, message="您可能还想问")
     await _store_turn(state, em, turn)
-    await em.emit("done", **_done_fields(turn.session.id, turn.thread_id))
+    await em.emit("done", **_done_fields(turn.session.id, turn.thread_id), message="对话完成")
 
 
 async def _store_turn(state: AppState, em: Emitter, turn: ChatTurn) -> None:
@@ -297,9 +306,33 @@ async def chat_run(em: Emitter, state: AppState, turn: ChatTurn) -> None:
         await _store_turn(state, em, turn)
         await em.emit("done", **_done_fields(turn.session.id, turn.thread_id), message="对话失败")
         return
-    graph_input = {"messages": [HumanMessage(content=turn.message)], "attachment": turn.attachment}
+    content = turn.message
+    if turn.attachment and not review:
+        content += await attachment_note(state, em, turn.attachment, turn.message)
+    graph_input = {
+        "messages": [HumanMessage(content=content)],
+        "attachment": turn.attachment,
+        "route": REVIEW if review else DIALOGUE,
+    }
     mapper = await stream_graph(state, em, turn, graph_input, turn.session.mode, model)
     await finish_turn(state, em, turn, mapper, model)
+
+
+async def attachment_note(state: AppState, em: Emitter, attachment: dict[str, Any], message: str) -> str:
+    """What the dialogue agent is told of a PDF attached to a question that is not a review: the plan as
+    parsed (locations, methods, figures with their pages), or why it could not be read."""
+    from vent_agent.review.pipeline import ReviewFailed, ReviewRequest, load_plan
+    from vent_agent.review.remarks_digest import plan_digest
+
+    req = ReviewRequest(attachment["path"], attachment["sha256"], attachment["file_name"], False, message)
+    head = f"\n\n[用户附带了文件《{attachment['file_name']}》"
+    try:
+        plan = await load_plan(req, state.settings, em.emit, ocr_slots=state.ocr_slots)
+    except ReviewFailed as exc:
+        return f"{head}，无法解析：{exc.message}]"
+    if not plan.locations and not plan.allocation:
+        return f"{head}，其中未识别出配风计划内容]"
+    return f"{head}，以下是其解析结果（如需完整审查，请用户说明“审查这份配风计划”）]\n{plan_digest(plan)}"
 
 
 async def resume_run(em: Emitter, state: AppState, turn: ChatTurn, action: str) -> None:

@@ -75,13 +75,18 @@ def new_citations(state: AppState) -> CitationRegistry:
     return CitationRegistry(get_knowledge_base(state.settings.kb_dir, state.settings.regulation_edition))
 
 
-async def references_event(emit: Emit, answer: str, citations: CitationRegistry) -> None:
+async def references_event(
+    emit: Emit, answer: str, citations: CitationRegistry, *, check_figures: bool = True
+) -> None:
     """Check the answer's citations against what the run retrieved and send the additive
     ``references`` event (before ``done``): the reference list, the warnings, and — when a citation had
-    to be removed — the corrected ``content`` that the history keeps."""
+    to be removed — the corrected ``content`` that the history keeps. ``check_figures`` False skips the
+    figure check (the deterministic interpretation writes readings beside the clauses it cites)."""
     if not answer.strip() and not citations.retrieved():
         return
     checked = validate_citations(answer, citations)
+    if not check_figures:  # a rule-based text quotes measured readings next to its clauses, by design
+        checked.warnings = [w for w in checked.warnings if w.kind != "figure_mismatch"]
     event = checked.event()
     event.pop("type")
     if checked.text != answer:
@@ -91,16 +96,18 @@ async def references_event(emit: Emit, answer: str, citations: CitationRegistry)
     await emit("references", **event)
 
 
-async def replay_retrievals(graph: Any, config: dict[str, Any], citations: CitationRegistry) -> None:
+async def replay_retrievals(graph: Any, config: dict[str, Any], citations: CitationRegistry) -> set[str]:
     """Record again, in order, the knowledge-base look-ups already made in this thread (earlier turns,
     and the part of an approved plan run before its interrupt), so that the answer may cite what the
-    conversation retrieved and the markers stay the same. Retrieval is deterministic."""
+    conversation retrieved and the markers stay the same (retrieval is deterministic). Returns the ids
+    of the tool calls already answered in the thread."""
     snap = await graph.aget_state(config, subgraphs=True)
     messages = list(snap.values.get("messages", []))
     for task in snap.tasks:
         if task.state is not None:
             messages += task.state.values.get("messages", [])
     seen: set[str] = set()
+    answered = {m.tool_call_id for m in messages if getattr(m, "type", "") == "tool"}
     for msg in messages:
         for call in getattr(msg, "tool_calls", None) or []:
             if call.get("name") != KB_TOOL or call.get("id") in seen:
@@ -112,6 +119,7 @@ async def replay_retrievals(graph: Any, config: dict[str, Any], citations: Citat
                     query_knowledge_base(
                         citations, args["query"], int(args.get("top_k") or 5), args.get("edition")
                     )
+    return answered
 
 
 _ARTICLE = re.compile(r"第\s*(\d+)\s*条")

@@ -11,6 +11,7 @@ from typing import Any
 
 from langchain_core.messages import AIMessage, AIMessageChunk, ToolMessage
 
+from calc import CATALOG
 from vent_agent.llm.chunks import content_text, reasoning_text
 
 Emit = Callable[..., Awaitable[None]]
@@ -21,7 +22,31 @@ TOOL_LABELS = {
     "request_plan_approval": "提交执行计划审批",
     "load_skill": "加载技能说明",
     "get_current_time": "获取当前时间",
+    "query_tun_data_by_id": "查询巷道监测数据",
+    "query_device_data_by_id": "查询设备实时数据",
+    "query_devices_by_tunnel": "按巷道名称查询设备",
+    "query_devices_by_tunnel_id": "查询巷道绑定设备",
+    "get_tun_list_by_modelid": "按模型查询巷道列表",
+    "query_tunnels_by_model": "查询模型巷道",
+    "query_tunnel_list": "搜索巷道",
+    "get_device_kind_dict": "查询设备类型字典",
+    "get_device_list_by_kind": "按类型查询设备",
+    "query_device_realtime_data": "查询设备实时快照",
+    "list_ventanaly_monitor_data_days": "查询监测历史数据",
+    "save_user_preference": "保存用户偏好",
+    "list_user_preferences": "查看用户偏好",
+    "delete_user_preference": "删除用户偏好",
 }
+
+
+def tool_label(name: str | None) -> str:
+    """The Chinese label of a tool for ``message`` fields (a calculator's title; the name otherwise)."""
+    if not name:
+        return "工具"
+    if name in TOOL_LABELS:
+        return TOOL_LABELS[name]
+    info = CATALOG.get(name)
+    return info.title_cn if info is not None else name
 
 
 @dataclass
@@ -39,6 +64,10 @@ class StreamMapper:
     model_calls: int = 0
     last_answer: str = ""
     citations: Any = None
+    failure: str | None = None
+    done_tool_calls: set[str] = field(default_factory=set)
+    """Tool calls answered before this stream (an approved plan's steps before its interrupt): their
+    replayed results are not announced again."""
 
     async def feed(self, item: tuple[Any, ...]) -> None:
         """One ``(namespace, mode, data)`` item of the stream."""
@@ -83,22 +112,33 @@ class StreamMapper:
                             "executing",
                             source=self.source,
                             tools=names,
-                            message="正在执行：" + "、".join(TOOL_LABELS.get(n, n) for n in names),
+                            message="正在执行：" + "、".join(tool_label(n) for n in names),
                         )
                         for tc in msg.tool_calls:
                             self.tools_called.append(tc["name"])
                             await self.emit(
-                                "tool_call", source=self.source, tool=tc["name"], args=tc.get("args", {})
+                                "tool_call",
+                                source=self.source,
+                                tool=tc["name"],
+                                args=tc.get("args", {}),
+                                message=f"调用工具：{tool_label(tc['name'])}",
                             )
         elif node == "tools":
-            for msg in messages:
+            fresh = [
+                m
+                for m in messages
+                if isinstance(m, ToolMessage) and m.tool_call_id not in self.done_tool_calls
+            ]
+            if messages and not fresh:
+                return  # a result already sent before the interrupt, replayed on resume
+            for msg in fresh:
                 if isinstance(msg, ToolMessage):
                     await self.emit(
                         "tool_result",
                         source=self.source,
                         tool=msg.name,
                         status=msg.status,
-                        message=f"{TOOL_LABELS.get(msg.name or '', msg.name)}{'完成' if msg.status != 'error' else '失败'}",
+                        message=f"{tool_label(msg.name)}{'完成' if msg.status != 'error' else '失败'}",
                     )
             if "todos" in update:
                 self.todos = list(update["todos"] or [])

@@ -55,6 +55,8 @@ def build_supervisor(
     ``review``. ``dialogue_agent`` None (no model) routes dialogue turns to a node that says so."""
 
     def route(state: SupervisorState) -> dict[str, Any]:
+        if state.get("route") in (DIALOGUE, REVIEW):  # decided by the caller on the user's own words
+            return {}
         last = next((m for m in reversed(state.get("messages", [])) if isinstance(m, HumanMessage)), None)
         text = str(last.content) if last else ""
         return {"route": REVIEW if wants_review(text, state.get("attachment")) else DIALOGUE}

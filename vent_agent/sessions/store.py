@@ -7,8 +7,10 @@ import json
 import secrets
 import shutil
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
+from zoneinfo import ZoneInfo
 
 from sqlalchemy import delete, func, update
 from sqlalchemy.exc import IntegrityError
@@ -31,6 +33,13 @@ TITLE_MAX = 100
 
 class SessionNotFound(Exception):
     """No such session for this user (it may exist for another user: the answer is the same)."""
+
+
+def local_time(t: datetime, tz: str) -> str:
+    """A stored time (UTC; SQLite gives it back naive) as the mine's local time, ``YYYY-MM-DDTHH:MM:SS``
+    like the spec's examples."""
+    aware = t if t.tzinfo else t.replace(tzinfo=UTC)
+    return aware.astimezone(ZoneInfo(tz)).replace(tzinfo=None).isoformat(timespec="seconds")
 
 
 def new_session_id() -> str:
@@ -78,7 +87,7 @@ async def create_session(
 
 
 async def list_sessions(
-    db: Database, user_name: str, limit: int, offset: int
+    db: Database, user_name: str, limit: int, offset: int, tz: str = "Asia/Shanghai"
 ) -> tuple[list[dict[str, Any]], int]:
     """The user's sessions, pinned first then the most recently active, with their message counts."""
     async with db.session() as s:
@@ -107,8 +116,8 @@ async def list_sessions(
                 "sort_order": 1 if r.pinned else 0,
                 "mode": r.mode,
                 "thread_id": r.thread_id,
-                "created_at": r.created_at.replace(tzinfo=None).isoformat(timespec="seconds"),
-                "updated_at": r.updated_at.replace(tzinfo=None).isoformat(timespec="seconds"),
+                "created_at": local_time(r.created_at, tz),
+                "updated_at": local_time(r.updated_at, tz),
             }
             for r, n in rows
         ]
@@ -195,7 +204,9 @@ async def add_message(
         await s.commit()
 
 
-async def history(db: Database, session_id: str, limit: int, offset: int) -> tuple[list[dict[str, Any]], int]:
+async def history(
+    db: Database, session_id: str, limit: int, offset: int, tz: str = "Asia/Shanghai"
+) -> tuple[list[dict[str, Any]], int]:
     """The session's messages in order: ``{"role", "content", …extra}``, and the total count."""
     async with db.session() as s:
         total = (
@@ -217,7 +228,7 @@ async def history(db: Database, session_id: str, limit: int, offset: int) -> tup
                 item.update(json.loads(r.extra))
             if r.run_id:
                 item["run_id"] = r.run_id
-            item["created_at"] = r.created_at.replace(tzinfo=None).isoformat(timespec="seconds")
+            item["created_at"] = local_time(r.created_at, tz)
             out.append(item)
     return out, int(total)
 
@@ -242,6 +253,16 @@ async def claim_approval(
         except IntegrityError:
             return False
     return True
+
+
+async def thread_ids(db: Database, session: SessionRow) -> set[str]:
+    """Every LangGraph thread the session used: its own and those named by its messages."""
+    async with db.session() as s:
+        rows = await s.exec(
+            select(MessageRow.extra).where(MessageRow.session_id == session.id, MessageRow.role == "user")
+        )
+        named = {json.loads(x).get("thread_id") for x in rows if x}
+    return {session.thread_id, session.id} | {t for t in named if isinstance(t, str) and t}
 
 
 async def running_run_ids(db: Database, session_id: str) -> list[str]:
