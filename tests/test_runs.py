@@ -1,25 +1,24 @@
 """The run layer: events logged before they are sent, replay + live tail with no loss or repeat,
-runs outliving their client, token merging, cancel, failure paths."""
+runs outliving their client, token merging, cancel, failure paths — on SQLite and on PostgreSQL."""
+
+# ruff: noqa: F811  (the store fixtures are imported from tests.pg and named as parameters)
 
 from __future__ import annotations
 
 import asyncio
-from pathlib import Path
 
 import pytest
 
+from tests.pg import db, pg_module_url, store_url  # noqa: F401  (fixtures: SQLite and PostgreSQL)
 from vent_agent.runs.manager import RunManager
 from vent_agent.store.db import Database
 
 
 @pytest.fixture
-async def manager(tmp_path: Path):
-    db = Database(f"sqlite+aiosqlite:///{tmp_path / 'runs.db'}")
-    await db.create_all()
+async def manager(db: Database):
     mgr = RunManager(db, poll_s=0.2)
     yield mgr
     await mgr.shutdown()
-    await db.close()
 
 
 async def collect(mgr: RunManager, run_id: str, after: int = 0) -> list[dict]:
@@ -143,3 +142,33 @@ async def test_purge_removes_old_finished_runs(manager: RunManager) -> None:
     assert await manager.purge_older_than({"click_tun"}, timedelta(seconds=-1)) == 1
     assert await manager.get(run_id) is None
     assert await collect(manager, run_id) == []
+
+
+async def test_cancel_before_the_first_step_is_recorded(manager: RunManager) -> None:
+    """A task cancelled before it ever ran would leave its run 'running' for ever; it is recorded."""
+    ran = []
+
+    async def body(em):
+        ran.append(True)
+
+    run_id = await manager.start("test", body)
+    assert await manager.cancel(run_id)  # no await in between: the task has not started yet
+    await manager.wait(run_id)
+    assert ran == []
+    events = await collect(manager, run_id)
+    assert [e["type"] for e in events] == ["error", "done"] and events[0]["cancelled"] is True
+    assert (await manager.get(run_id)).status == "cancelled"
+
+
+async def test_shutdown_records_every_running_run_as_cancelled(manager: RunManager) -> None:
+    async def body(em):
+        await em.emit("progress", message="x")
+        await asyncio.sleep(3600)
+
+    started = await manager.start("test", body)
+    await asyncio.sleep(0.05)
+    fresh = await manager.start("test", body)  # not started yet when shutdown comes
+    await manager.shutdown()
+    for run_id in (started, fresh):
+        assert (await manager.get(run_id)).status == "cancelled"
+        assert (await collect(manager, run_id))[-1]["type"] == "done"

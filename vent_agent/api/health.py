@@ -1,13 +1,21 @@
-"""``GET /healthz``: the process is up and its database answers."""
+"""Operations routes: ``GET /healthz`` (the process is up and its database answers), ``GET /readyz``
+(ready to serve: store reachable, schema at the newest migration, and every registered component's
+check), ``GET /metrics`` (Prometheus text format)."""
 
 from __future__ import annotations
 
-from fastapi import APIRouter
+from fastapi import APIRouter, Request, Response
 from fastapi.responses import JSONResponse
 
 from vent_agent.api.deps import StateDep
+from vent_agent.observability.metrics import render_latest
+from vent_agent.observability.readiness import readiness_registry
+from vent_agent.state import AppState
+from vent_agent.store.db import migrations_head
 
 router = APIRouter(tags=["health"])
+
+STORE_TIMEOUT_S = 5.0
 
 
 @router.get("/healthz")
@@ -20,3 +28,43 @@ async def healthz(state: StateDep) -> JSONResponse:
     return JSONResponse(
         {"status": "ok", "database": "ok", "model_configured": state.interpret_model is not None}
     )
+
+
+def _store_checks(state: AppState) -> dict:
+    async def store() -> str:
+        await state.db.ping()
+        return state.db.dialect
+
+    async def migrations() -> str | bool:
+        current, head = await state.db.current_revision(), migrations_head()
+        if current != head:
+            raise RuntimeError(f"schema at {current}, newest migration {head}")
+        return str(current)
+
+    return {"store": (store, STORE_TIMEOUT_S), "migrations": (migrations, STORE_TIMEOUT_S)}
+
+
+@router.get("/readyz")
+async def readyz(request: Request, state: StateDep) -> JSONResponse:
+    """``{"status": "ready", "checks": {name: {"ok", "detail", "ms"}}, "broker": {...}}``; 503 with
+    ``status: "not_ready"`` and an ``error`` naming the failing checks when any check fails. Checks: the
+    store, its migrations, and whatever the components registered (checkpointer, knowledge base, OCR)."""
+    results = await readiness_registry(request.app).run(extra=_store_checks(state))
+    broker = state.runs.broker
+    body = {
+        "checks": {name: r.as_dict() for name, r in results.items()},
+        "broker": {"kind": broker.kind, "connected": broker.connected, "worker_id": state.runs.worker_id},
+    }
+    failing = sorted(name for name, r in results.items() if not r.ok)
+    if failing:
+        return JSONResponse(
+            {"status": "not_ready", "error": f"未就绪：{'、'.join(failing)}", **body}, status_code=503
+        )
+    return JSONResponse({"status": "ready", **body})
+
+
+@router.get("/metrics", response_class=Response)
+async def metrics() -> Response:
+    """The service's metrics in Prometheus' text format (runs, events, tool/model latency, OCR pages)."""
+    data, content_type = render_latest()
+    return Response(content=data, media_type=content_type)

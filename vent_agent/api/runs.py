@@ -1,32 +1,53 @@
-"""``GET /api/runs/{run_id}/events``: replay then tail a run over standard SSE; and cancel."""
+"""``GET /api/runs/{run_id}/events``: replay then tail a run over standard SSE; and cancel. Either works
+on any worker of the deployment, whichever worker executes the run.
+
+A run started in a session belongs to that session's user: its events and cancel need that user's
+``x-access-token`` (401 without one, 404 for any other user); runs without a user (click
+interpretations, reviews without a session) are addressed by their unguessable id alone.
+"""
 
 from __future__ import annotations
 
 import re
 
-from fastapi import APIRouter, Header, Query, Response
+from fastapi import APIRouter, Header, Query, Request, Response
+from fastapi.responses import JSONResponse
 from sse_starlette import EventSourceResponse
 
-from vent_agent.api.deps import StateDep
+from vent_agent.api.deps import StateDep, require_user
 from vent_agent.api.errors import ApiError
 from vent_agent.api.sse import run_stream
+from vent_agent.state import AppState
+from vent_agent.store.models import RunRow
 
 router = APIRouter(prefix="/api/runs", tags=["runs"])
 
 MAX_SEQ = 10**18
+CANCEL_WAIT_S = 10.0
+
+
+async def _visible_run(request: Request, state: AppState, run_id: str) -> RunRow:
+    """The run, if the caller may see it; :class:`ApiError` 404 (or the auth error) otherwise."""
+    run = await state.runs.get(run_id)
+    if run is None:
+        raise ApiError(404, "运行不存在")
+    if run.user_name is not None:
+        user = await require_user(request, state)
+        if user.user_name != run.user_name:
+            raise ApiError(404, "运行不存在")
+    return run
 
 
 @router.get("/{run_id}/events", response_model=None)
 async def run_events(
     run_id: str,
+    request: Request,
     state: StateDep,
     after: int | None = Query(default=None, ge=0, le=MAX_SEQ, description="replay events with seq > after"),
     last_event_id: str | None = Header(default=None, alias="Last-Event-ID"),
 ) -> EventSourceResponse | Response:
     """Events of the run with ``id: <seq>`` lines, from ``Last-Event-ID`` or ``?after=N`` (0 default)."""
-    run = await state.runs.get(run_id)
-    if run is None:
-        raise ApiError(404, "运行不存在")
+    run = await _visible_run(request, state, run_id)
     start = after or 0
     if last_event_id is not None:
         if not re.fullmatch(r"[0-9]{1,18}", last_event_id.strip()):
@@ -44,16 +65,22 @@ async def run_events(
     )
 
 
-@router.post("/{run_id}/cancel")
-async def cancel_run(run_id: str, state: StateDep) -> dict:
-    """Cancel a running run; the cancellation is recorded as an ``error`` event then ``done``."""
-    run = await state.runs.get(run_id)
-    if run is None:
-        raise ApiError(404, "运行不存在")
+@router.post("/{run_id}/cancel", response_model=None)
+async def cancel_run(run_id: str, request: Request, state: StateDep) -> dict | JSONResponse:
+    """Cancel a running run on whichever worker executes it; the cancellation is recorded as an ``error``
+    event then ``done``. Waits up to 10 s for it: 200 ``cancelled``, or 202 ``cancelling`` when the run
+    has not stopped yet; 409 when it had already ended."""
+    run = await _visible_run(request, state, run_id)
     if run.status != "running":
         raise ApiError(409, f"运行已结束（{run.status}），无法取消")
-    cancelled = await state.runs.cancel(run_id)
-    if not cancelled:
-        raise ApiError(409, "该运行不在本实例上执行，无法取消")
-    await state.runs.wait(run_id)
+    await state.runs.request_cancel(run_id)
+    ended = await state.runs.wait_ended(run_id, CANCEL_WAIT_S)
+    if ended is None:
+        raise ApiError(404, "运行不存在")
+    if ended.status == "running":
+        return JSONResponse(
+            {"run_id": run_id, "status": "cancelling", "message": "已请求取消，运行即将结束"}, status_code=202
+        )
+    if ended.status != "cancelled":
+        raise ApiError(409, f"运行已结束（{ended.status}），无法取消")
     return {"run_id": run_id, "status": "cancelled", "message": "运行已取消"}

@@ -4,6 +4,11 @@ A run's events are appended to the log (``run_events``) *before* subscribers are
 dense per-run ``seq``. A subscriber reads the log after the last ``seq`` it has, then waits for the
 broker; so the hand-over from replay to live neither loses nor repeats an event. The HTTP connection
 only tails the log: a client disconnect does not stop the run.
+
+Several workers may share one database: each run records the worker executing it (``run_workers``), a
+subscriber on any worker tails any run (the broker wakes it across workers, or it polls), and a cancel
+asked on any worker reaches the run's own (:meth:`RunManager.request_cancel`). A dead worker's runs are
+closed by :meth:`RunManager.fail_lost_run` (called by :mod:`vent_agent.runs.workers`).
 """
 
 from __future__ import annotations
@@ -16,19 +21,28 @@ import secrets
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
 from datetime import timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import delete, update
+from sqlalchemy import delete, func, update
 from sqlmodel import select
 
+from vent_agent.observability import metrics
+from vent_agent.observability.context import bind_run
 from vent_agent.runs.broker import InProcessBroker
+from vent_agent.runs.tables import RunWorkerRow
+from vent_agent.runs.workers import new_worker_id
 from vent_agent.store.db import Database
 from vent_agent.store.models import EventRow, RunRow, utcnow
+
+if TYPE_CHECKING:
+    from vent_agent.runs.retention import RetentionSweep
+    from vent_agent.runs.workers import WorkerHeartbeat
 
 log = logging.getLogger(__name__)
 
 TERMINAL = {"done", "failed", "cancelled"}
 TOKEN_MERGE_S = 0.05
+LOST_MESSAGE = "处理该请求的服务实例异常退出，运行已中断，请重试"
 
 
 @dataclass
@@ -108,13 +122,39 @@ RunBody = Callable[[Emitter], Awaitable[None]]
 
 
 class RunManager:
-    """Starts runs as background tasks and serves their events from the log."""
+    """Starts runs as background tasks and serves their events from the log.
 
-    def __init__(self, db: Database, broker: InProcessBroker | None = None, poll_s: float = 1.0) -> None:
+    ``broker``: wakes subscribers (in-process by default; Redis or NOTIFY across workers); ``poll_s``:
+    how often a subscriber re-reads the log when no wake-up comes (s); ``worker_id``: this process'
+    id in ``workers``/``run_workers`` (a new one by default).
+    """
+
+    def __init__(
+        self,
+        db: Database,
+        broker: InProcessBroker | None = None,
+        poll_s: float = 1.0,
+        *,
+        worker_id: str | None = None,
+    ) -> None:
         self.db = db
-        self.broker = broker or InProcessBroker()
+        self.worker_id = worker_id or (
+            broker.origin if broker is not None and broker.origin else new_worker_id()
+        )
+        self.broker = broker or InProcessBroker(self.worker_id)
+        self.broker.on_cancel(self._cancel_task)
         self.poll_s = poll_s
         self._tasks: dict[str, asyncio.Task[None]] = {}
+        self._kinds: dict[str, str] = {}
+        self._started: set[str] = set()
+        self._cancel_before_start: set[str] = set()
+        self.heartbeat: WorkerHeartbeat | None = None  # set by runs.lifecycle.open_runs
+        self.retention: RetentionSweep | None = None
+
+    @property
+    def local_run_ids(self) -> list[str]:
+        """Ids of the runs executing in this worker."""
+        return list(self._tasks)
 
     async def start(
         self,
@@ -125,7 +165,8 @@ class RunManager:
         user_name: str | None = None,
         done_fields: Callable[[str], dict[str, Any]] | None = None,
     ) -> str:
-        """Record a run and execute ``body(emitter)`` in the background; return the run id.
+        """Record a run (and this worker as its executor) and execute ``body(emitter)`` in the
+        background; return the run id.
 
         If ``body`` raises, an ``error`` event (Chinese message) and a ``done`` event are appended and the
         run is marked failed; if it returns without a ``done`` event, one is appended with
@@ -134,12 +175,23 @@ class RunManager:
         run_id = secrets.token_urlsafe(18)
         async with self.db.session() as s:
             s.add(RunRow(id=run_id, kind=kind, session_id=session_id, user_name=user_name))
+            s.add(RunWorkerRow(run_id=run_id, worker_id=self.worker_id))
             await s.commit()
         emitter = Emitter(self, run_id)
-        task = asyncio.create_task(self._execute(run_id, body, emitter, done_fields), name=f"run-{run_id}")
+        self._kinds[run_id] = kind
+        metrics.run_started(kind)
+        task = asyncio.create_task(
+            self._execute(run_id, body, emitter, done_fields, session_id), name=f"run-{run_id}"
+        )
         self._tasks[run_id] = task
-        task.add_done_callback(lambda _t: self._tasks.pop(run_id, None))
+        task.add_done_callback(lambda _t: self._forget(run_id))
         return run_id
+
+    def _forget(self, run_id: str) -> None:
+        self._tasks.pop(run_id, None)
+        self._started.discard(run_id)
+        self._cancel_before_start.discard(run_id)
+        self._kinds.pop(run_id, None)
 
     async def _execute(
         self,
@@ -147,9 +199,14 @@ class RunManager:
         body: RunBody,
         emitter: Emitter,
         done_fields: Callable[[str], dict[str, Any]] | None,
+        session_id: str | None = None,
     ) -> None:
+        bind_run(run_id, session_id)
+        self._started.add(run_id)
         status, error = "done", None
         try:
+            if run_id in self._cancel_before_start:
+                raise asyncio.CancelledError
             await body(emitter)
             await emitter.flush()
         except asyncio.CancelledError:
@@ -185,34 +242,77 @@ class RunManager:
             log.exception("could not record the end of run %s", emitter.run_id)
 
     async def append_event(self, run_id: str, seq: int, payload: dict[str, Any]) -> None:
-        """Write one event to the log, then wake the run's subscribers."""
+        """Write one event to the log, then wake the run's subscribers (in every worker)."""
+        type_ = str(payload.get("type"))
         async with self.db.session() as s:
             s.add(
-                EventRow(
-                    run_id=run_id,
-                    seq=seq,
-                    type=str(payload.get("type")),
-                    payload=json.dumps(payload, ensure_ascii=False),
-                )
+                EventRow(run_id=run_id, seq=seq, type=type_, payload=json.dumps(payload, ensure_ascii=False))
             )
             await s.exec(update(RunRow).where(RunRow.id == run_id).values(last_seq=seq))
             await s.commit()
-        self.broker.publish(run_id)
+        metrics.event_appended(type_)
+        await self.broker.publish(run_id)
 
     async def _finish(self, run_id: str, status: str, error: str | None, last_seq: int) -> None:
         async with self.db.session() as s:
-            await s.exec(
+            result = await s.exec(
                 update(RunRow)
-                .where(RunRow.id == run_id)
+                .where(RunRow.id == run_id, RunRow.status == "running")
                 .values(status=status, error=error, finished_at=utcnow(), last_seq=last_seq)
             )
             await s.commit()
-        self.broker.publish(run_id)
+        # rowcount 0: the run was already closed as lost (this worker was taken for dead)
+        metrics.run_ended(self._kinds.get(run_id, "unknown"), status if result.rowcount else None)
+        await self.broker.publish(run_id)
+
+    async def fail_lost_run(self, run_id: str, message: str = LOST_MESSAGE) -> bool:
+        """Close a running run whose worker died: append ``error`` then ``done`` after the last logged
+        event and mark it failed, in one transaction. False when it is no longer running (another
+        worker closed it first)."""
+        async with self.db.session() as s:
+            result = await s.exec(
+                update(RunRow)
+                .where(RunRow.id == run_id, RunRow.status == "running")
+                .values(status="failed", error="worker lost", finished_at=utcnow())
+            )
+            if result.rowcount != 1:
+                await s.rollback()
+                return False
+            run = (await s.exec(select(RunRow).where(RunRow.id == run_id))).one()
+            last = (await s.exec(select(func.max(EventRow.seq)).where(EventRow.run_id == run_id))).one() or 0
+            for seq, fields in (
+                (last + 1, {"type": "error", "message": message, "worker_lost": True}),
+                (last + 2, {"type": "done", "session_id": run.session_id, "message": message}),
+            ):
+                payload = {**fields, "seq": seq, "run_id": run_id}
+                s.add(
+                    EventRow(
+                        run_id=run_id,
+                        seq=seq,
+                        type=fields["type"],
+                        payload=json.dumps(payload, ensure_ascii=False),
+                    )
+                )
+            await s.exec(update(RunRow).where(RunRow.id == run_id).values(last_seq=last + 2))
+            kind = run.kind
+            await s.commit()
+        metrics.event_appended("error")
+        metrics.event_appended("done")
+        metrics.run_ended(kind, "lost", local=False)
+        log.warning("run %s closed as failed: its worker is gone", run_id)
+        await self.broker.publish(run_id)
+        return True
 
     async def get(self, run_id: str) -> RunRow | None:
         """The run's row, or None."""
         async with self.db.session() as s:
             return await s.get(RunRow, run_id)
+
+    async def worker_of(self, run_id: str) -> str | None:
+        """The id of the worker executing (or that executed) the run, or None."""
+        async with self.db.session() as s:
+            row = await s.get(RunWorkerRow, run_id)
+            return row.worker_id if row else None
 
     async def events_after(self, run_id: str, after: int, limit: int = 500) -> list[StoredEvent]:
         """Logged events of ``run_id`` with ``seq > after``, in order."""
@@ -226,7 +326,8 @@ class RunManager:
             return [StoredEvent(r.seq, r.type, json.loads(r.payload)) for r in rows]
 
     async def subscribe(self, run_id: str, after: int = 0) -> AsyncIterator[StoredEvent]:
-        """Replay the run's events after ``after``, then tail it live until it ends."""
+        """Replay the run's events after ``after``, then tail it live until it ends (whichever worker
+        executes it)."""
         last = after
         while True:
             waiter = self.broker.listen(run_id)
@@ -245,13 +346,45 @@ class RunManager:
             finally:
                 self.broker.unlisten(run_id, waiter)
 
-    async def cancel(self, run_id: str) -> bool:
-        """Cancel a running run of this worker; False when it is not running here."""
+    def _cancel_task(self, run_id: str) -> bool:
         task = self._tasks.get(run_id)
         if task is None or task.done():
             return False
-        task.cancel()
+        if run_id in self._started:
+            task.cancel()
+        else:  # a task cancelled before its first step would never record the cancellation
+            self._cancel_before_start.add(run_id)
         return True
+
+    async def cancel(self, run_id: str) -> bool:
+        """Cancel a running run of this worker; False when it is not running here."""
+        return self._cancel_task(run_id)
+
+    async def request_cancel(self, run_id: str) -> None:
+        """Cancel a run wherever it executes: here at once, otherwise through the broker and a flag the
+        executing worker also polls (``run_workers.cancel_requested``)."""
+        if self._cancel_task(run_id):
+            return
+        async with self.db.session() as s:
+            await s.exec(
+                update(RunWorkerRow).where(RunWorkerRow.run_id == run_id).values(cancel_requested=True)
+            )
+            await s.commit()
+        await self.broker.request_cancel(run_id)
+
+    async def cancel_requested_here(self) -> int:
+        """Cancel this worker's runs that another worker flagged for cancelling; return how many."""
+        if not self._tasks:
+            return 0
+        async with self.db.session() as s:
+            rows = await s.exec(
+                select(RunWorkerRow.run_id).where(
+                    RunWorkerRow.worker_id == self.worker_id,
+                    RunWorkerRow.cancel_requested == True,  # noqa: E712
+                )
+            )
+            ids = list(rows)
+        return sum(self._cancel_task(run_id) for run_id in ids)
 
     async def wait(self, run_id: str) -> None:
         """Wait for a run of this worker to finish (tests, CLI)."""
@@ -259,8 +392,36 @@ class RunManager:
         if task is not None:
             await asyncio.gather(task, return_exceptions=True)
 
-    async def purge_older_than(self, kinds: set[str], age: timedelta) -> int:
-        """Delete finished runs of ``kinds`` (and their events) older than ``age``; return how many."""
+    async def wait_ended(self, run_id: str, timeout_s: float) -> RunRow | None:
+        """Wait until the run (on any worker) is no longer running, at most ``timeout_s`` (s); return its
+        row as it then is (None when unknown)."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout_s
+        while True:
+            waiter = self.broker.listen(run_id)
+            try:
+                run = await self.get(run_id)
+                remaining = deadline - loop.time()
+                if run is None or run.status in TERMINAL or remaining <= 0:
+                    return run
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(waiter.wait(), min(self.poll_s, remaining))
+            finally:
+                self.broker.unlisten(run_id, waiter)
+
+    async def delete_runs(self, run_ids: list[str]) -> None:
+        """Delete runs with their events and worker records (session deletion, retention)."""
+        if not run_ids:
+            return
+        async with self.db.session() as s:
+            await s.exec(delete(EventRow).where(EventRow.run_id.in_(run_ids)))
+            await s.exec(delete(RunWorkerRow).where(RunWorkerRow.run_id.in_(run_ids)))
+            await s.exec(delete(RunRow).where(RunRow.id.in_(run_ids)))
+            await s.commit()
+
+    async def purge_older_than(self, kinds: set[str] | frozenset[str], age: timedelta) -> int:
+        """Delete finished runs of ``kinds`` (and their events) created more than ``age`` ago; return
+        how many."""
         cutoff = utcnow() - age
         async with self.db.session() as s:
             rows = await s.exec(
@@ -269,16 +430,13 @@ class RunManager:
                 )
             )
             ids = list(rows)
-            if ids:
-                await s.exec(delete(EventRow).where(EventRow.run_id.in_(ids)))
-                await s.exec(delete(RunRow).where(RunRow.id.in_(ids)))
-                await s.commit()
+        await self.delete_runs(ids)
         return len(ids)
 
     async def shutdown(self) -> None:
         """Cancel the runs still executing (they are recorded as cancelled)."""
         tasks = list(self._tasks.values())
-        for t in tasks:
-            t.cancel()
+        for run_id in list(self._tasks):
+            self._cancel_task(run_id)
         if tasks:
             await asyncio.gather(*tasks, return_exceptions=True)

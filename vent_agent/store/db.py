@@ -1,46 +1,153 @@
-"""The database: an async SQLAlchemy engine (SQLite by default) and its session factory."""
+"""The database: an async SQLAlchemy engine (SQLite by default, PostgreSQL through asyncpg when the URL
+says so), its session factory, and the schema migrations (Alembic, run programmatically at start-up)."""
 
 from __future__ import annotations
 
+import logging
+from functools import cache
 from pathlib import Path
 
-from sqlalchemy import event
+from alembic import command
+from alembic.config import Config
+from alembic.runtime.migration import MigrationContext
+from alembic.script import ScriptDirectory
+from sqlalchemy import Connection, event, text
+from sqlalchemy.engine import make_url
 from sqlalchemy.ext.asyncio import AsyncEngine, async_sessionmaker, create_async_engine
-from sqlmodel import SQLModel
+from sqlalchemy.pool import NullPool
 from sqlmodel.ext.asyncio.session import AsyncSession
 
+from vent_agent.runs import tables as _run_tables  # noqa: F401  (registers the workers tables)
 from vent_agent.store import models  # noqa: F401  (registers the tables)
+
+log = logging.getLogger(__name__)
+
+MIGRATIONS_DIR = Path(__file__).with_name("migrations")
+# Key of the PostgreSQL advisory lock that serialises migrations of workers starting together.
+MIGRATION_LOCK_KEY = 0x7665_6E74  # "vent"
+
+
+def async_url(url: str) -> str:
+    """The SQLAlchemy URL with an async driver: ``postgres://``/``postgresql://`` → ``postgresql+asyncpg://``,
+    ``sqlite://`` → ``sqlite+aiosqlite://``; URLs naming a driver are returned unchanged."""
+    parsed = make_url(url)
+    driver = {
+        "postgres": "postgresql+asyncpg",
+        "postgresql": "postgresql+asyncpg",
+        "sqlite": "sqlite+aiosqlite",
+    }
+    if parsed.drivername in driver:
+        parsed = parsed.set(drivername=driver[parsed.drivername])
+    return parsed.render_as_string(hide_password=False)
+
+
+def alembic_config() -> Config:
+    """Alembic's configuration for the package's own migrations (no alembic.ini needed, so an installed
+    wheel can migrate)."""
+    cfg = Config()
+    cfg.set_main_option("script_location", str(MIGRATIONS_DIR))
+    return cfg
+
+
+@cache
+def migrations_head() -> str | None:
+    """The newest revision shipped with the package (read once per process)."""
+    return ScriptDirectory.from_config(alembic_config()).get_current_head()
 
 
 class Database:
-    """Owns the engine; ``session()`` gives an :class:`AsyncSession`. Created by the app's lifespan."""
+    """Owns the engine; ``session()`` gives an :class:`AsyncSession`. Created by the app's lifespan.
+
+    ``url``: any SQLAlchemy URL; SQLite files get WAL mode, PostgreSQL uses asyncpg with a checked pool.
+    """
 
     def __init__(self, url: str) -> None:
-        self.url = url
-        if url.startswith("sqlite"):
-            path = url.split("///", 1)[-1]
+        self.url = async_url(url)
+        self.dialect = make_url(self.url).get_backend_name()  # "sqlite" | "postgresql"
+        if self.is_sqlite:
+            path = self.url.split("///", 1)[-1]
             if path and path != ":memory:":
                 Path(path).parent.mkdir(parents=True, exist_ok=True)
-        self.engine: AsyncEngine = create_async_engine(url, future=True)
-        if url.startswith("sqlite"):
+            self.engine: AsyncEngine = create_async_engine(self.url)
             event.listen(self.engine.sync_engine, "connect", _sqlite_pragmas)
+        else:
+            self.engine = create_async_engine(self.url, pool_pre_ping=True, pool_size=10, max_overflow=20)
         self.session = async_sessionmaker(self.engine, class_=AsyncSession, expire_on_commit=False)
 
-    async def create_all(self) -> None:
-        """Create the tables that do not exist yet."""
+    @property
+    def is_sqlite(self) -> bool:
+        return self.dialect == "sqlite"
+
+    @property
+    def is_postgres(self) -> bool:
+        return self.dialect == "postgresql"
+
+    @property
+    def raw_dsn(self) -> str:
+        """The URL without the SQLAlchemy driver part (``postgresql://…``), for asyncpg's own connections."""
+        return make_url(self.url).set(drivername=self.dialect).render_as_string(hide_password=False)
+
+    def safe_url(self) -> str:
+        """The URL with its password hidden, for logs."""
+        return make_url(self.url).render_as_string(hide_password=True)
+
+    async def migrate(self) -> None:
+        """Bring the schema to the newest migration (``alembic upgrade head``). Workers starting together
+        on PostgreSQL take turns through an advisory lock; a database created before migrations existed
+        gets only its missing tables (the first migration creates what is absent)."""
+        if self.is_sqlite:
+            engine = _sqlite_migration_engine(self.url)
+            try:
+                async with engine.begin() as conn:
+                    await conn.run_sync(_upgrade_head)
+            finally:
+                await engine.dispose()
+            return
         async with self.engine.begin() as conn:
-            await conn.run_sync(SQLModel.metadata.create_all)
+            await conn.execute(text("SELECT pg_advisory_xact_lock(:k)"), {"k": MIGRATION_LOCK_KEY})
+            await conn.run_sync(_upgrade_head)
+
+    async def create_all(self) -> None:
+        """Kept for existing callers: the same as :meth:`migrate`."""
+        await self.migrate()
+
+    async def current_revision(self) -> str | None:
+        """The migration the database is at (None before the first)."""
+        async with self.engine.connect() as conn:
+            return await conn.run_sync(lambda c: MigrationContext.configure(c).get_current_revision())
 
     async def ping(self) -> bool:
-        """True when a trivial query succeeds."""
-        from sqlalchemy import text
-
+        """True when a trivial query succeeds; raises the driver's error otherwise."""
         async with self.engine.connect() as conn:
             await conn.execute(text("SELECT 1"))
         return True
 
     async def close(self) -> None:
         await self.engine.dispose()
+
+
+def _upgrade_head(conn: Connection) -> None:
+    cfg = alembic_config()
+    cfg.attributes["connection"] = conn
+    command.upgrade(cfg, "head")
+
+
+def _sqlite_migration_engine(url: str) -> AsyncEngine:
+    """A one-connection engine whose transactions start with ``BEGIN IMMEDIATE``: SQLite's write lock is
+    taken first, so processes starting together migrate one after the other, and the DDL is transactional
+    (SQLAlchemy's documented recipe for pysqlite/aiosqlite)."""
+    engine = create_async_engine(url, poolclass=NullPool)
+
+    @event.listens_for(engine.sync_engine, "connect")
+    def _connect(dbapi_conn, _record) -> None:  # type: ignore[no-untyped-def]
+        _sqlite_pragmas(dbapi_conn, _record)
+        dbapi_conn.isolation_level = None
+
+    @event.listens_for(engine.sync_engine, "begin")
+    def _begin(conn) -> None:  # type: ignore[no-untyped-def]
+        conn.exec_driver_sql("BEGIN IMMEDIATE")
+
+    return engine
 
 
 def _sqlite_pragmas(dbapi_conn, _record) -> None:  # type: ignore[no-untyped-def]

@@ -1,0 +1,256 @@
+"""Operations: ``/readyz`` (store, migrations, registered component checks), Prometheus ``/metrics``,
+structured logs carrying run and session ids, and who may replay or cancel a session's run."""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import json
+import logging
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+from prometheus_client import REGISTRY
+from sqlalchemy import text
+
+from tests.helpers import parse_spec_stream
+from tests.pg import scaleout_app
+from vent_agent.api import runs as runs_api
+from vent_agent.observability import metrics
+from vent_agent.observability.context import bound
+from vent_agent.observability.logging import configure_logging
+from vent_agent.observability.readiness import readiness_registry
+from vent_agent.runs.manager import Emitter
+from vent_agent.settings import Settings
+from vent_agent.store.db import Database, migrations_head
+
+TUN = {"tun_id": "15216", "tun_name": "15216 辅运起坡段", "mode": "fast"}
+TOKEN = {"x-access-token": "demo-token"}  # zhangsan (the built-in user service's demo tokens)
+OTHER = {"x-access-token": "demo-token-2"}  # lisi
+
+
+def sample(name: str, **labels: str) -> float:
+    return REGISTRY.get_sample_value(name, labels) or 0.0
+
+
+async def test_readyz_ready_on_a_fresh_store(client: httpx.AsyncClient) -> None:
+    resp = await client.get("/readyz")
+    assert resp.status_code == 200, resp.text
+    body = resp.json()
+    assert body["status"] == "ready"
+    assert body["checks"]["store"] == {"ok": True, "detail": "sqlite", "ms": body["checks"]["store"]["ms"]}
+    assert body["checks"]["migrations"]["detail"] == migrations_head()
+    assert body["broker"]["kind"] == "in-process" and body["broker"]["worker_id"]
+
+
+async def test_readyz_runs_registered_component_checks(app, client: httpx.AsyncClient) -> None:  # type: ignore[no-untyped-def]
+    registry = readiness_registry(app)
+
+    async def kb() -> str:
+        return "412 articles"
+
+    async def ocr() -> bool:
+        raise RuntimeError("rapidocr models missing")
+
+    async def checkpointer() -> None:
+        await asyncio.sleep(5)
+
+    registry.register("knowledge_base", kb)
+    registry.register("ocr", ocr)
+    registry.register("checkpointer", checkpointer, timeout_s=0.05)
+    resp = await client.get("/readyz")
+    assert resp.status_code == 503
+    body = resp.json()
+    assert body["status"] == "not_ready" and "checkpointer" in body["error"] and "ocr" in body["error"]
+    checks = body["checks"]
+    assert checks["knowledge_base"]["ok"] and checks["knowledge_base"]["detail"] == "412 articles"
+    assert not checks["ocr"]["ok"] and "rapidocr models missing" in checks["ocr"]["detail"]
+    assert not checks["checkpointer"]["ok"] and "0.05 s" in checks["checkpointer"]["detail"]
+    assert checks["store"]["ok"]
+    registry.unregister("ocr")
+    registry.unregister("checkpointer")
+    assert (await client.get("/readyz")).status_code == 200
+
+
+async def test_readyz_not_ready_when_the_schema_is_behind(app, client: httpx.AsyncClient) -> None:  # type: ignore[no-untyped-def]
+    db: Database = app.state.vent.db
+    async with db.engine.begin() as conn:
+        await conn.execute(text("UPDATE alembic_version SET version_num = 'older'"))
+    resp = await client.get("/readyz")
+    assert resp.status_code == 503
+    assert "schema at older" in resp.json()["checks"]["migrations"]["detail"]
+
+
+async def test_readyz_and_healthz_when_the_store_is_unreachable(app, client: httpx.AsyncClient) -> None:  # type: ignore[no-untyped-def]
+    state = app.state.vent
+    good = state.db
+    state.db = Database("postgresql://nobody@127.0.0.1:9/none")
+    try:
+        resp = await client.get("/readyz")
+        assert resp.status_code == 503
+        assert not resp.json()["checks"]["store"]["ok"] and not resp.json()["checks"]["migrations"]["ok"]
+        assert (await client.get("/healthz")).status_code == 503
+    finally:
+        await state.db.close()
+        state.db = good
+
+
+async def test_metrics_count_runs_events_and_helpers(app, client: httpx.AsyncClient) -> None:  # type: ignore[no-untyped-def]
+    done_before = sample("vent_runs_total", kind="click_tun", outcome="done")
+    events_before = sample("vent_events_appended_total", type="done")
+    resp = await client.post("/api/interpret/click/tun", json=TUN)
+    assert parse_spec_stream(resp.text)[-1]["type"] == "done"
+    run_id = resp.headers["x-run-id"]
+    await app.state.vent.runs.wait(run_id)
+
+    metrics.observe_tool_call("query_tun_data_by_id", 0.12)
+    with pytest.raises(TimeoutError), metrics.time_model("fake-model"):
+        raise TimeoutError
+    metrics.observe_model_call("fake-model", 1.5, first_token_s=0.3)
+    metrics.observe_ocr_page("rapidocr", 2.0)
+    metrics.count_ocr_pages("rapidocr", 3, ok=False)
+
+    page = await client.get("/metrics")
+    assert page.status_code == 200 and page.headers["content-type"].startswith("text/plain")
+    assert sample("vent_runs_total", kind="click_tun", outcome="done") == done_before + 1
+    assert sample("vent_events_appended_total", type="done") == events_before + 1
+    for line in (
+        'vent_runs_total{kind="click_tun",outcome="done"}',
+        'vent_tool_latency_seconds_count{outcome="ok",tool="query_tun_data_by_id"}',
+        'vent_model_latency_seconds_count{model="fake-model",outcome="error"}',
+        'vent_model_first_token_seconds_count{model="fake-model"}',
+        'vent_ocr_pages_total{engine="rapidocr",outcome="error"}',
+        'vent_ocr_page_seconds_count{engine="rapidocr"}',
+    ):
+        assert line in page.text, line
+
+
+@pytest.fixture
+def log_stream() -> Iterator[io.StringIO]:
+    """Root logging to a string in JSON for the test; the previous set-up restored after."""
+    root = logging.getLogger()
+    saved = (list(root.handlers), root.level)
+    stream = io.StringIO()
+    configure_logging("json", "INFO", stream=stream)
+    yield stream
+    root.handlers[:] = saved[0]
+    root.setLevel(saved[1])
+
+
+async def test_json_logs_carry_run_and_session_ids(log_stream: io.StringIO, tmp_path: Path) -> None:
+    from vent_agent.runs.manager import RunManager
+
+    db = Database(f"sqlite+aiosqlite:///{tmp_path / 'logs.db'}")
+    await db.migrate()
+    manager = RunManager(db)
+    log = logging.getLogger("vent_agent.test_ops")
+
+    async def body(em: Emitter) -> None:
+        log.info("计算需风量 %s m³/min", 1250)
+        await asyncio.sleep(0)
+        await asyncio.create_task(asyncio.to_thread(log.warning, "in a thread"))  # context is copied
+
+    run_id = await manager.start("chat", body, session_id="sess-1")
+    await manager.wait(run_id)
+    with bound(session_id="sess-2"):
+        log.info("outside any run")
+    log.info("after")
+    await db.close()
+
+    records = [json.loads(line) for line in log_stream.getvalue().splitlines() if line.strip()]
+    by_message = {r["message"]: r for r in records}
+    inside = by_message["计算需风量 1250 m³/min"]
+    assert (inside["run_id"], inside["session_id"], inside["level"]) == (run_id, "sess-1", "INFO")
+    assert inside["name"] == "vent_agent.test_ops" and inside["time"]
+    assert by_message["in a thread"]["run_id"] == run_id
+    assert by_message["outside any run"]["run_id"] is None
+    assert by_message["outside any run"]["session_id"] == "sess-2"
+    assert by_message["after"]["session_id"] is None
+
+
+def test_plain_logs_show_the_ids() -> None:
+    stream = io.StringIO()
+    root = logging.getLogger()
+    saved = (list(root.handlers), root.level)
+    try:
+        configure_logging("plain", "INFO", stream=stream)
+        configure_logging("plain", "INFO", stream=stream)  # idempotent: one handler
+        with bound(run_id="r-9", session_id="s-9"):
+            logging.getLogger("x").info("hello")
+    finally:
+        root.handlers[:] = saved[0]
+        root.setLevel(saved[1])
+    (line,) = stream.getvalue().splitlines()
+    assert "[run=r-9 session=s-9] hello" in line and " INFO x " in line
+
+
+# ---- who may see a session's run -----------------------------------------------------------------
+
+
+@pytest.fixture
+async def session_run(app) -> AsyncIterator[str]:  # type: ignore[no-untyped-def]
+    """A running run of zhangsan's session ``s-1``."""
+    gate = asyncio.Event()
+    manager = app.state.vent.runs
+
+    async def body(em: Emitter) -> None:
+        await em.emit("progress", message="working")
+        await gate.wait()
+
+    run_id = await manager.start("chat", body, session_id="s-1", user_name="zhangsan")
+    yield run_id
+    gate.set()
+    await manager.wait(run_id)
+
+
+async def test_a_sessions_run_needs_its_users_token(client: httpx.AsyncClient, session_run: str) -> None:
+    events = f"/api/runs/{session_run}/events"
+    cancel = f"/api/runs/{session_run}/cancel"
+    assert (await client.get(events)).status_code == 401
+    assert (await client.post(cancel)).status_code == 401
+    other = await client.get(events, headers=OTHER)
+    assert other.status_code == 404 and other.json() == {"error": "运行不存在"}
+    assert (await client.post(cancel, headers=OTHER)).status_code == 404
+    resp = await client.post(cancel, headers=TOKEN)
+    assert resp.status_code == 200 and resp.json()["status"] == "cancelled"
+    replay = await client.get(events, headers={**TOKEN, "Last-Event-ID": "0"})
+    assert replay.status_code == 200 and replay.headers["x-session-id"] == "s-1"
+
+
+async def test_cancel_answers_202_when_the_run_does_not_stop_in_time(
+    app,
+    client: httpx.AsyncClient,
+    monkeypatch: pytest.MonkeyPatch,  # type: ignore[no-untyped-def]
+) -> None:
+    monkeypatch.setattr(runs_api, "CANCEL_WAIT_S", 0.1)
+    release = asyncio.Event()
+
+    async def stubborn(em: Emitter) -> None:
+        await em.emit("progress", message="x")
+        try:
+            await asyncio.sleep(3600)
+        except asyncio.CancelledError:
+            await release.wait()  # slow clean-up
+            raise
+
+    manager = app.state.vent.runs
+    run_id = await manager.start("review", stubborn)
+    await asyncio.sleep(0.05)
+    resp = await client.post(f"/api/runs/{run_id}/cancel")
+    assert resp.status_code == 202 and resp.json()["status"] == "cancelling"
+    release.set()
+    await manager.wait(run_id)
+    assert (await manager.get(run_id)).status == "cancelled"
+
+
+async def test_scaleout_app_serves_and_reports_its_worker(tmp_path: Path) -> None:
+    settings = Settings(_env_file=None, data_dir=tmp_path / "data")
+    app = scaleout_app(settings, heartbeat_s=0.1, dead_after_s=1)
+    async with app.router.lifespan_context(app):
+        transport = httpx.ASGITransport(app=app)
+        async with httpx.AsyncClient(transport=transport, base_url="http://t") as c:
+            body = (await c.get("/readyz")).json()
+            assert body["status"] == "ready"
+            assert body["broker"]["worker_id"] == app.state.vent.runs.heartbeat.worker_id

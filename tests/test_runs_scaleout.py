@@ -1,0 +1,466 @@
+"""Several workers on one store, in one process: a run executing on worker A is tailed and cancelled from
+worker B through each broker (PostgreSQL NOTIFY, Redis, or polling of the log); heartbeats close only a
+dead worker's runs; retention purges click-interpretation runs; brokers survive a lost connection."""
+
+# ruff: noqa: F811  (the store fixtures are imported from tests.pg and named as parameters)
+
+from __future__ import annotations
+
+import asyncio
+import socket
+import subprocess
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from datetime import timedelta
+from pathlib import Path
+
+import asyncpg
+import pytest
+from sqlalchemy import update
+from sqlmodel import select
+
+from tests.pg import (  # noqa: F401  (fixtures)
+    REDIS_URL,
+    db,
+    pg_module_url,
+    require_postgres,
+    require_redis,
+    store_url,
+    store_url_for,
+    unique_channel,
+)
+from vent_agent.runs.broker import InProcessBroker
+from vent_agent.runs.broker_pg import PgNotifyBroker
+from vent_agent.runs.broker_redis import RedisBroker
+from vent_agent.runs.lifecycle import make_broker, open_runs
+from vent_agent.runs.manager import Emitter, RunManager
+from vent_agent.runs.retention import RetentionSweep
+from vent_agent.runs.tables import RunWorkerRow, WorkerRow
+from vent_agent.runs.workers import WorkerHeartbeat, new_worker_id
+from vent_agent.settings import Settings
+from vent_agent.store.db import Database
+from vent_agent.store.models import EventRow, RunRow, utcnow
+
+GUARD_S = 20  # a broken wake-up path fails here instead of hanging the suite
+
+
+@dataclass
+class Pair:
+    """Two workers on one store, with their heartbeats."""
+
+    a: RunManager
+    b: RunManager
+    kind: str
+
+
+def _broker(kind: str, database: Database, origin: str, channel: str) -> InProcessBroker:
+    if kind == "notify":
+        return PgNotifyBroker(database.raw_dsn, origin, channel=channel, check_s=0.2)
+    if kind == "redis":
+        return RedisBroker(REDIS_URL, origin, channel=channel)
+    return InProcessBroker(origin)  # each worker its own: B learns of A's events only by polling
+
+
+async def _worker(
+    database: Database, kind: str, channel: str, *, poll_s: float, heartbeat_s: float
+) -> RunManager:
+    wid = new_worker_id()
+    broker = _broker(kind, database, wid, channel)
+    await broker.start()
+    mgr = RunManager(database, broker=broker, poll_s=poll_s, worker_id=wid)
+    mgr.heartbeat = WorkerHeartbeat(mgr, interval_s=heartbeat_s, dead_after_s=heartbeat_s * 5)
+    await mgr.heartbeat.start()
+    return mgr
+
+
+async def _close(mgr: RunManager) -> None:
+    await mgr.shutdown()
+    assert mgr.heartbeat is not None
+    await mgr.heartbeat.stop()
+    await mgr.broker.close()
+
+
+# (store, broker). With a broker, polling and heartbeats are too slow to matter (60 s): only the broker
+# can deliver within the guard. With polling, polls (0.1 s) and heartbeats (0.2 s) are quick.
+PAIRS = [("sqlite", "poll"), ("postgres", "poll"), ("postgres", "notify"), ("sqlite", "redis")]
+
+
+@pytest.fixture(params=PAIRS, ids=[f"{s}-{b}" for s, b in PAIRS])
+async def pair(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[Pair]:
+    store, kind = request.param
+    if store == "postgres":
+        require_postgres()
+    if kind == "redis":
+        require_redis()
+    database = Database(store_url_for(store, request, tmp_path))
+    quick = kind == "poll"
+    channel = unique_channel()
+    a = await _worker(database, kind, channel, poll_s=0.1 if quick else 60, heartbeat_s=0.2 if quick else 60)
+    b = await _worker(database, kind, channel, poll_s=0.1 if quick else 60, heartbeat_s=0.2 if quick else 60)
+    try:
+        yield Pair(a, b, kind)
+    finally:
+        await _close(a)
+        await _close(b)
+        await database.close()
+
+
+async def _collect(mgr: RunManager, run_id: str, after: int = 0) -> list[dict]:
+    async def read() -> list[dict]:
+        return [ev.payload async for ev in mgr.subscribe(run_id, after)]
+
+    return await asyncio.wait_for(read(), GUARD_S)
+
+
+async def test_other_worker_tails_a_run_live_and_misses_nothing(pair: Pair) -> None:
+    first_half, second_half = asyncio.Event(), asyncio.Event()
+
+    async def body(em: Emitter) -> None:
+        for i in range(5):
+            await em.emit("progress", message=f"a{i}")
+        first_half.set()
+        await second_half.wait()
+        for i in range(5):
+            await em.emit("token", source="fast", content=f"风量{i} ")
+            await em.emit("progress", message=f"b{i}")
+
+    run_id = await pair.a.start("click_tun", body)
+    await first_half.wait()
+    seen: list[dict] = []
+
+    async def tail() -> None:
+        async for ev in pair.b.subscribe(run_id, after=2):
+            seen.append(ev.payload)
+            if ev.seq == 5:
+                second_half.set()  # the rest happens while B is waiting on its broker
+
+    await asyncio.wait_for(tail(), GUARD_S)
+    assert [e["seq"] for e in seen] == list(range(3, 17))
+    assert seen[-1]["type"] == "done"
+    assert seen == (await _collect(pair.a, run_id))[2:]
+
+
+async def test_cancel_from_the_other_worker(pair: Pair) -> None:
+    started = asyncio.Event()
+
+    async def body(em: Emitter) -> None:
+        await em.emit("progress", message="working")
+        started.set()
+        await asyncio.sleep(3600)
+
+    run_id = await pair.a.start("review", body)
+    await started.wait()
+    assert not await pair.b.cancel(run_id)  # not executing on B
+    await pair.b.request_cancel(run_id)
+    run = await pair.b.wait_ended(run_id, GUARD_S)
+    assert run is not None and run.status == "cancelled"
+    events = await _collect(pair.b, run_id)
+    assert [e["type"] for e in events] == ["progress", "error", "done"]
+    assert events[1]["cancelled"] is True
+    assert await pair.b.worker_of(run_id) == pair.a.worker_id
+
+
+async def test_wait_ended_returns_the_running_row_when_time_is_up(pair: Pair) -> None:
+    gate = asyncio.Event()
+
+    async def body(em: Emitter) -> None:
+        await gate.wait()
+
+    run_id = await pair.a.start("review", body)
+    run = await pair.b.wait_ended(run_id, 0.05)
+    assert run is not None and run.status == "running"
+    gate.set()
+    await pair.a.wait(run_id)
+    assert (await pair.b.wait_ended(run_id, GUARD_S)).status == "done"  # type: ignore[union-attr]
+    assert await pair.b.wait_ended("no-such-run", 0.05) is None
+
+
+# ---- heartbeats --------------------------------------------------------------------------------------
+
+
+@pytest.fixture
+async def live(db: Database) -> AsyncIterator[RunManager]:
+    """One live worker (heartbeat registered; its loop effectively idle so sweeps are explicit)."""
+    mgr = RunManager(db, poll_s=0.1)
+    mgr.heartbeat = WorkerHeartbeat(mgr, interval_s=3600, dead_after_s=7200)
+    await mgr.heartbeat.start()
+    yield mgr
+    await mgr.shutdown()
+    await mgr.heartbeat.stop()
+
+
+async def _foreign_run(
+    database: Database, worker: str, *, host: str, pid: int, age_s: float, events: int = 2
+) -> str:
+    """A running run of another worker, with ``events`` logged events and a heartbeat ``age_s`` old."""
+    run_id = f"run-of-{worker}"
+    async with database.session() as s:
+        if await s.get(WorkerRow, worker) is None:
+            s.add(WorkerRow(id=worker, host=host, pid=pid, heartbeat_at=utcnow() - timedelta(seconds=age_s)))
+        s.add(RunRow(id=run_id, kind="click_tun", last_seq=events))
+        s.add(RunWorkerRow(run_id=run_id, worker_id=worker))
+        for seq in range(1, events + 1):
+            payload = f'{{"type":"progress","message":"m{seq}","seq":{seq},"run_id":"{run_id}"}}'
+            s.add(EventRow(run_id=run_id, seq=seq, type="progress", payload=payload))
+        await s.commit()
+    return run_id
+
+
+async def test_only_the_dead_workers_runs_are_closed(live: RunManager, db: Database) -> None:
+    gate = asyncio.Event()
+
+    async def body(em: Emitter) -> None:
+        await em.emit("progress", message="mine")
+        await gate.wait()
+
+    own = await live.start("review", body)
+    dead = await _foreign_run(db, "ghost", host="other-host", pid=1, age_s=3 * 3600)
+    alive = await _foreign_run(db, "busy", host="other-host", pid=1, age_s=0)
+    assert await live.heartbeat.sweep() == 1  # type: ignore[union-attr]
+
+    events = await _collect(live, dead)
+    assert [e["type"] for e in events] == ["progress", "progress", "error", "done"]
+    assert [e["seq"] for e in events] == [1, 2, 3, 4]
+    assert events[2]["worker_lost"] is True and events[2]["message"]
+    run = await live.get(dead)
+    assert run is not None and run.status == "failed" and run.last_seq == 4
+    assert (await live.get(alive)).status == "running"  # type: ignore[union-attr]
+    assert (await live.get(own)).status == "running"  # type: ignore[union-attr]
+    async with db.session() as s:
+        assert await s.get(WorkerRow, "ghost") is None
+        assert await s.get(WorkerRow, "busy") is not None
+    assert await live.heartbeat.sweep() == 0  # type: ignore[union-attr]
+    gate.set()
+
+
+async def test_vanished_process_on_this_host_is_dead_at_once(live: RunManager, db: Database) -> None:
+    proc = subprocess.Popen(["true"])
+    proc.wait()
+    run_id = await _foreign_run(db, "crashed", host=socket.gethostname()[:255], pid=proc.pid, age_s=0)
+    assert await live.heartbeat.sweep() == 1  # type: ignore[union-attr]
+    assert (await live.get(run_id)).status == "failed"  # type: ignore[union-attr]
+
+
+async def test_runs_of_unknown_workers_are_closed_at_start_up(db: Database) -> None:
+    """A run whose worker row is gone (or that has none) is closed when the next worker starts."""
+    run_id = await _foreign_run(db, "forgotten", host="h", pid=1, age_s=0)
+    async with db.session() as s:
+        await s.delete(await s.get(WorkerRow, "forgotten"))
+        s.add(RunRow(id="no-worker", kind="review"))
+        await s.commit()
+    mgr = RunManager(db)
+    mgr.heartbeat = WorkerHeartbeat(mgr, interval_s=3600, dead_after_s=7200)
+    await mgr.heartbeat.start()
+    try:
+        assert (await mgr.get(run_id)).status == "failed"  # type: ignore[union-attr]
+        assert (await mgr.get("no-worker")).status == "failed"  # type: ignore[union-attr]
+    finally:
+        await mgr.heartbeat.stop()
+
+
+async def test_a_worker_taken_for_dead_stops_its_runs_and_registers_again(
+    live: RunManager, db: Database
+) -> None:
+    started = asyncio.Event()
+
+    async def body(em: Emitter) -> None:
+        await em.emit("progress", message="x")
+        started.set()
+        await asyncio.sleep(3600)
+
+    run_id = await live.start("review", body)
+    await started.wait()
+    assert await live.fail_lost_run(run_id)  # a survivor closed it
+    assert not await live.fail_lost_run(run_id)  # only once
+    async with db.session() as s:
+        await s.delete(await s.get(WorkerRow, live.worker_id))
+        await s.commit()
+    await live.heartbeat.beat()  # type: ignore[union-attr]
+    await live.wait(run_id)
+    async with db.session() as s:
+        assert await s.get(WorkerRow, live.worker_id) is not None
+    run = await live.get(run_id)
+    assert run is not None and run.status == "failed"  # the late worker does not overwrite it
+    events = await _collect(live, run_id)
+    assert [e["type"] for e in events] == ["progress", "error", "done"]  # nothing appended after done
+    assert events[1].get("worker_lost") is True
+
+
+async def test_heartbeat_loop_refreshes_and_stop_removes_the_row(db: Database) -> None:
+    mgr = RunManager(db)
+    beat = WorkerHeartbeat(mgr, interval_s=0.05, dead_after_s=1)
+    await beat.start()
+    async with db.session() as s:
+        first = (await s.get(WorkerRow, mgr.worker_id)).heartbeat_at  # type: ignore[union-attr]
+    for _ in range(200):
+        await asyncio.sleep(0.05)
+        async with db.session() as s:
+            row = await s.get(WorkerRow, mgr.worker_id)
+        if row is not None and row.heartbeat_at > first:
+            break
+    assert row is not None and row.heartbeat_at > first
+    await beat.stop()
+    async with db.session() as s:
+        assert await s.get(WorkerRow, mgr.worker_id) is None
+    with pytest.raises(ValueError):
+        WorkerHeartbeat(mgr, interval_s=5, dead_after_s=5)
+
+
+# ---- retention ---------------------------------------------------------------------------------------
+
+
+async def test_retention_purges_only_old_finished_click_runs(db: Database) -> None:
+    mgr = RunManager(db)
+
+    async def body(em: Emitter) -> None:
+        await em.emit("progress", message="x")
+
+    ids = {kind: await mgr.start(kind, body) for kind in ("click_tun", "click_device", "review")}
+    for run_id in ids.values():
+        await mgr.wait(run_id)
+    gate = asyncio.Event()
+
+    async def waiting(em: Emitter) -> None:
+        await gate.wait()
+
+    running = await mgr.start("click_tun", waiting)
+    async with db.session() as s:
+        await s.exec(update(RunRow).values(created_at=utcnow() - timedelta(hours=5)))
+        await s.commit()
+    sweep = RetentionSweep(mgr, retention_hours=4, every_s=3600)
+    assert await sweep.sweep() == 2
+    assert await mgr.get(ids["click_tun"]) is None and await mgr.get(ids["click_device"]) is None
+    assert await mgr.get(ids["review"]) is not None and await mgr.get(running) is not None
+    async with db.session() as s:
+        left = set(await s.exec(select(RunWorkerRow.run_id)))
+        assert left == {ids["review"], running}
+    assert await RetentionSweep(mgr, retention_hours=6, every_s=1).sweep() == 0
+    gate.set()
+    await mgr.shutdown()
+    with pytest.raises(ValueError):
+        RetentionSweep(mgr, retention_hours=1, every_s=0)
+
+
+# ---- lifecycle and brokers ---------------------------------------------------------------------------
+
+
+async def test_open_runs_picks_the_broker_and_closes_cleanly(
+    db: Database, store_url: str, tmp_path: Path
+) -> None:
+    settings = Settings(_env_file=None, data_dir=tmp_path, database_url=store_url, retention_sweep_s=3600)
+    started = asyncio.Event()
+
+    async def body(em: Emitter) -> None:
+        started.set()
+        await asyncio.sleep(3600)
+
+    async with open_runs(settings, db, heartbeat_s=0.1, dead_after_s=1) as mgr:
+        expected = PgNotifyBroker if db.is_postgres else InProcessBroker
+        assert type(mgr.broker) is expected
+        run_id = await mgr.start("review", body)
+        await started.wait()
+        worker_id = mgr.worker_id
+    assert (await mgr.get(run_id)).status == "cancelled"  # type: ignore[union-attr]
+    async with db.session() as s:
+        assert await s.get(WorkerRow, worker_id) is None
+    assert isinstance(make_broker(db, "redis://127.0.0.1:6379/0", "w"), RedisBroker)
+
+
+async def test_runs_go_on_by_polling_when_redis_is_unreachable(db: Database) -> None:
+    broker = RedisBroker("redis://127.0.0.1:9/0", "w-down", connect_timeout_s=0.3)
+    await broker.start()
+    try:
+        assert not broker.connected
+        mgr = RunManager(db, broker=broker, poll_s=0.05)
+
+        async def body(em: Emitter) -> None:
+            await em.emit("progress", message="x")
+
+        run_id = await mgr.start("review", body)
+        events = await _collect(mgr, run_id)
+        assert [e["type"] for e in events] == ["progress", "done"]
+        await mgr.request_cancel("not-running-anywhere")  # a lost broker never raises
+    finally:
+        await broker.close()
+
+
+async def _wait_until(predicate, what: str) -> None:  # type: ignore[no-untyped-def]
+    for _ in range(int(GUARD_S / 0.05)):
+        if predicate():
+            return
+        await asyncio.sleep(0.05)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+async def test_notify_broker_reconnects_after_its_connection_is_killed(pg_module_url: str) -> None:
+    database = Database(pg_module_url)
+    channel = unique_channel()
+    sender = PgNotifyBroker(database.raw_dsn, "sender", channel=channel, check_s=0.05)
+    receiver = PgNotifyBroker(database.raw_dsn, "receiver", channel=channel, check_s=0.05)
+    await sender.start()
+    await receiver.start()
+    try:
+        backend = receiver._conn.get_server_pid()  # type: ignore[union-attr]
+        admin = await asyncpg.connect(database.raw_dsn)
+        await admin.execute("SELECT pg_terminate_backend($1)", backend)
+        await admin.close()
+        await _wait_until(
+            lambda: receiver.connected and receiver._conn.get_server_pid() != backend,  # type: ignore[union-attr]
+            "the LISTEN connection to come back",
+        )
+        waiter = receiver.listen("r1")
+        await sender.publish("r1")
+        await asyncio.wait_for(waiter.wait(), GUARD_S)
+        cancelled: list[str] = []
+        receiver.on_cancel(cancelled.append)
+        await sender.request_cancel("r2")
+        await _wait_until(lambda: cancelled == ["r2"], "the cancel request")
+    finally:
+        await sender.close()
+        await receiver.close()
+        await database.close()
+
+
+async def test_redis_broker_resubscribes_after_its_connection_is_killed() -> None:
+    require_redis()
+    import redis.asyncio as aioredis
+
+    channel = unique_channel()
+    sender = RedisBroker(REDIS_URL, "sender-x", channel=channel)
+    receiver = RedisBroker(REDIS_URL, f"receiver-{channel}", channel=channel)
+    await sender.start()
+    await receiver.start()
+    admin = aioredis.from_url(REDIS_URL)
+    try:
+        assert receiver.connected
+        clients = await admin.client_list(_type="pubsub")
+        ours = [c for c in clients if c.get("name") == f"vent-agent-receiver-{channel}-sub"]
+        assert len(ours) == 1
+        await admin.client_kill_filter(_id=ours[0]["id"])
+        waiter = receiver.listen("r1")
+
+        async def publish_until_woken() -> None:  # messages sent while it resubscribes are lost: resend
+            while not waiter.is_set():
+                await sender.publish("r1")
+                await asyncio.sleep(0.1)
+
+        await asyncio.wait_for(publish_until_woken(), GUARD_S)
+        assert receiver.connected
+    finally:
+        await admin.aclose()
+        await sender.close()
+        await receiver.close()
+
+
+async def test_malformed_and_own_messages_are_ignored() -> None:
+    broker = InProcessBroker("me")
+    waiter = broker.listen("r")
+    cancelled: list[str] = []
+    broker.on_cancel(cancelled.append)
+    broker._received(b"not json")
+    broker._received('{"op": "run"}')
+    broker._received('{"op": "run", "run": "r", "from": "me"}')
+    assert not waiter.is_set()
+    broker._received('{"op": "run", "run": "r", "from": "other"}')
+    broker._received('{"op": "cancel", "run": "x", "from": "other"}')
+    assert waiter.is_set() and cancelled == ["x"]

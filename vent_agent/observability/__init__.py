@@ -1,0 +1,1 @@
+"""Operations: Prometheus metrics, structured logs carrying run and session ids, readiness checks."""
