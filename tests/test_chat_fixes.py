@@ -136,3 +136,13 @@ async def test_provenance_shows_no_server_paths(app, client: httpx.AsyncClient, 
     rid = parse_spec_stream(r.text)[-1]["download_url"].rsplit("/", 1)[-1].removesuffix(".docx")
     body = (await client.get(f"/api/reports/{rid}/provenance")).json()
     assert "/" not in (body["extraction_cache"] or "") and all("/" not in a["path"] for a in body["artifacts"])
+
+
+async def test_metrics_record_model_and_tool_latency(app, client: httpx.AsyncClient) -> None:
+    use_model(
+        app, ScriptedChatModel(script=[says("", tool_call("get_device_kind_dict", {})), says("好")], fallback=says(""))
+    )
+    await client.post("/api/chat", data={"message": "设备类型"}, headers=TOKEN)
+    text = (await client.get("/metrics")).text
+    assert 'vent_tool_latency_seconds_count{outcome="ok",tool="get_device_kind_dict"}' in text
+    assert "vent_model_latency_seconds_count" in text and 'model="ScriptedChatModel"' in text

@@ -18,7 +18,8 @@ from vent_agent.graphs.checkpoint import open_checkpointer
 from vent_agent.kb.search import get_knowledge_base
 from vent_agent.llm.openai_compat import make_interpret_model
 from vent_agent.llm.registry import ModelRegistry
-from vent_agent.runs.manager import RunManager
+from vent_agent.readiness_checks import register_readiness
+from vent_agent.runs.lifecycle import open_runs
 from vent_agent.settings import Settings
 from vent_agent.skills import open_skill_registry
 from vent_agent.state import AppState
@@ -37,13 +38,14 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         for d in (settings.data_dir, settings.reports_dir, settings.uploads_dir, settings.cache_dir):
             d.mkdir(parents=True, exist_ok=True)
         db = Database(settings.resolved_database_url)
-        await db.create_all()
+        await db.migrate()
         exits = AsyncExitStack()
         checkpointer = await exits.enter_async_context(open_checkpointer(settings))
+        runs = await exits.enter_async_context(open_runs(settings, db))
         state = AppState(
             settings=settings,
             db=db,
-            runs=RunManager(db),
+            runs=runs,
             source=make_source(settings),
             interpret_model=make_interpret_model(settings),
             review_slots=asyncio.Semaphore(settings.review_concurrency),
@@ -55,6 +57,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             skills=await open_skill_registry(settings, db),
         )
         app.state.vent = state
+        register_readiness(app, state)
         # the knowledge base's index is built once per process; build it now, not on the first question
         await asyncio.to_thread(get_knowledge_base(settings.kb_dir, settings.regulation_edition).index)
         if not state.models.available:

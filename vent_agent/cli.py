@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import logging
 import sys
 from pathlib import Path
 from typing import Annotated, Any
@@ -27,12 +26,15 @@ def serve(
     from vent_agent.settings import Settings
 
     settings = Settings()
-    logging.basicConfig(level=log_level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    from vent_agent.observability.logging import configure_logging
+
+    configure_logging(settings.log_format, log_level.upper())
     uvicorn.run(
         create_app(settings),
         host=host or settings.host,
         port=port or settings.port,
         log_level=log_level,
+        log_config=None,
     )
 
 

@@ -70,7 +70,9 @@ async def delete_session(session_id: SessionIdPath, state: StateDep, user: Curre
     """Delete the session with its messages, runs, events, approvals, checkpoints, uploads and reports."""
     row = await session_of(state, user.user_name, session_id)
     for rid in await store.running_run_ids(state.db, row.id):
-        await state.runs.cancel(rid)
+        await state.runs.request_cancel(rid)  # on whichever worker runs it
+        await state.runs.wait_ended(rid, 10)
+    await state.runs.delete_runs(await store.run_ids(state.db, row.id))
     if state.checkpointer is not None:
         for thread in await store.thread_ids(state.db, row):
             await state.checkpointer.adelete_thread(checkpoint_thread(row.id, thread))

@@ -98,6 +98,11 @@ def _done_fields(turn_session: str, thread_id: str) -> dict[str, Any]:
     return {"session_id": turn_session, "thread_id": thread_id}
 
 
+def _model_name(model: Any) -> str:
+    """The model's name for metrics (its endpoint model id, else its class)."""
+    return str(getattr(model, "model_name", None) or getattr(model, "model", None) or type(model).__name__)
+
+
 async def _context(state: AppState, turn: ChatTurn, run_id: str, citations: Any = None) -> AgentContext:
     return AgentContext(
         citations=citations,
@@ -173,7 +178,7 @@ async def stream_graph(
     """Run the supervisor on ``graph_input`` (new messages or a resume Command) and stream its events.
     Emits agent_start/agent_done around the dialogue agent; applies the run time-out."""
     graph = await _build_graph(state, em, turn, mode, model)
-    mapper = StreamMapper(em.emit)
+    mapper = StreamMapper(em.emit, model_name=_model_name(model))
     mapper.citations = new_citations(state)
     mapper.done_tool_calls = await replay_retrievals(
         graph, graph_config(turn.session.id, turn.thread_id), mapper.citations

@@ -17,6 +17,31 @@ def _postgres_dsn(url: str) -> str:
     return "postgresql://" + rest
 
 
+CHECKPOINT_SETUP_LOCK = 0x7665_6E75
+"""Advisory-lock key serialising the checkpointer's schema set-up between workers starting together."""
+
+
+async def _setup_serialised(saver: BaseCheckpointSaver, dsn: str) -> None:
+    """``saver.setup()`` by one worker at a time. It polls ``pg_try_advisory_lock``: a session blocked in
+    ``pg_advisory_lock`` would hold a snapshot that setup's ``CREATE INDEX CONCURRENTLY`` waits for."""
+    import asyncio
+
+    import psycopg
+
+    async with await psycopg.AsyncConnection.connect(dsn, autocommit=True) as lock_conn:
+        while True:
+            row = await (
+                await lock_conn.execute("SELECT pg_try_advisory_lock(%s)", (CHECKPOINT_SETUP_LOCK,))
+            ).fetchone()
+            if row and row[0]:
+                break
+            await asyncio.sleep(0.2)
+        try:
+            await saver.setup()  # type: ignore[attr-defined]
+        finally:
+            await lock_conn.execute("SELECT pg_advisory_unlock(%s)", (CHECKPOINT_SETUP_LOCK,))
+
+
 @asynccontextmanager
 async def open_checkpointer(settings: Settings) -> AsyncIterator[BaseCheckpointSaver]:
     """Open the checkpointer for the service's database; tables are created on first use."""
@@ -24,8 +49,9 @@ async def open_checkpointer(settings: Settings) -> AsyncIterator[BaseCheckpointS
     if url.startswith("postgresql"):
         from langgraph.checkpoint.postgres.aio import AsyncPostgresSaver
 
-        async with AsyncPostgresSaver.from_conn_string(_postgres_dsn(url)) as saver:
-            await saver.setup()
+        dsn = _postgres_dsn(url)
+        async with AsyncPostgresSaver.from_conn_string(dsn) as saver:
+            await _setup_serialised(saver, dsn)
             yield saver
         return
     from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver

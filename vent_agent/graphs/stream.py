@@ -5,6 +5,7 @@ the dialogue agent."""
 
 from __future__ import annotations
 
+import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -13,6 +14,7 @@ from langchain_core.messages import AIMessage, AIMessageChunk, ToolMessage
 
 from calc import CATALOG
 from vent_agent.llm.chunks import content_text, reasoning_text
+from vent_agent.observability import metrics
 
 Emit = Callable[..., Awaitable[None]]
 
@@ -65,6 +67,9 @@ class StreamMapper:
     last_answer: str = ""
     citations: Any = None
     failure: str | None = None
+    model_name: str = "unknown"
+    _started: dict[str, float] = field(default_factory=dict)
+    _first_token: float | None = None
     done_tool_calls: set[str] = field(default_factory=set)
     """Tool calls answered before this stream (an approved plan's steps before its interrupt): their
     replayed results are not announced again."""
@@ -73,8 +78,10 @@ class StreamMapper:
         """One ``(namespace, mode, data)`` item of the stream."""
         _ns, mode, data = item
         if mode == "tasks":
+            self._time_task(data)
             if data.get("name") == "model" and "input" in data:
                 self.model_calls += 1
+                self._first_token = None
                 await self.emit("thinking", source=self.source, node="model", message="正在思考...")
         elif mode == "messages":
             chunk, meta = data
@@ -83,6 +90,8 @@ class StreamMapper:
                 if reasoning:
                     await self.emit("reasoning", source=self.source, content=reasoning)
                 text = content_text(chunk)
+                if (text or reasoning) and self._first_token is None:
+                    self._first_token = time.monotonic()
                 if text:
                     self.text.append(text)
                     await self.emit("token", source=self.source, content=text)
@@ -91,6 +100,30 @@ class StreamMapper:
         elif mode == "updates":
             for node, update in data.items():
                 await self._update(node, update)
+
+    def _time_task(self, data: dict[str, Any]) -> None:
+        """Model and tool latency for ``/metrics``, from the ``tasks`` stream's start and end."""
+        task_id, name = data.get("id"), data.get("name")
+        if name not in ("model", "tools") or task_id is None:
+            return
+        if "input" in data:
+            self._started[task_id] = time.monotonic()
+            return
+        started = self._started.pop(task_id, None)
+        if started is None:
+            return
+        seconds, ok = time.monotonic() - started, not data.get("error")
+        if name == "model":
+            first = (
+                self._first_token - started if self._first_token and self._first_token >= started else None
+            )
+            metrics.observe_model_call(self.model_name, seconds, ok, first)
+            return
+        result = data.get("result")
+        messages = result.get("messages", []) if isinstance(result, dict) else []
+        for msg in messages:
+            if isinstance(msg, ToolMessage):
+                metrics.observe_tool_call(msg.name or "unknown", seconds, ok and msg.status != "error")
 
     async def _update(self, node: str, update: Any) -> None:
         if node == "__interrupt__":

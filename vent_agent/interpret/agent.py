@@ -92,7 +92,9 @@ async def interpret_with_agent(
         context_schema=AgentContext,
         name=AGENT_NAME,
     )
-    mapper = StreamMapper(em.emit, source="main")
+    mapper = StreamMapper(
+        em.emit, source="main", model_name=str(getattr(model, "model_name", None) or type(model).__name__)
+    )
     try:
         async for item in agent.astream(
             {"messages": [HumanMessage(content=target.request_text())]},

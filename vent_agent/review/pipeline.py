@@ -29,6 +29,7 @@ from vent_agent.documents.plan import Plan
 from vent_agent.documents.plan_parser import parse_plan
 from vent_agent.mcp.client import ReferenceOutcome
 from vent_agent.mcp.data_checker import run_data_checker
+from vent_agent.observability import metrics
 from vent_agent.review.calc_rules import review_calc
 from vent_agent.review.findings import Finding
 from vent_agent.review.form_rules import review_form
@@ -145,9 +146,14 @@ async def _ocr(
         send = _threadsafe(emit, asyncio.get_running_loop())
         stop = threading.Event()
 
+        last = [time.perf_counter()]
+
         def on_page(done: int, total: int, page: int) -> None:
             if stop.is_set():
                 raise _OcrStopped
+            now = time.perf_counter()
+            metrics.observe_ocr_page(engine.name, now - last[0])
+            last[0] = now
             send(
                 "progress",
                 message=f"{engine.name} 正在扫描第 {done}/{total} 页（PDF 第 {page} 页）...",
@@ -267,7 +273,9 @@ async def _form(plan: Plan, emit: Emit) -> tuple[list[Finding], list[LocationRec
     return await asyncio.to_thread(review_form, plan), []
 
 
-def _data_body(settings: Settings, reference: ReferenceData | None, sink: list[ReferenceOutcome]) -> ReviewerBody:
+def _data_body(
+    settings: Settings, reference: ReferenceData | None, sink: list[ReferenceOutcome]
+) -> ReviewerBody:
     """The data-checker: reference data over MCP (:func:`vent_agent.mcp.data_checker.run_data_checker`),
     its outcome (source, status, every call) kept in ``sink`` for the report's provenance."""
 

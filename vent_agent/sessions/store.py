@@ -265,6 +265,12 @@ async def thread_ids(db: Database, session: SessionRow) -> set[str]:
     return {session.thread_id, session.id} | {t for t in named if isinstance(t, str) and t}
 
 
+async def run_ids(db: Database, session_id: str) -> list[str]:
+    """Ids of every run of the session."""
+    async with db.session() as s:
+        return list(await s.exec(select(RunRow.id).where(RunRow.session_id == session_id)))
+
+
 async def running_run_ids(db: Database, session_id: str) -> list[str]:
     """Ids of the session's runs still running."""
     async with db.session() as s:
