@@ -66,13 +66,10 @@ def plan_b() -> Plan:
     return parse_plan(extract_pdf(DATA / "plan-2026-08-b.pdf", max_pages=50))
 
 
-SAMPLES = Path(__file__).resolve().parents[2] / "shared" / "samples"
-
-
 @pytest.fixture(scope="session")
 def scanned_b_pdf() -> Path:
-    """plan b printed and scanned (200 dpi, skewed, noisy, no text layer), from ../shared/samples."""
-    path = SAMPLES / "plan-2026-08-b-scanned.pdf"
+    """plan b printed and scanned (200 dpi, skewed, noisy, no text layer), a copy of the shared sample."""
+    path = DATA / "plan-2026-08-b-scanned.pdf"
     assert path.is_file(), f"the scanned sample is missing: {path}"
     return path
 
