@@ -146,3 +146,17 @@ async def test_metrics_record_model_and_tool_latency(app, client: httpx.AsyncCli
     text = (await client.get("/metrics")).text
     assert 'vent_tool_latency_seconds_count{outcome="ok",tool="get_device_kind_dict"}' in text
     assert "vent_model_latency_seconds_count" in text and 'model="ScriptedChatModel"' in text
+
+
+async def test_a_hanging_model_ends_at_the_run_time_out(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from vent_agent.app import create_app
+    from vent_agent.settings import Settings
+
+    app = create_app(Settings(_env_file=None, data_dir=tmp_path / "d", run_timeout_s=1.0))
+    async with app.router.lifespan_context(app):
+        use_model(app, ScriptedChatModel(script=[says("思考中" * 200)], chunk_size=1, delay_s=0.05, fallback=says("")))
+        async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://t") as c:
+            events = parse_spec_stream((await c.post("/api/chat", data={"message": "风速？"}, headers=TOKEN)).text)
+    notice = [e for e in events if e.get("notice") == "run_timeout"]
+    assert notice and events[-1]["type"] == "done"
+    assert "思考中" in "".join(e["content"] for e in events if e["type"] == "token")  # the partial answer stays
