@@ -57,6 +57,8 @@ async def chat(
     then); an unknown or another user's ``session_id`` is 404; a pending approval is 409."""
     if not message.strip():
         raise ApiError(400, "请求参数错误：message 不能为空")
+    if "\x00" in message:
+        raise ApiError(400, "请求参数错误：message 含有非法字符（NUL）")
     if session_id:
         session = await session_of(state, user.user_name, session_id)
     else:

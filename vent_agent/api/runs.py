@@ -26,8 +26,13 @@ MAX_SEQ = 10**18
 CANCEL_WAIT_S = 10.0
 
 
+RUN_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
+
+
 async def _visible_run(request: Request, state: AppState, run_id: str) -> RunRow:
     """The run, if the caller may see it; :class:`ApiError` 404 (or the auth error) otherwise."""
+    if not RUN_ID.fullmatch(run_id):  # run ids are URL-safe tokens: anything else is no run
+        raise ApiError(404, "运行不存在")
     run = await state.runs.get(run_id)
     if run is None:
         raise ApiError(404, "运行不存在")

@@ -118,7 +118,7 @@ def seed_packs(skills_dir: Path, source: Path | None = None) -> SeedReport:
         manifest: dict[str, dict[str, str]] = json.loads(manifest_path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         manifest = {}
-    for src in sorted(p for p in source.iterdir() if p.is_dir() and NAME_PATTERN.match(p.name)):
+    for src in sorted(p for p in source.iterdir() if p.is_dir() and NAME_PATTERN.fullmatch(p.name)):
         if not (src / SKILL_MD).is_file():
             continue
         name, shipped = src.name, pack_digest(src)

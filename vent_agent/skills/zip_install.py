@@ -33,7 +33,8 @@ from vent_agent.skills.errors import SkillError
 from vent_agent.skills.frontmatter import SkillMeta, parse_skill_md
 
 SKILL_MD = "SKILL.md"
-NAME_PATTERN = re.compile(r"^[a-z0-9][a-z0-9-]{0,63}$")
+NAME_PATTERN = re.compile(r"[a-z0-9][a-z0-9-]{0,63}")
+"""A skill name, matched whole (``fullmatch``: ``$`` would let a trailing newline through)."""
 """A skill's name (its directory name): lowercase letters, digits and ``-``, at most 64 characters, not
 starting with ``-``."""
 
@@ -84,7 +85,7 @@ class CheckedPack:
 
 def check_name(name: str) -> str:
     """``name`` when it is a valid skill name; :class:`SkillError` 400 otherwise."""
-    if not NAME_PATTERN.match(name):
+    if not NAME_PATTERN.fullmatch(name):
         raise SkillError(
             400,
             f"技能名「{name[:80]}」无效：只能包含小写字母、数字和连字符（-），以字母或数字开头，最长 64 个字符",
