@@ -17,7 +17,7 @@ app = typer.Typer(add_completion=False, no_args_is_help=True, help="vent-agentï¼
 def serve(
     host: Annotated[str | None, typer.Option(help="listen address (default VENT_HOST or 127.0.0.1)")] = None,
     port: Annotated[int | None, typer.Option(help="listen port (default VENT_PORT or 8070)")] = None,
-    log_level: Annotated[str, typer.Option(help="debug, info, warning")] = "info",
+    log_level: Annotated[str | None, typer.Option(help="debug, info, warning (default VENT_LOG_LEVEL)")] = None,
 ) -> None:
     """Start the HTTP service on the embedded defaults (SQLite in VENT_DATA_DIR, the demo mine)."""
     import uvicorn
@@ -28,12 +28,13 @@ def serve(
     settings = Settings()
     from vent_agent.observability.logging import configure_logging
 
-    configure_logging(settings.log_format, log_level.upper())
+    level = (log_level or settings.log_level).lower()
+    configure_logging(settings.log_format, level.upper())
     uvicorn.run(
         create_app(settings),
         host=host or settings.host,
         port=port or settings.port,
-        log_level=log_level,
+        log_level=level,
         log_config=None,
     )
 

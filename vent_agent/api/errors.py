@@ -52,10 +52,16 @@ _REASONS = {
 def _reason(kind: str, err: dict) -> str:
     """A Chinese reason for a pydantic error type (the English message for types not listed)."""
     template = _REASONS.get(kind)
+    msg = str(err.get("msg", ""))
+    if "UploadFile" in msg:
+        return "应为上传的文件"
     if template is None:
-        return str(err.get("msg", ""))
+        return msg
+    ctx = dict(err.get("ctx") or {})
+    if isinstance(ctx.get("expected"), str):  # "'plan' or 'fast'" → "plan、fast"
+        ctx["expected"] = ctx["expected"].replace("'", "").replace(" or ", "、").replace(", ", "、")
     try:
-        return template.format(**(err.get("ctx") or {}))
+        return template.format(**ctx)
     except (KeyError, IndexError):
         return str(err.get("msg", ""))
 

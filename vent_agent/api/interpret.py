@@ -26,6 +26,7 @@ from vent_agent.chat.toolset import (
     references_event,
     skills_index,
 )
+from vent_agent.graphs.stream import tool_label
 from vent_agent.interpret.agent import ClickTarget, interpret_with_agent
 from vent_agent.interpret.facts import gather_device_facts, gather_tunnel_facts
 from vent_agent.interpret.prompt import build_messages
@@ -109,7 +110,7 @@ async def _interpret(
             return
         model = None  # the agent failed: the rules, not the same model again
     await em.emit("thinking", source="fast", node="fetching_data", message=f"正在查询{what}监测数据...")
-    await em.emit("executing", source="fast", tools=[tool], message=f"正在调用 {tool} 查询{what}数据...")
+    await em.emit("executing", source="fast", tools=[tool], message=f"正在{tool_label(tool)}...")
     try:
         facts = await load_facts()
     except (NotFoundError, UpstreamError) as exc:
