@@ -54,9 +54,9 @@ def user_service() -> Iterator[str]:
 
 async def _client(settings: Settings) -> AsyncIterator[httpx.AsyncClient]:
     app = create_app(settings)
-    async with app.router.lifespan_context(app):
-        async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://t") as c:
-            yield c
+    transport = httpx.ASGITransport(app=app)
+    async with app.router.lifespan_context(app), httpx.AsyncClient(transport=transport, base_url="http://t") as c:
+        yield c
 
 
 @pytest.fixture
