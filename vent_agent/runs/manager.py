@@ -24,7 +24,10 @@ from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import delete, func, update
+from sqlalchemy.exc import OperationalError
+from sqlalchemy.exc import TimeoutError as PoolTimeout
 from sqlmodel import select
+from tenacity import AsyncRetrying, retry_if_exception, stop_after_delay, wait_random_exponential
 
 from vent_agent.observability import metrics
 from vent_agent.observability.context import bind_run
@@ -113,12 +116,28 @@ class Emitter:
             await self._append(pending)
 
     async def _append(self, payload: dict[str, Any]) -> None:
-        self.seq += 1
-        payload = {**payload, "seq": self.seq, "run_id": self.run_id}
-        await self.manager.append_event(self.run_id, self.seq, payload)
+        seq = self.seq + 1
+        payload = {**payload, "seq": seq, "run_id": self.run_id}
+        await self.manager.append_event(self.run_id, seq, payload)
+        self.seq = seq  # advanced once logged: last_seq never names an event missing from the log
 
 
 RunBody = Callable[[Emitter], Awaitable[None]]
+
+
+def _transient(exc: BaseException) -> bool:
+    """SQLite's write lock not obtained in time, or no pooled connection free in time."""
+    return isinstance(exc, PoolTimeout) or (isinstance(exc, OperationalError) and "locked" in str(exc))
+
+
+def _retrying() -> AsyncRetrying:
+    """Retry a log write that met a transient store error (nothing is committed when one fails)."""
+    return AsyncRetrying(
+        retry=retry_if_exception(_transient),
+        stop=stop_after_delay(30),
+        wait=wait_random_exponential(0.05, 1),
+        reraise=True,
+    )
 
 
 class RunManager:
@@ -217,9 +236,13 @@ class RunManager:
             status, error = "failed", f"处理失败：{type(exc).__name__}: {exc}"
             await self._close_with_error(emitter, "处理过程中发生内部错误，请稍后重试", done_fields)
         else:
-            if not emitter.saw_done:
-                await emitter.emit("done", **(done_fields(emitter.run_id) if done_fields else {}))
-                await emitter.flush()
+            try:
+                if not emitter.saw_done:
+                    await emitter.emit("done", **(done_fields(emitter.run_id) if done_fields else {}))
+                    await emitter.flush()
+            except Exception:  # the closing done could not be logged: the run must still end
+                log.exception("could not record the end of run %s", run_id)
+                status, error = "failed", "无法记录运行结束事件"
             if emitter.saw_error:
                 status = "failed"
         await self._finish(run_id, status, error, emitter.seq)
@@ -244,23 +267,32 @@ class RunManager:
     async def append_event(self, run_id: str, seq: int, payload: dict[str, Any]) -> None:
         """Write one event to the log, then wake the run's subscribers (in every worker)."""
         type_ = str(payload.get("type"))
-        async with self.db.session() as s:
-            s.add(
-                EventRow(run_id=run_id, seq=seq, type=type_, payload=json.dumps(payload, ensure_ascii=False))
-            )
-            await s.exec(update(RunRow).where(RunRow.id == run_id).values(last_seq=seq))
-            await s.commit()
+        async for attempt in _retrying():
+            with attempt:
+                async with self.db.session() as s:
+                    s.add(
+                        EventRow(
+                            run_id=run_id,
+                            seq=seq,
+                            type=type_,
+                            payload=json.dumps(payload, ensure_ascii=False),
+                        )
+                    )
+                    await s.exec(update(RunRow).where(RunRow.id == run_id).values(last_seq=seq))
+                    await s.commit()
         metrics.event_appended(type_)
         await self.broker.publish(run_id)
 
     async def _finish(self, run_id: str, status: str, error: str | None, last_seq: int) -> None:
-        async with self.db.session() as s:
-            result = await s.exec(
-                update(RunRow)
-                .where(RunRow.id == run_id, RunRow.status == "running")
-                .values(status=status, error=error, finished_at=utcnow(), last_seq=last_seq)
-            )
-            await s.commit()
+        async for attempt in _retrying():
+            with attempt:
+                async with self.db.session() as s:
+                    result = await s.exec(
+                        update(RunRow)
+                        .where(RunRow.id == run_id, RunRow.status == "running")
+                        .values(status=status, error=error, finished_at=utcnow(), last_seq=last_seq)
+                    )
+                    await s.commit()
         # rowcount 0: the run was already closed as lost (this worker was taken for dead)
         metrics.run_ended(self._kinds.get(run_id, "unknown"), status if result.rowcount else None)
         await self.broker.publish(run_id)

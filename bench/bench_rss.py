@@ -1,0 +1,270 @@
+"""Memory of a started service: idle RSS, and peak RSS under click streams and plan reviews (a plain
+script, not a test).
+
+Run: ``.venv/bin/python bench/bench_rss.py [--clicks 100] [PDF …]`` (default PDFs: plan-2026-08-b.pdf and
+its scan plan-2026-08-b-scanned.pdf from ../shared/samples). Linux only (reads ``/proc``).
+
+``vent-agent serve`` runs in a subprocess on the embedded defaults (SQLite in a temp data dir, the demo
+mine, no model). Once ``/healthz`` answers (the knowledge base index is built in the lifespan, before
+the service accepts requests) and two quiet seconds have passed, its ``VmRSS`` is the idle figure (the
+baseline). Then, one after the other, each phase starts from a reset high-water mark
+(``/proc/<pid>/clear_refs``) and its peak is ``VmHWM`` (and the highest of ``VmRSS`` sampled every 50 ms,
+should the reset be refused):
+
+- ``--clicks`` concurrent fast click interpretations (``POST /api/interpret/click/tun``), from an httpx
+  client in another process;
+- one review (``POST /api/vent/review/pdf``) of each PDF, read to its ``done`` event; the scanned one goes
+  through OCR.
+
+Printed per phase: duration, RSS before, peak, RSS after (MiB), peak as a ratio to idle, and the peak
+RSS of the service's child processes, if it started any.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Coroutine
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import httpx
+from _common import SAMPLES, StreamResult, free_port, load_in_process, print_table, summarise
+
+DEFAULT_PDFS = [SAMPLES / "plan-2026-08-b.pdf", SAMPLES / "plan-2026-08-b-scanned.pdf"]
+SAMPLE_S = 0.05
+
+
+def status_kib(pid: int, field: str) -> int:
+    """A ``kB`` field of ``/proc/<pid>/status`` (``VmRSS``, ``VmHWM``), in KiB; 0 when the process is gone."""
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith(field + ":"):
+                return int(line.split()[1])
+    except (OSError, ValueError):
+        return 0
+    return 0
+
+
+def descendants(pid: int) -> list[int]:
+    """Ids of the process' children, grandchildren…, from ``/proc/<pid>/task/*/children``."""
+    out: list[int] = []
+    stack = [pid]
+    while stack:
+        parent = stack.pop()
+        for task in Path(f"/proc/{parent}/task").glob("*"):
+            with contextlib.suppress(OSError):
+                kids = [int(k) for k in (task / "children").read_text().split()]
+                out.extend(kids)
+                stack.extend(kids)
+    return out
+
+
+def reset_peak(pid: int) -> bool:
+    """Reset the process' ``VmHWM`` to its current RSS (``echo 5 > clear_refs``); False when refused."""
+    try:
+        Path(f"/proc/{pid}/clear_refs").write_text("5")
+    except OSError:
+        return False
+    return True
+
+
+@dataclass
+class Phase:
+    """One measured phase: its name, seconds, RSS before/peak/after (KiB) and the children's peak (KiB)."""
+
+    name: str
+    seconds: float
+    before_kib: int
+    peak_kib: int
+    after_kib: int
+    children_peak_kib: int
+    note: str = ""
+
+
+class Sampler:
+    """Samples the service's ``VmRSS`` and its children's summed ``VmRSS`` every 50 ms while running."""
+
+    def __init__(self, pid: int) -> None:
+        self.pid = pid
+        self.peak_kib = 0
+        self.children_peak_kib = 0
+        self._task: asyncio.Task[None] | None = None
+
+    async def _run(self) -> None:
+        while True:
+            self.peak_kib = max(self.peak_kib, status_kib(self.pid, "VmRSS"))
+            kids = sum(status_kib(k, "VmRSS") for k in descendants(self.pid))
+            self.children_peak_kib = max(self.children_peak_kib, kids)
+            await asyncio.sleep(SAMPLE_S)
+
+    async def __aenter__(self) -> Sampler:
+        self._task = asyncio.create_task(self._run())
+        return self
+
+    async def __aexit__(self, *_exc: object) -> None:
+        assert self._task is not None
+        self._task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await self._task
+
+
+async def measure(pid: int, name: str, work: Coroutine[Any, Any, str]) -> Phase:
+    """Run ``work`` (a coroutine returning a note) as one phase of the service ``pid``; return its
+    figures."""
+    before = status_kib(pid, "VmRSS")
+    hwm_reset = reset_peak(pid)
+    start = time.perf_counter()
+    async with Sampler(pid) as sampler:
+        note = await work
+    seconds = time.perf_counter() - start
+    peak = max(sampler.peak_kib, status_kib(pid, "VmHWM") if hwm_reset else 0)
+    await asyncio.sleep(1.0)  # what the phase left behind once its tasks are gone
+    after = status_kib(pid, "VmRSS")
+    return Phase(name, seconds, before, peak, after, sampler.children_peak_kib, note)
+
+
+async def clicks(url: str, n: int) -> str:
+    """``n`` concurrent fast click interpretations; a note with the failures and the p99 time to first
+    event."""
+    requests = [
+        {"method": "POST", "path": "/api/interpret/click/tun", "json": body}
+        for body in await _tunnel_bodies(n)
+    ]
+    wall, results = await load_in_process(url, requests, concurrency=n, timeout_s=170)
+    s = summarise(wall, results)
+    failed = f"{s.errors} failed {s.error_kinds}" if s.errors else "0 failed"
+    return f"{failed}, TTFE p99 {s.ttfe_p99_ms:,.0f} ms"
+
+
+async def _tunnel_bodies(n: int) -> list[dict[str, str]]:
+    """Request bodies for ``n`` fast clicks on the demo mine's tunnels in turn (the subprocess serves the
+    same embedded mine)."""
+    from vent_agent.upstream.demo_mine import DemoMine
+
+    tunnels = await DemoMine().query_tunnel_list()
+    return [
+        {"tun_id": t.tun_id, "tun_name": t.name, "mode": "fast"}
+        for t in (tunnels[i % len(tunnels)] for i in range(n))
+    ]
+
+
+async def review(url: str, pdf: Path) -> str:
+    """One plan review read to its end; a note with the outcome."""
+    request = {
+        "method": "POST",
+        "path": "/api/vent/review/pdf",
+        "file": str(pdf),
+        "form": {"force_refresh": "true"},
+    }
+    _wall, results = await load_in_process(url, [request], concurrency=1, timeout_s=170)
+    r: StreamResult = results[0]
+    return "ok" if r.ok else f"failed: {r.error or r.last_type} (HTTP {r.status})"
+
+
+async def wait_ready(url: str, proc: subprocess.Popen[bytes], timeout_s: float = 120) -> float:
+    """Poll ``/healthz`` until it answers 200; return the seconds it took. Raises RuntimeError when the
+    service exits or does not answer in time."""
+    start = time.perf_counter()
+    async with httpx.AsyncClient(base_url=url, timeout=2) as client:
+        while time.perf_counter() - start < timeout_s:
+            if proc.poll() is not None:
+                raise RuntimeError(f"vent-agent serve exited with {proc.returncode}")
+            with contextlib.suppress(httpx.HTTPError):
+                if (await client.get("/healthz")).status_code == 200:
+                    return time.perf_counter() - start
+            await asyncio.sleep(0.2)
+    raise RuntimeError("vent-agent serve did not answer /healthz in time")
+
+
+def mib(kib: int) -> float:
+    return kib / 1024
+
+
+async def main(args: argparse.Namespace) -> None:
+    exe = Path(sys.executable).with_name("vent-agent")
+    port = free_port()
+    with tempfile.TemporaryDirectory() as tmp:
+        env = {k: v for k, v in os.environ.items() if not k.startswith("VENT_")}
+        env.update(VENT_DATA_DIR=str(Path(tmp) / "data"), VENT_HOST="127.0.0.1", VENT_PORT=str(port))
+        log = (Path(tmp) / "serve.log").open("wb")
+        proc = subprocess.Popen(
+            [str(exe), "serve", "--log-level", "warning"], env=env, stdout=log, stderr=log
+        )
+        url = f"http://127.0.0.1:{port}"
+        try:
+            ready_s = await wait_ready(url, proc)
+            await asyncio.sleep(2.0)
+            idle = status_kib(proc.pid, "VmRSS")
+            startup_peak = status_kib(proc.pid, "VmHWM")
+            phases = [
+                await measure(proc.pid, f"{args.clicks} concurrent fast clicks", clicks(url, args.clicks))
+            ]
+            for pdf in args.pdfs:
+                phases.append(await measure(proc.pid, f"review of {pdf.name}", review(url, pdf)))
+        finally:
+            proc.terminate()
+            try:
+                proc.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+            log.close()
+        errors = [
+            ln for ln in (Path(tmp) / "serve.log").read_text(errors="replace").splitlines() if " ERROR " in ln
+        ]
+    rows: list[tuple[object, ...]] = [
+        (
+            "idle, after start-up (baseline)",
+            f"{ready_s:.1f}",
+            "",
+            mib(idle),
+            "",
+            "1.00×",
+            "",
+            f"start-up peak {mib(startup_peak):.0f} MiB; s = time to /healthz",
+        ),
+    ]
+    for p in phases:
+        rows.append(
+            (
+                p.name,
+                f"{p.seconds:.1f}",
+                mib(p.before_kib),
+                mib(p.peak_kib),
+                mib(p.after_kib),
+                f"{p.peak_kib / idle:.2f}×",
+                mib(p.children_peak_kib) if p.children_peak_kib else "–",
+                p.note,
+            )
+        )
+    print_table(
+        "RSS of `vent-agent serve` (MiB; VmRSS/VmHWM from /proc; peak/idle as the ratio)",
+        ["phase", "s", "RSS before", "peak", "RSS after", "peak/idle", "children peak", "note"],
+        rows,
+    )
+    if errors:
+        print(f"{len(errors)} ERROR lines in the service's log, first: {errors[0][:300]}")
+
+
+def parse_args() -> argparse.Namespace:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("pdfs", nargs="*", type=Path, default=DEFAULT_PDFS, help="plans to review")
+    parser.add_argument("--clicks", type=int, default=100, help="concurrent click streams")
+    args = parser.parse_args()
+    missing = [p for p in args.pdfs if not p.is_file()]
+    if missing:
+        parser.error(f"missing PDF: {missing}")
+    return args
+
+
+if __name__ == "__main__":
+    asyncio.run(main(parse_args()))
