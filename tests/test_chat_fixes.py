@@ -160,3 +160,25 @@ async def test_a_hanging_model_ends_at_the_run_time_out(tmp_path) -> None:  # ty
     notice = [e for e in events if e.get("notice") == "run_timeout"]
     assert notice and events[-1]["type"] == "done"
     assert "思考中" in "".join(e["content"] for e in events if e["type"] == "token")  # the partial answer stays
+
+
+async def test_rule_based_text_is_never_cut_by_the_citation_check(app, client: httpx.AsyncClient) -> None:
+    for tun_id in ("15216-GZM", "15216"):
+        r = await client.post("/api/interpret/click/tun", json={"tun_id": tun_id, "tun_name": "x", "mode": "fast"})
+        events = parse_spec_stream(r.text)
+        refs = next(e for e in events if e["type"] == "references")
+        assert "content" not in refs and refs["warnings"] == []
+
+
+async def test_a_failed_review_in_chat_says_so(app, client: httpx.AsyncClient) -> None:
+    use_model(app, None)
+    r = await client.post(
+        "/api/chat",
+        data={"message": "帮我审查"},
+        files={"file": ("t.pdf", b"%PDF-1.4\n1 0 obj\n<<", "application/pdf")},
+        headers=TOKEN,
+    )
+    events = parse_spec_stream(r.text)
+    done = next(e for e in events if e["type"] == "agent_done" and e.get("agent") == "配风计划审查")
+    assert "失败" in done["message"] and events[-1]["message"] == "审查失败"
+    assert "error" in types(events)

@@ -81,3 +81,16 @@ async def test_unknown_report_and_finding_are_404(app, client: httpx.AsyncClient
     report_id, _ = await review(client, plan_b_pdf)
     assert (await client.get(f"/api/reports/{report_id}/findings/999/trace")).status_code == 404
     assert (await client.get(f"/api/reports/{report_id}/findings/0/trace")).status_code == 400
+
+
+async def test_trace_numbers_are_the_report_table_numbers(app, client: httpx.AsyncClient, plan_b_pdf) -> None:
+    from reports.content import sorted_findings  # noqa: F401  (the report's order)
+
+    report_id, events = await review(client, plan_b_pdf)
+    prov = (await client.get(f"/api/reports/{report_id}/provenance")).json()
+    markdown = "".join(e["content"] for e in events if e["type"] == "token")
+    table = markdown.split("## 二、问题清单")[1].split("## 三")[0]
+    rows = [ln for ln in table.splitlines() if ln.startswith("| ") and ln.split("|")[1].strip().isdigit()]
+    for row, f in zip(rows, prov["findings"], strict=True):
+        assert int(row.split("|")[1]) == f["index"]
+        assert (f["location"] or "全矿") in row or f["location"] is None

@@ -75,3 +75,33 @@ async def test_a_run_whose_done_cannot_be_logged_still_ends(manager: RunManager,
 
 async def _collect(manager: RunManager, run_id: str) -> list:
     return [ev async for ev in manager.subscribe(run_id, 0)]
+
+
+async def test_cancelling_twice_still_records_the_cancellation(manager: RunManager) -> None:
+    """A second cancel arriving while the run writes its error and done must not abort them (a run was
+    left "running" for ever when the broker's cancel and the flag poll both hit it)."""
+    started = asyncio.Event()
+
+    async def body(em):  # type: ignore[no-untyped-def]
+        started.set()
+        await asyncio.sleep(30)
+
+    run_id = await manager.start("click_tun", body)
+    await started.wait()
+    original = manager.append_event
+    in_close = asyncio.Event()
+
+    async def slow_append(run_id_, seq, payload):  # type: ignore[no-untyped-def]
+        if payload.get("type") == "error":
+            in_close.set()
+            await asyncio.sleep(0.2)  # the close is under way when the second cancel lands
+        await original(run_id_, seq, payload)
+
+    manager.append_event = slow_append  # type: ignore[method-assign]
+    assert await manager.cancel(run_id)
+    await in_close.wait()
+    assert await manager.cancel(run_id)  # the second request
+    await asyncio.wait_for(manager.wait(run_id), 5)
+    run = await manager.get(run_id)
+    assert run is not None and run.status == "cancelled"
+    assert [e.type for e in await manager.events_after(run_id, 0)][-2:] == ["error", "done"]

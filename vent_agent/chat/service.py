@@ -50,6 +50,7 @@ INTERRUPT = "__interrupt__"
 """The checkpoint channel of pending interrupts (langgraph keeps the constant private since 1.0)."""
 
 REVIEW_AGENT = "配风计划审查"
+REVIEW_FAILED = "配风计划审查失败"
 NO_MODEL = "未配置对话模型（VENT_MODELS），暂时无法对话；配风计划审查（上传 PDF）仍可使用"
 
 
@@ -131,12 +132,13 @@ async def _build_graph(state: AppState, em: Emitter, turn: ChatTurn, mode: str, 
         )
         summary = await review_run(em, state, req, turn.base_url, turn.session.id, final=False)
         ms = int((time.monotonic() - started) * 1000)
+        failed = summary.startswith(REVIEW_FAILED)
         await em.emit(
             "agent_done",
             agent=REVIEW_AGENT,
             cn_agent=REVIEW_AGENT,
             duration_ms=ms,
-            message=f"「{REVIEW_AGENT}」完成（{ms}ms）",
+            message=f"「{REVIEW_AGENT}」{'失败' if failed else '完成'}（{ms}ms）",
         )
         return summary
 
@@ -285,7 +287,8 @@ async def finish_turn(state: AppState, em: Emitter, turn: ChatTurn, mapper: Stre
         if suggestions:
             await em.emit("suggestions", suggestions=suggestions, message="您可能还想问")
     await _store_turn(state, em, turn)
-    await em.emit("done", **_done_fields(turn.session.id, turn.thread_id), message="对话完成")
+    message = "审查失败" if mapper.review_failed(REVIEW_FAILED) else "对话完成"
+    await em.emit("done", **_done_fields(turn.session.id, turn.thread_id), message=message)
 
 
 async def _store_turn(state: AppState, em: Emitter, turn: ChatTurn) -> None:

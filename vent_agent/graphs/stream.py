@@ -68,6 +68,7 @@ class StreamMapper:
     citations: Any = None
     failure: str | None = None
     model_name: str = "unknown"
+    review_summary: str = ""
     _started: dict[str, float] = field(default_factory=dict)
     _first_token: float | None = None
     done_tool_calls: set[str] = field(default_factory=set)
@@ -100,6 +101,10 @@ class StreamMapper:
         elif mode == "updates":
             for node, update in data.items():
                 await self._update(node, update)
+
+    def review_failed(self, marker: str) -> bool:
+        """True when the turn's review node answered with a failure (its summary starts with ``marker``)."""
+        return self.review_summary.startswith(marker)
 
     def _time_task(self, data: dict[str, Any]) -> None:
         """Model and tool latency for ``/metrics``, from the ``tasks`` stream's start and end."""
@@ -134,6 +139,8 @@ class StreamMapper:
         if not isinstance(update, dict):
             return
         messages = update.get("messages") or []
+        if node == "review":
+            self.review_summary = "".join(str(getattr(m, "content", "")) for m in messages)
         if node == "model":
             for msg in messages:
                 if isinstance(msg, AIMessage):

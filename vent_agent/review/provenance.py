@@ -31,6 +31,7 @@ from pydantic import BaseModel, Field
 
 from calc import CATALOG, PARAMS
 from calc.result import Coefficient
+from reports.content import sorted_findings
 from vent_agent.documents.pdf_text import ExtractedPdf
 from vent_agent.kb.search import KnowledgeBase
 from vent_agent.review.findings import Evidence, Finding
@@ -144,7 +145,7 @@ def build_record(
         reference_calls=result.reference_calls,
         tasks=tasks_from_events(events),
         artifacts=artifacts,
-        findings=result.findings,
+        findings=sorted_findings(result),  # numbered as in the report's findings table
         recalcs=result.recalcs,
     )
 

@@ -383,7 +383,10 @@ class RunManager:
         if task is None or task.done():
             return False
         if run_id in self._started:
-            task.cancel()
+            # once only: a second cancel (the broker's message, then the flag poll) landing while the
+            # run records its cancellation would abort that and leave the run "running" for ever
+            if task.cancelling() == 0:
+                task.cancel()
         else:  # a task cancelled before its first step would never record the cancellation
             self._cancel_before_start.add(run_id)
         return True
