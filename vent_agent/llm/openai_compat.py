@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 
+import httpx
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessageChunk, BaseMessage, HumanMessage, SystemMessage
 
@@ -31,6 +32,8 @@ def make_interpret_model(settings: Settings) -> BaseChatModel | None:
         streaming=True,
         stream_usage=True,
         timeout=settings.llm_timeout_s,
+        # its own client: langchain-openai's shared default client stays bound to the first event loop
+        http_async_client=httpx.AsyncClient(timeout=settings.llm_timeout_s),
         max_retries=1,
         temperature=0.2,
         use_responses_api=False,

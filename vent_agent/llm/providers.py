@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import httpx
 from langchain_core.language_models import BaseChatModel
 
 from vent_agent.llm.compat import VentChatDeepSeek, VentChatOpenAI
@@ -35,6 +36,8 @@ def build_chat_model(config: ModelConfig, level: str, *, streaming: bool = True)
         "base_url": config.base_url,
         "api_key": config.api_key or "not-needed",
         "timeout": config.timeout_s,
+        # its own client: langchain-openai's shared default client stays bound to the first event loop
+        "http_async_client": httpx.AsyncClient(timeout=config.timeout_s),
         "max_retries": MAX_RETRIES,
         "streaming": streaming,
         "stream_usage": True,
