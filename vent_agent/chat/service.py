@@ -35,6 +35,7 @@ from vent_agent.graphs.dialogue import AGENT_NAME, APPROVAL_MESSAGE, build_dialo
 from vent_agent.graphs.prompts import system_prompt
 from vent_agent.graphs.stream import StreamMapper
 from vent_agent.graphs.supervisor import DIALOGUE, REVIEW, build_supervisor, wants_review
+from vent_agent.llm.chunks import model_name
 from vent_agent.llm.usage import context_breakdown
 from vent_agent.runs.manager import Emitter
 from vent_agent.sessions import store
@@ -97,11 +98,6 @@ async def _no_review(_attachment: dict[str, Any]) -> str:  # pragma: no cover - 
 
 def _done_fields(turn_session: str, thread_id: str) -> dict[str, Any]:
     return {"session_id": turn_session, "thread_id": thread_id}
-
-
-def _model_name(model: Any) -> str:
-    """The model's name for metrics (its endpoint model id, else its class)."""
-    return str(getattr(model, "model_name", None) or getattr(model, "model", None) or type(model).__name__)
 
 
 async def _context(state: AppState, turn: ChatTurn, run_id: str, citations: Any = None) -> AgentContext:
@@ -180,7 +176,7 @@ async def stream_graph(
     """Run the supervisor on ``graph_input`` (new messages or a resume Command) and stream its events.
     Emits agent_start/agent_done around the dialogue agent; applies the run time-out."""
     graph = await _build_graph(state, em, turn, mode, model)
-    mapper = StreamMapper(em.emit, model_name=_model_name(model))
+    mapper = StreamMapper(em.emit, model_name=model_name(model))
     mapper.citations = new_citations(state)
     mapper.done_tool_calls = await replay_retrievals(
         graph, graph_config(turn.session.id, turn.thread_id), mapper.citations

@@ -21,6 +21,7 @@ from langchain_core.messages import HumanMessage
 from langchain_core.tools import BaseTool
 
 from vent_agent.graphs.stream import StreamMapper
+from vent_agent.llm.chunks import model_name
 from vent_agent.runs.manager import Emitter
 from vent_agent.tools.context import AgentContext
 
@@ -92,9 +93,7 @@ async def interpret_with_agent(
         context_schema=AgentContext,
         name=AGENT_NAME,
     )
-    mapper = StreamMapper(
-        em.emit, source="main", model_name=str(getattr(model, "model_name", None) or type(model).__name__)
-    )
+    mapper = StreamMapper(em.emit, source="main", model_name=model_name(model))
     try:
         async for item in agent.astream(
             {"messages": [HumanMessage(content=target.request_text())]},

@@ -48,3 +48,8 @@ def content_text(message: BaseMessage) -> str:
         for part in content
         if isinstance(part, str) or (isinstance(part, dict) and part.get("type", "text") == "text")
     )
+
+
+def model_name(model: object) -> str:
+    """A chat model's name for metrics and logs: its endpoint model id, else its class name."""
+    return str(getattr(model, "model_name", None) or getattr(model, "model", None) or type(model).__name__)
