@@ -44,7 +44,8 @@ from fastapi import FastAPI
 from sse_starlette import EventSourceResponse, ServerSentEvent
 
 from vent_agent.api.sse import SSE_HEADERS, run_stream
-from vent_agent.runs.manager import Emitter, RunManager
+from vent_agent.runs.emitter import Emitter
+from vent_agent.runs.manager import RunManager
 from vent_agent.store.db import Database
 
 PG_ADMIN_URL = "postgresql://postgres@127.0.0.1:5432/test"

@@ -22,7 +22,7 @@ from vent_agent.observability import metrics
 from vent_agent.observability.context import bound
 from vent_agent.observability.logging import configure_logging
 from vent_agent.observability.readiness import readiness_registry
-from vent_agent.runs.manager import Emitter
+from vent_agent.runs.emitter import Emitter
 from vent_agent.settings import Settings
 from vent_agent.store.db import Database, migrations_head
 

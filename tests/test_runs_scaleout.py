@@ -32,8 +32,9 @@ from tests.pg import (  # noqa: F401  (fixtures)
 from vent_agent.runs.broker import InProcessBroker
 from vent_agent.runs.broker_pg import PgNotifyBroker
 from vent_agent.runs.broker_redis import RedisBroker
+from vent_agent.runs.emitter import Emitter
 from vent_agent.runs.lifecycle import make_broker, open_runs
-from vent_agent.runs.manager import Emitter, RunManager
+from vent_agent.runs.manager import RunManager
 from vent_agent.runs.retention import RetentionSweep
 from vent_agent.runs.tables import RunWorkerRow, WorkerRow
 from vent_agent.runs.workers import WorkerHeartbeat, new_worker_id

@@ -20,7 +20,8 @@ from vent_agent.api.sessions import session_of
 from vent_agent.api.sse import run_stream
 from vent_agent.chat.service import ChatTurn, chat_run, pending_interrupt, resume_run, thread_exists
 from vent_agent.documents.upload import UploadRejected, save_pdf_upload
-from vent_agent.runs.manager import Emitter, RunBody
+from vent_agent.runs.emitter import Emitter
+from vent_agent.runs.manager import RunBody
 from vent_agent.sessions import store
 from vent_agent.state import AppState
 

@@ -32,7 +32,7 @@ from vent_agent.interpret.facts import gather_device_facts, gather_tunnel_facts
 from vent_agent.interpret.prompt import build_messages
 from vent_agent.interpret.render import chunk_text, render_interpretation
 from vent_agent.llm.openai_compat import stream_text
-from vent_agent.runs.manager import Emitter
+from vent_agent.runs.emitter import Emitter
 from vent_agent.skills import CLICK_INTERPRET
 from vent_agent.state import AppState
 from vent_agent.tools.context import AgentContext

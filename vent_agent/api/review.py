@@ -19,7 +19,7 @@ from vent_agent.review.pipeline import ReviewFailed, ReviewRequest, review_plan
 from vent_agent.review.provenance import Artifact, build_record, save_record
 from vent_agent.review.publish import PublishedReport, publish_docx, stream_markdown
 from vent_agent.review.result import ReviewResult
-from vent_agent.runs.manager import Emitter
+from vent_agent.runs.emitter import Emitter
 from vent_agent.state import AppState
 
 router = APIRouter(prefix="/api/vent/review", tags=["review"])

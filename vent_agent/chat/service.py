@@ -37,7 +37,7 @@ from vent_agent.graphs.stream import StreamMapper
 from vent_agent.graphs.supervisor import DIALOGUE, REVIEW, build_supervisor, wants_review
 from vent_agent.llm.chunks import model_name
 from vent_agent.llm.usage import context_breakdown
-from vent_agent.runs.manager import Emitter
+from vent_agent.runs.emitter import Emitter
 from vent_agent.sessions import store
 from vent_agent.sessions.fold import fold_events, turn_extra
 from vent_agent.sessions.threads import graph_config

@@ -22,7 +22,7 @@ from langchain_core.tools import BaseTool
 
 from vent_agent.graphs.stream import StreamMapper
 from vent_agent.llm.chunks import model_name
-from vent_agent.runs.manager import Emitter
+from vent_agent.runs.emitter import Emitter
 from vent_agent.tools.context import AgentContext
 
 log = logging.getLogger(__name__)

@@ -19,7 +19,7 @@ import json
 import logging
 import secrets
 from collections.abc import AsyncIterator, Awaitable, Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
@@ -32,6 +32,7 @@ from tenacity import AsyncRetrying, retry_if_exception, stop_after_delay, wait_r
 from vent_agent.observability import metrics
 from vent_agent.observability.context import bind_run
 from vent_agent.runs.broker import InProcessBroker
+from vent_agent.runs.emitter import Emitter
 from vent_agent.runs.tables import RunWorkerRow
 from vent_agent.runs.workers import new_worker_id
 from vent_agent.store.db import Database
@@ -44,7 +45,6 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 TERMINAL = {"done", "failed", "cancelled"}
-TOKEN_MERGE_S = 0.05
 LOST_MESSAGE = "处理该请求的服务实例异常退出，运行已中断，请重试"
 
 
@@ -59,67 +59,6 @@ class StoredEvent:
 
 class RunCancelled(Exception):
     """Raised inside a run's task when the run was cancelled."""
-
-
-@dataclass
-class Emitter:
-    """Appends a run's events to the log. Consecutive ``token`` events of one source are merged for at
-    most 50 ms before they are numbered (never after)."""
-
-    manager: RunManager
-    run_id: str
-    seq: int = 0
-    _pending: dict[str, Any] | None = None
-    _pending_at: float = 0.0
-    _lock: asyncio.Lock = field(default_factory=asyncio.Lock)
-    _timer: asyncio.Task[None] | None = None
-    saw_done: bool = False
-    saw_error: bool = False
-
-    async def emit(self, type_: str, **fields: Any) -> None:
-        """Append one event ``{"type": type_, **fields}``."""
-        payload = {"type": type_, **fields}
-        async with self._lock:
-            loop = asyncio.get_running_loop()
-            if type_ == "token":
-                p = self._pending
-                if p is not None and p.get("source") == payload.get("source"):
-                    p["content"] += payload.get("content", "")
-                    if loop.time() - self._pending_at >= TOKEN_MERGE_S:
-                        await self._flush()
-                    return
-                await self._flush()
-                self._pending = payload
-                self._pending_at = loop.time()
-                self._timer = asyncio.create_task(self._flush_later())
-                return
-            await self._flush()
-            await self._append(payload)
-            if type_ == "done":
-                self.saw_done = True
-            elif type_ == "error":
-                self.saw_error = True
-
-    async def _flush_later(self) -> None:
-        await asyncio.sleep(TOKEN_MERGE_S)
-        async with self._lock:
-            await self._flush()
-
-    async def flush(self) -> None:
-        """Write a pending merged token event, if any."""
-        async with self._lock:
-            await self._flush()
-
-    async def _flush(self) -> None:
-        if self._pending is not None:
-            pending, self._pending = self._pending, None
-            await self._append(pending)
-
-    async def _append(self, payload: dict[str, Any]) -> None:
-        seq = self.seq + 1
-        payload = {**payload, "seq": seq, "run_id": self.run_id}
-        await self.manager.append_event(self.run_id, seq, payload)
-        self.seq = seq  # advanced once logged: last_seq never names an event missing from the log
 
 
 RunBody = Callable[[Emitter], Awaitable[None]]
