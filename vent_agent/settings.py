@@ -61,12 +61,19 @@ class Settings(BaseSettings):
 
     ocr_engine: Literal["rapidocr", "paddle", "none"] = "rapidocr"
     ocr_concurrency: int = 1
+    ocr_isolation: Literal["process", "thread"] = Field(
+        default="process", description="process: OCR in recycled worker processes (memory given back)"
+    )
+    ocr_worker_max_pages: int = Field(default=25, description="An OCR worker process is replaced after this")
+    ocr_worker_idle_s: float = Field(default=10.0, description="OCR worker processes exit after this idle, s")
     ocr_max_render_px: int = Field(default=4000, description="Cap on a rendered page's longer side, px")
     paddle_model_dir: Path | None = Field(default=None, description="Local PaddleOCR model directory")
 
     # Reference data of the review (MCP). Unset: the project's own MCP server over the demo mine.
     mcp_url: str | None = None
-    reference_dir: Path | None = Field(default=None, description="Reference data as files (docs/REFERENCE_DATA.md)")
+    reference_dir: Path | None = Field(
+        default=None, description="Reference data as files (docs/REFERENCE_DATA.md)"
+    )
 
     # Knowledge base: regulation files beyond the shipped text
     kb_dir: Path | None = None
@@ -119,9 +126,12 @@ class Settings(BaseSettings):
 
     # Scale-out
     redis_url: str | None = None
-    worker_heartbeat_s: float = Field(default=5.0, description="How often a worker refreshes its heartbeat, s")
+    worker_heartbeat_s: float = Field(
+        default=5.0, description="How often a worker refreshes its heartbeat, s"
+    )
     worker_dead_after_s: float = Field(
-        default=20.0, description="A worker whose heartbeat is older than this is dead; its runs are failed, s"
+        default=20.0,
+        description="A worker whose heartbeat is older than this is dead; its runs are failed, s",
     )
     log_format: Literal["plain", "json"] = "plain"
     log_level: str = "INFO"
