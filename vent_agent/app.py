@@ -13,6 +13,7 @@ from fastapi.middleware.cors import CORSMiddleware
 
 from vent_agent.api import chat, health, interpret, model, reports, review, runs, sessions, skills
 from vent_agent.api.errors import install_error_handlers
+from vent_agent.api.uploads import ChineseBodyLimit
 from vent_agent.auth import make_user_service
 from vent_agent.graphs.checkpoint import open_checkpointer
 from vent_agent.kb.search import get_knowledge_base
@@ -27,6 +28,9 @@ from vent_agent.store.db import Database
 from vent_agent.upstream import close_source, make_source
 
 log = logging.getLogger(__name__)
+
+MULTIPART_OVERHEAD = 1 << 20
+"""Bytes allowed on top of ``max_upload_mb`` for an upload's other form fields and multipart framing."""
 
 
 def create_app(settings: Settings | None = None) -> FastAPI:
@@ -61,7 +65,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         # the knowledge base's index is built once per process; build it now, not on the first question
         await asyncio.to_thread(get_knowledge_base(settings.kb_dir, settings.regulation_edition).index)
         if not state.models.available:
-            log.warning("no chat model configured (VENT_MODELS / VENT_LLM_*): chat answers with an error event")
+            log.warning(
+                "no chat model configured (VENT_MODELS / VENT_LLM_*): chat answers with an error event"
+            )
         if state.interpret_model is None:
             log.warning("no language model configured (VENT_LLM_*): interpretations are rule-based")
         log.info("vent-agent ready: data dir %s, database %s", settings.data_dir, db.url.split("///")[0])
@@ -90,6 +96,11 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             max_age=600,
         )
     install_error_handlers(app)
-    for module in (health, interpret, review, reports, runs, chat, sessions, model, skills):
-        app.include_router(module.router)
+    upload_limit = (settings.max_upload_mb << 20) + MULTIPART_OVERHEAD
+    json_limit = settings.max_json_body_kb << 10
+    app.add_middleware(ChineseBodyLimit, json_limit=json_limit, upload_limit=settings.max_upload_mb << 20)
+    for module in (health, interpret, reports, runs, sessions, model):
+        app.include_router(module.router, max_body_size=json_limit)
+    for module in (review, chat, skills):  # multipart uploads
+        app.include_router(module.router, max_body_size=upload_limit)
     return app

@@ -56,6 +56,16 @@ class Settings(BaseSettings):
 
     # Uploads and review
     max_upload_mb: int = 30
+    max_upload_disk_mb: int = Field(
+        default=4096, description="Cap on the disk all uploads may use (507 when full); 0: no cap"
+    )
+    upload_retention_hours: float = Field(
+        default=168.0,
+        description="Uploads, reports and provenance of reviews outside a session are deleted after this, h",
+    )
+    max_json_body_kb: int = Field(
+        default=1024, description="Body size limit of JSON requests (413 above), KiB"
+    )
     max_pdf_pages: int = 200
     review_concurrency: int = 2
 

@@ -11,18 +11,20 @@ from sse_starlette import EventSourceResponse
 
 from reports.labels import severity_label
 from vent_agent.api.deps import StateDep, public_base_url
-from vent_agent.api.errors import ApiError
+from vent_agent.api.review_upload import review_done_fields, review_session, save_review_upload
 from vent_agent.api.sse import run_stream
-from vent_agent.documents.upload import UploadRejected, save_pdf_upload, sha256_file
+from vent_agent.api.uploads import UploadRoute
+from vent_agent.documents.upload import sha256_file
 from vent_agent.review.findings import Severity
 from vent_agent.review.pipeline import ReviewFailed, ReviewRequest, review_plan
 from vent_agent.review.provenance import Artifact, build_record, save_record
 from vent_agent.review.publish import PublishedReport, publish_docx, stream_markdown
 from vent_agent.review.result import ReviewResult
+from vent_agent.review.session_turns import record_review_answer, record_review_request
 from vent_agent.runs.emitter import Emitter
 from vent_agent.state import AppState
 
-router = APIRouter(prefix="/api/vent/review", tags=["review"])
+router = APIRouter(prefix="/api/vent/review", tags=["review"], route_class=UploadRoute)
 
 SESSION_ID_PATTERN = r"^[A-Za-z0-9._:-]{1,128}$"
 """Session ids travel in the ``X-Session-Id`` header: printable ASCII without separators."""
@@ -125,22 +127,28 @@ async def review_pdf(
     message: Annotated[str | None, Form(max_length=4000)] = None,
     force_refresh: Annotated[bool, Form()] = False,
 ) -> EventSourceResponse:
-    """Save and sniff the upload (400 not a PDF or empty, 413 too large), then stream the review."""
-    try:
-        saved = await save_pdf_upload(file, state.settings.uploads_dir, state.settings.max_upload_mb << 20)
-    except UploadRejected as exc:
-        raise ApiError(exc.status, exc.message) from exc
+    """Save and sniff the upload (400 not a PDF or empty, 413 too large, 507 upload disk full), then
+    stream the review. ``session_id`` must be the caller's own session (401 without ``x-access-token``,
+    404 unknown or another user's); the review then joins that session's history."""
+    session = await review_session(request, state, session_id)
+    uploads_dir = state.settings.uploads_dir / session.id if session else state.settings.uploads_dir
+    saved = await save_review_upload(state, file, uploads_dir)
     req = ReviewRequest(saved.path, saved.sha256, saved.file_name, force_refresh, message)
     base_url = public_base_url(request, state)
+    if session is not None:
+        await record_review_request(state, session, message, saved.file_name)
 
     async def body(em: Emitter) -> None:
         await em.emit("progress", message="正在保存上传的 PDF 文件...", agent="system")
-        await review_run(em, state, req, base_url, session_id)
+        if session is None:
+            await review_run(em, state, req, base_url, None)
+            return
+        summary = await review_run(em, state, req, base_url, session.id, final=False)
+        await record_review_answer(state, em, session, summary)
+        await em.emit("done", **await review_done_fields(state, em, session.id))
 
+    sid = session.id if session else None
     run_id = await state.runs.start(
-        "review",
-        body,
-        session_id=session_id,
-        done_fields=lambda rid: {"session_id": session_id, "thread_id": rid},
+        "review", body, session_id=sid, done_fields=lambda rid: {"session_id": sid, "thread_id": rid}
     )
-    return run_stream(state.runs, run_id, session_id=session_id, ping_s=state.settings.sse_ping_s)
+    return run_stream(state.runs, run_id, session_id=sid, ping_s=state.settings.sse_ping_s)
