@@ -37,7 +37,7 @@ from vent_agent.skills import CLICK_INTERPRET
 from vent_agent.state import AppState
 from vent_agent.tools.context import AgentContext
 from vent_agent.upstream.http_source import UpstreamError
-from vent_agent.upstream.models import NotFoundError
+from vent_agent.upstream.models import DeviceType, NotFoundError
 
 log = logging.getLogger(__name__)
 router = APIRouter(prefix="/api/interpret/click", tags=["interpret"])
@@ -62,7 +62,7 @@ class DeviceClick(_ClickBase):
 
     device_id: str = Field(min_length=1, max_length=128)
     device_name: str = Field(min_length=1, max_length=200)
-    device_type: str = Field(min_length=1, max_length=64)
+    device_type: DeviceType = Field(description="设备类型编码（设备类型字典 get_device_kind_dict）")
 
 
 FactsLoader = Callable[[], Awaitable[object]]

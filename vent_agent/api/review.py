@@ -139,7 +139,12 @@ async def review_pdf(
         await record_review_request(state, session, message, saved.file_name)
 
     async def body(em: Emitter) -> None:
-        await em.emit("progress", message="正在保存上传的 PDF 文件...", agent="system")
+        await em.emit(
+            "progress",
+            message=f"正在保存上传的 PDF 文件《{req.file_name}》...",
+            agent="system",
+            file_name=req.file_name,
+        )
         if session is None:
             await review_run(em, state, req, base_url, None)
             return
