@@ -10,6 +10,8 @@ from contextlib import AsyncExitStack, asynccontextmanager
 
 from fastapi import FastAPI
 from fastapi.middleware.cors import CORSMiddleware
+from sqlalchemy.engine import make_url
+from sqlalchemy.exc import ArgumentError
 
 from vent_agent.api import chat, health, interpret, model, reports, review, runs, sessions, skills
 from vent_agent.api.errors import install_error_handlers
@@ -31,6 +33,14 @@ log = logging.getLogger(__name__)
 
 MULTIPART_OVERHEAD = 1 << 20
 """Bytes allowed on top of ``max_upload_mb`` for an upload's other form fields and multipart framing."""
+
+
+def masked_url(url: str) -> str:
+    """A database URL for the log: whole, its password replaced by ``***``."""
+    try:
+        return make_url(url).render_as_string(hide_password=True)
+    except ArgumentError:
+        return "<unparseable database URL>"
 
 
 def create_app(settings: Settings | None = None) -> FastAPI:
@@ -70,7 +80,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             )
         if state.interpret_model is None:
             log.warning("no language model configured (VENT_LLM_*): interpretations are rule-based")
-        log.info("vent-agent ready: data dir %s, database %s", settings.data_dir, db.url.split("///")[0])
+        log.info("vent-agent ready: data dir %s, database %s", settings.data_dir, masked_url(db.url))
         try:
             yield
         finally:
