@@ -15,6 +15,7 @@ from sqlalchemy.exc import ArgumentError
 
 from vent_agent.api import chat, health, interpret, model, reports, review, runs, sessions, skills
 from vent_agent.api.errors import install_error_handlers
+from vent_agent.api.openapi import install_openapi
 from vent_agent.api.uploads import ChineseBodyLimit
 from vent_agent.auth import make_user_service
 from vent_agent.graphs.checkpoint import open_checkpointer
@@ -106,6 +107,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             max_age=600,
         )
     install_error_handlers(app)
+    install_openapi(app)
     upload_limit = (settings.max_upload_mb << 20) + MULTIPART_OVERHEAD
     json_limit = settings.max_json_body_kb << 10
     app.add_middleware(ChineseBodyLimit, json_limit=json_limit, upload_limit=settings.max_upload_mb << 20)

@@ -27,7 +27,7 @@ async def review_session(request: Request, state: AppState, session_id: str | No
         return None
     if not request.headers.get("x-access-token"):
         raise ApiError(401, NEEDS_TOKEN)
-    user = await require_user(request, state)
+    user = await require_user(state, request.headers.get("x-access-token"))
     return await session_of(state, user.user_name, session_id)
 
 
