@@ -151,8 +151,11 @@ async def test_cancel_before_the_first_step_is_recorded(manager: RunManager) -> 
     async def body(em):
         ran.append(True)
 
-    run_id = await manager.start("test", body)
-    assert await manager.cancel(run_id)  # no await in between: the task has not started yet
+    starting = asyncio.create_task(manager.start("test", body))
+    await asyncio.sleep(0)  # start() has queued the run and made its task, which has not run yet
+    (run_id,) = manager.local_run_ids
+    assert await manager.cancel(run_id)
+    assert await starting == run_id
     await manager.wait(run_id)
     assert ran == []
     events = await collect(manager, run_id)

@@ -25,23 +25,22 @@ async def manager(tmp_path: Path):  # type: ignore[no-untyped-def]
     await db.close()
 
 
-class FlakyEngine:
-    """The store's engine whose next ``fail`` transactions raise ``error`` when they begin."""
+class Flaky:
+    """The log writer's transactions, of which the next ``fail`` raise ``error`` (nothing written)."""
 
-    def __init__(self, engine, error: Exception, fail: int) -> None:  # type: ignore[no-untyped-def]
-        self.engine, self.error, self.left = engine, error, fail
+    def __init__(self, write_once, error: Exception, fail: int) -> None:  # type: ignore[no-untyped-def]
+        self.write_once, self.error, self.left = write_once, error, fail
 
-    def begin(self):  # type: ignore[no-untyped-def]
+    async def __call__(self, writes):  # type: ignore[no-untyped-def]
         if self.left > 0:
             self.left -= 1
             raise self.error
-        return self.engine.begin()
+        return await self.write_once(writes)
 
 
-def _flaky(manager: RunManager, monkeypatch: pytest.MonkeyPatch, error: Exception, fail: int) -> FlakyEngine:
-    flaky = FlakyEngine(manager.db.engine, error, fail)
-    fake_db = type("FakeDb", (), {"engine": flaky})()
-    monkeypatch.setattr(manager.writer, "db", fake_db)
+def _flaky(manager: RunManager, monkeypatch: pytest.MonkeyPatch, error: Exception, fail: int) -> Flaky:
+    flaky = Flaky(manager.writer._write_once, error, fail)
+    monkeypatch.setattr(manager.writer, "_write_once", flaky)
     return flaky
 
 

@@ -19,7 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy import insert, update
+from sqlalchemy import Connection, bindparam, insert, update
 from sqlalchemy.exc import OperationalError
 from sqlalchemy.exc import TimeoutError as PoolTimeout
 from tenacity import AsyncRetrying, retry_if_exception, stop_after_delay, wait_random_exponential
@@ -121,6 +121,7 @@ class LogWriter:
     def _ensure_started(self) -> asyncio.Queue[Item]:
         if self._queue is None:
             self._queue = asyncio.Queue(self.max_queue)
+
         if self._task is None or self._task.done():
             self._task = asyncio.create_task(self._loop(), name="run-log-writer")
         return self._queue
@@ -135,12 +136,13 @@ class LogWriter:
             self._queued[item.run_id] = item.seq
         await queue.put(item)
 
-    async def create(self, run: dict[str, Any], worker: dict[str, Any]) -> None:
-        """Write a new run's rows; return once committed (raises the store's error otherwise)."""
+    async def create(self, run: dict[str, Any], worker: dict[str, Any]) -> asyncio.Future[bool]:
+        """Queue a new run's rows; return the future that resolves once they are committed (or raises
+        the store's error)."""
         done: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
         self.committed[run["id"]] = 0
         await self.put(CreateItem(run["id"], run, worker, done))
-        await done
+        return done
 
     async def finish(
         self, run_id: str, status: str, error: str | None, last_seq: int, *, closing: bool = False
@@ -240,28 +242,63 @@ class LogWriter:
             done.set_exception(exc)
 
     async def _commit(self, batch: list[Item]) -> list[tuple[FinishItem, bool]]:
-        creates = [i for i in batch if isinstance(i, CreateItem)]
-        finishes = [i for i in batch if isinstance(i, FinishItem)]
         now = utcnow()
-        events = [
-            {"run_id": i.run_id, "seq": i.seq, "type": i.type, "payload": i.data, "created_at": now}
-            for i in batch
-            if isinstance(i, EventItem)
-        ]
+        writes = Writes(
+            runs=[i.run for i in batch if isinstance(i, CreateItem)],
+            workers=[i.worker for i in batch if isinstance(i, CreateItem)],
+            events=[
+                {"run_id": i.run_id, "seq": i.seq, "type": i.type, "payload": i.data, "created_at": now}
+                for i in batch
+                if isinstance(i, EventItem)
+            ],
+            finishes=[
+                {
+                    "b_id": i.run_id,
+                    "b_status": i.status,
+                    "b_error": i.error,
+                    "b_last": i.last_seq,
+                    "b_at": now,
+                }
+                for i in batch
+                if isinstance(i, FinishItem)
+            ],
+        )
         async for attempt in retrying(self.retry_for_s):
             with attempt:
-                async with self.db.engine.begin() as conn:
-                    if creates:
-                        await conn.execute(insert(RUNS), [c.run for c in creates])
-                        await conn.execute(insert(RUN_WORKERS), [c.worker for c in creates])
-                    if events:
-                        await conn.execute(insert(EVENTS), events)
-                    applied = []
-                    for f in finishes:
-                        result = await conn.execute(
-                            update(RUNS)
-                            .where(RUNS.c.id == f.run_id, RUNS.c.status == "running")
-                            .values(status=f.status, error=f.error, finished_at=now, last_seq=f.last_seq)
-                        )
-                        applied.append(result.rowcount == 1)
-        return list(zip(finishes, applied, strict=True))
+                applied = await self._write_once(writes)
+        return list(zip([i for i in batch if isinstance(i, FinishItem)], applied, strict=True))
+
+    async def _write_once(self, writes: Writes) -> list[bool]:
+        """One transaction. (A pysqlite connection in a thread of its own was tried for SQLite: slower,
+        as that thread's Python competes with the event loop for the GIL; aiosqlite's thread runs C.)"""
+        async with self.db.engine.begin() as conn:
+            return await conn.run_sync(apply_writes, writes)
+
+
+@dataclass(slots=True)
+class Writes:
+    """The rows of one transaction: new runs and their worker rows, events, run ends (``b_*`` keys)."""
+
+    runs: list[dict[str, Any]]
+    workers: list[dict[str, Any]]
+    events: list[dict[str, Any]]
+    finishes: list[dict[str, Any]]
+
+
+FINISH = (
+    update(RUNS)
+    .where(RUNS.c.id == bindparam("b_id"), RUNS.c.status == "running")
+    .values(status=bindparam("b_status"), error=bindparam("b_error"), last_seq=bindparam("b_last"))
+    .values(finished_at=bindparam("b_at"))
+)
+
+
+def apply_writes(conn: Connection, writes: Writes) -> list[bool]:
+    """Execute ``writes`` on ``conn`` (inside its transaction): Core ``executemany`` inserts, then one
+    guarded UPDATE per run end; return, per run end, whether the run was still running."""
+    if writes.runs:
+        conn.execute(insert(RUNS), writes.runs)
+        conn.execute(insert(RUN_WORKERS), writes.workers)
+    if writes.events:
+        conn.execute(insert(EVENTS), writes.events)
+    return [conn.execute(FINISH, f).rowcount == 1 for f in writes.finishes]

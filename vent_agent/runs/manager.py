@@ -119,8 +119,9 @@ class RunManager:
         user_name: str | None = None,
         done_fields: Callable[[str], dict[str, Any]] | None = None,
     ) -> str:
-        """Record a run (and this worker as its executor), once committed execute ``body(emitter)`` in
-        the background; return the run id.
+        """Record a run (and this worker as its executor) and execute ``body(emitter)`` in the
+        background; return the run id once the run's rows are committed (raises the store's error when
+        they cannot be).
 
         If ``body`` raises, an ``error`` event (Chinese message) and a ``done`` event are appended and the
         run is marked failed; if it returns without a ``done`` event, one is appended with
@@ -129,17 +130,23 @@ class RunManager:
         run_id = secrets.token_urlsafe(18)
         run = RunRow(id=run_id, kind=kind, session_id=session_id, user_name=user_name).model_dump()
         worker = RunWorkerRow(run_id=run_id, worker_id=self.worker_id).model_dump()
-        await self.writer.create(run, worker)
+        created = await self.writer.create(run, worker)
+        # the body starts now: its first events join the run's rows in the same transaction
         self._tails[run_id] = RunTail(run_id, self.tail_bytes)
         emitter = Emitter(self, run_id)
         self._kinds[run_id] = kind
         self._sessions[run_id] = session_id
-        metrics.run_started(kind)
         task = asyncio.create_task(
             self._execute(run_id, body, emitter, done_fields, session_id), name=f"run-{run_id}"
         )
         self._tasks[run_id] = task
         task.add_done_callback(lambda _t: self._forget(run_id))
+        try:
+            await created
+        except BaseException:  # nothing of the run was written: it never existed
+            task.cancel()
+            raise
+        metrics.run_started(kind)
         return run_id
 
     def _forget(self, run_id: str) -> None:
