@@ -141,6 +141,45 @@ async def test_other_worker_tails_a_run_live_and_misses_nothing(pair: Pair) -> N
     assert seen == (await _collect(pair.a, run_id))[2:]
 
 
+async def test_replay_to_live_handover_under_load_on_both_workers(pair: Pair) -> None:
+    """Several busy runs on A; readers join each at staggered moments from various ``after`` points, on A
+    (in-memory tail, kept small so late readers catch up from the log first) and on B (log + broker):
+    every reader gets exactly the events after its point, in order, as logged."""
+    pair.a.tail_bytes = 4096  # a few dozen events: readers joining late start behind the window
+    bursts, per_burst = 15, 40
+
+    async def body(em: Emitter) -> None:
+        for b in range(bursts):
+            for i in range(per_burst):
+                await em.emit("progress", message=f"burst {b} event {i} " + "风" * 20)
+            await asyncio.sleep(0.01)
+
+    run_ids = [await pair.a.start("click_tun", body) for _ in range(4)]
+    total = bursts * per_burst + 1  # + done
+
+    async def reader(mgr: RunManager, run_id: str, delay_s: float, after: int) -> tuple[int, list[dict]]:
+        await asyncio.sleep(delay_s)
+        got = [ev.payload async for ev in mgr.subscribe(run_id, after)]
+        return after, got
+
+    readers = [
+        reader(mgr, run_id, delay, after)
+        for run_id in run_ids
+        for mgr in (pair.a, pair.b)
+        for delay, after in ((0, 0), (0.03, 0), (0.05, 7), (0.08, 150), (0.12, 0), (0.2, 400))
+    ]
+    results = await asyncio.wait_for(asyncio.gather(*readers), GUARD_S * 2)
+    logs = {run_id: await _collect(pair.b, run_id) for run_id in run_ids}
+    for log_ in logs.values():
+        assert [e["seq"] for e in log_] == list(range(1, total + 1)) and log_[-1]["type"] == "done"
+    for (after, got), (run_id, _mgr, _d) in zip(
+        results,
+        [(r, m, d) for r in run_ids for m in (pair.a, pair.b) for d in range(6)],
+        strict=True,
+    ):
+        assert got == logs[run_id][after:], f"reader after {after} of {run_id}"
+
+
 async def test_cancel_from_the_other_worker(pair: Pair) -> None:
     started = asyncio.Event()
 
