@@ -14,6 +14,7 @@ import calc
 from calc.errors import CalcInputError
 from calc.result import MaxResult
 from vent_agent.documents.plan import AllocationRow, Figure, LocationPlan, MethodStatement, Plan, SourceRef
+from vent_agent.observability import metrics
 from vent_agent.review.arith import close, substituted_value
 from vent_agent.review.findings import Category, Evidence, Finding, Severity
 from vent_agent.review.recompute import Unrecomputable, normalise_name, recompute_location
@@ -449,7 +450,8 @@ async def review_calc(
         result: MaxResult | None = None
         note = ""
         try:
-            result = recompute_location(loc, required_by_loc)
+            with metrics.time_tool(tool):
+                result = recompute_location(loc, required_by_loc)
         except (Unrecomputable, CalcInputError) as exc:
             note = str(exc)
             findings.append(
