@@ -130,17 +130,18 @@ class RunManager:
         run_id = secrets.token_urlsafe(18)
         run = RunRow(id=run_id, kind=kind, session_id=session_id, user_name=user_name).model_dump()
         worker = RunWorkerRow(run_id=run_id, worker_id=self.worker_id).model_dump()
-        created = await self.writer.create(run, worker)
-        # the body starts now: its first events join the run's rows in the same transaction
         self._tails[run_id] = RunTail(run_id, self.tail_bytes)
         emitter = Emitter(self, run_id)
         self._kinds[run_id] = kind
         self._sessions[run_id] = session_id
+        # The body's task is made first, the run's rows then queued: the body runs before the writer
+        # wakes, so its first events join the run's rows in one transaction.
         task = asyncio.create_task(
             self._execute(run_id, body, emitter, done_fields, session_id), name=f"run-{run_id}"
         )
         self._tasks[run_id] = task
         task.add_done_callback(lambda _t: self._forget(run_id))
+        created = await self.writer.create(run, worker)
         try:
             await created
         except BaseException:  # nothing of the run was written: it never existed
