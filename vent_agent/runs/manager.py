@@ -49,6 +49,7 @@ log = logging.getLogger(__name__)
 
 TERMINAL = {"done", "failed", "cancelled"}
 LOST_MESSAGE = "处理该请求的服务实例异常退出，运行已中断，请重试"
+TAIL_LINGER_S = 10.0
 LOG_FAILED_MESSAGE = "运行事件无法写入日志，运行已中断，请重试"
 
 
@@ -157,9 +158,10 @@ class RunManager:
         self._kinds.pop(run_id, None)
         self._sessions.pop(run_id, None)
         self.writer.forget(run_id)
-        tail = self._tails.pop(run_id, None)
-        if tail is not None:  # its end could not be logged: local subscribers stop at what was
+        tail = self._tails.get(run_id)
+        if tail is not None and not tail.ended:  # its end was not logged by this worker: the log says
             tail.end()
+            del self._tails[run_id]
 
     async def _execute(
         self,
@@ -240,11 +242,20 @@ class RunManager:
                 tail.add(stored)
         for type_, count in Counter(ev.type for ev in events).items():
             metrics.event_appended(type_, count)
-        for item, _applied in finished:
-            tail = self._tails.pop(item.run_id, None)
-            if tail is not None:
-                tail.end()
+        for item, applied in finished:
+            tail = self._tails.get(item.run_id)
+            if tail is None:
+                continue
+            tail.end()
+            if applied:  # kept a while for subscribers arriving just after the end
+                asyncio.get_running_loop().call_later(TAIL_LINGER_S, self._drop_tail, item.run_id, tail)
+            else:  # another worker closed the run (taken for dead): the log has its end, not the tail
+                del self._tails[item.run_id]
         self.broker.publish_soon([*runs, *(item.run_id for item, _ in finished if item.run_id not in runs)])
+
+    def _drop_tail(self, run_id: str, tail: RunTail) -> None:
+        if self._tails.get(run_id) is tail:
+            del self._tails[run_id]
 
     def _log_failed(self, run_id: str, exc: BaseException) -> None:
         """A run's writes failed for good: stop its body (its end is then written by :meth:`_finish`)."""
@@ -463,6 +474,8 @@ class RunManager:
         """Delete runs with their events and worker records (session deletion, retention)."""
         if not run_ids:
             return
+        for run_id in run_ids:
+            self._tails.pop(run_id, None)
         async with self.db.session() as s:
             await s.exec(delete(EventRow).where(EventRow.run_id.in_(run_ids)))
             await s.exec(delete(RunWorkerRow).where(RunWorkerRow.run_id.in_(run_ids)))
