@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import sqlite3
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -24,6 +25,7 @@ from sqlalchemy.exc import OperationalError
 from sqlalchemy.exc import TimeoutError as PoolTimeout
 from tenacity import AsyncRetrying, retry_if_exception, stop_after_delay, wait_random_exponential
 
+from vent_agent.runs.sqlite_writer import SqliteTransactions
 from vent_agent.runs.tables import RunWorkerRow
 from vent_agent.store.db import Database
 from vent_agent.store.models import EventRow, RunRow, utcnow
@@ -44,7 +46,8 @@ class RunLogFailed(Exception):
 
 def transient(exc: BaseException) -> bool:
     """SQLite's write lock not obtained in time, or no pooled connection free in time."""
-    return isinstance(exc, PoolTimeout) or (isinstance(exc, OperationalError) and "locked" in str(exc))
+    locked = isinstance(exc, OperationalError | sqlite3.OperationalError) and "locked" in str(exc)
+    return locked or isinstance(exc, PoolTimeout)
 
 
 def retrying(stop_after_s: float = RETRY_FOR_S) -> AsyncRetrying:
@@ -117,10 +120,14 @@ class LogWriter:
     _queue: asyncio.Queue[Item] | None = None
     _task: asyncio.Task[None] | None = None
     _batch_done: asyncio.Event = field(default_factory=asyncio.Event)
+    _sqlite: SqliteTransactions | None = None
 
     def _ensure_started(self) -> asyncio.Queue[Item]:
         if self._queue is None:
             self._queue = asyncio.Queue(self.max_queue)
+        if self._sqlite is None and SqliteTransactions.usable(self.db):
+            tables = {"runs": RUNS, "run_workers": RUN_WORKERS, "run_events": EVENTS}
+            self._sqlite = SqliteTransactions(self.db, FINISH, tables, {"b_at": RUNS.c.finished_at.type})
 
         if self._task is None or self._task.done():
             self._task = asyncio.create_task(self._loop(), name="run-log-writer")
@@ -173,6 +180,9 @@ class LogWriter:
             with contextlib.suppress(asyncio.CancelledError):
                 await self._task
             self._task = None
+        if self._sqlite is not None:
+            self._sqlite.close()
+            self._sqlite = None
 
     async def _loop(self) -> None:
         queue = self._queue
@@ -269,8 +279,10 @@ class LogWriter:
         return list(zip([i for i in batch if isinstance(i, FinishItem)], applied, strict=True))
 
     async def _write_once(self, writes: Writes) -> list[bool]:
-        """One transaction. (A pysqlite connection in a thread of its own was tried for SQLite: slower,
-        as that thread's Python competes with the event loop for the GIL; aiosqlite's thread runs C.)"""
+        """One transaction: on a SQLite file one call to the writer's own thread
+        (:mod:`.sqlite_writer`), elsewhere through the async engine."""
+        if self._sqlite is not None:
+            return await self._sqlite.write(writes)
         async with self.db.engine.begin() as conn:
             return await conn.run_sync(apply_writes, writes)
 
