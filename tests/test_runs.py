@@ -175,3 +175,12 @@ async def test_shutdown_records_every_running_run_as_cancelled(manager: RunManag
     for run_id in (started, fresh):
         assert (await manager.get(run_id)).status == "cancelled"
         assert (await collect(manager, run_id))[-1]["type"] == "done"
+
+
+def test_frames_are_joined_without_cutting_one() -> None:
+    from vent_agent.api.sse import joined
+
+    frames = [b"a" * 300, b"b" * 300, b"c" * 500, b"d" * 2000, b"e" * 10]
+    assert list(joined(frames, 0)) == frames  # the spec's routes: each frame its own write
+    assert list(joined(frames, 1024)) == [b"a" * 300 + b"b" * 300, b"c" * 500, b"d" * 2000, b"e" * 10]
+    assert b"".join(joined(frames, 64 * 1024)) == b"".join(frames)

@@ -5,15 +5,15 @@ the wire), the sequence number inside the JSON; keep-alive pings are comment fra
 naive frontend parser skips. ``GET /api/runs/{id}/events`` adds ``id: <seq>`` lines for standard clients.
 
 The JSON is the string the emitter made once and the log holds (:attr:`StoredEvent.data`); it is framed
-here, never serialised again. Writes: on the spec's routes each frame is its own write (the frontend's
-parser keeps no buffer between reads, and a frame is capped at 1 KiB so that it is not split); on the
-standard route every frame ready at once goes out in one write of at most :data:`JOIN_BYTES` (standard
-clients buffer, so joining only saves work).
+here, never serialised again. Writes: on the spec's routes each frame is its own write
+(:data:`SPEC_WRITE_BYTES` 0): the frontend's parser keeps no buffer between reads, and a frame is capped
+at 1 KiB so that one read brings it whole. On the standard route, whose clients buffer, the frames
+ready at once are joined into writes of at most :data:`STANDARD_WRITE_BYTES`, never cutting a frame.
 """
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterable, Iterator
 
 from sse_starlette import EventSourceResponse, ServerSentEvent
 
@@ -21,7 +21,8 @@ from vent_agent.runs.manager import RunManager
 from vent_agent.runs.tail import StoredEvent
 
 SSE_HEADERS = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
-JOIN_BYTES = 64 * 1024
+SPEC_WRITE_BYTES = 0  # each frame its own write
+STANDARD_WRITE_BYTES = 64 * 1024
 
 
 def _ping() -> ServerSentEvent:
@@ -38,27 +39,27 @@ def standard_frame(ev: StoredEvent) -> bytes:
     return f"id: {ev.seq}\ndata: {ev.data}\n\n".encode()
 
 
-async def spec_frames(manager: RunManager, run_id: str, after: int) -> AsyncIterator[bytes]:
-    """One write per frame, in order."""
-    async for batch in manager.subscribe_batches(run_id, after):
-        for ev in batch:
-            yield spec_frame(ev)
-
-
-async def standard_frames(manager: RunManager, run_id: str, after: int) -> AsyncIterator[bytes]:
-    """The frames ready at once joined into writes of at most :data:`JOIN_BYTES` (a longer frame alone)."""
-    async for batch in manager.subscribe_batches(run_id, after):
-        chunk: list[bytes] = []
-        size = 0
-        for ev in batch:
-            frame = standard_frame(ev)
-            if chunk and size + len(frame) > JOIN_BYTES:
-                yield b"".join(chunk)
-                chunk, size = [], 0
-            chunk.append(frame)
-            size += len(frame)
-        if chunk:
+def joined(frames: Iterable[bytes], limit: int) -> Iterator[bytes]:
+    """``frames`` joined into chunks of at most ``limit`` bytes, in order, none cut (a frame longer than
+    ``limit`` is a chunk of its own)."""
+    chunk: list[bytes] = []
+    size = 0
+    for frame in frames:
+        if chunk and size + len(frame) > limit:
             yield b"".join(chunk)
+            chunk, size = [], 0
+        chunk.append(frame)
+        size += len(frame)
+    if chunk:
+        yield b"".join(chunk)
+
+
+async def frames(manager: RunManager, run_id: str, after: int, *, with_ids: bool) -> AsyncIterator[bytes]:
+    """The run's frames from ``after``, as the writes of one route (see the module's doc)."""
+    frame, limit = (standard_frame, STANDARD_WRITE_BYTES) if with_ids else (spec_frame, SPEC_WRITE_BYTES)
+    async for batch in manager.subscribe_batches(run_id, after):
+        for chunk in joined(map(frame, batch), limit):
+            yield chunk
 
 
 def run_stream(
@@ -71,9 +72,9 @@ def run_stream(
     ping_s: float = 15.0,
 ) -> EventSourceResponse:
     """An SSE response tailing ``run_id`` from ``after``; ``X-Run-Id``/``X-Session-Id`` headers set.
-    ``with_ids``: the standard route's framing (``id:`` lines, joined writes); else the spec's."""
-    frames = (standard_frames if with_ids else spec_frames)(manager, run_id, after)
+    ``with_ids``: the standard route's framing (``id:`` lines); else the spec's."""
+    body = frames(manager, run_id, after, with_ids=with_ids)
     headers = {**SSE_HEADERS, "X-Run-Id": run_id}
     if session_id:
         headers["X-Session-Id"] = session_id
-    return EventSourceResponse(frames, headers=headers, ping=ping_s, sep="\n", ping_message_factory=_ping)
+    return EventSourceResponse(body, headers=headers, ping=ping_s, sep="\n", ping_message_factory=_ping)
