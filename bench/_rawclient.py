@@ -7,7 +7,8 @@ Run as a script it reads a JSON spec on stdin (``{"host", "port", "requests": [.
 :func:`raw_load` runs it in ``clients`` separate processes and merges what they print.
 
 Per stream: the status line, the time to the first ``data:`` (TTFE) and to the end of the body, the
-number of ``data:`` frames (counted across reads), and the type of the last one (read from its bytes).
+number of ``data:`` frames, of ``error`` events and of events flagged ``notice`` (counted in the bytes,
+across reads), and the type of the last event.
 Requests send ``Connection: close``, so the body ends when the server closes the connection.
 """
 
@@ -22,6 +23,9 @@ from pathlib import Path
 from typing import Any
 
 MARK = b"data: "
+ERROR = b'data: {"type":"error"'
+NOTICE = b'"notice":true'
+CARRY = max(len(MARK), len(ERROR), len(NOTICE)) - 1
 LAST_TYPE = re.compile(rb'data: \{"type":"(\w+)"')
 
 
@@ -39,6 +43,12 @@ def request_bytes(host: str, request: str | dict[str, Any]) -> bytes:
     return (head + "\r\n").encode() + body
 
 
+def _count(window: bytes, pattern: bytes, carried: int) -> int:
+    """Occurrences of ``pattern`` in ``window`` that end after its first ``carried`` bytes (those
+    within the carried bytes were counted with the previous read)."""
+    return window.count(pattern, max(0, carried - len(pattern) + 1))
+
+
 async def read_raw(host: str, port: int, request: str | dict[str, Any], deadline_s: float) -> dict[str, Any]:
     """Send ``request`` (see :func:`request_bytes`) and read the SSE body to its end; a result dict of
     ``_common.StreamResult``'s fields."""
@@ -53,17 +63,20 @@ async def read_raw(host: str, port: int, request: str | dict[str, Any], deadline
             out["status"] = int(head.split(b" ", 2)[1])
             carry = b""
             last_frame = b""
+            out["error_events"] = out["notices"] = 0
             while chunk := await reader.read(1 << 16):
                 window = carry + chunk
-                found = window.count(MARK)
+                found = _count(window, MARK, len(carry))
                 if found:
                     if out["ttfe_s"] is None:
                         out["ttfe_s"] = time.perf_counter() - start
                     out["events"] += found
                     last_frame = window[window.rfind(MARK) :][:64]
-                carry = window[-(len(MARK) - 1) :]
+                out["error_events"] += _count(window, ERROR, len(carry))
+                out["notices"] += _count(window, NOTICE, len(carry))
+                carry = window[-CARRY:]
             if m := LAST_TYPE.match(last_frame):
-                out["last_type"] = out["first_type"] = m.group(1).decode()
+                out["last_type"] = m.group(1).decode()
     except TimeoutError:
         out["error"] = f"TimeoutError: still open after {deadline_s:g} s"
     except Exception as exc:  # a client failure is a result to count
