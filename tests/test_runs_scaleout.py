@@ -34,7 +34,7 @@ from vent_agent.runs.broker_pg import PgNotifyBroker
 from vent_agent.runs.broker_redis import RedisBroker
 from vent_agent.runs.emitter import Emitter
 from vent_agent.runs.lifecycle import make_broker, open_runs
-from vent_agent.runs.manager import RunManager
+from vent_agent.runs.manager import LOST_MESSAGE, RunManager
 from vent_agent.runs.retention import RetentionSweep
 from vent_agent.runs.tables import RunWorkerRow, WorkerRow
 from vent_agent.runs.workers import WorkerHeartbeat, new_worker_id
@@ -504,3 +504,34 @@ async def test_malformed_and_own_messages_are_ignored() -> None:
     broker._received('{"op": "run", "run": "r", "from": "other"}')
     broker._received('{"op": "cancel", "run": "x", "from": "other"}')
     assert waiter.is_set() and cancelled == ["x"]
+
+
+async def test_a_lost_chat_run_keeps_its_turn_in_the_history(live: RunManager, db: Database) -> None:
+    """A chat run closed because its worker died leaves the assistant turn it streamed, with the error,
+    in its session's history; a click run (no session) leaves none, and a turn stored before the worker
+    died is not stored twice."""
+    from vent_agent.sessions import store as sessions
+
+    session = await sessions.create_session(db, "alice")
+    run_id = await _foreign_run(db, "gone", host="other-host", pid=1, age_s=3 * 3600, events=0)
+    async with db.session() as s:
+        run = await s.get(RunRow, run_id)
+        run.kind, run.session_id, run.user_name, run.last_seq = "chat", session.id, "alice", 2  # type: ignore[union-attr]
+        s.add(run)
+        for seq, content in ((1, "风量"), (2, "正常")):
+            payload = (
+                f'{{"type":"token","source":"main","content":"{content}","seq":{seq},"run_id":"{run_id}"}}'
+            )
+            s.add(EventRow(run_id=run_id, seq=seq, type="token", payload=payload))
+        await s.commit()
+    click = await _foreign_run(db, "gone-too", host="other-host", pid=1, age_s=3 * 3600)
+    assert await live.heartbeat.sweep() == 2  # type: ignore[union-attr]
+    history, total = await sessions.history(db, session.id, 50, 0)
+    assert total == 1
+    (turn,) = history
+    assert turn["role"] == "assistant" and turn["content"] == "风量正常" and turn["run_id"] == run_id
+    assert turn["error"] == LOST_MESSAGE
+    assert (await live.get(click)).status == "failed"  # type: ignore[union-attr]
+    from vent_agent.runs.lost_turn import store_lost_turn
+
+    assert not await store_lost_turn(db, "chat", session.id, run_id, [])  # already stored
