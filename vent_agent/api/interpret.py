@@ -112,7 +112,8 @@ async def _interpret(
     await em.emit("thinking", source="fast", node="fetching_data", message=f"正在查询{what}监测数据...")
     await em.emit("executing", source="fast", tools=[tool], message=f"正在{tool_label(tool)}...")
     try:
-        facts = await load_facts()
+        async with state.click_slots:  # CPU work: a burst of clicks must not hold the event loop
+            facts = await load_facts()
     except (NotFoundError, UpstreamError) as exc:
         await em.emit("error", message=str(exc))
         await em.emit("done", **{**_click_done(em.run_id), "message": "解读失败"})
@@ -130,17 +131,19 @@ async def _interpret(
                 await em.emit(kind, source="fast", content=text)
                 if kind == "token":
                     answer.append(text)
-            await references_event(em.emit, "".join(answer), citations)
+            async with state.click_slots:
+                await references_event(em.emit, "".join(answer), citations)
             return
         except Exception as exc:  # fall back to the rule-based text, never a bare failure
             log.warning("interpretation model call failed: %s", exc)
             await em.emit(
                 "progress", source="fast", message=f"模型调用失败（{type(exc).__name__}），改用规则解读"
             )
-    text = render_interpretation(facts)
-    for piece in chunk_text(text, 64):
-        await em.emit("token", source="fast", content=piece)
-    await references_event(em.emit, text, citations, check_figures=False)
+    async with state.click_slots:
+        text = render_interpretation(facts)
+        for piece in chunk_text(text, 64):
+            await em.emit("token", source="fast", content=piece)
+        await references_event(em.emit, text, citations, check_figures=False)
 
 
 def _click_done(run_id: str) -> dict:
