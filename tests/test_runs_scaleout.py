@@ -535,3 +535,31 @@ async def test_a_lost_chat_run_keeps_its_turn_in_the_history(live: RunManager, d
     from vent_agent.runs.lost_turn import store_lost_turn
 
     assert not await store_lost_turn(db, "chat", session.id, run_id, [])  # already stored
+
+
+async def test_the_log_writer_reconnects_when_its_connection_is_killed(pg_module_url: str) -> None:
+    """The writer keeps its own PostgreSQL connection; a broken one is replaced and the batch retried:
+    the run goes on with nothing lost."""
+    database = Database(pg_module_url)
+    mgr = RunManager(database, poll_s=0.1)
+    step = asyncio.Event()
+
+    async def body(em: Emitter) -> None:
+        await em.emit("progress", message="before")
+        await step.wait()
+        await em.emit("progress", message="after")
+
+    try:
+        run_id = await mgr.start("review", body)
+        await mgr.writer.settle(run_id)
+        raw = await mgr.writer._conn.get_raw_connection()  # type: ignore[union-attr]
+        admin = await asyncpg.connect(database.raw_dsn)
+        await admin.execute("SELECT pg_terminate_backend($1)", raw.driver_connection.get_server_pid())
+        await admin.close()
+        step.set()
+        events = await _collect(mgr, run_id)
+        assert [(e["seq"], e.get("message")) for e in events][:2] == [(1, "before"), (2, "after")]
+        assert events[-1]["type"] == "done" and (await mgr.get(run_id)).status == "done"  # type: ignore[union-attr]
+    finally:
+        await mgr.shutdown()
+        await database.close()

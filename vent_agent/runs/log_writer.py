@@ -21,8 +21,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from sqlalchemy import Connection, bindparam, insert, update
-from sqlalchemy.exc import OperationalError
+from sqlalchemy.exc import DBAPIError, OperationalError
 from sqlalchemy.exc import TimeoutError as PoolTimeout
+from sqlalchemy.ext.asyncio import AsyncConnection
 from tenacity import AsyncRetrying, retry_if_exception, stop_after_delay, wait_random_exponential
 
 from vent_agent.runs.sqlite_writer import SqliteTransactions
@@ -45,9 +46,11 @@ class RunLogFailed(Exception):
 
 
 def transient(exc: BaseException) -> bool:
-    """SQLite's write lock not obtained in time, or no pooled connection free in time."""
+    """SQLite's write lock not obtained in time, no pooled connection free in time, or a connection
+    found broken (the database restarted: the writer reconnects)."""
     locked = isinstance(exc, OperationalError | sqlite3.OperationalError) and "locked" in str(exc)
-    return locked or isinstance(exc, PoolTimeout)
+    lost = isinstance(exc, DBAPIError) and exc.connection_invalidated
+    return locked or lost or isinstance(exc, PoolTimeout)
 
 
 def retrying(stop_after_s: float = RETRY_FOR_S) -> AsyncRetrying:
@@ -121,6 +124,7 @@ class LogWriter:
     _task: asyncio.Task[None] | None = None
     _batch_done: asyncio.Event = field(default_factory=asyncio.Event)
     _sqlite: SqliteTransactions | None = None
+    _conn: AsyncConnection | None = None
 
     def _ensure_started(self) -> asyncio.Queue[Item]:
         if self._queue is None:
@@ -183,6 +187,7 @@ class LogWriter:
         if self._sqlite is not None:
             self._sqlite.close()
             self._sqlite = None
+        await self._drop_connection()
 
     async def _loop(self) -> None:
         queue = self._queue
@@ -283,8 +288,20 @@ class LogWriter:
         (:mod:`.sqlite_writer`), elsewhere through the async engine."""
         if self._sqlite is not None:
             return await self._sqlite.write(writes)
-        async with self.db.engine.begin() as conn:
-            return await conn.run_sync(apply_writes, writes)
+        if self._conn is None:  # the writer's own connection: no pool check-out (and ping) per batch
+            self._conn = await self.db.engine.connect()
+        try:
+            async with self._conn.begin():
+                return await self._conn.run_sync(apply_writes, writes)
+        except BaseException:
+            await self._drop_connection()
+            raise
+
+    async def _drop_connection(self) -> None:
+        conn, self._conn = self._conn, None
+        if conn is not None:
+            with contextlib.suppress(Exception):
+                await conn.close()
 
 
 @dataclass(slots=True)
