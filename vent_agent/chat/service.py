@@ -2,6 +2,10 @@
 events, and the resume of a plan-mode approval. The user message is stored before the run; the
 assistant turn is stored as the fold of the run's logged events (so the history equals the stream).
 
+A model stream cut before its end (:class:`~vent_agent.llm.compat.IncompleteResponse`) keeps the text
+streamed so far, says so in an ``error`` event (stored with the turn) and ends with ``done`` saying the
+answer is incomplete, never 完成.
+
 Budgets: the graph's call limits (``max_model_calls``, ``max_tool_calls``) and a run time-out
 (``run_timeout_s``); when one is hit the user keeps the text streamed so far, with a notice, never a bare
 failure.
@@ -36,6 +40,7 @@ from vent_agent.graphs.prompts import system_prompt
 from vent_agent.graphs.stream import StreamMapper
 from vent_agent.graphs.supervisor import DIALOGUE, REVIEW, build_supervisor, wants_review
 from vent_agent.llm.chunks import model_name
+from vent_agent.llm.compat import IncompleteResponse
 from vent_agent.llm.usage import context_breakdown
 from vent_agent.runs.emitter import Emitter
 from vent_agent.sessions import store
@@ -52,6 +57,7 @@ INTERRUPT = "__interrupt__"
 
 REVIEW_AGENT = "配风计划审查"
 REVIEW_FAILED = "配风计划审查失败"
+INCOMPLETE = "模型回答在中途中断（连接在回答结束前关闭），以上为不完整的部分回答，请重试"
 NO_MODEL = "未配置对话模型（VENT_MODELS），暂时无法对话；配风计划审查（上传 PDF）仍可使用"
 
 
@@ -219,7 +225,10 @@ async def stream_graph(
         timed_out = True
     except Exception as exc:  # the model endpoint or a middleware failed: say so, keep what was said
         log.warning("chat run %s failed: %s", em.run_id, exc, exc_info=True)
-        mapper.failure = f"模型服务调用失败（{type(exc).__name__}），请稍后重试或切换模型"
+        if _caused_by(exc, IncompleteResponse):
+            mapper.failure = INCOMPLETE
+        else:
+            mapper.failure = f"模型服务调用失败（{type(exc).__name__}），请稍后重试或切换模型"
     if timed_out:
         await em.emit(
             "progress",
@@ -234,6 +243,16 @@ async def stream_graph(
         )
     await _record_usage(state, turn, mapper)
     return mapper
+
+
+def _caused_by(exc: BaseException, kind: type[BaseException]) -> bool:
+    """True when ``exc`` or an exception it was raised from (or during) is a ``kind``."""
+    seen: BaseException | None = exc
+    while seen is not None:
+        if isinstance(seen, kind):
+            return True
+        seen = seen.__cause__ or seen.__context__
+    return False
 
 
 async def _record_usage(state: AppState, turn: ChatTurn, mapper: StreamMapper) -> None:
@@ -273,7 +292,8 @@ async def finish_turn(state: AppState, em: Emitter, turn: ChatTurn, mapper: Stre
     if mapper.failure:
         await em.emit("error", message=mapper.failure)
         await _store_turn(state, em, turn)
-        await em.emit("done", **_done_fields(turn.session.id, turn.thread_id), message="对话失败")
+        message = "对话中断（回答不完整）" if mapper.failure == INCOMPLETE else "对话失败"
+        await em.emit("done", **_done_fields(turn.session.id, turn.thread_id), message=message)
         return
     answer = "".join(mapper.text)
     if mapper.citations is not None:
