@@ -3,6 +3,7 @@ incomplete answer, not a complete one; the partial text stays, flagged, and ``do
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -92,3 +93,70 @@ async def test_chat_keeps_a_cut_answer_flagged_and_never_says_done_complete(serv
     assert "完成" not in events[-1]["message"] and "suggestions" not in types
     answer = hist["messages"][-1]
     assert answer["content"] == partial and "不完整" in answer["error"]
+
+
+class StallingFakeOpenAI(FakeOpenAI):
+    """The loopback fake model, stalling ``stall_s`` (s) after ``chunks`` streamed chunks (the role chunk
+    included): a model that hangs mid-answer."""
+
+    def __init__(self, reply: str, chunks: int, stall_s: float = 10.0) -> None:
+        super().__init__(reply=reply)
+        self.chunks, self.stall_s = chunks, stall_s
+
+    async def completions(self, request):  # type: ignore[no-untyped-def]
+        response = await super().completions(request)
+        inner, chunks, stall_s = response.body_iterator, self.chunks, self.stall_s
+
+        async def stalling():  # type: ignore[no-untyped-def]
+            n = 0
+            async for chunk in inner:
+                if n == chunks:
+                    await asyncio.sleep(stall_s)
+                n += 1
+                yield chunk
+
+        response.body_iterator = stalling()
+        return response
+
+
+def client_text(events: list[dict]) -> str:
+    """The answer as a client following the documented rule sees it: tokens concatenated, a token with
+    ``replace: true`` discarding the text before it."""
+    text = ""
+    for e in events:
+        if e["type"] == "token":
+            text = e["content"] if e.get("replace") else text + e["content"]
+    return text
+
+
+@pytest.mark.parametrize("mode", ["plan", "fast"])
+async def test_a_stalling_click_model_is_replaced_by_the_rules(serve, tmp_path: Path, mode: str) -> None:  # type: ignore[no-untyped-def]
+    from vent_agent.interpret.facts import gather_tunnel_facts
+    from vent_agent.interpret.render import render_interpretation
+
+    fake = StallingFakeOpenAI(reply="甲烷浓度偏高，请立即", chunks=2)  # role chunk, then one piece of text
+    settings = Settings(
+        _env_file=None,
+        data_dir=tmp_path / "d",
+        llm_base_url=serve(fake),
+        llm_api_key="k",
+        llm_model="fake-model",
+        llm_timeout_s=1.0,
+    )
+    app = create_app(settings)
+    async with app.router.lifespan_context(app):
+        transport = httpx.ASGITransport(app=app)
+        async with httpx.AsyncClient(transport=transport, base_url="http://t", timeout=60) as c:
+            r = await c.post(
+                "/api/interpret/click/tun", json={"tun_id": "15216", "tun_name": "x", "mode": mode}
+            )
+        rules = render_interpretation(await gather_tunnel_facts(app.state.vent.source, "15216", settings))
+    events = parse_spec_stream(r.text)  # the spec's parser still reads every frame
+    tokens = [e for e in events if e["type"] == "token"]
+    assert tokens[0]["content"] == "甲烷浓度偏高"[:5]  # the model's partial text went out first
+    replacing = [e for e in tokens if e.get("replace")]
+    assert len(replacing) == 1 and replacing[0] is not tokens[0]
+    assert client_text(events) == rules
+    notice = next(e for e in events if e.get("notice") and "替换" in e["message"])
+    assert events.index(notice) < events.index(replacing[0])
+    assert events[-1]["type"] == "done" and "error" not in [e["type"] for e in events]

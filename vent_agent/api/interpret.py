@@ -3,8 +3,10 @@
 Fast mode: one data query, then one model call whose text is streamed; with no model configured (or
 when the model call fails) the deterministic interpretation of the same facts. Plan mode (the spec's
 default): the click-interpret agent (skill, data, knowledge base, item-by-item comparison, structured
-report); with no model, or when the agent fails before answering, the deterministic interpretation with
-a notice. No session or message rows are written; the events go to the run log like any run's.
+report); with no model, or when the agent fails or stalls, the deterministic interpretation with a
+notice. A fallback after partial model text replaces it: its first ``token`` has ``replace: true`` (the
+rule-based text never follows a partial model token as if it continued it). No session or message rows
+are written; the events go to the run log like any run's.
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ from vent_agent.chat.toolset import (
     skills_index,
 )
 from vent_agent.graphs.stream import tool_label
-from vent_agent.interpret.agent import ClickTarget, interpret_with_agent
+from vent_agent.interpret.agent import REPLACE, AgentOutcome, ClickTarget, interpret_with_agent
 from vent_agent.interpret.facts import gather_device_facts, gather_tunnel_facts
 from vent_agent.interpret.prompt import build_messages
 from vent_agent.interpret.render import chunk_text, render_interpretation
@@ -68,8 +70,8 @@ class DeviceClick(_ClickBase):
 FactsLoader = Callable[[], Awaitable[object]]
 
 
-async def _plan_agent(em: Emitter, state: AppState, target: ClickTarget) -> bool:
-    """Plan mode with a model: the click-interpret agent. False when it failed before answering."""
+async def _plan_agent(em: Emitter, state: AppState, target: ClickTarget) -> AgentOutcome:
+    """Plan mode with a model: the click-interpret agent."""
     citations = new_citations(state)
     context = AgentContext(
         source=state.source, settings=state.settings, run_id=em.run_id, citations=citations
@@ -105,10 +107,12 @@ async def _interpret(
     """Plan mode with a model: the agent (falling back to the rules if it fails). Otherwise the fast
     sequence: thinking → executing → generating → token… (→ done by the run)."""
     model = state.interpret_model
+    replace = False  # partial model text was streamed: the rule-based text replaces it
     if mode == "plan" and model is not None:
-        if await _plan_agent(em, state, target):
+        outcome = await _plan_agent(em, state, target)
+        if outcome.answered:
             return
-        model = None  # the agent failed: the rules, not the same model again
+        model, replace = None, outcome.partial  # the agent failed: the rules, not the same model again
     await em.emit("thinking", source="fast", node="fetching_data", message=f"正在查询{what}监测数据...")
     await em.emit("executing", source="fast", tools=[tool], message=f"正在{tool_label(tool)}...")
     try:
@@ -134,12 +138,19 @@ async def _interpret(
             return
         except Exception as exc:  # fall back to the rule-based text, never a bare failure
             log.warning("interpretation model call failed: %s", exc)
+            replace = bool("".join(answer))
+            what = "，已生成的部分由规则解读替换" if replace else "，改用规则解读"
             await em.emit(
-                "progress", source="fast", message=f"模型调用失败（{type(exc).__name__}），改用规则解读"
+                "progress",
+                source="fast",
+                message=f"模型调用失败（{type(exc).__name__}）{what}",
+                **({"notice": True} if replace else {}),
             )
     text = render_interpretation(facts)
-    for piece in chunk_text(text, 64):
-        await em.emit("token", source="fast", content=piece)
+    for i, piece in enumerate(chunk_text(text, 64)):
+        await em.emit(
+            "token", source="fast", content=piece, **({REPLACE: True} if replace and i == 0 else {})
+        )
     await references_event(em.emit, text, citations, check_figures=False)
 
 
