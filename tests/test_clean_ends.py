@@ -10,11 +10,14 @@ from pathlib import Path
 import httpx
 import pytest
 from langchain_core.messages import HumanMessage
+from langchain_core.outputs import ChatGeneration, ChatResult
 
-from tests.chat_helpers import TOKEN
+from tests.chat_helpers import TOKEN, use_model
 from tests.fake_openai import FakeOpenAI, FakeToolCall, FakeTurn
 from tests.helpers import live_server, parse_spec_stream
+from tests.scripted_model import ScriptedChatModel, says
 from vent_agent.app import create_app
+from vent_agent.chat.suggest import PROMPT as SUGGEST_PROMPT
 from vent_agent.llm.compat import IncompleteResponse
 from vent_agent.llm.providers import build_chat_model
 from vent_agent.settings import ModelConfig, Settings
@@ -160,3 +163,45 @@ async def test_a_stalling_click_model_is_replaced_by_the_rules(serve, tmp_path: 
     notice = next(e for e in events if e.get("notice") and "替换" in e["message"])
     assert events.index(notice) < events.index(replacing[0])
     assert events[-1]["type"] == "done" and "error" not in [e["type"] for e in events]
+
+
+class SlowSuggestions(ScriptedChatModel):
+    """A scripted model whose follow-up suggestions call (non-streamed) takes ``suggest_s`` (s)."""
+
+    suggest_s: float = 10.0
+    suggest_calls: int = 0
+
+    async def _agenerate(self, messages, stop=None, run_manager=None, **kwargs):  # type: ignore[no-untyped-def]
+        if str(messages[0].content) == SUGGEST_PROMPT:
+            self.suggest_calls += 1
+            await asyncio.sleep(self.suggest_s)
+            return ChatResult(generations=[ChatGeneration(message=says("风量够吗？"))])
+        return await super()._agenerate(messages, stop=stop, run_manager=run_manager, **kwargs)
+
+
+async def _chat_once(tmp_path: Path, model: ScriptedChatModel, run_timeout_s: float) -> list[dict]:
+    app = create_app(Settings(_env_file=None, data_dir=tmp_path / "d", run_timeout_s=run_timeout_s))
+    async with app.router.lifespan_context(app):
+        use_model(app, model)
+        async with httpx.AsyncClient(
+            transport=httpx.ASGITransport(app=app), base_url="http://t", timeout=60
+        ) as c:
+            return parse_spec_stream(
+                (await c.post("/api/chat", data={"message": "风速？"}, headers=TOKEN)).text
+            )
+
+
+async def test_no_suggestions_call_once_the_run_time_out_is_hit(tmp_path: Path) -> None:
+    model = SlowSuggestions(script=[says("思考中" * 200)], chunk_size=1, delay_s=0.02, fallback=says(""))
+    events = await _chat_once(tmp_path, model, run_timeout_s=1.0)
+    assert any(e.get("notice") == "run_timeout" for e in events)
+    assert model.suggest_calls == 0 and "suggestions" not in [e["type"] for e in events]
+    assert events[-1]["type"] == "done" and "完成" not in events[-1]["message"]
+
+
+async def test_the_suggestions_call_gets_only_the_time_left(tmp_path: Path) -> None:
+    """The answer comes at once; the suggestions call (10 s) is cut at the run's 2 s time-out."""
+    model = SlowSuggestions(script=[says("风速正常。")], fallback=says(""))
+    events = await _chat_once(tmp_path, model, run_timeout_s=2.0)
+    assert model.suggest_calls == 1 and "suggestions" not in [e["type"] for e in events]
+    assert events[-1]["type"] == "done"
