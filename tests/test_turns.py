@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import sqlite3
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -24,10 +24,12 @@ from sqlmodel import SQLModel
 
 from tests.chat_helpers import TOKEN, use_model
 from tests.helpers import parse_spec_stream
-from tests.pg import pg_module_url, run_sync, store_url  # noqa: F401  (fixtures)
+from tests.pg import db, pg_module_url, run_sync, store_url  # noqa: F401  (fixtures)
 from tests.scripted_model import ScriptedChatModel, says, tool_call
-from tests.test_workers import cluster_of
+from tests.test_workers import Cluster, cluster_of
 from vent_agent.app import create_app
+from vent_agent.runs.emitter import Emitter
+from vent_agent.runs.manager import RunManager
 from vent_agent.settings import Settings
 from vent_agent.store.db import Database
 
@@ -124,37 +126,87 @@ async def test_a_lost_runs_session_is_released(app: Any) -> None:
         assert ok.status_code == 200
 
 
-async def test_two_workers_on_postgres_take_one_turn_at_a_time(tmp_path: Path) -> None:
-    with cluster_of(2, "postgres", "notify", tmp_path) as cluster:
-        cluster.fake.delay_s = 0.1  # the answer takes a few seconds
-        w1, w2 = cluster.workers
-        async with httpx.AsyncClient(timeout=60) as c:
-            async with c.stream(
-                "POST", f"{w1.base_url}/api/chat", data={"message": "问题A"}, headers=TOKEN
-            ) as first:
-                assert first.status_code == 200
-                sid = first.headers["x-session-id"]
-                await asyncio.sleep(0.1)
-                second = await c.post(
-                    f"{w2.base_url}/api/chat", data={"message": "问题B", "session_id": sid}, headers=TOKEN
-                )
-                resume = await c.post(
-                    f"{w2.base_url}/api/chat/resume",
-                    json={"session_id": sid, "action": "approve"},
-                    headers=TOKEN,
-                )
-                body = "".join([t async for t in first.aiter_text()])
-            assert second.status_code == 409 and BUSY_WORD in second.json()["error"]
-            assert resume.status_code == 409
-            events = parse_spec_stream(body)
-            assert events[-1]["type"] == "done" and "error" not in [e["type"] for e in events]
-            answer = "".join(e["content"] for e in events if e["type"] == "token")
-            hist = (await c.get(f"{w2.base_url}/api/chat/history/{sid}", headers=TOKEN)).json()["messages"]
-            assert [(m["role"], m["content"]) for m in hist] == [("user", "问题A"), ("assistant", answer)]
-            third = await c.post(
-                f"{w2.base_url}/api/chat", data={"message": "问题C", "session_id": sid}, headers=TOKEN
+@pytest.fixture(scope="module")
+def pg_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
+    """Two worker processes on one PostgreSQL database (NOTIFY broker), with a slow loopback model."""
+    with cluster_of(2, "postgres", "notify", tmp_path_factory.mktemp("turns")) as cluster:
+        cluster.fake.delay_s = 0.1  # an answer takes a few seconds
+        yield cluster
+
+
+async def test_two_workers_on_postgres_take_one_turn_at_a_time(pg_cluster: Cluster) -> None:
+    w1, w2 = pg_cluster.workers
+    async with httpx.AsyncClient(timeout=60) as c:
+        async with c.stream(
+            "POST", f"{w1.base_url}/api/chat", data={"message": "问题A"}, headers=TOKEN
+        ) as first:
+            assert first.status_code == 200
+            sid = first.headers["x-session-id"]
+            await asyncio.sleep(0.1)
+            second = await c.post(
+                f"{w2.base_url}/api/chat", data={"message": "问题B", "session_id": sid}, headers=TOKEN
             )
-            assert third.status_code == 200 and parse_spec_stream(third.text)[-1]["type"] == "done"
+            resume = await c.post(
+                f"{w2.base_url}/api/chat/resume", json={"session_id": sid, "action": "approve"}, headers=TOKEN
+            )
+            body = "".join([t async for t in first.aiter_text()])
+        assert second.status_code == 409 and BUSY_WORD in second.json()["error"]
+        assert resume.status_code == 409
+        events = parse_spec_stream(body)
+        assert events[-1]["type"] == "done" and "error" not in [e["type"] for e in events]
+        answer = "".join(e["content"] for e in events if e["type"] == "token")
+        hist = (await c.get(f"{w2.base_url}/api/chat/history/{sid}", headers=TOKEN)).json()["messages"]
+        assert [(m["role"], m["content"]) for m in hist] == [("user", "问题A"), ("assistant", answer)]
+        third = await c.post(
+            f"{w2.base_url}/api/chat", data={"message": "问题C", "session_id": sid}, headers=TOKEN
+        )
+        assert third.status_code == 200 and parse_spec_stream(third.text)[-1]["type"] == "done"
+
+
+async def test_delete_on_the_other_worker_mid_turn(pg_cluster: Cluster) -> None:
+    w1, w2 = pg_cluster.workers
+    async with (
+        httpx.AsyncClient(timeout=60) as c,
+        c.stream("POST", f"{w1.base_url}/api/chat", data={"message": "问题A"}, headers=TOKEN) as turn,
+    ):
+        sid, run_id = turn.headers["x-session-id"], turn.headers["x-run-id"]
+        pieces, body = turn.aiter_text(), ""
+        async for piece in pieces:
+            body += piece
+            if '"type":"token"' in body:
+                break
+        assert (await c.delete(f"{w2.base_url}/api/sessions/{sid}", headers=TOKEN)).status_code == 200
+        body += "".join([t async for t in pieces])
+    events = parse_spec_stream(body)
+    assert [e["type"] for e in events[-2:]] == ["error", "done"]
+    await asyncio.sleep(0.5)  # anything still writing after the delete would show now
+    assert _store_rows_naming(pg_cluster.url, {sid, run_id}) == []
+    assert [t for t in _checkpoint_threads(None, pg_cluster.url) if t.startswith(sid)] == []
+
+
+async def test_a_subscriber_whose_run_is_deleted_still_gets_error_and_done(db: Database) -> None:
+    """The subscriber of another worker may not have read the logged end when the session's delete
+    removes the run: it ends with ``error`` then ``done`` all the same."""
+    runs = RunManager(db, poll_s=0.05)
+    release = asyncio.Event()
+
+    async def body(em: Emitter) -> None:
+        await em.emit("progress", message="开始")
+        await release.wait()
+
+    run_id = await runs.start("chat", body, session_id="s1")
+    seen: list[dict] = []
+
+    async def tail() -> None:
+        async for ev in runs.subscribe(run_id):
+            seen.append(ev.payload)
+            if len(seen) == 1:
+                await runs.delete_runs([run_id])
+
+    await asyncio.wait_for(tail(), 20)
+    assert [e["type"] for e in seen] == ["progress", "error", "done"]
+    assert [e["seq"] for e in seen] == [1, 2, 3] and seen[-1]["session_id"] == "s1"
+    await runs.shutdown()
 
 
 async def test_concurrent_claims_on_one_session_admit_one(app_on: Any) -> None:
@@ -202,7 +254,7 @@ def _store_rows_naming(db_url: str, needles: set[str]) -> list[str]:
     return run_sync(scan())
 
 
-def _checkpoint_threads(app: Any, store_url: str) -> list[str]:
+def _checkpoint_threads(app: Any | None, store_url: str) -> list[str]:
     """Every checkpoint thread id (SQLite checkpointer file, or the PostgreSQL checkpointer tables)."""
     if store_url.startswith("sqlite"):
         path = app.state.vent.settings.data_dir / "checkpoints.sqlite"

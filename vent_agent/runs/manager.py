@@ -371,7 +371,7 @@ class RunManager:
         """Replay the run's events after ``after``, then tail it live until it ends (whichever worker
         executes it). A run deleted under the subscriber (its session deleted) before it read the end
         still ends with ``error`` then ``done`` (not logged: the log is gone)."""
-        last, last_type, seen = after, "", None
+        last, last_type, seen = after, "", await self.get(run_id)
         while True:
             waiter = self.broker.listen(run_id)
             try:
@@ -382,7 +382,7 @@ class RunManager:
                 if batch:
                     continue
                 run = await self.get(run_id)
-                if run is None and (seen is not None or last > 0) and last_type != "done":
+                if run is None and seen is not None and last_type != "done":
                     for ev in _deleted_end(run_id, seen, last, last_type):
                         yield ev
                     return
