@@ -130,7 +130,9 @@ class ApprovalRow(SQLModel, table=True):
     unique key makes a double resume (two tabs, two workers) fail cleanly."""
 
     __tablename__ = "approvals"
-    __table_args__ = (UniqueConstraint("session_id", "thread_id", "interrupt_id", name="uq_approvals_interrupt"),)
+    __table_args__ = (
+        UniqueConstraint("session_id", "thread_id", "interrupt_id", name="uq_approvals_interrupt"),
+    )
 
     id: int | None = Field(default=None, primary_key=True)
     session_id: str = Field(max_length=128, index=True)
