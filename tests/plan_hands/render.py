@@ -18,6 +18,9 @@ CIRCLED = "①②③④⑤⑥⑦⑧⑨⑩⑪⑫⑬⑭⑮"
 RADICALS = str.maketrans({"工": "\u2f2f", "风": "\u2edb", "面": "\u2faf", "长": "\u2ed3"})
 FULLWIDTH = str.maketrans("0123456789.,", "０１２３４５６７８９．，")
 BOTTOM = 70.0  # pt kept free at the foot of a page
+TABLE_GLYPHS = str.maketrans({"³": "3", "²": "2", "₄": "4"})
+"""The test font (STSong-Light, Adobe-GB1) has no ³ ² ₄: pdfplumber would drop them from table cells
+(PDFium keeps them), so tables spell units as many plans do: m3/min, m2, CH4."""
 
 
 class Writer:
@@ -54,7 +57,7 @@ class Writer:
     ) -> None:
         """A ruled table spanning the page width in proportion to ``weights``; it breaks where the page
         ends (or after ``split`` body rows), repeating its ``header`` rows on the next page."""
-        rows = [[self.quirk(c) for c in r] for r in rows]
+        rows = [[self.quirk(c.translate(TABLE_GLYPHS)) for c in r] for r in rows]
         head, body = rows[:header], rows[header:]
         while body:
             widths = [(self.page.width - 114) * w / sum(weights) for w in weights]
