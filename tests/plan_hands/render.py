@@ -176,15 +176,21 @@ def _dash(x: float | None, hand: Hand, decimals: int, unit: str = "") -> str:
     return num(hand, x, decimals) + (f" {unit}" if unit and hand.unit_in_cells else "")
 
 
-def _allocation_rows(plan: PlanDoc, hand: Hand) -> tuple[list[list[str]], list[float]]:
+def _allocation_rows(plan: PlanDoc, hand: Hand) -> tuple[list[list[str]], list[float], int]:
+    """The allocation table's rows (header rows first), column weights and the number of header rows."""
     units = {"area": "m²", "planned_speed": "m/s", "measured_speed": "m/s", "ch4": "%", "temp": "℃"}
     units |= {k: UNIT_TEXT[u] for k, u in hand.units.items()}
-    header = [
-        hand.header(c) + (f"({units[c]})" if c in units and not hand.unit_in_cells else "")
-        for c in hand.columns
-    ]
+    if hand.unit_row:  # words over a row of units
+        rows = [[hand.header(c) for c in hand.columns], [units.get(c, "") for c in hand.columns]]
+    else:
+        rows = [
+            [
+                hand.header(c) + (f"({units[c]})" if c in units and not hand.unit_in_cells else "")
+                for c in hand.columns
+            ]
+        ]
+    n_header = len(rows)
     weights = {"no": 0.5, "name": 1.8}
-    rows = [header]
     for i, loc in enumerate(plan.locations):
         cells = {
             "no": str(i + 1),
@@ -207,7 +213,7 @@ def _allocation_rows(plan: PlanDoc, hand: Hand) -> tuple[list[list[str]], list[f
             else:
                 cells[key] = volume(hand, value, unit, with_unit=hand.unit_in_cells)
         rows.append([cells[c] for c in hand.columns])
-    return rows, [weights.get(c, 1.0) for c in hand.columns]
+    return rows, [weights.get(c, 1.0) for c in hand.columns], n_header
 
 
 def _signoff(w: Writer, signoffs: list[SignOff]) -> None:
@@ -274,8 +280,8 @@ def render_pages(plan: PlanDoc, hand: Hand) -> list[Page]:
         w.new_page(landscape=True)
         w.page.y = 50
     section("allocation")
-    rows, weights = _allocation_rows(plan, hand)
-    w.table(rows, weights, split=hand.split_rows)
+    rows, weights, n_header = _allocation_rows(plan, hand)
+    w.table(rows, weights, header=n_header, split=hand.split_rows)
     if hand.landscape:
         w.new_page()
     section("total")
