@@ -33,6 +33,7 @@ from vent_agent.observability import metrics
 from vent_agent.review.calc_rules import review_calc
 from vent_agent.review.findings import Finding
 from vent_agent.review.form_rules import review_form
+from vent_agent.review.model_reading import cap_model_findings, read_unmapped_tables
 from vent_agent.review.reference import ReferenceData
 from vent_agent.review.remarks import DEFAULT_TIMEOUT_S, review_remarks
 from vent_agent.review.result import REVIEWERS, LocationRecalc, ReviewerOutcome, ReviewResult
@@ -396,6 +397,20 @@ async def run_reviewers(
     return outcomes, recalcs
 
 
+async def _model_reading(
+    plan: Plan, extracted: ExtractedPdf, model: BaseChatModel, settings: Settings, emit: Emit
+) -> Plan:
+    """The plan with the rows the model read from tables the rules could not map (checked first)."""
+
+    async def progress(message: str) -> None:
+        await emit("progress", message=message, agent="system")
+
+    reading = await read_unmapped_tables(
+        plan, extracted, model, timeout_s=settings.llm_timeout_s, progress=progress
+    )
+    return reading.plan
+
+
 async def review_plan(
     req: ReviewRequest,
     settings: Settings,
@@ -419,6 +434,9 @@ async def review_plan(
         hash_id=req.sha256,
     )
     plan = await load_plan(req, settings, emit, ocr_slots=ocr_slots, ocr_engine=ocr_engine)
+    if settings.review_model_reading and remarks_model is not None:  # optional reading aid (model_reading)
+        extracted = await load_extracted(req, settings, emit, ocr_slots=ocr_slots, ocr_engine=ocr_engine)
+        plan = await _model_reading(plan, extracted, remarks_model, settings, emit)
     if not plan.locations and not plan.allocation:
         hint = ""
         if any("pages without a text layer" in w for w in plan.warnings):
@@ -445,6 +463,8 @@ async def review_plan(
         settings=settings,
         reference_sink=sink,
     )
+    for o in outcomes:  # no major or critical finding rests on a model-read figure alone
+        o.findings = cap_model_findings(o.findings, plan)
     await emit("progress", message="3个子智能体均已审查完成，正在汇总审查结果...", agent="system")
     outcome = sink[0] if sink else None
     now = datetime.now(ZoneInfo(settings.timezone))

@@ -29,13 +29,14 @@ from tenacity import AsyncRetrying, retry_if_exception, stop_after_delay, wait_r
 from vent_agent.runs.sqlite_writer import SqliteTransactions
 from vent_agent.runs.tables import RunWorkerRow
 from vent_agent.store.db import Database
-from vent_agent.store.models import EventRow, RunRow, utcnow
+from vent_agent.store.models import EventRow, RunRow, SessionRow, utcnow
 
 log = logging.getLogger(__name__)
 
 RUNS = RunRow.__table__  # type: ignore[attr-defined]
 RUN_WORKERS = RunWorkerRow.__table__  # type: ignore[attr-defined]
 EVENTS = EventRow.__table__  # type: ignore[attr-defined]
+SESSIONS = SessionRow.__table__  # type: ignore[attr-defined]
 DEFAULT_MAX_QUEUE = 20_000
 DEFAULT_MAX_BATCH = 5_000
 RETRY_FOR_S = 30.0
@@ -120,6 +121,8 @@ class LogWriter:
     broken: dict[str, int] = field(default_factory=dict)  # run id -> last committed seq
     committed: dict[str, int] = field(default_factory=dict)  # run id -> last committed seq
     _queued: dict[str, int] = field(default_factory=dict)  # run id -> last queued seq
+    dropped: set[str] = field(default_factory=set)  # runs deleted: nothing of theirs is written any more
+    _writing: bool = False
     _queue: asyncio.Queue[Item] | None = None
     _task: asyncio.Task[None] | None = None
     _batch_done: asyncio.Event = field(default_factory=asyncio.Event)
@@ -131,7 +134,9 @@ class LogWriter:
             self._queue = asyncio.Queue(self.max_queue)
         if self._sqlite is None and SqliteTransactions.usable(self.db):
             tables = {"runs": RUNS, "run_workers": RUN_WORKERS, "run_events": EVENTS}
-            self._sqlite = SqliteTransactions(self.db, FINISH, tables, {"b_at": RUNS.c.finished_at.type})
+            self._sqlite = SqliteTransactions(
+                self.db, FINISH, RELEASE, tables, {"b_at": RUNS.c.finished_at.type}
+            )
 
         if self._task is None or self._task.done():
             self._task = asyncio.create_task(self._loop(), name="run-log-writer")
@@ -140,7 +145,7 @@ class LogWriter:
     async def put(self, item: Item) -> None:
         """Queue ``item`` (waits while the queue is full). Raises :class:`RunLogFailed` for an event of
         a broken run."""
-        if item.run_id in self.broken and not getattr(item, "closing", True):
+        if item.run_id in self.dropped or (item.run_id in self.broken and not getattr(item, "closing", True)):
             raise RunLogFailed(item.run_id)
         queue = self._ensure_started()
         if isinstance(item, EventItem):
@@ -167,13 +172,25 @@ class LogWriter:
     async def settle(self, run_id: str) -> None:
         """Wait until every event of ``run_id`` queued so far is committed (or the run is broken)."""
         target = self._queued.get(run_id, 0)
-        while self.committed.get(run_id, target) < target and run_id not in self.broken:
+        while self.committed.get(run_id, target) < target and run_id not in self.broken | self.dropped:
+            await self._batch_done.wait()
+
+    def track(self, run_id: str) -> None:
+        """Follow a run whose rows were committed elsewhere (:meth:`RunManager.reserve`)."""
+        self.committed.setdefault(run_id, 0)
+
+    async def drop(self, run_ids: list[str]) -> None:
+        """Write nothing more of ``run_ids`` (being deleted), and return once the batch being written,
+        if any, is over: after that, nothing of theirs reaches the store."""
+        self.dropped.update(run_ids)
+        while self._writing:
             await self._batch_done.wait()
 
     def forget(self, run_id: str) -> None:
         """Drop what is known of a run that has ended in this process."""
         for known in (self.broken, self.committed, self._queued):
             known.pop(run_id, None)
+        self.dropped.discard(run_id)
 
     async def close(self) -> None:
         """Write what is queued, then stop."""
@@ -196,6 +213,7 @@ class LogWriter:
             batch = [await queue.get()]
             while len(batch) < self.max_batch and not queue.empty():
                 batch.append(queue.get_nowait())
+            self._writing = True
             try:
                 await self._write(batch)
             except Exception:  # the writer must outlive any batch
@@ -203,6 +221,7 @@ class LogWriter:
                 for item in batch:
                     self._fail_item(item, RunLogFailed(item.run_id))
             finally:
+                self._writing = False
                 for _ in batch:
                     queue.task_done()
                 done, self._batch_done = self._batch_done, asyncio.Event()
@@ -244,8 +263,11 @@ class LogWriter:
                 item.done.set_result(applied)
 
     def _writable(self, item: Item) -> bool:
-        """False for a broken run's item that is not part of its closing (its future fails)."""
-        if item.run_id not in self.broken or getattr(item, "closing", True):
+        """False for a deleted run's item, and for a broken run's that is not part of its closing (its
+        future fails)."""
+        if item.run_id not in self.dropped and (
+            item.run_id not in self.broken or getattr(item, "closing", True)
+        ):
             return True
         self._fail_item(item, RunLogFailed(item.run_id))
         return False
@@ -322,12 +344,20 @@ FINISH = (
 )
 
 
+# an ended run frees the session it held (one turn at a time per session)
+RELEASE = update(SESSIONS).where(SESSIONS.c.active_run_id == bindparam("b_id")).values(active_run_id=None)
+
+
 def apply_writes(conn: Connection, writes: Writes) -> list[bool]:
     """Execute ``writes`` on ``conn`` (inside its transaction): Core ``executemany`` inserts, then one
-    guarded UPDATE per run end; return, per run end, whether the run was still running."""
+    guarded UPDATE per run end and the release of the sessions they held; return, per run end, whether
+    the run was still running."""
     if writes.runs:
         conn.execute(insert(RUNS), writes.runs)
         conn.execute(insert(RUN_WORKERS), writes.workers)
     if writes.events:
         conn.execute(insert(EVENTS), writes.events)
-    return [conn.execute(FINISH, f).rowcount == 1 for f in writes.finishes]
+    applied = [conn.execute(FINISH, f).rowcount == 1 for f in writes.finishes]
+    if writes.finishes:
+        conn.execute(RELEASE, [{"b_id": f["b_id"]} for f in writes.finishes])
+    return applied

@@ -12,6 +12,12 @@ Several workers may share one database: each run records the worker executing it
 subscriber on any worker tails any run (the broker wakes it across workers, or it polls), and a cancel
 asked on any worker reaches the run's own (:meth:`RunManager.request_cancel`). A dead worker's runs are
 closed by :meth:`RunManager.fail_lost_run` (called by :mod:`vent_agent.runs.workers`).
+
+One turn at a time per session: a chat or resume run is reserved with ``exclusive=True``
+(:meth:`RunManager.reserve`), which records the run and claims ``sessions.active_run_id`` in one
+transaction, by a conditional UPDATE that matches only when no other run holds the session (or the one
+named has ended). The row lock of that UPDATE decides between concurrent claims on any worker. The run's
+end (done, failed, cancelled, or closed as lost) releases the session in the transaction that records it.
 """
 
 from __future__ import annotations
@@ -26,20 +32,20 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import delete, func, update
+from sqlalchemy import delete, func, or_, update
 from sqlmodel import select
 
 from vent_agent.observability import metrics
 from vent_agent.observability.context import bind_run
 from vent_agent.runs.broker import InProcessBroker
 from vent_agent.runs.emitter import Emitter
-from vent_agent.runs.log_writer import EventItem, FinishItem, LogWriter, RunLogFailed
+from vent_agent.runs.log_writer import EventItem, FinishItem, LogWriter, RunLogFailed, retrying
 from vent_agent.runs.lost_turn import store_lost_turn
 from vent_agent.runs.tables import RunWorkerRow
 from vent_agent.runs.tail import DEFAULT_TAIL_BYTES, RunTail, StoredEvent
 from vent_agent.runs.workers import new_worker_id
 from vent_agent.store.db import Database
-from vent_agent.store.models import EventRow, RunRow, utcnow
+from vent_agent.store.models import EventRow, RunRow, SessionRow, utcnow
 
 if TYPE_CHECKING:
     from vent_agent.runs.retention import RetentionSweep
@@ -51,12 +57,37 @@ TERMINAL = {"done", "failed", "cancelled"}
 LOST_MESSAGE = "处理该请求的服务实例异常退出，运行已中断，请重试"
 TAIL_LINGER_S = 10.0
 LOG_FAILED_MESSAGE = "运行事件无法写入日志，运行已中断，请重试"
+DELETED_MESSAGE = "该运行所属的会话已被删除，运行已终止"
 
 
 def dumps(payload: dict[str, Any]) -> str:
     """An event's one-line JSON, as logged and sent: compact, non-ASCII kept (the frame is
     ``data: <this>\\n\\n``)."""
     return json.dumps(payload, ensure_ascii=False, separators=(",", ":"))
+
+
+class SessionBusy(Exception):
+    """The session already has a turn in progress (a chat or resume run still running on it)."""
+
+
+def _release(run_ids: list[str]) -> Any:
+    """The UPDATE that frees the sessions held by ``run_ids``."""
+    return update(SessionRow).where(SessionRow.active_run_id.in_(run_ids)).values(active_run_id=None)
+
+
+def _deleted_end(run_id: str, session_id: str | None, last: int, last_type: str) -> list[StoredEvent]:
+    """The end a subscriber gives a run deleted before it read the logged one: ``error`` (unless the
+    last event read was one) then ``done``, numbered on after ``last``."""
+    types = (["error"] if last_type != "error" else []) + ["done"]
+    out = []
+    for i, type_ in enumerate(types, start=1):
+        fields: dict[str, Any] = {"message": DELETED_MESSAGE}
+        if type_ == "done":
+            fields["session_id"] = session_id
+        out.append(
+            StoredEvent(last + i, type_, dumps({"type": type_, **fields, "seq": last + i, "run_id": run_id}))
+        )
+    return out
 
 
 class RunCancelled(Exception):
@@ -111,6 +142,48 @@ class RunManager:
         """Ids of the runs executing in this worker."""
         return list(self._tasks)
 
+    async def reserve(
+        self,
+        kind: str,
+        *,
+        session_id: str | None = None,
+        user_name: str | None = None,
+        exclusive: bool = False,
+    ) -> str:
+        """Record a run (and this worker as its executor) before it starts; return its id. Start it with
+        ``start(..., run_id=…)`` or drop it with :meth:`abandon`.
+
+        ``exclusive``: the run is the session's turn; it claims ``sessions.active_run_id`` in the same
+        transaction, where the session holds no run or only one that has ended. Raises
+        :class:`SessionBusy` (nothing recorded) when another run holds the session.
+        """
+        run_id = secrets.token_urlsafe(18)
+        async for attempt in retrying():
+            with attempt:
+                async with self.db.session() as s:
+                    s.add(RunRow(id=run_id, kind=kind, session_id=session_id, user_name=user_name))
+                    s.add(RunWorkerRow(run_id=run_id, worker_id=self.worker_id))
+                    await s.flush()
+                    if exclusive and session_id is not None:
+                        ended = select(RunRow.id).where(RunRow.status.in_(TERMINAL))
+                        claimed = await s.exec(
+                            update(SessionRow)
+                            .where(
+                                SessionRow.id == session_id,
+                                or_(SessionRow.active_run_id.is_(None), SessionRow.active_run_id.in_(ended)),
+                            )
+                            .values(active_run_id=run_id)
+                        )
+                        if claimed.rowcount != 1:
+                            await s.rollback()
+                            raise SessionBusy(session_id)
+                    await s.commit()
+        return run_id
+
+    async def abandon(self, run_id: str) -> None:
+        """Drop a reserved run that will not start (the request failed before it), freeing its session."""
+        await self.delete_runs([run_id])
+
     async def start(
         self,
         kind: str,
@@ -119,16 +192,18 @@ class RunManager:
         session_id: str | None = None,
         user_name: str | None = None,
         done_fields: Callable[[str], dict[str, Any]] | None = None,
+        run_id: str | None = None,
     ) -> str:
-        """Record a run (and this worker as its executor) and execute ``body(emitter)`` in the
-        background; return the run id once the run's rows are committed (raises the store's error when
-        they cannot be).
+        """Record a run (and this worker as its executor), unless ``run_id`` names one :meth:`reserve`
+        recorded, and execute ``body(emitter)`` in the background; return the run id once the run's rows
+        are committed (raises the store's error when they cannot be).
 
         If ``body`` raises, an ``error`` event (Chinese message) and a ``done`` event are appended and the
         run is marked failed; if it returns without a ``done`` event, one is appended with
         ``done_fields(run_id)``.
         """
-        run_id = secrets.token_urlsafe(18)
+        reserved = run_id is not None
+        run_id = run_id or secrets.token_urlsafe(18)
         run = RunRow(id=run_id, kind=kind, session_id=session_id, user_name=user_name).model_dump()
         worker = RunWorkerRow(run_id=run_id, worker_id=self.worker_id).model_dump()
         self._tails[run_id] = RunTail(run_id, self.tail_bytes)
@@ -142,6 +217,10 @@ class RunManager:
         )
         self._tasks[run_id] = task
         task.add_done_callback(lambda _t: self._forget(run_id))
+        if reserved:  # its rows are committed already
+            self.writer.track(run_id)
+            metrics.run_started(kind)
+            return run_id
         created = await self.writer.create(run, worker)
         try:
             await created
@@ -272,6 +351,9 @@ class RunManager:
             try:
                 applied = await self.writer.finish(run_id, status, error, last_seq)
             except RunLogFailed:
+                if run_id in self.writer.dropped:  # deleted with its session: nothing to record
+                    metrics.run_ended(kind, None)
+                    return
                 status, error = "failed", LOG_FAILED_MESSAGE
                 applied = await self._close_broken(run_id)
         except Exception:  # the store is gone: local subscribers end at what was logged (_forget)
@@ -315,6 +397,7 @@ class RunManager:
                 payload = dumps({**fields, "seq": seq, "run_id": run_id})
                 s.add(EventRow(run_id=run_id, seq=seq, type=fields["type"], payload=payload))
             await s.exec(update(RunRow).where(RunRow.id == run_id).values(last_seq=last + 2))
+            await s.exec(_release([run_id]))
             kind, session_id = run.kind, run.session_id
             await s.commit()
         metrics.event_appended("error")
@@ -371,33 +454,41 @@ class RunManager:
             async for batch in self._subscribe_log(run_id, after):
                 yield batch
             return
-        last = after
+        last, last_type, session_id = after, "", self._sessions.get(run_id)
         while True:
             ready = tail.after(last)
-            if ready is None:  # behind the tail's window: catch up from the log, then come back
+            if ready is None and not tail.deleted:  # behind the tail's window: catch up from the log
                 ready = await self._read_log(run_id, last)
             if ready:
                 yield ready
-                last = ready[-1].seq
+                last, last_type = ready[-1].seq, ready[-1].type
                 continue
             if tail.ended:  # nothing after ``last`` and nothing more to come
+                if tail.deleted and last_type != "done":
+                    yield _deleted_end(run_id, session_id, last, last_type)
                 return
             await tail.wait(self.poll_s)
 
     async def _subscribe_log(self, run_id: str, after: int) -> AsyncIterator[list[StoredEvent]]:
-        """The tail of a run executing elsewhere (or ended): read the log, wait for the broker, again."""
-        last = after
+        """The tail of a run executing elsewhere (or ended): read the log, wait for the broker, again. A
+        run deleted under the subscriber (its session deleted) before it read the end still ends with
+        ``error`` then ``done`` (not logged: the log is gone)."""
+        last, last_type, seen = after, "", await self.get(run_id)
         while True:
             waiter = self.broker.listen(run_id)
             try:
                 batch = await self._read_log(run_id, last)
                 if batch:
-                    last = batch[-1].seq
+                    last, last_type = batch[-1].seq, batch[-1].type
                     yield batch
                     continue
                 run = await self.get(run_id)
+                if run is None and seen is not None and last_type != "done":
+                    yield _deleted_end(run_id, seen.session_id, last, last_type)
+                    return
                 if run is None or (run.status in TERMINAL and last >= run.last_seq):
                     return
+                seen = run
                 with contextlib.suppress(TimeoutError):
                     async with asyncio.timeout(self.poll_s):
                         await waiter.wait()
@@ -471,12 +562,18 @@ class RunManager:
                 self.broker.unlisten(run_id, waiter)
 
     async def delete_runs(self, run_ids: list[str]) -> None:
-        """Delete runs with their events and worker records (session deletion, retention)."""
+        """Delete runs with their events and worker records (session deletion, retention), freeing the
+        sessions they held."""
         if not run_ids:
             return
         for run_id in run_ids:
-            self._tails.pop(run_id, None)
+            tail = self._tails.pop(run_id, None)
+            if tail is not None:
+                tail.deleted = True
+                tail.end()
+        await self.writer.drop([r for r in run_ids if r in self._tasks])
         async with self.db.session() as s:
+            await s.exec(_release(run_ids))
             await s.exec(delete(EventRow).where(EventRow.run_id.in_(run_ids)))
             await s.exec(delete(RunWorkerRow).where(RunWorkerRow.run_id.in_(run_ids)))
             await s.exec(delete(RunRow).where(RunRow.id.in_(run_ids)))

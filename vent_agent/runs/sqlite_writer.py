@@ -75,12 +75,15 @@ class SqliteTransactions:
     thread of its own (``BEGIN IMMEDIATE`` … ``COMMIT``, rolled back on any error, which is raised)."""
 
     def __init__(
-        self, db: Database, finish: Any, tables: dict[str, Table], finish_types: dict[str, Any]
+        self, db: Database, finish: Any, release: Any, tables: dict[str, Table], finish_types: dict[str, Any]
     ) -> None:
+        """``finish``/``release``: the run-end UPDATE and the session release (``b_id`` each), see
+        :func:`vent_agent.runs.log_writer.apply_writes`."""
         self.path = make_url(db.url).database or ""
         self.tables = tables
         self._inserts: dict[tuple[str, tuple[str, ...]], Compiled] = {}
         self._finish, self._finish_constants = compile_statement(finish, finish_types)
+        self._release, self._release_constants = compile_statement(release, {})
         self._executor = ThreadPoolExecutor(1, thread_name_prefix="run-log-sqlite")
         self._conn: sqlite3.Connection | None = None
 
@@ -109,18 +112,23 @@ class SqliteTransactions:
             self._insert("run_events", writes.events),
         ]
         finishes = self._finish.rows(writes.finishes, self._finish_constants)
+        releases = self._release.rows(writes.finishes, self._release_constants)
         loop = asyncio.get_running_loop()
         return await loop.run_in_executor(
-            self._executor, self._write, [i for i in inserts if i is not None], finishes
+            self._executor, self._write, [i for i in inserts if i is not None], finishes, releases
         )
 
-    def _write(self, inserts: list[tuple[str, list[tuple]]], finishes: list[tuple]) -> list[bool]:
+    def _write(
+        self, inserts: list[tuple[str, list[tuple]]], finishes: list[tuple], releases: list[tuple]
+    ) -> list[bool]:
         conn = self._conn or self._connect()
         conn.execute("BEGIN IMMEDIATE")
         try:
             for sql, rows in inserts:
                 conn.executemany(sql, rows)
             applied = [conn.execute(self._finish.sql, f).rowcount == 1 for f in finishes]
+            if releases:
+                conn.executemany(self._release.sql, releases)
             conn.execute("COMMIT")
         except BaseException:
             with contextlib.suppress(sqlite3.Error):

@@ -43,6 +43,7 @@ class RunTail:
     max_bytes: int = DEFAULT_TAIL_BYTES
     last_seq: int = 0
     ended: bool = False
+    deleted: bool = False  # the run was deleted (its session deleted) before it ended
     _events: list[StoredEvent] = field(default_factory=list)
     _size: int = 0
     _changed: asyncio.Event = field(default_factory=asyncio.Event)
