@@ -172,7 +172,9 @@ class LogWriter:
     async def settle(self, run_id: str) -> None:
         """Wait until every event of ``run_id`` queued so far is committed (or the run is broken)."""
         target = self._queued.get(run_id, 0)
-        while self.committed.get(run_id, target) < target and run_id not in self.broken | self.dropped:
+        while self.committed.get(run_id, target) < target and not (
+            run_id in self.broken or run_id in self.dropped
+        ):
             await self._batch_done.wait()
 
     def track(self, run_id: str) -> None:
