@@ -10,10 +10,12 @@ import httpx
 from tests.chat_helpers import TOKEN, use_model
 from tests.helpers import parse_spec_stream
 from tests.scripted_model import ScriptedChatModel, says, tool_call
+from vent_agent.events import merge_parts
 
 
 def refs_of(events: list[dict]) -> dict:
-    return next(e for e in events if e["type"] == "references")
+    """The references event, its parts joined."""
+    return next(e for e in merge_parts(events) if e["type"] == "references")
 
 
 async def test_click_15216_cites_the_district_roadway_row_of_table_6(app, client: httpx.AsyncClient) -> None:

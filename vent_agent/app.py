@@ -11,7 +11,7 @@ from contextlib import AsyncExitStack, asynccontextmanager
 from fastapi import FastAPI
 from fastapi.middleware.cors import CORSMiddleware
 
-from vent_agent.api import chat, health, interpret, model, reports, review, runs, sessions, skills
+from vent_agent.api import chat, client_js, health, interpret, model, reports, review, runs, sessions, skills
 from vent_agent.api.errors import install_error_handlers
 from vent_agent.auth import make_user_service
 from vent_agent.graphs.checkpoint import open_checkpointer
@@ -90,6 +90,6 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             max_age=600,
         )
     install_error_handlers(app)
-    for module in (health, interpret, review, reports, runs, chat, sessions, model, skills):
+    for module in (health, interpret, review, reports, runs, chat, sessions, model, skills, client_js):
         app.include_router(module.router)
     return app

@@ -20,6 +20,7 @@ from langchain.agents.middleware import ModelCallLimitMiddleware, ToolCallLimitM
 from langchain_core.messages import HumanMessage
 from langchain_core.tools import BaseTool
 
+from vent_agent.events import ClickProgress
 from vent_agent.graphs.stream import StreamMapper
 from vent_agent.llm.chunks import model_name
 from vent_agent.runs.emitter import Emitter
@@ -93,7 +94,7 @@ async def interpret_with_agent(
         context_schema=AgentContext,
         name=AGENT_NAME,
     )
-    mapper = StreamMapper(em.emit, source="main", model_name=model_name(model))
+    mapper = StreamMapper(em.send, source="main", model_name=model_name(model))
     try:
         async for item in agent.astream(
             {"messages": [HumanMessage(content=target.request_text())]},
@@ -106,15 +107,18 @@ async def interpret_with_agent(
     except Exception as exc:  # the model endpoint failed or hung: fall back, never a bare failure
         log.warning("click agent failed: %s", exc)
         if mapper.text:
-            await em.emit(
-                "progress", source="main", message=f"智能体中断（{type(exc).__name__}），以上为已生成的部分"
+            await em.send(
+                ClickProgress(
+                    source="main", message=f"智能体中断（{type(exc).__name__}），以上为已生成的部分"
+                )
             )
             return True
-        await em.emit(
-            "progress",
-            source="main",
-            message=f"智能体调用失败（{type(exc).__name__}），改用规则解读",
-            notice=True,
+        await em.send(
+            ClickProgress(
+                source="main",
+                message=f"智能体调用失败（{type(exc).__name__}），改用规则解读",
+                notice="rule_fallback",
+            )
         )
         return False
     if finish is not None:
