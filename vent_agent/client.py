@@ -66,6 +66,7 @@ class ChatClient:
     transport: httpx.AsyncBaseTransport | None = None
     session_id: str | None = None
     last_run_id: str | None = field(default=None, init=False)
+    _joiner: PartJoiner = field(default_factory=PartJoiner, init=False, repr=False)
 
     def _client(self) -> httpx.AsyncClient:
         return httpx.AsyncClient(
@@ -83,7 +84,7 @@ class ChatClient:
             form["mode"] = mode
         last_seq = 0
         run_id: str | None = None
-        joiner = PartJoiner()
+        joiner = self._joiner = PartJoiner()
         async with self._client() as http:
             try:
                 async with http.stream("POST", "/api/chat", data=form) as resp:
@@ -102,13 +103,14 @@ class ChatClient:
             except (httpx.TransportError, httpx.RemoteProtocolError):
                 if run_id is None:
                     raise
-            async for ev in self._recover(http, run_id, last_seq, joiner):
+            async for ev in self._recover(http, run_id, last_seq):
                 yield ev
 
     async def _recover(
-        self, http: httpx.AsyncClient, run_id: str | None, last_seq: int, joiner: PartJoiner | None = None
+        self, http: httpx.AsyncClient, run_id: str | None, last_seq: int
     ) -> AsyncIterator[EventModel]:
-        joiner = joiner or PartJoiner()
+        """The rest of the run after ``last_seq`` (parts of a split event already read are kept)."""
+        joiner = self._joiner
         for attempt in range(self.retries):
             await asyncio.sleep(min(0.2 * 2**attempt, 3.0))
             try:
