@@ -196,3 +196,22 @@ def test_the_shipped_client_reads_the_same_text_split_or_direct(served, flow: st
     assert kinds(split) == kinds(direct)  # token events are merged by time: their number may differ
     if flow == "chat":
         assert text_of(split).startswith(ANSWER)
+
+
+def test_every_stream_says_no_buffering_and_no_cache(served) -> None:
+    _app, url, _module = served
+    reqs = requests(url)
+    pdf = DATA / "plan-2026-08-a.pdf"
+    with httpx.Client(timeout=120) as http:
+        responses = [
+            http.post(reqs["click"]["url"], json=reqs["click"]["json"]),
+            http.post(reqs["chat"]["url"], headers=TOKEN, data=reqs["chat"]["form"]["fields"]),
+            http.post(reqs["review"]["url"], files={"file": ("a.pdf", pdf.read_bytes(), "application/pdf")}),
+        ]
+        run_id = responses[0].headers["x-run-id"]
+        responses.append(http.get(f"{url}/api/runs/{run_id}/events", headers=TOKEN))
+    for resp in responses:
+        assert resp.status_code == 200, resp.text
+        assert resp.headers["content-type"].startswith("text/event-stream")
+        assert resp.headers["cache-control"] == "no-cache"
+        assert resp.headers["x-accel-buffering"] == "no"
