@@ -39,7 +39,10 @@ async def test_fabricated_and_unretrieved_articles_are_removed(app, client: http
         "另见第193条的规定。"
     )
     model = ScriptedChatModel(
-        script=[says("", tool_call("query_knowledge_base", {"query": "采煤工作面最高允许风速"})), says(answer)],
+        script=[
+            says("", tool_call("query_knowledge_base", {"query": "采煤工作面最高允许风速"})),
+            says(answer),
+        ],
         fallback=says(""),
     )
     use_model(app, model)
@@ -57,7 +60,9 @@ async def test_fabricated_and_unretrieved_articles_are_removed(app, client: http
     assert hist["citation_warnings"]
 
 
-async def test_approved_plan_may_cite_what_it_retrieved_before_the_interrupt(app, client: httpx.AsyncClient) -> None:
+async def test_approved_plan_may_cite_what_it_retrieved_before_the_interrupt(
+    app, client: httpx.AsyncClient
+) -> None:
     model = ScriptedChatModel(
         script=[
             says("", tool_call("query_knowledge_base", {"query": "第157条"})),
@@ -70,7 +75,9 @@ async def test_approved_plan_may_cite_what_it_retrieved_before_the_interrupt(app
     resp = await client.post("/api/chat", data={"message": "核对风速", "mode": "plan"}, headers=TOKEN)
     sid = resp.headers["x-session-id"]
     assert parse_spec_stream(resp.text)[-1]["type"] == "interrupt"
-    resumed = await client.post("/api/chat/resume", json={"session_id": sid, "action": "approve"}, headers=TOKEN)
+    resumed = await client.post(
+        "/api/chat/resume", json={"session_id": sid, "action": "approve"}, headers=TOKEN
+    )
     refs = refs_of(parse_spec_stream(resumed.text))
     assert not [w for w in refs["warnings"] if w["removed"]]
     assert refs["references"][0]["article"] == 157

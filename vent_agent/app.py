@@ -61,7 +61,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         # the knowledge base's index is built once per process; build it now, not on the first question
         await asyncio.to_thread(get_knowledge_base(settings.kb_dir, settings.regulation_edition).index)
         if not state.models.available:
-            log.warning("no chat model configured (VENT_MODELS / VENT_LLM_*): chat answers with an error event")
+            log.warning(
+                "no chat model configured (VENT_MODELS / VENT_LLM_*): chat answers with an error event"
+            )
         if state.interpret_model is None:
             log.warning("no language model configured (VENT_LLM_*): interpretations are rule-based")
         log.info("vent-agent ready: data dir %s, database %s", settings.data_dir, db.url.split("///")[0])
