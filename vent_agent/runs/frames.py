@@ -71,7 +71,10 @@ def fit_frames(payload: dict[str, Any], run_id: str, cap: int = FRAME_CAP) -> li
     if kind in TEXT_EVENTS and isinstance(payload.get("content"), str):
         room = cap - probe({**payload, "content": ""})
         if room > 0:
-            return [{**payload, "content": piece} for piece in split_text(payload["content"], room)]
+            pieces = [{**payload, "content": piece} for piece in split_text(payload["content"], room)]
+            for piece in pieces[1:]:  # a text that replaces the answer so far does so once, in its first piece
+                piece.pop("replace", None)
+            return pieces
     model = CATALOGUE.get(kind)
     parts = [payload]
     if model is not None and (model.SPLIT_LISTS or model.SPLIT_TEXT):
