@@ -17,6 +17,8 @@ from calc.tables import BandTable, ChoiceTable, CoefRange
 from calc.validate import positive
 
 R = TypeVar("R", bound=CalcResult)
+NEAR_EDGE = 0.05
+"""A key within this fraction of a table row edge is reported (DOMAIN.md §2)."""
 InputValue = float | int | str | bool | None
 
 
@@ -96,7 +98,9 @@ def band_coefficient(
     if not fixed and given is None:
         note += " (midpoint)"
     origin: CoefficientOrigin = "table" if fixed else "default"
-    return coefficient(symbol, given, param, default=band.coef, origin=origin, note=note, source=table.source)
+    c = coefficient(symbol, given, param, default=band.coef, origin=origin, note=note, source=table.source)
+    edge = table.near_edge(key, NEAR_EDGE)
+    return c.model_copy(update={"near_edge": edge, "key": key_param, "key_value": key})
 
 
 def constant(symbol: str, value: float, note: str, source: str = "") -> Coefficient:
@@ -113,6 +117,11 @@ def coefficient_warnings(coefficients: Iterable[Coefficient]) -> list[str]:
             out.append(
                 f"{c.symbol} = {fmt.coef(c.value)} outside its documented range "
                 f"{fmt.span(*c.valid_range)}{where}"
+            )
+        if c.near_edge is not None and c.key_value is not None:
+            out.append(
+                f"{c.symbol}: {c.key} {fmt.num(c.key_value)} within {NEAR_EDGE * 100:g} % of the table "
+                f"edge {fmt.num(c.near_edge)} (the next row changes Q)"
             )
     return out
 

@@ -30,6 +30,12 @@ class Coefficient(BaseModel):
     valid_range: tuple[float, float] | None = None
     note: str = ""
     source: str = ""
+    near_edge: float | None = None
+    """The table row edge the coefficient's key lies within 5 % of (DOMAIN.md §2: the next row changes Q
+    by up to 25 %), e.g. 180.0 for a face 175 m long; None when not near an edge or not looked up."""
+    key: str | None = None
+    """The measured quantity the coefficient was looked up by (``face_length``, ``intake_temp`` …)."""
+    key_value: float | None = None
 
 
 class CalcResult(BaseModel):

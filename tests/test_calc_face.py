@@ -77,7 +77,8 @@ def test_climate_demo_face_with_the_plans_coefficients():
         "k_h": "given",
         "k_l": "given",
     }
-    assert r.warnings == []
+    # 19 °C is within 5 % of the 20 °C row edge: said so (DOMAIN.md §2), nothing else
+    assert r.warnings == ["v: intake_temp 19 within 5 % of the table edge 20 (the next row changes Q)"]
 
 
 def test_climate_coefficients_from_the_tables():
@@ -92,14 +93,16 @@ def test_climate_coefficients_from_the_tables():
 @pytest.mark.parametrize(
     ("temp", "v", "origin"),
     [(-5.0, 1.0, "table"), (19.9, 1.0, "table"), (20.0, 1.25, "default"), (22.9, 1.25, "default"),
-     (23.0, 1.65, "default"), (26.0, 1.65, "default")],
+     (23.0, 1.25, "default"), (23.01, 1.65, "default"), (26.0, 1.65, "default")],
 )  # fmt: skip
 def test_climate_speed_by_intake_temperature(temp, v, origin):
     r = calc_face_by_climate(**FACE_GEOMETRY, intake_temp=temp, k_l=1.0)
     assert (coef(r, "v").value, coef(r, "v").origin) == (v, origin)
 
 
-@pytest.mark.parametrize(("height", "k_h"), [(1.8, 1.0), (2.0, 1.1), (2.5, 1.1), (2.51, 1.2), (6.0, 1.2)])
+@pytest.mark.parametrize(
+    ("height", "k_h"), [(1.8, 1.0), (1.99, 1.0), (2.0, 1.1), (2.5, 1.1), (2.51, 1.2), (6.0, 1.2)]
+)
 def test_climate_k_h_by_mining_height(height, k_h):
     r = calc_face_by_climate(mining_height=height, roof_control_max=5, roof_control_min=4, v_climate=1, k_l=1)
     assert coef(r, "k_h").value == k_h
@@ -114,11 +117,41 @@ def test_climate_top_coal_caving_takes_the_highest_k_h():
 
 @pytest.mark.parametrize(
     ("length", "k_l"),
-    [(10, 0.8), (15, 0.85), (79.9, 0.85), (80, 1.0), (120, 1.1), (150, 1.2), (180, 1.2), (180.1, 1.35)],
+    [
+        (10, 0.8),
+        (14.99, 0.8),
+        (15, 0.85),
+        (79.9, 0.85),
+        (80, 0.85),
+        (80.01, 1.0),
+        (120, 1.0),
+        (120.01, 1.1),
+        (150, 1.1),
+        (150.01, 1.2),
+        (180, 1.2),
+        (180.1, 1.35),
+    ],
 )
 def test_climate_k_l_by_face_length(length, k_l):
+    """DOMAIN.md §2: a row "a–b" includes b; "<15" is strict."""
     r = calc_face_by_climate(**FACE_GEOMETRY, face_length=length, v_climate=1.0)
     assert coef(r, "k_l").value == k_l
+
+
+@pytest.mark.parametrize(
+    ("temp", "row"),
+    [(19.99, (1.0, 1.0)), (20.0, (1.0, 1.5)), (23.0, (1.0, 1.5)), (23.01, (1.5, 1.8)), (26.0, (1.5, 1.8))],
+)
+def test_climate_v_row_by_intake_temperature(temp, row):
+    r = calc_face_by_climate(**FACE_GEOMETRY, face_length=100, intake_temp=temp)
+    assert coef(r, "v").valid_range == row
+
+
+@pytest.mark.parametrize(("length", "edge"), [(175, 180.0), (185, 180.0), (78, 80.0), (100, None)])
+def test_climate_key_near_a_row_edge_says_so(length, edge):
+    r = calc_face_by_climate(**FACE_GEOMETRY, face_length=length, v_climate=1.0)
+    assert coef(r, "k_l").near_edge == edge
+    assert any("edge" in w for w in r.warnings) == (edge is not None)
 
 
 def test_climate_given_k_l_that_contradicts_the_face_length_warns():
