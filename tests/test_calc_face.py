@@ -253,3 +253,26 @@ def test_max_with_blasting_and_without_geometry_has_no_check():
 def test_max_skips_explosives_without_blasting():
     r = calc_face_air_volume_max(workers=10, explosive_kg=0)
     assert [m.method for m in r.methods] == ["calc_face_by_workers"]
+
+
+def test_a_maximum_over_some_methods_names_the_ones_not_computed():
+    """DOMAIN.md §2: gas only (climate and people lack inputs) is a lower bound, not the requirement."""
+    from calc import calc_face_air_volume_max
+
+    r = calc_face_air_volume_max(gas_emission=4.2, k_gas=1.5)
+    assert r.value == 630.0 and not r.complete
+    assert [n.split("（")[0] for n in r.not_computed] == ["calc_face_by_climate", "calc_face_by_workers"]
+    assert "mining_height" in r.not_computed[0]
+    assert r.warnings[0].startswith("incomplete: methods not computed")
+    assert "不是需风量" in r.substituted
+    full = calc_face_air_volume_max(
+        gas_emission=4.2, k_gas=1.5, workers=38, **FACE_GEOMETRY, face_length=220, intake_temp=19.0
+    )
+    assert full.complete and full.not_computed == [] and "不是需风量" not in full.substituted
+
+
+def test_a_heading_without_fan_data_is_incomplete():
+    from calc import calc_tunnel_air_volume_max
+
+    r = calc_tunnel_air_volume_max(gas_emission=1.0, k_gas=1.8, workers=20)
+    assert [n.split("（")[0] for n in r.not_computed] == ["calc_tunnel_by_fan_intake"]
