@@ -239,12 +239,12 @@ class CoefficientTables(_Frozen):
     high_gas: HighGasThresholds = HighGasThresholds()
 
     def article(self, topic: str) -> str:
-        """The 《煤矿安全规程》 clause of ``topic`` in this edition, e.g. ``《煤矿安全规程》第157条（2025版）``."""
+        """The 《煤矿安全规程》 clause of ``topic`` in this edition, e.g. ``《煤矿安全规程》（2025版）第157条``
+        (the review's one citation format, see :func:`vent_agent.review.rules.cite_article`)."""
         numbers = self.articles.get(topic, {})
         if self.regulation_edition not in numbers:
             raise CalcInputError("regulation_edition", f"no article for {topic!r}", self.regulation_edition)
-        label = "2016版，2022修订" if self.regulation_edition == "2016" else f"{self.regulation_edition}版"
-        return f"《煤矿安全规程》第{numbers[self.regulation_edition]}条（{label}）"
+        return f"《煤矿安全规程》（{self.regulation_edition}版）第{numbers[self.regulation_edition]}条"
 
     def heading_class(self, param: str, heading_type: str) -> tuple[str, str]:
         """The canonical heading type (coal/half_coal/rock) and its 表6 class; CalcInputError if unknown."""

@@ -180,7 +180,7 @@ def test_climate_textbook_form_warns_that_the_older_form_was_used():
 def test_workers():
     r = calc_face_by_workers(workers=38)
     assert r.value == 152.0 and r.substituted == "Q = 4 × 38 = 152.0 m³/min"
-    assert r.source == "《煤矿安全规程》第159条（2025版）"
+    assert r.source == "《煤矿安全规程》（2025版）第159条"
 
 
 def test_explosives_notes_the_10a_variant_only_as_a_warning():

@@ -63,9 +63,7 @@ async def run_cli_review(plan: Path, output: Path | None, *, as_json: bool, forc
                     progress.advance(task, 0.5)
 
         try:
-            result = await review_plan(
-                req, settings, emit, None, remarks_model=make_remarks_model(settings)
-            )
+            result = await review_plan(req, settings, emit, None, remarks_model=make_remarks_model(settings))
         except ReviewFailed as exc:
             err.print(f"[red]审查失败：{exc.message}[/red]")
             return 2
