@@ -10,9 +10,10 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 
+from calc import formatting as calc_fmt
 from calc.errors import CalcInputError
 from calc.result import MaxResult
-from vent_agent.documents.plan import AllocationRow, LocationPlan, MethodStatement, Plan
+from vent_agent.documents.plan import AllocationRow, LocationPlan, MethodStatement, Plan, SourceRef
 from vent_agent.review.arith import close, substituted_value
 from vent_agent.review.calc_common import Where as _Where
 from vent_agent.review.calc_common import calc_ev as _calc_ev
@@ -178,46 +179,66 @@ COEF_UNITS = {"v": " m/s"}
 
 
 def _coef_text(symbol: str, value: float) -> str:
-    return f"{symbol} = {fmt(value)}{COEF_UNITS.get(symbol, '')}"
+    """``v = 1.0 m/s``, ``k_l = 1.35``: at least one decimal, the unit only where there is one."""
+    return f"{symbol} = {calc_fmt.num(value, min_decimals=1)}{COEF_UNITS.get(symbol, '')}"
 
 
 def _coefficient_checks(at: _Where, loc: LocationPlan, adjustments: list[Adjustment]) -> list[Finding]:
-    """One finding per plan coefficient outside its range, with the recomputation at the nearest
-    compliant value and at the range's default (DOMAIN.md §5: ``≥ 1698.3 at v = 1.5; 1868.2 at 1.65``)."""
+    """The plan's coefficients outside their ranges: one finding for those that lower the requirement
+    (one root fault: the location recomputed with all of them at the nearest compliant value, the range
+    stated: ``≥ 872.1 m³/min（v = 1.5 m/s, k_l = 1.3）；按缺省值 … 996.1``), one minor finding for each
+    above its range (on the safe side). DOMAIN.md §5."""
     out: list[Finding] = []
-    for a in adjustments:
-        label = KEY_LABELS.get(a.key or "")
-        row = f"（{label[0]} {fmt(a.key_value)} {label[1]}）" if label and a.key_value is not None else ""
-        unit = COEF_UNITS.get(a.symbol, "")
-        message = f"{a.method_cn}系数 {_coef_text(a.symbol, a.given)} 超出规定范围 {fmt(a.low)}–{fmt(a.high)}{unit}{row}"
-        if a.lowers:
-            message += (
-                f"，降低了需风量。按最接近的合规值重新核算：需风量 ≥ {a.q_compliant:.1f} m³/min"
-                f"（{_coef_text(a.symbol, a.compliant)}）；按缺省值 {_coef_text(a.symbol, a.default)} 为 "
-                f"{a.q_default:.1f} m³/min"
-            )
-        else:
-            message += "，高于上限（偏于安全）"
+    low = [a for a in adjustments if a.lowers]
+    if low:
+        first = low[0]
+        what = "；".join(_adjustment_text(a) for a in low)
+        compliant = "，".join(_coef_text(a.symbol, a.compliant) for a in low)
+        default = "，".join(_coef_text(a.symbol, a.default) for a in low)
         out.append(
             _finding(
                 "calc.coefficient_range",
                 at,
-                Severity.MAJOR if a.lowers else Severity.MINOR,
-                message,
+                Severity.MAJOR,
+                f"{what}，降低了需风量。按最接近的合规值重新核算：需风量 ≥ {first.q_compliant:.1f} m³/min"
+                f"（{compliant}）；按缺省值（{default}）为 {first.q_default:.1f} m³/min",
                 figures={
-                    "stated": a.given,
-                    "low": a.low,
-                    "high": a.high,
-                    "compliant": a.compliant,
-                    "default": a.default,
-                    "required_compliant": a.q_compliant,
-                    "required_default": a.q_default,
+                    **{f"{a.symbol}_stated": a.given for a in low},
+                    **{f"{a.symbol}_compliant": a.compliant for a in low},
+                    "required_compliant": first.q_compliant,
+                    "required_default": first.q_default,
                 },
-                ref=loc.inputs[_input_of(a)].ref if _input_of(a) in loc.inputs else loc.ref,
-                evidence=[_calc_ev(a.method, f"{a.symbol}: {fmt(a.given)} → {fmt(a.compliant)}")],
+                ref=_ref_of(loc, first),
+                evidence=[
+                    _calc_ev(a.method, f"{a.symbol}: {fmt(a.given)} → {fmt(a.compliant)}") for a in low
+                ],
             )
         )
+    for a in adjustments:
+        if not a.lowers:
+            out.append(
+                _finding(
+                    "calc.coefficient_range",
+                    at,
+                    Severity.MINOR,
+                    f"{_adjustment_text(a)}，高于上限（偏于安全）",
+                    figures={"stated": a.given, "low": a.low, "high": a.high},
+                    ref=_ref_of(loc, a),
+                )
+            )
     return out
+
+
+def _adjustment_text(a: Adjustment) -> str:
+    label = KEY_LABELS.get(a.key or "")
+    row = f"（{label[0]} {fmt(a.key_value)} {label[1]}）" if label and a.key_value is not None else ""
+    unit = COEF_UNITS.get(a.symbol, "")
+    return f"{a.method_cn}系数 {_coef_text(a.symbol, a.given)} 超出规定范围 {fmt(a.low)}–{fmt(a.high)}{unit}{row}"
+
+
+def _ref_of(loc: LocationPlan, a: Adjustment) -> SourceRef | None:
+    name = _input_of(a)
+    return loc.inputs[name].ref if name in loc.inputs else loc.ref
 
 
 def _input_of(a: Adjustment) -> str:
@@ -412,7 +433,10 @@ def _fold_into_working_face(findings: list[Finding], working: str, here: list[Fi
     )
     keep = []
     for f in here:
-        if name and f.rule_id in FOLLOWS and attach(findings, name, as_consequence(f)):
+        follows = f.rule_id in FOLLOWS or f.rule_id == "calc.method_coefficient"
+        if name and follows and attach(findings, name, as_consequence(f)):
+            for c in f.consequences:  # what followed at the standby face follows from the same root
+                attach(findings, name, c)
             continue
         keep.append(f)
     return keep

@@ -10,6 +10,7 @@ from vent_agent.review.arith import close
 from vent_agent.review.calc_common import Where, calc_ev, calc_finding, stated_q
 from vent_agent.review.consequences import as_consequence, attach
 from vent_agent.review.findings import Finding, Severity
+from vent_agent.review.recompute import normalise_name
 
 
 def _governing_cn(total: calc.MaxResult) -> str:
@@ -33,6 +34,7 @@ def _as_consequences(
     stated_by_loc: dict[str, float],
     k: float | None,
     own: float | None,
+    owners: dict[str, str],
 ) -> bool:
     """Attach the low total as a consequence to each location whose recomputed requirement exceeds the
     plan's (in place). True when the whole shortfall is so explained: the plan's total agrees with its
@@ -42,14 +44,15 @@ def _as_consequences(
         return False
     if stated_total < own and not close(stated_total, own):
         return False  # short by the plan's own figures: a fault of the total itself
-    up = {
-        n: q - stated_by_loc.get(n, 0.0)
-        for n, q in required_by_loc.items()
-        if q - stated_by_loc.get(n, 0.0) > 0.05
-    }
+    up: dict[str, float] = {}
+    for n, q in required_by_loc.items():
+        extra = q - stated_by_loc.get(n, 0.0)
+        if extra > 0.05:  # a standby face's extra follows from its working face
+            owner = owners.get(n, n) if owners.get(n) in required_by_loc else n
+            up[owner] = up.get(owner, 0.0) + extra
     if not up:
         return False
-    names = {f.location.replace(" ", ""): f.location for f in findings if f.location}
+    names = {normalise_name(f.location): f.location for f in findings if f.location}
     done = True
     for key, extra in up.items():
         name = names.get(key)
@@ -135,7 +138,13 @@ def total_checks(
             ref=ref,
             evidence=[calc_ev(total.method, total.substituted)],
         )
-        if not _as_consequences(out, low, required_by_loc, stated_by_loc, k, own_total(stated_by_loc, k)):
+        owners = {
+            normalise_name(loc.name): normalise_name(loc.standby_of)
+            for loc in plan.locations
+            if loc.kind == "standby_face" and loc.standby_of
+        }
+        own = own_total(stated_by_loc, k)
+        if not _as_consequences(out, low, required_by_loc, stated_by_loc, k, own, owners):
             out.append(low)
     capacity = stated_q(t.capacity)
     if capacity is not None and total.value > capacity:
