@@ -102,3 +102,37 @@ async def test_on_location_callback_brackets_each_location(plan_a: Plan) -> None
     await review_calc(plan_a, on_location=hook)
     assert len(calls) == 2 * len(plan_a.locations)
     assert calls[0][1] is False and calls[1] == (calls[0][0], True)
+
+
+async def test_plan_b_root_fault_carries_its_consequences(plan_b: Plan) -> None:
+    """The maximum not taken at 15216: one major with the allocation short and the mine total low listed
+    as its consequences, not three majors (DOMAIN.md §5)."""
+    findings, _ = await review_calc(plan_b)
+    at_face = [f for f in findings if f.location == "15216综采工作面"]
+    assert [f.rule_id for f in at_face] == ["calc.max_not_taken"]
+    root = at_face[0]
+    assert root.severity == Severity.MAJOR
+    assert [c.rule_id for c in root.consequences] == ["calc.allocation_short", "calc.total_low"]
+    assert "502.2 × 1.18" in root.consequences[1].message
+    assert not [f for f in findings if f.rule_id == "calc.total_low"]
+    # the stated sum is a slip of its own (minor), kept apart
+    assert [f.rule_id for f in findings if f.location is None] == ["calc.sum_stated"]
+    assert all(f.rule_id for f in findings)
+
+
+async def test_charging_chamber_maximum_not_taken_is_one_finding(plan_a: Plan) -> None:
+    """A chamber's maximum not taken and its allocation short: one finding citing the chamber's clause."""
+    plan = plan_a.model_copy(deep=True)
+    loc = next(x for x in plan.locations if x.kind == "charging")
+    row = next(r for r in plan.allocation if r.location == loc.name)
+    assert loc.stated_required is not None and row.allocated_q is not None
+    required = loc.stated_required.value
+    loc.stated_required.value = required / 2
+    row.allocated_q.value = required / 2
+    for m in loc.methods:
+        if m.stated is not None and m.method == "min_q":
+            m.stated.value = required / 2
+    findings, _ = await review_calc(plan)
+    here = [f for f in findings if f.location == loc.name and f.severity == Severity.MAJOR]
+    assert len(here) == 1 and here[0].consequences, [f.message for f in findings]
+    assert "第186条" in here[0].source
