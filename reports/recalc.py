@@ -49,6 +49,12 @@ def coef_value(x: float) -> str:
     return calc_fmt.num(x, min_decimals=1)
 
 
+def coef_range(bounds: tuple[float, float], value: float) -> str:
+    """A range at the precision of its most precise figure: (1.3, 1.4) with 1.35 → ``1.30–1.40``."""
+    decimals = max(1, *(len(calc_fmt.num(x).partition(".")[2]) for x in (*bounds, value)))
+    return f"{bounds[0]:.{decimals}f}–{bounds[1]:.{decimals}f}"
+
+
 def _coefficient_text(c: Coefficient) -> str:
     """``进风温度 19 ℃：v = 1.0 m/s（计划给定；接近分档界限 20 ℃）`` in Chinese, the unit only where the
     coefficient has one, the range only where it is one."""
@@ -56,9 +62,7 @@ def _coefficient_text(c: Coefficient) -> str:
     unit = COEF_UNITS.get(c.symbol, "")
     parts = [origin]
     if c.valid_range and c.valid_range[0] != c.valid_range[1]:
-        parts.append(
-            f"范围 {coef_value(c.valid_range[0])}–{coef_value(c.valid_range[1])}{unit and ' ' + unit}"
-        )
+        parts.append(f"范围 {coef_range(c.valid_range, c.value)}{unit and ' ' + unit}")
     key = KEY_LABELS.get(c.key or "")
     if key and c.key_value is not None:
         parts.append(f"按{key[0]} {fmt_num(c.key_value)} {key[1]}")
