@@ -136,3 +136,26 @@ async def test_charging_chamber_maximum_not_taken_is_one_finding(plan_a: Plan) -
     here = [f for f in findings if f.location == loc.name and f.severity == Severity.MAJOR]
     assert len(here) == 1 and here[0].consequences, [f.message for f in findings]
     assert "第186条" in here[0].source
+
+
+async def test_wrong_fan_intake_at_a_heading_is_one_finding(plan_a: Plan) -> None:
+    """A heading whose fan-intake method is written 150 m³/min low: the method, the lower maximum and
+    the allocation short of it are one major with two consequences, not three majors."""
+    plan = plan_a.model_copy(deep=True)
+    loc = next(
+        x for x in plan.locations if x.kind == "heading" and any(m.method == "fan_intake" for m in x.methods)
+    )
+    method = next(m for m in loc.methods if m.method == "fan_intake")
+    assert method.stated is not None and loc.stated_required is not None
+    right = method.stated.value
+    method.stated.value = loc.stated_required.value = right - 150
+    method.expression = f"Q = {right - 150}"
+    row = next(r for r in plan.allocation if r.location == loc.name)
+    assert row.allocated_q is not None
+    row.allocated_q.value = right - 100
+    if row.required_q is not None:
+        row.required_q.value = right - 150
+    findings, _ = await review_calc(plan)
+    here = [f for f in findings if f.location == loc.name]
+    assert [(f.rule_id, f.severity) for f in here] == [("calc.method_coefficient", Severity.MAJOR)]
+    assert [c.rule_id for c in here[0].consequences] == ["calc.required_low", "calc.allocation_short"]
