@@ -68,6 +68,11 @@ class Settings(BaseSettings):
     )
     max_pdf_pages: int = 200
     review_concurrency: int = 2
+    review_model_reading: bool = Field(
+        default=False,
+        description="With a model configured, let it read tables the rules cannot map (checked before use; "
+        "findings on its figures are at most minor)",
+    )
 
     ocr_engine: Literal["rapidocr", "paddle", "none"] = "rapidocr"
     ocr_concurrency: int = 1
