@@ -8,14 +8,12 @@ from fastapi import APIRouter, File, Form, Request, UploadFile
 from sse_starlette import EventSourceResponse
 
 from vent_agent.api.deps import StateDep, public_base_url
-from vent_agent.api.review_upload import review_done_fields, review_session, save_review_upload
+from vent_agent.api.review_upload import review_session, save_review_upload
 from vent_agent.api.sse import run_stream
 from vent_agent.api.uploads import UploadRoute
-from vent_agent.events import ReviewDone, ReviewProgress
 from vent_agent.review.pipeline import ReviewRequest
-from vent_agent.review.run import review_run
-from vent_agent.review.session_turns import record_review_answer, record_review_request
-from vent_agent.runs.emitter import Emitter
+from vent_agent.review.run import review_body
+from vent_agent.review.session_turns import record_review_request
 
 router = APIRouter(prefix="/api/vent/review", tags=["review"], route_class=UploadRoute)
 
@@ -43,19 +41,11 @@ async def review_pdf(
     if session is not None:
         await record_review_request(state, session, message, saved.file_name)
 
-    async def body(em: Emitter) -> None:
-        await em.send(
-            ReviewProgress(message=f"正在保存上传的 PDF 文件《{req.file_name}》...", file_name=req.file_name)
-        )
-        if session is None:
-            await review_run(em, state, req, base_url, None)
-            return
-        summary = await review_run(em, state, req, base_url, session.id, final=False)
-        await record_review_answer(state, em, session, summary)
-        await em.send(ReviewDone(**await review_done_fields(state, em, session.id)))
-
     sid = session.id if session else None
     run_id = await state.runs.start(
-        "review", body, session_id=sid, done_fields=lambda rid: {"session_id": sid, "thread_id": rid}
+        "review",
+        review_body(state, req, base_url, session),
+        session_id=sid,
+        done_fields=lambda rid: {"session_id": sid, "thread_id": rid},
     )
     return run_stream(state.runs, run_id, session_id=sid, ping_s=state.settings.sse_ping_s)

@@ -1,5 +1,5 @@
-"""The request side of ``POST /api/vent/review/pdf``: whose session the review joins, the upload saved
-within the upload disk cap, and the ``done`` fields of a review that joined a session."""
+"""The request side of ``POST /api/vent/review/pdf``: whose session the review joins, and the upload
+saved within the upload disk cap."""
 
 from __future__ import annotations
 
@@ -11,8 +11,6 @@ from vent_agent.api.deps import require_user
 from vent_agent.api.errors import ApiError
 from vent_agent.api.sessions import session_of
 from vent_agent.documents.upload import SavedUpload, UploadRejected, check_upload_room, save_pdf_upload
-from vent_agent.runs.emitter import Emitter
-from vent_agent.sessions.fold import fold_events
 from vent_agent.state import AppState
 from vent_agent.store.models import SessionRow
 
@@ -40,20 +38,3 @@ async def save_review_upload(state: AppState, file: UploadFile, uploads_dir: Any
         return await save_pdf_upload(file, uploads_dir, settings.max_upload_mb << 20)
     except UploadRejected as exc:
         raise ApiError(exc.status, exc.message) from exc
-
-
-async def review_done_fields(state: AppState, em: Emitter, session_id: str) -> dict[str, Any]:
-    """The ``done`` event's fields of a review run in a session: session and thread, and from the run's
-    log the ``download_url`` and findings' ``summary``, or the failure."""
-    await em.flush()
-    events = [ev.payload for ev in await state.runs.events_after(em.run_id, 0, limit=100_000)]
-    folded = fold_events(events)
-    fields: dict[str, Any] = {"session_id": session_id, "thread_id": em.run_id}
-    if folded.get("download_url"):
-        fields.update(download_url=folded["download_url"], message="审查完成")
-        counts = next((ev["summary"] for ev in events if isinstance(ev.get("summary"), dict)), None)
-        if counts is not None:
-            fields["summary"] = counts
-    else:
-        fields["message"] = "审查失败"
-    return fields

@@ -41,3 +41,20 @@ async def record_review_answer(state: AppState, em: Emitter, session: SessionRow
     if counts is not None:
         extra["summary"] = counts
     await store.add_message(state.db, session.id, "assistant", summary, run_id=em.run_id, extra=extra)
+
+
+async def review_done_fields(state: AppState, em: Emitter, session_id: str) -> dict[str, Any]:
+    """The ``done`` event's fields of a review run in a session: session and thread, and from the run's
+    log the ``download_url`` and findings' ``summary``, or the failure."""
+    await em.flush()
+    events = [ev.payload for ev in await state.runs.events_after(em.run_id, 0, limit=100_000)]
+    folded = fold_events(events)
+    fields: dict[str, Any] = {"session_id": session_id, "thread_id": em.run_id}
+    if folded.get("download_url"):
+        fields.update(download_url=folded["download_url"], message="审查完成")
+        counts = next((ev["summary"] for ev in events if isinstance(ev.get("summary"), dict)), None)
+        if counts is not None:
+            fields["summary"] = counts
+    else:
+        fields["message"] = "审查失败"
+    return fields
