@@ -247,9 +247,11 @@ class ChatProgress(Progress):
 
 
 class ReviewProgress(Progress):
-    """A review's progress: ``agent: "system"``, the upload's ``hash_id`` and per-page progress."""
+    """A review's progress: ``agent: "system"``, the upload's ``hash_id`` and per-page progress; the
+    first event of a standalone review names the uploaded file as the client sent it (``file_name``)."""
 
     agent: str = "system"
+    file_name: str | None = None
 
 
 class AgentStart(EventModel):
