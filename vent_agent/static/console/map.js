@@ -93,9 +93,11 @@ function draw(net) {
       const ly = Math.max(Y(ay), Y(by)) + 30;
       label = svgEl('text', { x: lx, y: ly, class: 'label small', transform: `rotate(40 ${lx} ${ly})` });
     } else {
-      const mx = (X(ax) + X(bx)) / 2 + (vertical ? 40 : 0);
+      // along the line: above a horizontal one, turned to read upwards beside a vertical one
+      const mx = (X(ax) + X(bx)) / 2 + (vertical ? -30 : 0);
       const my = (Y(ay) + Y(by)) / 2 - (vertical ? 0 : 42);
-      label = svgEl('text', { x: mx, y: my, class: 'label', 'text-anchor': vertical ? 'start' : 'middle' });
+      label = svgEl('text', { x: mx, y: my, class: 'label', 'text-anchor': 'middle',
+        transform: vertical ? `rotate(-90 ${mx} ${my})` : null });
     }
     label.textContent = `${t.name}${t.wind_speed != null ? ` ${t.wind_speed} m/s` : ''}`;
     labels.append(label);
