@@ -153,9 +153,12 @@ async function openSession(id) {
     if (isLast) showSuggestions(view, m.suggestions);
   });
   scrollDown();
-  // a turn that was still streaming when the page went away: follow it from the start of its run
+  // a turn that was still streaming when the page went away (its answer not yet in the history):
+  // follow it from the start of its run
   const run = JSON.parse(localStorage.getItem(RUN_KEY) || 'null');
-  if (run && run.session_id === id) {
+  const answered = hist.messages.length && hist.messages[hist.messages.length - 1].role === 'assistant';
+  if (run && run.session_id === id && answered) localStorage.removeItem(RUN_KEY);
+  else if (run && run.session_id === id) {
     setBusy(true);
     try {
       await playTurn(follow(run.run_id, 0), run.run_id, id);
