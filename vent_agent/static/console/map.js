@@ -94,7 +94,7 @@ function draw(net) {
       label = svgEl('text', { x: lx, y: ly, class: 'label small', transform: `rotate(40 ${lx} ${ly})` });
     } else {
       // along the line: above a horizontal one, turned to read upwards beside a vertical one
-      const mx = (X(ax) + X(bx)) / 2 + (vertical ? -30 : 0);
+      const mx = (X(ax) + X(bx)) / 2 + (vertical ? -58 : 0);
       const my = (Y(ay) + Y(by)) / 2 - (vertical ? 0 : 42);
       label = svgEl('text', { x: mx, y: my, class: 'label', 'text-anchor': 'middle',
         transform: vertical ? `rotate(-90 ${mx} ${my})` : null });
