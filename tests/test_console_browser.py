@@ -182,3 +182,21 @@ def test_plan_mode_approval_then_answer_and_reload_keeps_the_session(
     sync_api.expect(page.locator(f'#session-list li.active[data-id="{session}"]')).to_be_visible()
     sync_api.expect(page.locator(".msg.assistant .answer").last).to_contain_text("160 m³/min")
     sync_api.expect(page.locator(".msg.user").first).to_contain_text("计算 15216")
+
+
+def test_a_reload_mid_answer_picks_the_running_turn_up_again(server: tuple[str, Any], page: Any) -> None:
+    base, app = server
+    answer = "15216 辅运起坡段当前风速 0.99 m/s，在采区进风巷允许范围 0.25–6 m/s 之内，风量满足需风量要求。"
+    use_model(app, ScriptedChatModel(script=[says(answer), says("")], chunk_size=2, delay_s=0.2))
+    page.goto(f"{base}/#chat")
+    page.click("#new-session")
+    page.select_option("#chat-mode", "full")
+    page.fill("#chat-input", "15216 风速是否合规？")
+    page.click("#chat-send")
+    last = page.locator(".msg.assistant .answer").last
+    sync_api.expect(last).to_contain_text("15216")  # part of the answer has arrived
+    assert "满足需风量要求" not in last.inner_text()
+    page.reload()
+    sync_api.expect(page.locator(".msg.assistant .answer").last).to_contain_text("满足需风量要求。")
+    assert page.locator(".msg.assistant .answer", has_text="满足需风量要求").count() == 1
+    sync_api.expect(page.locator(".msg.assistant .status").last).to_have_text("对话完成")
