@@ -43,6 +43,7 @@ if _MISSING:
 
 DATA = Path(__file__).parent / "data"
 TIMEOUT_MS = 90_000
+sync_api.expect.set_options(timeout=TIMEOUT_MS)  # a loaded machine: generous, the test ends on success
 
 
 @pytest.fixture(scope="module")
