@@ -15,9 +15,10 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 
-from tests.chat_helpers import use_model
+from tests.chat_helpers import TOKEN, use_model
 from tests.helpers import live_server
 from tests.pg import in_ci
 from tests.scripted_model import ScriptedChatModel, says, tool_call
@@ -201,3 +202,25 @@ def test_a_reload_mid_answer_picks_the_running_turn_up_again(server: tuple[str, 
     sync_api.expect(page.locator(".msg.assistant .answer").last).to_contain_text("满足需风量要求。")
     assert page.locator(".msg.assistant .answer", has_text="满足需风量要求").count() == 1
     sync_api.expect(page.locator(".msg.assistant .status").last).to_have_text("对话完成")
+
+
+def test_sessions_pin_rename_and_delete(server: tuple[str, Any], page: Any) -> None:
+    base, app = server
+    use_model(app, ScriptedChatModel(script=[says("好的。"), says("")], fallback=says("")))
+    resp = httpx.post(f"{base}/api/chat", data={"message": "会话管理测试"}, headers=TOKEN, timeout=60)
+    sid = resp.headers["x-session-id"]
+    page.goto(f"{base}/#chat")
+    item = page.locator(f'#session-list li[data-id="{sid}"]')
+    item.locator("button", has_text="置顶").click()
+    sync_api.expect(item.locator(".title")).to_contain_text("📌")
+    sync_api.expect(page.locator("#session-list li").first).to_have_attribute("data-id", sid)
+    page.once("dialog", lambda d: d.accept("风量复核（已改名）"))
+    item.locator("button", has_text="重命名").click()
+    sync_api.expect(item.locator(".title")).to_contain_text("风量复核（已改名）")
+    item.click()
+    sync_api.expect(page.locator(".msg.user")).to_contain_text("会话管理测试")
+    page.once("dialog", lambda d: d.accept())
+    item.locator("button", has_text="删除").click()
+    sync_api.expect(item).to_have_count(0)
+    sync_api.expect(page.locator(".msg")).to_have_count(0)
+    assert httpx.get(f"{base}/api/chat/history/{sid}", headers=TOKEN).status_code == 404
