@@ -224,3 +224,14 @@ def test_sessions_pin_rename_and_delete(server: tuple[str, Any], page: Any) -> N
     sync_api.expect(item).to_have_count(0)
     sync_api.expect(page.locator(".msg")).to_have_count(0)
     assert httpx.get(f"{base}/api/chat/history/{sid}", headers=TOKEN).status_code == 404
+
+
+def test_markdown_is_escaped_before_it_is_rendered(server: tuple[str, Any], page: Any) -> None:
+    base, _ = server
+    page.goto(f"{base}/")
+    source = '# 标题\n<img src=x onerror="alert(1)"> **粗体**\n\n| a | b |\n|---|---|\n| <b>1</b> | 2 |\n\n- 一\n- 二'
+    html = page.evaluate("(s) => import('/static/console/md.js').then((m) => m.renderMarkdown(s))", source)
+    assert "<img" not in html and "<b>" not in html
+    assert "&lt;img src=x onerror=&quot;alert(1)&quot;&gt;" in html and "&lt;b&gt;1&lt;/b&gt;" in html
+    assert "<h2>标题</h2>" in html and "<strong>粗体</strong>" in html
+    assert "<table>" in html and "<th>a</th>" in html and html.count("<li>") == 2
