@@ -93,7 +93,8 @@ def test_variant_two_row_header_table_and_totals(variant: Plan) -> None:
     assert first.ch4.value == 0.42 and first.temperature.value == 21.0  # type: ignore[union-attr]
     assert rows[2].measured_speed is None and first.planned_speed is None
     t = variant.totals
-    assert t.stated_sum.value == 1910.5 and t.stated_sum.ref.row == 6  # type: ignore[union-attr]  # the 合计 row
+    assert t.stated_sum.value == 1910.5 and t.stated_sum.ref.row == 4  # type: ignore[union-attr]  # the 合计 row
+    assert t.stated_sum.ref.cell_row == 6  # type: ignore[union-attr]  # two header rows above
     assert t.k_mine.value == 1.2 and t.mine_total.value == 2292.6  # type: ignore[union-attr]
     assert t.max_people.value == 150 and t.capacity.value == 3000  # type: ignore[union-attr]
 
