@@ -15,6 +15,7 @@ import re
 from vent_agent.documents.plan import Figure, LocationPlan, MethodStatement, SourceRef, SpeedCheckStatement
 from vent_agent.documents.plan_sections import Block, Statement, split_statements
 from vent_agent.documents.plan_text import NUM, NUM_RE, TextDoc, numbers, operand_value, squeeze, unit_after
+from vent_agent.documents.plan_units import read_figure
 
 METHOD_KEYS: list[tuple[str, str]] = [
     ("standby", r"备用"),
@@ -120,9 +121,7 @@ def _ref(doc: TextDoc, offset: int, text: str) -> SourceRef:
 def _figure(doc: TextDoc, st: Statement, text: str, base: int, m: re.Match[str], context: str) -> Figure:
     """The number ``m`` found in ``text`` (which starts at ``st.body[base]``), with the unit after it."""
     value = operand_value(m.group(0)) if m.group(0).endswith("%") else float(m.group(0))
-    return Figure(
-        value=value, unit=unit_after(text, m.end()), ref=_ref(doc, st.offset(base + m.start()), context)
-    )
+    return read_figure(value, unit_after(text, m.end()), _ref(doc, st.offset(base + m.start()), context))
 
 
 def _tokens(expr: str) -> list[str]:
@@ -329,9 +328,9 @@ def parse_block(doc: TextDoc, block: Block, names: list[str], kind: str) -> tupl
                 )
             elif key not in inputs:
                 ref = ms.stated.ref if ms.stated else SourceRef(page=block.page, text=ms.expression)
-                inputs[key] = Figure(
-                    value=value, unit=None, ref=ref.model_copy(update={"text": ms.expression})
-                )
+                # read from the substituted expression, term for term with the symbols
+                ref = ref.model_copy(update={"text": ms.expression, "confidence": "inferred"})
+                inputs[key] = Figure(value=value, unit=None, ref=ref)
     if not loc.methods:
         warnings.append(f"{block.name}: 未找到需风量计算方法 / no calculation method found")
     if loc.stated_required is None and loc.methods:

@@ -45,6 +45,7 @@ from vent_agent.documents.plan_text import (
     unit_after,
 )
 from vent_agent.documents.plan_textual import allocation_lines, location_lines, signoff_lines
+from vent_agent.documents.plan_units import read_figure
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -348,10 +349,8 @@ def _sentences(doc: TextDoc, sec: Section | None) -> list[tuple[str, int]]:
 def _fig(doc: TextDoc, sentence: str, offset: int, m: re.Match[str] | None) -> Figure | None:
     if m is None:
         return None
-    return Figure(
-        value=float(m.group(1)),
-        unit=unit_after(sentence, m.end(1)),
-        ref=SourceRef(page=doc.page_at(offset), text=sentence),
+    return read_figure(
+        float(m.group(1)), unit_after(sentence, m.end(1)), SourceRef(page=doc.page_at(offset), text=sentence)
     )
 
 

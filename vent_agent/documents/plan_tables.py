@@ -280,7 +280,9 @@ def allocation_rows(t: LogicalTable) -> tuple[list[AllocationRow], dict[str, Fig
     for need in ("required_q", "allocated_q"):
         if need not in fields.values():
             warnings.append(f"风量分配表缺少 {need} 列 / allocation table: no {need} column")
-    units = {i: column_unit(labels[i]) or (table_unit(t) if fields[i] in FLOW_FIELDS else None) for i in fields}
+    units = {
+        i: column_unit(labels[i]) or (table_unit(t) if fields[i] in FLOW_FIELDS else None) for i in fields
+    }
     loc_col = next(i for i, f in fields.items() if f == "location")
     idx_col = next((i for i, f in fields.items() if f == "index"), None)
     rows: list[AllocationRow] = []

@@ -24,7 +24,8 @@ NUM = r"(?<![A-Za-z_\d.])-?\d+(?:\.\d+)?"
 """A number not glued to a preceding letter or digit (``Q15216`` is a name, not 15216)."""
 NUM_RE = re.compile(NUM + r"(?:\s*%)?")
 UNIT_RE = re.compile(
-    r"\s*(m\s*[³3]\s*/\s*min|m\s*[³3]\s*/\s*s|m\s*[³3]\s*/\s*h|m\s*/\s*s|m\s*[²2]|m\s*[³3]|kW|kg|℃|°C|%|m|人|台|辆)",
+    r"\s*(m\s*\^?[³3]\s*/\s*min|m\s*\^?[³3]\s*/\s*s|m\s*\^?[³3]\s*/\s*h|立方米?\s*/\s*(?:分钟?|秒|小?时)"
+    r"|m\s*/\s*s|m\s*\^?[²2]|m\s*\^?[³3]|kW|kg|℃|°C|%|m|人|台|辆)",
 )
 DASHES = {"", "—", "——", "–", "-", "--", "/", "／", "无", "…", "...", "－"}
 

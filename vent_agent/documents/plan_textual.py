@@ -14,12 +14,14 @@ import re
 from vent_agent.documents.plan import AllocationRow, Figure, SignOff, SourceRef
 from vent_agent.documents.plan_tables import (
     FIGURE_FIELDS,
+    FLOW_FIELDS,
     TOTAL_ROW,
     column_fields,
     column_unit,
     role_of,
 )
 from vent_agent.documents.plan_text import DASHES, Line, all_dates, name_key, parse_number, squeeze
+from vent_agent.documents.plan_units import canonical_unit, parse_quantity, read_figure
 
 KIND_LABEL = (
     r"(?:采煤|回采|综采|综放|炮采|备用|掘进)工作面(?:\([^)]*\))?|机电硐室|爆炸材料库|炸药库|充电硐室"
@@ -88,16 +90,27 @@ def allocation_lines(lines: list[Line]) -> tuple[list[AllocationRow], dict[str, 
         if len(values) < len(value_cols):
             warnings.append(f"风量分配表 {name}: 数值 {len(values)} 个，少于列数 {len(value_cols)}")
         figures = {}
+        short = len(values) < len(value_cols)
         for (text, page, _), col in zip(values, value_cols, strict=False):
             fld = fields.get(col)
-            value = parse_number(text)
-            if fld in FIGURE_FIELDS and value is not None:
-                ref = SourceRef(page=page, row=index, column=labels[col], text=text)
-                figures[fld] = Figure(value=value, unit=column_unit(labels[col]), ref=ref)
+            q = parse_quantity(text)
+            if fld in FIGURE_FIELDS and q is not None:
+                value, upper, written = q
+                # read by position: inferred; a row with fewer values than columns: uncertain
+                sure = "uncertain" if short or upper is not None else "inferred"
+                ref = SourceRef(page=page, row=index or n + 1, column=labels[col], text=text, confidence=sure)
+                unit = canonical_unit(written) if written else column_unit(labels[col])
+                figures[fld] = read_figure(value, unit, ref, flow=fld in FLOW_FIELDS, upper=upper)
         if TOTAL_ROW.match(name):
             total = figures
             continue
-        ref = SourceRef(page=group[0].page, row=index, column=labels[loc_col], text=squeeze(group[0].text))
+        ref = SourceRef(
+            page=group[0].page,
+            row=index or n + 1,
+            column=labels[loc_col],
+            text=squeeze(group[0].text),
+            confidence="inferred",
+        )
         rows.append(AllocationRow(location=name, ref=ref, **figures))
     return rows, total, warnings
 
@@ -110,7 +123,7 @@ def _row_start(text: str) -> bool:
 
 
 def _value_like(token: str) -> bool:
-    return token in DASHES or parse_number(token) is not None
+    return token in DASHES or parse_number(token) is not None or parse_quantity(token) is not None
 
 
 def _tokens(group: list[Line], skip_index: bool) -> list[tuple[str, int, int]]:

@@ -22,7 +22,10 @@ FLOW_UNITS = {M3MIN: 1.0, M3S: 60.0, M3H: 1.0 / 60.0}
 _SPELLINGS: list[tuple[str, str]] = [
     (M3MIN, r"m\^?[³3]\s*/\s*min|m\^?[³3]·min[-⁻]1|立方米?\s*/\s*分钟?|方\s*/\s*分钟?|m[³3]\s*/\s*分钟?"),
     (M3S, r"m\^?[³3]\s*/\s*s(?:ec)?|m\^?[³3]·s[-⁻]1|立方米?\s*/\s*秒|方\s*/\s*秒|m[³3]\s*/\s*秒"),
-    (M3H, r"m\^?[³3]\s*/\s*h|m\^?[³3]·h[-⁻]1|立方米?\s*/\s*(?:小?时)|方\s*/\s*(?:小?时)|m[³3]\s*/\s*(?:小?时)"),
+    (
+        M3H,
+        r"m\^?[³3]\s*/\s*h|m\^?[³3]·h[-⁻]1|立方米?\s*/\s*(?:小?时)|方\s*/\s*(?:小?时)|m[³3]\s*/\s*(?:小?时)",
+    ),
     ("m/s", r"m\s*/\s*s|米\s*/\s*秒|m·s[-⁻]1"),
     ("m²", r"m\^?[²2]|平方米|㎡"),
     ("m³", r"m\^?[³3]|立方米"),
@@ -32,7 +35,9 @@ _SPELLINGS: list[tuple[str, str]] = [
     ("kg", r"kg|千克|公斤"),
     ("m", r"m|米"),
 ]
-_UNIT_RES = [(u, re.compile(rf"^(?:{p})$", re.IGNORECASE if u not in ("m", "m/s") else 0)) for u, p in _SPELLINGS]
+_UNIT_RES = [
+    (u, re.compile(rf"^(?:{p})$", re.IGNORECASE if u not in ("m", "m/s") else 0)) for u, p in _SPELLINGS
+]
 KNOWN_UNITS = {u for u, _ in _SPELLINGS}
 UNIT_TEXT = "|".join(f"(?:{p})" for _, p in _SPELLINGS[:8])
 """A regex alternative matching any unit spelling that names a flow, a speed, an area, a volume, a
