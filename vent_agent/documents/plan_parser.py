@@ -44,7 +44,7 @@ from vent_agent.documents.plan_text import (
     squeeze,
     unit_after,
 )
-from vent_agent.documents.plan_textual import allocation_lines, location_lines, signoff_lines
+from vent_agent.documents.plan_textual import ROLE_INLINE, allocation_lines, location_lines, signoff_lines
 from vent_agent.documents.plan_units import read_figure
 
 log = logging.getLogger(__name__)
@@ -266,14 +266,21 @@ def _allocation(plan: Plan, doc: TextDoc, sections: list[Section], tables) -> di
 
 
 def _signoffs(plan: Plan, doc: TextDoc, sections: list[Section], tables) -> None:
+    """Sign-offs from a sign-off table, else from the sign-off section's lines, else from role lines
+    (``编制：…``) anywhere in the document (a cover or the last page), else from the last lines."""
     for t in tables:
         if t.kind == "signoff":
-            plan.signoffs = signoffs(t)
+            plan.signoffs = signoffs(t, plan.month)
             return
     sec = section(sections, "signoff")
-    lines = _section_lines(doc, sec) if sec else doc.lines[-12:]
-    plan.signoffs, warns = signoff_lines(lines)
-    plan.warnings.extend(warns)
+    candidates = [_section_lines(doc, sec)] if sec else []
+    candidates.append([line for line in doc.lines if ROLE_INLINE.search(line.text)])
+    candidates.append(doc.lines[-12:])
+    for lines in candidates:
+        plan.signoffs, warns = signoff_lines(lines, plan.month)
+        if plan.signoffs:
+            plan.warnings.extend(warns)
+            break
     if not plan.signoffs:
         plan.warnings.append("未找到审批签字栏 / no sign-off block found")
 

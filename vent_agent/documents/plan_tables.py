@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 
 from vent_agent.documents.pdf_text import ExtractedTable
 from vent_agent.documents.plan import AllocationRow, Figure, LocationKind, SignOff, SourceRef
-from vent_agent.documents.plan_text import normalize, parse_date, parse_number, squeeze
+from vent_agent.documents.plan_text import DATE_TEXT, normalize, parse_date, parse_number, squeeze
 from vent_agent.documents.plan_units import (
     KNOWN_UNITS,
     UNIT_TEXT,
@@ -165,7 +165,7 @@ def classify_table(t: LogicalTable) -> str | None:
 
 
 def _is_header_like(row: list[Cell]) -> bool:
-    return sum(1 for c in row if parse_number(c.text) is not None) < 2
+    return sum(1 for c in row if parse_quantity(c.text) is not None) < 2
 
 
 def logical_tables(tables: list[ExtractedTable]) -> list[LogicalTable]:
@@ -364,8 +364,10 @@ def _attr_of(text: str) -> str | None:
     return None
 
 
-def signoffs(t: LogicalTable) -> list[SignOff]:
-    """Sign-off table (roles across the columns, or down the first column) → one SignOff per role."""
+def signoffs(t: LogicalTable, plan_month: str | None = None) -> list[SignOff]:
+    """Sign-off table (roles across the columns, or down the first column) → one SignOff per role.
+    A cell holding a name and a date (``李明 2026.7.25``) gives both; ``7月25日`` takes its year
+    from ``plan_month``."""
     grid = t.rows
     across = sum(1 for c in grid[0] if role_of(c.text)) >= 2
     if not across:  # transpose: roles down the first column
@@ -379,25 +381,28 @@ def signoffs(t: LogicalTable) -> list[SignOff]:
         for row in grid[1:]:
             if c >= len(row):
                 continue
-            attr = _attr_of(row[0].text) or _guess_attr(row[c].text)
+            attr = _attr_of(row[0].text) or _guess_attr(row[c].text, plan_month)
             cell = row[c]
             value = cell.text or None
             if attr == "title" and value:
                 so.title = value
             elif attr == "name":
-                so.name = None if value in (None, "/", "—", "-") else value
+                date = parse_date(value, plan_month)
+                name = squeeze(DATE_TEXT.sub(" ", value)) if value and date else value
+                so.name = None if name in (None, "", "/", "—", "-") else name
+                so.date = so.date or date
                 so.ref = cell.ref("name")
             elif attr == "date":
-                so.date = parse_date(value)
+                so.date = parse_date(value, plan_month)
                 if so.ref is None or so.ref.column == "role":
                     so.ref = cell.ref("date")
         out.append(so)
     return out
 
 
-def _guess_attr(text: str) -> str | None:
-    if parse_date(text):
+def _guess_attr(text: str, plan_month: str | None = None) -> str | None:
+    if parse_date(text, plan_month) and not re.search(r"[\u4e00-\u9fff]{2}\s", text):
         return "date"
-    if re.search(r"工程师|技术员|区长|科长|矿长|主任|总工", text):
+    if re.search(r"工程师|技术员|区长|科长|矿长|主任|总工|副总|队长", text):
         return "title"
     return "name" if text else None

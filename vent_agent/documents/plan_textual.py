@@ -10,6 +10,7 @@ missing ones at its end. The parser records a warning whenever it relies on them
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from vent_agent.documents.plan import AllocationRow, Figure, SignOff, SourceRef
 from vent_agent.documents.plan_tables import (
@@ -20,7 +21,17 @@ from vent_agent.documents.plan_tables import (
     column_unit,
     role_of,
 )
-from vent_agent.documents.plan_text import DASHES, Line, all_dates, name_key, parse_number, squeeze
+from vent_agent.documents.plan_text import (
+    DASHES,
+    DATE_TEXT,
+    Line,
+    all_dates,
+    name_key,
+    normalize,
+    parse_date,
+    parse_number,
+    squeeze,
+)
 from vent_agent.documents.plan_units import canonical_unit, parse_quantity, read_figure
 
 KIND_LABEL = (
@@ -140,16 +151,26 @@ def _tokens(group: list[Line], skip_index: bool) -> list[tuple[str, int, int]]:
     return out
 
 
-def signoff_lines(lines: list[Line]) -> tuple[list[SignOff], list[str]]:
-    """Lines of the sign-off section → (sign-offs, warnings). Reads ``编制：李明 2026年7月25日`` lines,
-    or a grid written as lines (``编制 审核 批准`` / ``职务 …`` / ``签字 …`` / ``日期 …``)."""
-    inline = []
+ROLE_INLINE = re.compile(
+    r"(?<![\u4e00-\u9fff])(编制|编写|制表|拟制|审核|审查|复核|校核|批准|审批|签发|审定)\s*(?:人|者)?\s*[:：]"
+)
+"""A role label followed by a colon, anywhere in a line (``编制：李明 2026年7月25日  审核：…``)."""
+
+
+def signoff_lines(lines: list[Line], plan_month: str | None = None) -> tuple[list[SignOff], list[str]]:
+    """Lines of the sign-off section → (sign-offs, warnings). Reads role lines such as
+    ``编制：李明 2026年7月25日`` (several roles on one line, titles, several people per role, any date
+    form; ``7月25日`` takes its year from ``plan_month``), or a grid written as lines
+    (``编制 审核 批准`` / ``职务 …`` / ``签字 …`` / ``日期 …``)."""
+    inline: list[SignOff] = []
     for line in lines:
-        m = re.match(r"^\s*(编制|编写|审核|审查|复核|批准|审批|签发)人?\s*[:：]\s*(.*)$", line.text)
-        if m:
-            inline.append((role_of(m.group(1)) or m.group(1), m.group(2), line))
+        marks = list(ROLE_INLINE.finditer(line.text))
+        for n, m in enumerate(marks):
+            stop = marks[n + 1].start() if n + 1 < len(marks) else len(line.text)
+            role = role_of(m.group(1)) or m.group(1)
+            inline += _inline_signoffs(role, line.text[m.end() : stop], line, plan_month)
     if inline:
-        return [_inline_signoff(role, rest, line) for role, rest, line in inline], []
+        return inline, []
     head = next(
         (i for i, line in enumerate(lines) if sum(1 for t in line.text.split() if role_of(t)) >= 2), None
     )
@@ -171,7 +192,7 @@ def signoff_lines(lines: list[Line]) -> tuple[list[SignOff], list[str]]:
     warnings = []
     for attr, attr_lines in attrs.items():
         text = " ".join(x.text for x in attr_lines)
-        values = all_dates(text) if attr == "date" else text.split()
+        values = all_dates(text, plan_month) if attr == "date" else text.split()
         if len(values) < len(out):
             label = {"title": "职务", "name": "签字", "date": "日期"}[attr]
             warnings.append(
@@ -185,16 +206,45 @@ def signoff_lines(lines: list[Line]) -> tuple[list[SignOff], list[str]]:
     return out, warnings
 
 
-def _inline_signoff(role: str, rest: str, line: Line) -> SignOff:
-    dates = all_dates(rest)
-    text = re.sub(r"\d{4}\s*[年./\-]\s*\d{1,2}\s*[月./\-]\s*\d{1,2}\s*日?", " ", rest)
-    words = [w for w in re.split(r"[\s,，:：]+", text) if w and w not in DASHES]
-    title = " ".join(w for w in words if _TITLE_WORDS.search(w))
-    names = [w for w in words if not _TITLE_WORDS.search(w) and not re.search(r"签字|日期|职务", w)]
-    return SignOff(
-        role=role,
-        title=title,
-        name=names[0] if names else None,
-        date=dates[0] if dates else None,
-        ref=SourceRef(page=line.page, text=line.text),
-    )
+def _inline_signoffs(role: str, rest: str, line: Line, plan_month: str | None) -> list[SignOff]:
+    """One role's text (``通风区长 王五 2026.7.26 通风副总 赵六 2026.7.27``) → one SignOff per person:
+    a title or a name after a completed person starts the next one; a date closes a person. Names
+    spaced out (``李 明``) are joined; labels (签字、日期、职务) are dropped."""
+    ref = SourceRef(page=line.page, text=squeeze(line.text), confidence="inferred")
+    text = DATE_TEXT.sub(lambda m: f" @{parse_date(m.group(0), plan_month) or ''} ", normalize(rest))
+    text = re.sub(r"[(（]?(?:签字|签名|签章|盖章|日期|时间|职务|职称|姓名)[)）]?\s*[:：]?", " ", text)
+    text = re.sub(r"(?<=[\u4e00-\u9fff])\s+(?=[\u4e00-\u9fff])", "", text)
+    out: list[SignOff] = [SignOff(role=role, ref=ref)]
+
+    def person(field: str, value: str) -> None:
+        cur = out[-1]
+        done = (cur.date is not None) if field == "date" else bool(cur.title or cur.name or cur.date)
+        if field == "name":
+            done = bool(cur.name or cur.date)
+        if done:
+            out.append(cur := SignOff(role=role, ref=ref))
+        setattr(cur, field, value)
+
+    for tok in (t for t in re.split(r"[\s,，、;；:：]+", text) if t and t not in DASHES):
+        if tok.startswith("@"):
+            if len(tok) > 1:
+                person("date", tok[1:])
+            continue
+        pos = 0
+        for m in _TITLE_RE.finditer(tok):
+            if m.start() > pos:
+                _name(tok[pos : m.start()], person)
+            person("title", m.group(0))
+            pos = m.end()
+        _name(tok[pos:], person)
+    return out
+
+
+_TITLE_RE = re.compile(
+    r"[\u4e00-\u9fff]{0,4}?(?:副总工程师|总工程师|工程师|技术员|区长|科长|矿长|主任|副总|总工|队长|经理|书记|负责人)"
+)
+
+
+def _name(text: str, person: Callable[[str, str], None]) -> None:
+    if re.fullmatch(r"[\u4e00-\u9fff·]{2,4}|[A-Za-z][A-Za-z .]{1,30}", text):
+        person("name", text)
