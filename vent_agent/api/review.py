@@ -83,6 +83,7 @@ async def review_run(
             download_url=report.download_url,
             message="审查完成",
             summary=counts,
+            coverage=result.coverage.to_event() if result.coverage else None,
         )
     else:
         await em.emit(
