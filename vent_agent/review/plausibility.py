@@ -108,6 +108,17 @@ _ROW_FIELDS = {
     "co2": "concentration",
     "temperature": "temperature",
 }
+_ROW_LABELS = {
+    "required_q": "需风量",
+    "allocated_q": "配风量",
+    "measured_q": "实测风量",
+    "area": "断面",
+    "planned_speed": "计划风速",
+    "measured_speed": "实测风速",
+    "ch4": "CH₄浓度",
+    "co2": "CO₂浓度",
+    "temperature": "温度",
+}
 _METHOD_INPUTS = {
     "gas": ("gas_emission", "k_gas"),
     "co2": ("co2_emission", "k_co2"),
@@ -213,7 +224,8 @@ def _location_kind(plan: Plan, name: str) -> str:
 def _location_checks(loc: LocationPlan) -> Iterator[FigureCheck]:
     q_kind = _Q_KIND.get(loc.kind, "q_roadway")
     for key, fig in loc.inputs.items():
-        yield _check(f"{loc.name} {key}", loc.name, _INPUT_KIND.get(key, key), fig)
+        kind = _INPUT_KIND.get(key, key)
+        yield _check(f"{loc.name} {RANGES[kind].label if kind in RANGES else key}", loc.name, kind, fig)
     for m in loc.methods:
         if m.stated is not None:
             yield _check(f"{loc.name} {m.label}", loc.name, "q_method", m.stated)
@@ -271,7 +283,8 @@ def audit_plan(plan: Plan) -> tuple[list[FigureCheck], Coverage]:
             fig = getattr(row, fld)
             if fig is None:
                 continue
-            chk = _check(f"{row.location} {fld}", row.location, _ROW_FIELDS.get(fld, q_kind), fig)
+            what = f"{row.location} 风量分配表{_ROW_LABELS[fld]}"
+            chk = _check(what, row.location, _ROW_FIELDS.get(fld, q_kind), fig)
             by_ref[id(fig)] = chk
             checks.append(chk)
     _row_consistency(plan, checks, by_ref)
