@@ -32,6 +32,7 @@ from vent_agent.documents.plan_units import (
     is_flow,
     parse_quantity,
     read_figure,
+    unit_for,
 )
 
 KIND_RULES: list[tuple[LocationKind, str]] = [
@@ -326,7 +327,8 @@ def _cell_figure(cell: Cell, label: str, unit: str | None, fld: str, row_no: int
     ref = cell.ref(label).model_copy(update={"row": row_no})
     if upper is not None:
         ref.confidence = "uncertain"
-    written_unit = canonical_unit(written) if written else unit
+    quantity = "flow" if fld in FLOW_FIELDS else fld
+    written_unit = unit_for(quantity, canonical_unit(written) if written else unit)
     if fld in FLOW_FIELDS:
         if written_unit is not None and not is_flow(written_unit):
             ref.confidence = "uncertain"  # a flow column holding e.g. m/s

@@ -32,7 +32,7 @@ from vent_agent.documents.plan_text import (
     parse_number,
     squeeze,
 )
-from vent_agent.documents.plan_units import canonical_unit, parse_quantity, read_figure
+from vent_agent.documents.plan_units import canonical_unit, parse_quantity, read_figure, unit_for
 
 KIND_LABEL = (
     r"(?:采煤|回采|综采|综放|炮采|备用|掘进)工作面(?:\([^)]*\))?|机电硐室|爆炸材料库|炸药库|充电硐室"
@@ -111,6 +111,7 @@ def allocation_lines(lines: list[Line]) -> tuple[list[AllocationRow], dict[str, 
                 sure = "uncertain" if short or upper is not None else "inferred"
                 ref = SourceRef(page=page, row=index or n + 1, column=labels[col], text=text, confidence=sure)
                 unit = canonical_unit(written) if written else column_unit(labels[col])
+                unit = unit_for("flow" if fld in FLOW_FIELDS else str(fld), unit)
                 figures[fld] = read_figure(value, unit, ref, flow=fld in FLOW_FIELDS, upper=upper)
         if TOTAL_ROW.match(name):
             total = figures

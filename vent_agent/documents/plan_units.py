@@ -27,6 +27,8 @@ _SPELLINGS: list[tuple[str, str]] = [
         r"m\^?[³3]\s*/\s*h|m\^?[³3]·h[-⁻]1|立方米?\s*/\s*(?:小?时)|方\s*/\s*(?:小?时)|m[³3]\s*/\s*(?:小?时)",
     ),
     ("m/s", r"m\s*/\s*s|米\s*/\s*秒|m·s[-⁻]1"),
+    ("m/min", r"m\s*/\s*min|米\s*/\s*分钟?"),
+    ("m/h", r"m\s*/\s*h|米\s*/\s*小?时"),
     ("m²", r"m\^?[²2]|平方米|㎡"),
     ("m³", r"m\^?[³3]|立方米"),
     ("℃", r"℃|°\s*C|摄氏度"),
@@ -39,7 +41,7 @@ _UNIT_RES = [
     (u, re.compile(rf"^(?:{p})$", re.IGNORECASE if u not in ("m", "m/s") else 0)) for u, p in _SPELLINGS
 ]
 KNOWN_UNITS = {u for u, _ in _SPELLINGS}
-UNIT_TEXT = "|".join(f"(?:{p})" for _, p in _SPELLINGS[:8])
+UNIT_TEXT = "|".join(f"(?:{p})" for u, p in _SPELLINGS if u not in ("m", "kW", "kg"))
 """A regex alternative matching any unit spelling that names a flow, a speed, an area, a volume, a
 temperature or a percentage (not the bare ``m``)."""
 
@@ -56,6 +58,22 @@ def canonical_unit(text: str | None) -> str | None:
         if rx.match(t):
             return unit
     return t
+
+
+_LOST_SUPERSCRIPT = {"m/min": M3MIN, "m/s": M3S, "m/h": M3H, "m": "m²"}
+
+
+def unit_for(quantity: str, unit: str | None) -> str | None:
+    """The unit of a figure of a known quantity (``flow``, ``area`` or other), repairing a superscript
+    lost in extraction: in a flow column ``m/s`` can only be m³/s (and ``m/min`` m³/min, ``m/h``
+    m³/h); in an area column ``m`` is m². Other units are returned unchanged."""
+    if unit is None:
+        return None
+    if quantity == "flow" and unit in ("m/min", "m/s", "m/h"):
+        return _LOST_SUPERSCRIPT[unit]
+    if quantity == "area" and unit == "m":
+        return "m²"
+    return unit
 
 
 def is_flow(unit: str | None) -> bool:
