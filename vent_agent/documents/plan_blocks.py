@@ -15,7 +15,7 @@ import re
 from vent_agent.documents.plan import Figure, LocationPlan, MethodStatement, SourceRef, SpeedCheckStatement
 from vent_agent.documents.plan_sections import Block, Statement, split_statements
 from vent_agent.documents.plan_text import NUM, NUM_RE, TextDoc, numbers, operand_value, squeeze, unit_after
-from vent_agent.documents.plan_units import read_figure
+from vent_agent.documents.plan_units import FLOW_UNITS, read_figure
 
 METHOD_KEYS: list[tuple[str, str]] = [
     ("standby", r"备用"),
@@ -295,13 +295,46 @@ def _count_inputs(doc: TextDoc, st: Statement, clause: str, base: int, inputs: d
             inputs[key] = _figure(doc, st, clause, base, _rematch(clause, m.start(1)), clause)
 
 
-def parse_block(doc: TextDoc, block: Block, names: list[str], kind: str) -> tuple[LocationPlan, list[str]]:
-    """A block → (LocationPlan with inputs, methods, stated maximum and speed check; warnings)."""
+def _outside(start: int, end: int, skip: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """The parts of ``[start, end)`` outside the ``skip`` spans."""
+    out, pos = [], start
+    for a, b in sorted(skip):
+        if b <= pos or a >= end:
+            continue
+        if a > pos:
+            out.append((pos, a))
+        pos = max(pos, b)
+    if pos < end:
+        out.append((pos, end))
+    return out
+
+
+def parse_block(
+    doc: TextDoc,
+    block: Block,
+    names: list[str],
+    kind: str,
+    *,
+    skip: list[tuple[int, int]] | None = None,
+    tabled: list[MethodStatement] | None = None,
+    tabled_required: Figure | None = None,
+    flow_unit: str | None = None,
+) -> tuple[LocationPlan, list[str]]:
+    """A block → (LocationPlan with inputs, methods, stated maximum and speed check; warnings).
+
+    ``skip``: document spans (a calculation table's lines) left out of the prose reading; ``tabled`` and
+    ``tabled_required``: the methods and the maximum read from that table; ``flow_unit``: the table's
+    result unit, which a speed check written without a unit shares (``3.25 ≤ Q需 ≤ 41.22`` in m³/s)."""
     warnings: list[str] = []
     loc = LocationPlan(name=block.name, ref=SourceRef(page=block.page, text=squeeze(block.heading)))
     inputs: dict[str, Figure] = {}
     rock = None
-    for st in split_statements(doc, block.start, block.end):
+    statements = [
+        st for a, b in _outside(block.start, block.end, skip or []) for st in split_statements(doc, a, b)
+    ]
+    loc.methods.extend(tabled or [])
+    loc.stated_required = tabled_required
+    for st in statements:
         if st.kind == "params":
             got, r = parse_params(doc, st, kind)
             rock = rock or r
@@ -311,12 +344,17 @@ def parse_block(doc: TextDoc, block: Block, names: list[str], kind: str) -> tupl
             loc.methods.append(parse_method(doc, st, names))
         elif st.kind == "max":
             m = list(NUM_RE.finditer(st.body.split("=")[-1]))
-            if m:
+            if m and tabled_required is None:
                 tail = st.body.split("=")[-1]
                 off = len(st.body) - len(tail)
                 loc.stated_required = _figure(doc, st, tail, off, m[0], st.label + st.body)
         elif st.kind == "speed":
             loc.speed_check = parse_speed_check(doc, st) or loc.speed_check
+            factor = FLOW_UNITS.get(flow_unit or "", 1.0)
+            if loc.speed_check is not None and factor != 1.0 and not re.search(r"/\s*min|/\s*分", st.body):
+                sc = loc.speed_check
+                sc.lower = sc.lower * factor if sc.lower is not None else None
+                sc.upper = sc.upper * factor if sc.upper is not None else None
     for ms in loc.methods:
         for sym, value in ms.symbols.items():
             key = _SYMBOL_INPUTS.get(ms.method, {}).get(sym.lower().replace("₄", "4").replace("₂", "2"))

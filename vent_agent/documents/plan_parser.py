@@ -25,6 +25,7 @@ from typing import TypeVar
 from vent_agent.documents.pdf_text import ExtractedPdf
 from vent_agent.documents.plan import Citation, Figure, LocationPlan, Plan, SourceRef, Totals
 from vent_agent.documents.plan_blocks import parse_block, rock_of
+from vent_agent.documents.plan_calc_tables import CalcGroup, anchor_groups, calc_groups, is_calc_table
 from vent_agent.documents.plan_sections import Section, find_blocks, find_sections, section
 from vent_agent.documents.plan_tables import (
     allocation_rows,
@@ -95,7 +96,7 @@ def parse_plan(extracted: ExtractedPdf) -> Plan:
     plan.listed_locations = [name for name, _, _ in listed]
     total_row = _guarded(plan, "allocation", lambda: _allocation(plan, doc, sections, tables), {})
     _guarded(plan, "sign-off", lambda: _signoffs(plan, doc, sections, tables), None)
-    _guarded(plan, "calculation", lambda: _locations(plan, doc, sections, listed), None)
+    _guarded(plan, "calculation", lambda: _locations(plan, doc, sections, listed, tables), None)
     if not plan.listed_locations:
         plan.listed_locations = [loc.name for loc in plan.locations] or [r.location for r in plan.allocation]
     plan.totals = _guarded(plan, "totals", lambda: _totals(doc, sections, total_row), Totals())
@@ -285,7 +286,25 @@ def _signoffs(plan: Plan, doc: TextDoc, sections: list[Section], tables) -> None
         plan.warnings.append("未找到审批签字栏 / no sign-off block found")
 
 
-def _locations(plan: Plan, doc: TextDoc, sections: list[Section], listed) -> None:
+def _calc_tables(doc: TextDoc, tables, blocks) -> dict[int, list[tuple[CalcGroup, int, int]]]:
+    """Calculation tables → block index → [(group, start offset, end offset)]: a group with a location
+    column goes to the block of that name, one without to the block holding its lines."""
+    groups = [g for t in tables if is_calc_table(t) for g in calc_groups(t)]
+    out: dict[int, list[tuple[CalcGroup, int, int]]] = {}
+    names = [b.name for b in blocks]
+    for g in groups:
+        hit = match_name(g.location, names) if g.location else None
+        if hit is not None:
+            out.setdefault(names.index(hit), []).append((g, 0, 0))
+    for g, first, last in anchor_groups(doc, [g for g in groups if g.location is None]):
+        start, end = doc.span(first, last + 1)
+        i = next((n for n, b in reversed(list(enumerate(blocks))) if b.first_line <= first), None)
+        if i is not None:
+            out.setdefault(i, []).append((g, start, end))
+    return out
+
+
+def _locations(plan: Plan, doc: TextDoc, sections: list[Section], listed, tables=()) -> None:
     calc = section(sections, "calculation")
     if calc is not None:
         first, end = calc.first_line + 1, calc.end_line
@@ -297,14 +316,26 @@ def _locations(plan: Plan, doc: TextDoc, sections: list[Section], listed) -> Non
     known = [name for name, _, _ in listed] + [r.location for r in plan.allocation]
     labels = {name: label for name, label, _ in listed}
     by_name: dict[str, LocationPlan] = {}
-    for block in find_blocks(doc, first, end, known):
+    blocks = find_blocks(doc, first, end, known)
+    tabled = _calc_tables(doc, tables, blocks)
+    for n, block in enumerate(blocks):
         listed_name = match_name(block.name, list(labels)) or block.name
         label = labels.get(listed_name, "")
         kind = classify_kind(label, listed_name)
         if kind == "unknown" and block.hint:
             kind = classify_kind("", block.hint)
         label = label or block.hint
-        loc, warns = parse_block(doc, block, known, kind)
+        groups = tabled.get(n, [])
+        loc, warns = parse_block(
+            doc,
+            block,
+            known,
+            kind,
+            skip=[(a, b) for _, a, b in groups if b > a],
+            tabled=[m for g, _, _ in groups for m in g.methods],
+            tabled_required=next((g.stated_required for g, _, _ in groups if g.stated_required), None),
+            flow_unit=next((g.unit for g, _, _ in groups if g.unit), None),
+        )
         plan.warnings.extend(warns)
         if kind == "unknown":
             kind = next(

@@ -158,6 +158,9 @@ def classify_table(t: LogicalTable) -> str | None:
         if len(roles) >= 2:
             return "signoff"
     head = " ".join(c.text for r in t.rows[:3] for c in r)
+    first = " ".join(first_row)
+    if re.search(r"方法|依据", first) and re.search(r"结果|计算值", first) and re.search(r"公式|参数", first):
+        return "calculation"
     if re.search(r"地点|名称", head) and re.search(r"配风|分配|计划风量|实测", head):
         return "allocation"
     if re.search(r"地点|名称", head) and re.search(r"类别|类型|性质|分类", head):

@@ -262,9 +262,22 @@ def _running_lines(pages: list[list[str]]) -> set[str]:
     return {x for x, n in counts.items() if n >= max(3, (len(pages) * 2 + 2) // 3)}
 
 
+_THOUSANDS = re.compile(
+    r"(?<![\d.,])\d{1,3}(?:,\d{3})+(?=\.\d|\s*(?:m|立方|万|人|kW|kg|%|℃))"
+    rf"|(?<=[{CJK}])\d{{1,3}}(?:,\d{{3}})+(?=\s*$)"
+)
+
+
+def join_thousands(text: str) -> str:
+    """Drop thousands separators from numbers written ``1,132.2`` or ``6,075 m³/min`` (a decimal part
+    or a unit must follow, or the line end after a CJK label (``能力7,600``, its unit wrapped), so that
+    a list ``max(630,152)`` is left alone)."""
+    return _THOUSANDS.sub(lambda m: m.group(0).replace(",", ""), text)
+
+
 def build_doc(extracted: ExtractedPdf) -> TextDoc:
     """The document's lines: normalised, blank lines, page numbers and running headers/footers dropped."""
-    raw_pages = [[normalize(x) for x in p.text.splitlines()] for p in extracted.pages]
+    raw_pages = [[join_thousands(normalize(x)) for x in p.text.splitlines()] for p in extracted.pages]
     raw_pages = [[x for x in lines if x.strip()] for lines in raw_pages]
     running = _running_lines([[x.strip() for x in lines] for lines in raw_pages])
     out: list[Line] = []

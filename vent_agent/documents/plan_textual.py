@@ -154,8 +154,10 @@ def _tokens(group: list[Line], skip_index: bool) -> list[tuple[str, int, int]]:
 
 ROLE_INLINE = re.compile(
     r"(?<![\u4e00-\u9fff])(编制|编写|制表|拟制|审核|审查|复核|校核|批准|审批|签发|审定)\s*(?:人|者)?\s*[:：]"
+    r"|[【\[〔(（]\s*(编制|编写|制表|拟制|审核|审查|复核|校核|批准|审批|签发|审定)\s*(?:人|者)?\s*[】\]〕)）]\s*[:：]?"
 )
-"""A role label followed by a colon, anywhere in a line (``编制：李明 2026年7月25日  审核：…``)."""
+"""A role label followed by a colon, or in brackets as on a stamp, anywhere in a line
+(``编制：李明 2026年7月25日  审核：…``, ``【批准】总工程师 陈卫东``)."""
 
 
 def signoff_lines(lines: list[Line], plan_month: str | None = None) -> tuple[list[SignOff], list[str]]:
@@ -166,10 +168,12 @@ def signoff_lines(lines: list[Line], plan_month: str | None = None) -> tuple[lis
     inline: list[SignOff] = []
     for line in lines:
         marks = list(ROLE_INLINE.finditer(line.text))
+        if not marks and inline:  # a stamp's second line: 日期：… or 签字：… of the role above
+            _continue_signoff(inline, line, plan_month)
         for n, m in enumerate(marks):
             stop = marks[n + 1].start() if n + 1 < len(marks) else len(line.text)
-            role = role_of(m.group(1)) or m.group(1)
-            inline += _inline_signoffs(role, line.text[m.end() : stop], line, plan_month)
+            word = m.group(1) or m.group(2)
+            inline += _inline_signoffs(role_of(word) or word, line.text[m.end() : stop], line, plan_month)
     if inline:
         return inline, []
     head = next(
@@ -239,6 +243,19 @@ def _inline_signoffs(role: str, rest: str, line: Line, plan_month: str | None) -
             pos = m.end()
         _name(tok[pos:], person)
     return out
+
+
+def _continue_signoff(inline: list[SignOff], line: Line, plan_month: str | None) -> None:
+    """Fill the last sign-off's missing date or name from a following ``日期：…`` / ``签字：…`` line."""
+    last = inline[-1]
+    m = re.match(r"^\s*(日期|时间|签字|签名|姓名)\s*[:：]?\s*(.*)$", line.text)
+    if not m:
+        return
+    more = _inline_signoffs(last.role, m.group(2), line, plan_month)[0]
+    if m.group(1) in ("日期", "时间"):
+        last.date = last.date or more.date
+    else:
+        last.name = last.name or more.name
 
 
 _TITLE_RE = re.compile(
