@@ -154,6 +154,17 @@ class Citation(BaseModel):
     page: int | None = None
 
 
+class ReadingGap(BaseModel):
+    """Something the plan shows that the reader could not attribute: ``topic`` is ``calculation``
+    (calculation statements outside any location block, or a block with formulas but no method read)
+    or ``signoff`` (approval words in the text but no sign-off read); ``location`` when known."""
+
+    topic: Literal["calculation", "signoff", "allocation"]
+    location: str | None = None
+    page: int | None = None
+    note: str = ""
+
+
 class Plan(BaseModel):
     """A parsed monthly air-distribution plan."""
 
@@ -173,6 +184,8 @@ class Plan(BaseModel):
     char_count: int = 0
     warnings: list[str] = Field(default_factory=list)
     citations: list[Citation] = Field(default_factory=list)
+    gaps: list[ReadingGap] = Field(default_factory=list)
+    """What the plan shows but the reader could not attribute (see :class:`ReadingGap`)."""
     section_pages: dict[str, int] = Field(default_factory=dict)
     """First page of each recognised section: basis, overview, locations, calculation, allocation,
     totals, measures, signoff."""

@@ -26,6 +26,7 @@ from vent_agent.documents.pdf_text import ExtractedPdf
 from vent_agent.documents.plan import Citation, Figure, LocationPlan, Plan, SourceRef, Totals
 from vent_agent.documents.plan_blocks import parse_block, rock_of
 from vent_agent.documents.plan_calc_tables import CalcGroup, anchor_groups, calc_groups, is_calc_table
+from vent_agent.documents.plan_gaps import calculation_gaps, signoff_gaps
 from vent_agent.documents.plan_sections import Section, find_blocks, find_sections, section
 from vent_agent.documents.plan_tables import (
     allocation_rows,
@@ -284,6 +285,7 @@ def _signoffs(plan: Plan, doc: TextDoc, sections: list[Section], tables) -> None
             break
     if not plan.signoffs:
         plan.warnings.append("未找到审批签字栏 / no sign-off block found")
+    plan.gaps += signoff_gaps(doc, plan.signoffs)
 
 
 def _calc_tables(doc: TextDoc, tables, blocks) -> dict[int, list[tuple[CalcGroup, int, int]]]:
@@ -316,6 +318,7 @@ def _locations(plan: Plan, doc: TextDoc, sections: list[Section], listed, tables
     known = [name for name, _, _ in listed] + [r.location for r in plan.allocation]
     labels = {name: label for name, label, _ in listed}
     by_name: dict[str, LocationPlan] = {}
+    located: dict[int, LocationPlan] = {}
     blocks = find_blocks(doc, first, end, known)
     tabled = _calc_tables(doc, tables, blocks)
     for n, block in enumerate(blocks):
@@ -358,7 +361,9 @@ def _locations(plan: Plan, doc: TextDoc, sections: list[Section], listed, tables
             prev.speed_check = prev.speed_check or loc.speed_check
         else:
             by_name[listed_name] = loc
+        located[n] = by_name[listed_name]
     plan.locations = list(by_name.values())
+    plan.gaps += calculation_gaps(doc, first, end, blocks, located)
 
 
 def _standby_of(loc: LocationPlan, known: list[str], label: str) -> str | None:

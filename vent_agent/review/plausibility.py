@@ -308,7 +308,7 @@ def audit_plan(plan: Plan) -> tuple[list[FigureCheck], Coverage]:
         locations_found=len(merged),
         figures_read=len(checks) - len(bad),
         figures_not_read=len(bad),
-        not_read=[c.label() for c in bad],
+        not_read=[c.label() for c in bad] + [g.note for g in plan.gaps],
         unreadable=len(checks) >= 5 and len(bad) * 2 > len(checks),
     )
     return checks, coverage
@@ -363,6 +363,24 @@ def _suspects(f: Finding, plan: Plan, bad: list[FigureCheck]) -> list[FigureChec
     return out
 
 
+def _gaps(f: Finding, plan: Plan) -> list[str]:
+    """What the reader could not attribute that this finding's verdict of absence may rest on: a
+    missing sign-off when approval lines were seen, a location without calculation when calculation
+    statements were left unattributed (:attr:`Plan.gaps`)."""
+    out: list[str] = []
+    if "role" in f.figures:
+        out += [g.note for g in plan.gaps if g.topic == "signoff"]
+    if f.location and f.category in (Category.FORM, Category.CALCULATION):
+        loc = plan.location(match_name(f.location, [x.name for x in plan.locations]) or f.location)
+        if loc is None or not loc.methods:
+            out += [
+                g.note
+                for g in plan.gaps
+                if g.topic == "calculation" and (g.location is None or match_name(g.location, [f.location]))
+            ]
+    return out
+
+
 def _oversized(f: Finding, plan: Plan) -> str | None:
     """A compared air volume larger than any location of its kind can need (a misread input)."""
     if f.unit != "m³/min" or not f.location:
@@ -389,10 +407,11 @@ def gate_findings(findings: list[Finding], plan: Plan, checks: list[FigureCheck]
             continue
         suspects = _suspects(f, plan, bad)
         oversized = _oversized(f, plan)
-        if not suspects and oversized is None:
+        gaps = _gaps(f, plan)
+        if not suspects and oversized is None and not gaps:
             out.append(f)
             continue
-        reasons = [c.label() for c in suspects] + ([oversized] if oversized else [])
+        reasons = [c.label() for c in suspects] + ([oversized] if oversized else []) + gaps
         info = held.get(f.location)
         if info is None:
             info = Finding(
