@@ -65,9 +65,9 @@ class CalcGroup:
     stated_required: Figure | None = None
     location: str | None = None
     page: int = 0
-    first: str = ""
-    last: str = ""
-    header: str = ""
+    first: tuple[str, str] = ("", "")
+    last: tuple[str, str] = ("", "")
+    header: tuple[str, str] = ("", "")
     unit: str | None = None
 
 
@@ -110,14 +110,15 @@ def calc_groups(t: LogicalTable) -> list[CalcGroup]:
     labels = [c.text for c in t.rows[0]]
     cols = calc_columns(labels)
     groups: list[CalcGroup] = []
-    cur = CalcGroup(header=labels[0])
+    header = _signature(labels)
+    cur = CalcGroup(header=header)
     place: str | None = None
 
     def close() -> None:
         nonlocal cur
         if cur.methods or cur.stated_required:
             groups.append(cur)
-        cur = CalcGroup(header=labels[0])
+        cur = CalcGroup(header=header)
 
     def text(row: list[Cell], fld: str) -> str:
         i = cols.get(fld)
@@ -137,8 +138,8 @@ def calc_groups(t: LogicalTable) -> list[CalcGroup]:
         if not label and stated is None:
             continue
         cur.page = cur.page or row[0].page
-        cur.first = cur.first or label
-        cur.last = label or cur.last
+        cur.first = cur.first if cur.first[0] else _signature([c.text for c in row])
+        cur.last = _signature([c.text for c in row])
         if stated is not None and cur.unit is None:
             cur.unit = stated.unit_written or stated.unit
         if MAX_ROW.search(label) and not re.search(r"^按", label):
@@ -169,28 +170,35 @@ def calc_groups(t: LogicalTable) -> list[CalcGroup]:
     return groups
 
 
+def _signature(cells: list[str]) -> tuple[str, str]:
+    """How a row starts in the text layer: its first non-empty cell and the start of the second."""
+    keys = [name_key(c) for c in cells if name_key(c)]
+    return (keys[0] if keys else "", keys[1][:4] if len(keys) > 1 else "")
+
+
+def _at(keys: list[str], i: int, sig: tuple[str, str]) -> bool:
+    """Whether line ``i`` starts the row of signature ``sig`` (its first cell may wrap, so only the
+    cell's start is compared, and the second cell may follow on the next line)."""
+    if not sig[0] or not keys[i].startswith(sig[0][:10]):
+        return False
+    return sig[1] in keys[i] or (i + 1 < len(keys) and sig[1] in keys[i + 1])
+
+
 def anchor_groups(doc: TextDoc, groups: list[CalcGroup]) -> list[tuple[CalcGroup, int, int]]:
     """Each group without a location column, with the lines (first, last inclusive) its rows occupy in
-    the text layer; groups whose rows cannot be found are left out. Groups are searched in order, each
-    after the previous one's lines."""
+    the text layer (found by how each row starts: its first cell and the start of its second, so in
+    any column order); groups whose rows cannot be found are left out. Groups are searched in order,
+    each after the previous one's lines."""
     out: list[tuple[CalcGroup, int, int]] = []
     pos = 0
     keys = [name_key(line.text) for line in doc.lines]
     for g in groups:
-        first, last = name_key(g.first), name_key(g.last)
-        start = next(
-            (
-                i
-                for i in range(pos, len(keys))
-                if first and keys[i].startswith(first) and doc.lines[i].page >= g.page
-            ),
-            None,
-        )
+        lines = range(pos, len(keys))
+        start = next((i for i in lines if _at(keys, i, g.first) and doc.lines[i].page >= g.page), None)
         if start is None:
             continue
-        end = next((i for i in range(start, len(keys)) if last and keys[i].startswith(last)), start)
-        head = name_key(g.header)
-        if start > 0 and head and keys[start - 1].startswith(head):
+        end = next((i for i in range(start + 1, len(keys)) if _at(keys, i, g.last)), start)
+        if start > 0 and _at(keys, start - 1, g.header):
             start -= 1  # the header line belongs to the table
         out.append((g, start, end))
         pos = end + 1
