@@ -142,3 +142,26 @@ def test_uncertain_readings_are_not_read_and_a_mostly_unreadable_plan_is_unreada
 def test_every_range_is_ordered_and_labelled() -> None:
     for key, r in RANGES.items():
         assert r.low < r.high and r.label and r.note, key
+
+
+def test_a_number_broken_by_ocr_in_a_calculation_is_not_judged() -> None:
+    """OCR reads θ 0.01 as 0:01: the method's figure is uncertain, so the recomputation at that
+    location (which fell back on a default θ) raises no major."""
+    expr = "Q = 3600 × ΣW × θ / (ρ × Cp × 60 × Δt) = 3600 × 1260 × 0:01 / (1.2 × 1.0006 × 60 × 3) = 209.9"
+    pump = LocationPlan(
+        name="主排水泵房",
+        kind="chamber_heat",
+        methods=[
+            MethodStatement(
+                method="heat", label="按发热量计算", expression=expr, stated=_fig(209.9, text=expr)
+            )
+        ],
+        stated_required=_fig(209.9, text="取最大值"),
+    )
+    plan = Plan(locations=[pump], allocation=[_row("主排水泵房", 209.9, 220, v=0.5, s=7.0)])
+    checks, _ = audit_plan(plan)
+    (heat,) = [c for c in checks if c.quantity == "q_method"]
+    assert heat.status == "uncertain" and "0:01" in heat.reason
+    local = _major("主排水泵房", plan.allocation[0].allocated_q.ref, recomputed=419.7, allocated=220)  # type: ignore[union-attr]
+    mine = _major(None, None, recomputed=6322.3, stated=6075.0)
+    assert [f.severity for f in gate_findings([local, mine], plan, checks)] == [Severity.INFO, Severity.INFO]

@@ -14,6 +14,7 @@ not be read (category ``form``, ``未能可靠识别：…``). Rules stay as the
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
@@ -221,6 +222,10 @@ def _location_kind(plan: Plan, name: str) -> str:
     return loc.kind if loc is not None else classify_kind("", name)
 
 
+_GARBLED = re.compile(r"\d+\s*[:：;；]\s*\d+|\d+[oOlI]\d+|\d+\s*\.\s*\.\s*\d+")
+"""A number broken by OCR or extraction: ``0:01``, ``1O5``, ``1..5``."""
+
+
 def _location_checks(loc: LocationPlan) -> Iterator[FigureCheck]:
     q_kind = _Q_KIND.get(loc.kind, "q_roadway")
     for key, fig in loc.inputs.items():
@@ -228,7 +233,12 @@ def _location_checks(loc: LocationPlan) -> Iterator[FigureCheck]:
         yield _check(f"{loc.name} {RANGES[kind].label if kind in RANGES else key}", loc.name, kind, fig)
     for m in loc.methods:
         if m.stated is not None:
-            yield _check(f"{loc.name} {m.label}", loc.name, "q_method", m.stated)
+            chk = _check(f"{loc.name} {m.label}", loc.name, "q_method", m.stated)
+            garbled = _GARBLED.search(m.expression.split("=", 1)[-1])
+            if garbled and chk.status == "ok":
+                chk.status = "uncertain"
+                chk.reason = f"计算式中“{garbled.group(0)}”不是可识别的数字"
+            yield chk
     if loc.stated_required is not None:
         yield _check(f"{loc.name} 需风量", loc.name, q_kind, loc.stated_required)
 
@@ -354,6 +364,9 @@ def _same_place(ev: Evidence, chk: FigureCheck) -> bool:
 
 def _suspects(f: Finding, plan: Plan, bad: list[FigureCheck]) -> list[FigureCheck]:
     out = [c for c in bad if any(_same_place(ev, c) for ev in f.evidence)]
+    if f.location is None and f.unit == "m³/min" and f.category != Category.FORM:
+        # a mine-level air volume (Σ, total, capacity) recomputed from every location's inputs
+        out += [c for c in bad if c.location and c.table is None and not c.quantity.startswith("q_")]
     if f.location and f.category != Category.REGULATION:
         names = {c.location for c in bad if c.location}
         hit = match_name(f.location, sorted(n for n in names if n))
