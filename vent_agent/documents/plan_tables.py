@@ -345,12 +345,16 @@ def location_rows(t: LogicalTable) -> list[tuple[str, str, SourceRef]]:
     labels = [c.text for c in t.rows[0]]
     name_col = next((i for i, x in enumerate(labels) if re.search(r"地点|名称", x)), 1)
     kind_col = next((i for i, x in enumerate(labels) if re.search(r"类别|类型|性质|分类", x)), None)
+    idx_col = next((i for i, x in enumerate(labels) if re.fullmatch(r"序号|编号|序", x)), None)
     out = []
-    for row in t.rows[1:]:
+    for n, row in enumerate(t.rows[1:], start=1):
         if name_col >= len(row) or not row[name_col].text:
             continue
         label = row[kind_col].text if kind_col is not None and kind_col < len(row) else ""
-        out.append((row[name_col].text, label, row[name_col].ref(labels[name_col])))
+        number = parse_number(row[idx_col].text) if idx_col is not None and idx_col < len(row) else None
+        row_no = int(number) if number is not None and number == int(number) else n
+        ref = row[name_col].ref(labels[name_col]).model_copy(update={"row": row_no})
+        out.append((row[name_col].text, label, ref))
     return out
 
 
