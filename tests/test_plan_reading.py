@@ -8,7 +8,7 @@ import pytest
 from vent_agent.documents.plan import SourceRef
 from vent_agent.documents.plan_tables import Cell as TCell
 from vent_agent.documents.plan_tables import LogicalTable, allocation_rows, column_fields, column_unit
-from vent_agent.documents.plan_text import Line, all_dates
+from vent_agent.documents.plan_text import Line, all_dates, join_thousands
 from vent_agent.documents.plan_textual import signoff_lines
 from vent_agent.documents.plan_units import canonical_unit, flow_figure, parse_quantity
 
@@ -201,3 +201,26 @@ def test_header_units_and_synonyms() -> None:
         2: "required_q",
         3: "allocated_q",
     }
+
+
+def test_a_superscript_lost_in_extraction_is_repaired_by_the_column_kind() -> None:
+    """Table cells extracted without their superscripts: ``m/s`` in a flow column is m³/s, ``m/min``
+    m³/min, ``m`` in an area column m²; a speed column keeps m/s."""
+    rows, _, _ = allocation_rows(
+        _table(
+            [
+                ["用风地点", "需风量", "分配风量(m/s)", "断面(m)", "风速(m/s)"],
+                ["15216综采工作面", "1,132.2m/min", "20.00", "11.6", "1.72"],
+            ]
+        )
+    )
+    r = rows[0]
+    assert (r.required_q.value, r.required_q.unit_written) == (1132.2, None)  # type: ignore[union-attr]
+    assert (r.allocated_q.value, r.allocated_q.unit_written) == (1200.0, "m³/s")  # type: ignore[union-attr]
+    assert (r.area.unit, r.planned_speed.unit) == ("m²", "m/s")  # type: ignore[union-attr]
+    assert r.ref.row == 1  # no 序号 column: the first data row
+
+
+def test_thousands_separators_in_prose() -> None:
+    assert join_thousands("Q = 1,132.2 m³/min，能力7,600") == "Q = 1132.2 m³/min，能力7600"
+    assert join_thousands("max(630,152)") == "max(630,152)"
