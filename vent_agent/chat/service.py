@@ -2,9 +2,14 @@
 events, and the resume of a plan-mode approval. The user message is stored before the run; the
 assistant turn is stored as the fold of the run's logged events (so the history equals the stream).
 
+A model stream cut before its end (:class:`~vent_agent.llm.compat.IncompleteResponse`) keeps the text
+streamed so far, says so in an ``error`` event (stored with the turn) and ends with ``done`` saying the
+answer is incomplete, never 完成.
+
 Budgets: the graph's call limits (``max_model_calls``, ``max_tool_calls``) and a run time-out
-(``run_timeout_s``); when one is hit the user keeps the text streamed so far, with a notice, never a bare
-failure.
+(``run_timeout_s``, from the start of the run); when one is hit the user keeps the text streamed so far,
+with a notice, never a bare failure. The time-out bounds everything after it too: once it is hit there is
+no follow-up suggestions call, and before it that call gets only the time left.
 """
 
 from __future__ import annotations
@@ -36,7 +41,10 @@ from vent_agent.graphs.prompts import system_prompt
 from vent_agent.graphs.stream import StreamMapper
 from vent_agent.graphs.supervisor import DIALOGUE, REVIEW, build_supervisor, wants_review
 from vent_agent.llm.chunks import model_name
+from vent_agent.llm.compat import IncompleteResponse
 from vent_agent.llm.usage import context_breakdown
+from vent_agent.review.pipeline import ReviewRequest
+from vent_agent.review.run import review_run
 from vent_agent.runs.emitter import Emitter
 from vent_agent.sessions import store
 from vent_agent.sessions.fold import fold_events, turn_extra
@@ -52,6 +60,8 @@ INTERRUPT = "__interrupt__"
 
 REVIEW_AGENT = "配风计划审查"
 REVIEW_FAILED = "配风计划审查失败"
+SUGGEST_TIMEOUT_S = 20.0
+INCOMPLETE = "模型回答在中途中断（连接在回答结束前关闭），以上为不完整的部分回答，请重试"
 NO_MODEL = "未配置对话模型（VENT_MODELS），暂时无法对话；配风计划审查（上传 PDF）仍可使用"
 
 
@@ -67,6 +77,20 @@ class ChatTurn:
     message: str
     attachment: dict[str, Any] | None
     base_url: str
+    deadline: float | None = None
+    """The run's end at the latest (event-loop time, s): set when the run starts (``run_timeout_s``)."""
+    timed_out: bool = False
+    """The run time-out was hit (the graph was stopped by it)."""
+
+    def start_clock(self, timeout_s: float) -> None:
+        """Set :attr:`deadline` ``timeout_s`` seconds from now (the run's start)."""
+        self.deadline = asyncio.get_running_loop().time() + timeout_s
+
+    def time_left(self) -> float:
+        """Seconds until :attr:`deadline` (0 when passed; no limit before the clock starts)."""
+        if self.deadline is None:
+            return float("inf")
+        return max(0.0, self.deadline - asyncio.get_running_loop().time())
 
 
 async def pending_interrupt(state: AppState, session_id: str, thread_id: str) -> Any | None:
@@ -117,8 +141,6 @@ async def _context(state: AppState, turn: ChatTurn, run_id: str, citations: Any 
 async def _build_graph(state: AppState, em: Emitter, turn: ChatTurn, mode: str, model: Any) -> Any:
     """The supervisor for this turn, with the dialogue agent (when a model is configured) and the
     review node bound to this run's emitter."""
-    from vent_agent.api.review import review_run
-    from vent_agent.review.pipeline import ReviewRequest
 
     async def review(att: dict[str, Any]) -> str:
         req = ReviewRequest(att["path"], att["sha256"], att["file_name"], False, turn.message)
@@ -184,8 +206,10 @@ async def stream_graph(
     ctx = await _context(state, turn, em.run_id, mapper.citations)
     started: dict[str, float] = {}
     timed_out = False
+    if turn.deadline is None:
+        turn.start_clock(state.settings.run_timeout_s)
     try:
-        async with asyncio.timeout(state.settings.run_timeout_s):
+        async with asyncio.timeout_at(turn.deadline):
             async for ns, stream_mode, data in graph.astream(
                 graph_input,
                 graph_config(turn.session.id, turn.thread_id),
@@ -219,7 +243,10 @@ async def stream_graph(
         timed_out = True
     except Exception as exc:  # the model endpoint or a middleware failed: say so, keep what was said
         log.warning("chat run %s failed: %s", em.run_id, exc, exc_info=True)
-        mapper.failure = f"模型服务调用失败（{type(exc).__name__}），请稍后重试或切换模型"
+        if _caused_by(exc, IncompleteResponse):
+            mapper.failure = INCOMPLETE
+        else:
+            mapper.failure = f"模型服务调用失败（{type(exc).__name__}），请稍后重试或切换模型"
     if timed_out:
         await em.emit(
             "progress",
@@ -233,7 +260,18 @@ async def stream_graph(
             notice="model_call_limit",
         )
     await _record_usage(state, turn, mapper)
+    turn.timed_out = turn.timed_out or timed_out
     return mapper
+
+
+def _caused_by(exc: BaseException, kind: type[BaseException]) -> bool:
+    """True when ``exc`` or an exception it was raised from (or during) is a ``kind``."""
+    seen: BaseException | None = exc
+    while seen is not None:
+        if isinstance(seen, kind):
+            return True
+        seen = seen.__cause__ or seen.__context__
+    return False
 
 
 async def _record_usage(state: AppState, turn: ChatTurn, mapper: StreamMapper) -> None:
@@ -273,17 +311,26 @@ async def finish_turn(state: AppState, em: Emitter, turn: ChatTurn, mapper: Stre
     if mapper.failure:
         await em.emit("error", message=mapper.failure)
         await _store_turn(state, em, turn)
-        await em.emit("done", **_done_fields(turn.session.id, turn.thread_id), message="对话失败")
+        message = "对话中断（回答不完整）" if mapper.failure == INCOMPLETE else "对话失败"
+        await em.emit("done", **_done_fields(turn.session.id, turn.thread_id), message=message)
         return
     answer = "".join(mapper.text)
     if mapper.citations is not None:
         await references_event(em.emit, answer, mapper.citations)
-    if model is not None and answer.strip():
-        suggestions = await suggest_followups(model, turn.message, answer)
+    timed_out = turn.timed_out or turn.time_left() <= 0
+    if model is not None and answer.strip() and not timed_out:
+        suggestions = await suggest_followups(
+            model, turn.message, answer, timeout_s=min(SUGGEST_TIMEOUT_S, turn.time_left())
+        )
         if suggestions:
             await em.emit("suggestions", suggestions=suggestions, message="您可能还想问")
     await _store_turn(state, em, turn)
-    message = "审查失败" if mapper.review_failed(REVIEW_FAILED) else "对话完成"
+    if mapper.review_failed(REVIEW_FAILED):
+        message = "审查失败"
+    elif timed_out:
+        message = "对话超时（以上为部分结果）"
+    else:
+        message = "对话完成"
     await em.emit("done", **_done_fields(turn.session.id, turn.thread_id), message=message)
 
 
@@ -303,6 +350,7 @@ async def _store_turn(state: AppState, em: Emitter, turn: ChatTurn) -> None:
 
 async def chat_run(em: Emitter, state: AppState, turn: ChatTurn) -> None:
     """The body of a chat run (``RunManager.start``)."""
+    turn.start_clock(state.settings.run_timeout_s)
     review = wants_review(turn.message, turn.attachment)
     model = None if review else await state.models.chat_model()
     if model is None and not review:
@@ -341,6 +389,7 @@ async def attachment_note(state: AppState, em: Emitter, attachment: dict[str, An
 
 async def resume_run(em: Emitter, state: AppState, turn: ChatTurn, action: str) -> None:
     """The body of an approve run: resume the interrupted graph with the user's decision."""
+    turn.start_clock(state.settings.run_timeout_s)
     model = await state.models.chat_model()
     if model is None:
         await em.emit("error", message=NO_MODEL)

@@ -4,8 +4,10 @@ writes a structured report, streamed as ``thinking``/``executing``/``tool_call``
 ``token`` events with ``source: "main"``. No checkpointer and no session rows (spec: 点选解读不写数据库).
 
 It uses the click-interpret model (``VENT_LLM_*``), which model switching does not affect. With no
-model, or when the agent fails before writing anything, the deterministic interpretation of the same
-facts is streamed with a notice, so a click never ends in a bare failure.
+model, or when the agent fails or stalls (the model's read time-out), the deterministic interpretation of
+the same facts is streamed with a notice, so a click never ends in a bare failure; when the agent had
+already streamed part of an answer, the rule-based text replaces it (its first ``token`` carries
+``replace: true``, see :data:`REPLACE`).
 """
 
 from __future__ import annotations
@@ -28,6 +30,18 @@ from vent_agent.tools.context import AgentContext
 log = logging.getLogger(__name__)
 
 AGENT_NAME = "点选解读 Agent"
+REPLACE = "replace"
+"""Field of the first ``token`` event of a text that replaces every answer token sent before it in the
+stream (the client discards the text it has concatenated so far, then appends this content)."""
+
+
+@dataclass(frozen=True)
+class AgentOutcome:
+    """How the agent ended: ``answered`` (it finished; the caller is done) and ``partial`` (it failed
+    after streaming answer text, which the fallback must replace)."""
+
+    answered: bool
+    partial: bool = False
 
 
 @dataclass(frozen=True)
@@ -75,10 +89,11 @@ async def interpret_with_agent(
     max_model_calls: int,
     max_tool_calls: int,
     finish: Callable[[str], Awaitable[None]] | None = None,
-) -> bool:
-    """Run the agent and stream its events. Returns False when it failed before any answer text (the
-    caller then streams the deterministic interpretation); ``finish(answer)`` runs after a success
-    (citation check, references event)."""
+) -> AgentOutcome:
+    """Run the agent and stream its events. When it fails (the model endpoint failed, stalled past its
+    read time-out, or cut its stream) the outcome is not ``answered`` and says whether answer text was
+    already streamed; the caller then streams the deterministic interpretation in its place.
+    ``finish(answer)`` runs after a success (citation check, references event)."""
     agent = create_agent(
         model,
         tools,
@@ -105,18 +120,10 @@ async def interpret_with_agent(
             await mapper.feed(item)
     except Exception as exc:  # the model endpoint failed or hung: fall back, never a bare failure
         log.warning("click agent failed: %s", exc)
-        if mapper.text:
-            await em.emit(
-                "progress", source="main", message=f"智能体中断（{type(exc).__name__}），以上为已生成的部分"
-            )
-            return True
-        await em.emit(
-            "progress",
-            source="main",
-            message=f"智能体调用失败（{type(exc).__name__}），改用规则解读",
-            notice=True,
-        )
-        return False
+        partial = bool("".join(mapper.text))
+        what = "中断，已生成的部分将由规则解读替换" if partial else "调用失败，改用规则解读"
+        await em.emit("progress", source="main", message=f"智能体{what}（{type(exc).__name__}）", notice=True)
+        return AgentOutcome(answered=False, partial=partial)
     if finish is not None:
         await finish("".join(mapper.text))
-    return True
+    return AgentOutcome(answered=True)

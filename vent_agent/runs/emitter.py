@@ -1,7 +1,7 @@
 """A run's emitter: the one way a run body appends events to its run's log.
 
 Consecutive ``token`` events of one source are merged for at most :data:`TOKEN_MERGE_S` before they are
-numbered; each event gets the next dense ``seq`` and the ``run_id`` and goes to
+numbered (a token with ``replace: true`` starts a new event: it is never merged into the text it replaces); each event gets the next dense ``seq`` and the ``run_id`` and goes to
 :meth:`vent_agent.runs.manager.RunManager.append_event`.
 """
 
@@ -39,7 +39,7 @@ class Emitter:
             loop = asyncio.get_running_loop()
             if type_ == "token":
                 p = self._pending
-                if p is not None and p.get("source") == payload.get("source"):
+                if p is not None and p.get("source") == payload.get("source") and not payload.get("replace"):
                     p["content"] += payload.get("content", "")
                     if loop.time() - self._pending_at >= TOKEN_MERGE_S:
                         await self._flush()

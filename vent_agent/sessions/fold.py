@@ -14,14 +14,17 @@ def fold_events(events: Iterable[dict[str, Any]]) -> dict[str, Any]:
 
     ``content`` is the concatenation of the main agent's ``token`` events (subagent tokens are the
     reviewers' own and stay out), or the corrected text of a ``references`` event when the citation
-    check removed something; the last ``updated_todo_list`` gives the todos."""
+    check removed something; a ``token`` with ``replace: true`` discards the text before it; the last
+    ``updated_todo_list`` gives the todos."""
     content: list[str] = []
     corrected: str | None = None
     turn: dict[str, Any] = {"role": "assistant"}
     tool_calls: list[dict[str, Any]] = []
     for ev in events:
         kind = ev.get("type")
-        if kind == "token" and ev.get("source", "main") == "main":
+        if kind == "token" and ev.get("replace"):  # the text so far was partial: this one replaces it
+            content = [str(ev.get("content", ""))]
+        elif kind == "token" and ev.get("source", "main") == "main":
             content.append(str(ev.get("content", "")))
         elif kind == "tool_call":
             tool_calls.append({"tool": ev.get("tool"), "source": ev.get("source", "main")})
