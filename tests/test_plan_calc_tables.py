@@ -120,3 +120,55 @@ def test_approval_lines_without_a_sign_off_read_are_a_reading_gap() -> None:
     text = "X煤矿2026年9月份配风计划\n一、审批\n编制：李明 2026.8.25\n"
     plan = parse_plan(ExtractedPdf(page_count=1, pages=[PageText(page=1, text=text)]))
     assert plan.gaps == []  # no approval written at all: a real absence, judged by the form rules
+
+
+def test_a_flow_column_without_a_unit_takes_the_unit_the_plans_own_figures_show() -> None:
+    """需风量 / 配风量 with no unit anywhere, written in m³/s: 60 times off the calculated requirement
+    of the same locations, so converted (and marked inferred)."""
+    text = """X煤矿2026年9月份配风计划
+一、需风量计算
+（1）3101综采工作面
+按人数计算：Q = 4 × N = 4 × 150 = 600.0 m³/min
+取最大值：Q需 = 600.0 m³/min
+（2）3102运输巷掘进工作面
+按人数计算：Q = 4 × N = 4 × 75 = 300.0 m³/min
+取最大值：Q需 = 300.0 m³/min
+二、风量分配
+序号 用风地点 需风量 配风量
+1 3101综采工作面 10.00 11.00
+2 3102运输巷掘进工作面 5.00 5.50"""
+    plan = parse_plan(ExtractedPdf(page_count=1, pages=[PageText(page=1, text=text)]))
+    face, heading = plan.allocation
+    assert (face.required_q.value, face.required_q.unit_written) == (600.0, "m³/s")  # type: ignore[union-attr]
+    assert heading.allocated_q.value == 330.0 and heading.allocated_q.ref.confidence == "inferred"  # type: ignore[union-attr]
+    same = text.replace("10.00 11.00", "600.0 660.0").replace("5.00 5.50", "300.0 330.0")
+    plan = parse_plan(ExtractedPdf(page_count=1, pages=[PageText(page=1, text=same)]))
+    assert plan.allocation[0].required_q.unit_written is None  # type: ignore[union-attr]  # already m³/min
+
+
+def test_one_calculation_table_over_all_locations_with_merged_location_cells(tmp_path: Path) -> None:
+    p = Page()
+    for line in (
+        "测试煤矿2026年9月份配风计划",
+        "一、需风量计算",
+        "各用风地点需风量计算见下表（单位：m³/min）。",
+    ):
+        p.para(line)
+    header = ["用风地点", "计算方法", "计算公式", "参数取值", "计算结果(m³/min)"]
+    rows = [
+        ["3101综采工作面", *GAS, "630.0"],
+        ["", *WORKERS, "152.0"],
+        ["", "需风量取值", "取各方法最大值", "—", "630.0"],
+        ["3102运输巷掘进工作面", *FAN, "633.0"],
+        ["", "需风量取值", "取各方法最大值", "—", "633.0"],
+    ]
+    p.table([header, *rows], [90, 80, 110, 130, 60])
+    path = tmp_path / "one-table.pdf"
+    path.write_bytes(build_pdf([p]))
+    plan = parse_plan(extract_pdf(path, max_pages=5))
+    by_name = {loc.name: loc for loc in plan.locations}
+    face, heading = by_name["3101综采工作面"], by_name["3102运输巷掘进工作面"]
+    assert [m.method for m in face.methods] == ["gas", "workers"] and face.kind == "coal_face"
+    assert face.inputs["gas_emission"].value == 4.2 and face.stated_required.value == 630.0  # type: ignore[union-attr]
+    assert [m.method for m in heading.methods] == ["fan_intake"] and heading.kind == "heading"
+    assert heading.stated_required.value == 633.0  # type: ignore[union-attr]

@@ -27,7 +27,7 @@ from vent_agent.documents.plan import Citation, Figure, LocationPlan, Plan, Sour
 from vent_agent.documents.plan_blocks import parse_block, rock_of
 from vent_agent.documents.plan_calc_tables import CalcGroup, anchor_groups, calc_groups, is_calc_table
 from vent_agent.documents.plan_gaps import calculation_gaps, signoff_gaps
-from vent_agent.documents.plan_sections import Section, find_blocks, find_sections, section
+from vent_agent.documents.plan_sections import Block, Section, find_blocks, find_sections, section
 from vent_agent.documents.plan_tables import (
     allocation_rows,
     classify_kind,
@@ -47,7 +47,7 @@ from vent_agent.documents.plan_text import (
     unit_after,
 )
 from vent_agent.documents.plan_textual import ROLE_INLINE, allocation_lines, location_lines, signoff_lines
-from vent_agent.documents.plan_units import read_figure
+from vent_agent.documents.plan_units import convert_figure, infer_column_units, read_figure
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -98,6 +98,7 @@ def parse_plan(extracted: ExtractedPdf) -> Plan:
     total_row = _guarded(plan, "allocation", lambda: _allocation(plan, doc, sections, tables), {})
     _guarded(plan, "sign-off", lambda: _signoffs(plan, doc, sections, tables), None)
     _guarded(plan, "calculation", lambda: _locations(plan, doc, sections, listed, tables), None)
+    _guarded(plan, "allocation units", lambda: _allocation_units(plan), None)
     if not plan.listed_locations:
         plan.listed_locations = [loc.name for loc in plan.locations] or [r.location for r in plan.allocation]
     plan.totals = _guarded(plan, "totals", lambda: _totals(doc, sections, total_row), Totals())
@@ -267,6 +268,27 @@ def _allocation(plan: Plan, doc: TextDoc, sections: list[Section], tables) -> di
     return total
 
 
+def _allocation_units(plan: Plan) -> None:
+    """Allocation flow columns written without a unit, whose figures are 60 times off the same
+    locations' calculated requirement, were written in m³/s (or m³/h): converted, and said so."""
+    columns: dict[str, list[tuple[Figure, float | None]]] = {}
+    for row in plan.allocation:
+        loc = plan.location(match_name(row.location, [x.name for x in plan.locations]) or row.location)
+        ref = loc.stated_required.value if loc and loc.stated_required else None
+        for fld in ("required_q", "allocated_q", "measured_q"):
+            fig = getattr(row, fld)
+            if fig is not None:
+                columns.setdefault(fld, []).append((fig, ref))
+    for fld, unit in infer_column_units(columns).items():
+        for row in plan.allocation:
+            fig = getattr(row, fld)
+            if fig is not None and fig.unit_written is None:
+                setattr(row, fld, convert_figure(fig, unit))
+        plan.warnings.append(
+            f"风量分配表 {fld} 列未注明单位，按与计算部分的对比判为 {unit} 并换算 / unit inferred"
+        )
+
+
 def _signoffs(plan: Plan, doc: TextDoc, sections: list[Section], tables) -> None:
     """Sign-offs from a sign-off table, else from the sign-off section's lines, else from role lines
     (``编制：…``) anywhere in the document (a cover or the last page), else from the last lines."""
@@ -288,22 +310,31 @@ def _signoffs(plan: Plan, doc: TextDoc, sections: list[Section], tables) -> None
     plan.gaps += signoff_gaps(doc, plan.signoffs)
 
 
-def _calc_tables(doc: TextDoc, tables, blocks) -> dict[int, list[tuple[CalcGroup, int, int]]]:
-    """Calculation tables → block index → [(group, start offset, end offset)]: a group with a location
+Tabled = tuple[dict[int, list[CalcGroup]], dict[int, list[tuple[int, int]]], list[CalcGroup]]
+
+
+def _calc_tables(doc: TextDoc, tables, blocks: list[Block]) -> Tabled:
+    """Calculation tables → (block index → its groups, block index → document spans of table lines to
+    leave out of its prose, groups naming a location that has no block). A group with a location
     column goes to the block of that name, one without to the block holding its lines."""
     groups = [g for t in tables if is_calc_table(t) for g in calc_groups(t)]
-    out: dict[int, list[tuple[CalcGroup, int, int]]] = {}
-    names = [b.name for b in blocks]
-    for g in groups:
-        hit = match_name(g.location, names) if g.location else None
-        if hit is not None:
-            out.setdefault(names.index(hit), []).append((g, 0, 0))
-    for g, first, last in anchor_groups(doc, [g for g in groups if g.location is None]):
-        start, end = doc.span(first, last + 1)
+    methods: dict[int, list[CalcGroup]] = {}
+    skips: dict[int, list[tuple[int, int]]] = {}
+    for g, first, last in anchor_groups(doc, groups):
         i = next((n for n, b in reversed(list(enumerate(blocks))) if b.first_line <= first), None)
         if i is not None:
-            out.setdefault(i, []).append((g, start, end))
-    return out
+            skips.setdefault(i, []).append(doc.span(first, last + 1))
+            if g.location is None:
+                methods.setdefault(i, []).append(g)
+    names = [b.name for b in blocks]
+    unplaced = []
+    for g in (g for g in groups if g.location):
+        hit = match_name(g.location or "", names)
+        if hit is None:
+            unplaced.append(g)
+        else:
+            methods.setdefault(names.index(hit), []).append(g)
+    return methods, skips, unplaced
 
 
 def _locations(plan: Plan, doc: TextDoc, sections: list[Section], listed, tables=()) -> None:
@@ -320,7 +351,11 @@ def _locations(plan: Plan, doc: TextDoc, sections: list[Section], listed, tables
     by_name: dict[str, LocationPlan] = {}
     located: dict[int, LocationPlan] = {}
     blocks = find_blocks(doc, first, end, known)
-    tabled = _calc_tables(doc, tables, blocks)
+    tabled, skips, unplaced = _calc_tables(doc, tables, blocks)
+    for g in unplaced:  # one table over all locations, without a heading per location
+        name = g.location or ""
+        blocks.append(Block(name, name, "", first_line=end, start=0, end=0, page=g.page))
+        tabled[len(blocks) - 1] = [g]
     for n, block in enumerate(blocks):
         listed_name = match_name(block.name, list(labels)) or block.name
         label = labels.get(listed_name, "")
@@ -334,10 +369,10 @@ def _locations(plan: Plan, doc: TextDoc, sections: list[Section], listed, tables
             block,
             known,
             kind,
-            skip=[(a, b) for _, a, b in groups if b > a],
-            tabled=[m for g, _, _ in groups for m in g.methods],
-            tabled_required=next((g.stated_required for g, _, _ in groups if g.stated_required), None),
-            flow_unit=next((g.unit for g, _, _ in groups if g.unit), None),
+            skip=skips.get(n, []),
+            tabled=[m for g in groups for m in g.methods],
+            tabled_required=next((g.stated_required for g in groups if g.stated_required), None),
+            flow_unit=next((g.unit for g in groups if g.unit), None),
         )
         plan.warnings.extend(warns)
         if kind == "unknown":

@@ -145,3 +145,30 @@ def parse_quantity(cell: str | None) -> tuple[float, float | None, str | None] |
     if upper is not None and upper < a:
         return None
     return a, upper, unit
+
+
+def infer_column_units(columns: dict[str, list[tuple[Figure, float | None]]]) -> dict[str, str]:
+    """Flow columns written without any unit, checked against the plan's own figures: each column is a
+    list of (figure read as m³/min, the same location's required air volume from its calculation or
+    None). When at least two rows and two thirds of those compared are 60 times too small (or too
+    large), the column was written in m³/s (or m³/h). Returns column → unit found."""
+    out: dict[str, str] = {}
+    for name, pairs in columns.items():
+        ratios = [
+            ref / fig.value
+            for fig, ref in pairs
+            if ref and fig.value > 0 and fig.unit_written is None and fig.ref.confidence != "exact"
+        ]
+        for unit, factor in ((M3S, 60.0), (M3H, 1 / 60.0)):
+            near = [r for r in ratios if 0.8 * factor <= r <= 1.25 * factor]
+            if len(near) >= 2 and len(near) * 3 >= 2 * len(ratios):
+                out[name] = unit
+    return out
+
+
+def convert_figure(fig: Figure, unit: str) -> Figure:
+    """A flow figure read as m³/min that was in fact written in ``unit``: converted, ``inferred``."""
+    factor = FLOW_UNITS[unit]
+    ref = fig.ref.model_copy(update={"confidence": "inferred"})
+    upper = round(fig.upper * factor, 6) if fig.upper is not None else None
+    return Figure(value=round(fig.value * factor, 6), unit=M3MIN, ref=ref, unit_written=unit, upper=upper)
