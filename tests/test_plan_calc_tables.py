@@ -172,3 +172,22 @@ def test_one_calculation_table_over_all_locations_with_merged_location_cells(tmp
     assert face.inputs["gas_emission"].value == 4.2 and face.stated_required.value == 630.0  # type: ignore[union-attr]
     assert [m.method for m in heading.methods] == ["fan_intake"] and heading.kind == "heading"
     assert heading.stated_required.value == 633.0  # type: ignore[union-attr]
+
+
+def test_a_prose_result_restated_in_another_unit() -> None:
+    """``= 630.0 m³/min = 10.50 m³/s``: the first result counts, the operands stay the substitution's,
+    and a speed check without a unit is in the unit of the stated maximum."""
+    text = """X煤矿2026年9月份配风计划
+一、需风量计算
+（1）3101综采工作面
+基础参数：绝对瓦斯涌出量4.20m³/min，瓦斯涌出不均匀系数1.5。
+按瓦斯涌出量计算：Q = 100 × q × k = 100 × 4.20 × 1.5 = 630.0 m³/min = 10.50 m³/s
+取最大值：Q需 = 10.50 m³/s
+风速验算：3.25 ≤ Q需 ≤ 41.22，符合要求。"""
+    plan = parse_plan(ExtractedPdf(page_count=1, pages=[PageText(page=1, text=text)]))
+    (face,) = plan.locations
+    (gas,) = face.methods
+    assert gas.operands == [100, 4.2, 1.5] and gas.stated.value == 630.0  # type: ignore[union-attr]
+    assert gas.symbols == {"q": 4.2, "k": 1.5}
+    assert face.stated_required.value == 630.0  # type: ignore[union-attr]
+    assert face.speed_check.lower == 195.0 and face.speed_check.upper == pytest.approx(2473.2)  # type: ignore[union-attr]

@@ -152,6 +152,10 @@ def parse_method(doc: TextDoc, st: Statement, names: list[str]) -> MethodStateme
     """A ``method`` statement → :class:`MethodStatement` (stated result with unit and page)."""
     body = st.body.rstrip(" 。.;,")
     parts = body.split("=")
+    while len(parts) > 2 and _PLAIN.fullmatch(parts[-1].strip()) and _PLAIN.fullmatch(parts[-2].strip()):
+        # "= 630.0 m³/min = 10.50 m³/s": the result restated in another unit; the first one counts
+        parts.pop()
+        body = "=".join(parts)
     last_start = len(body) - len(parts[-1])
     last = parts[-1]
     stated = None
@@ -183,6 +187,10 @@ def parse_method(doc: TextDoc, st: Statement, names: list[str]) -> MethodStateme
     if symbolic:
         ms.symbols = _symbols(_strip_names(symbolic, names), operand_text)
     return ms
+
+
+_PLAIN = re.compile(rf"{NUM}\s*(?:m\s*\^?[³3]\s*/\s*(?:min|s|h)|立方米?\s*/\s*\S{{1,2}})?")
+"""A result alone: a number with, at most, a flow unit."""
 
 
 def _rematch(text: str, pos: int) -> re.Match[str]:
@@ -309,6 +317,19 @@ def _outside(start: int, end: int, skip: list[tuple[int, int]]) -> list[tuple[in
     return out
 
 
+def _speed_check_unit(loc: LocationPlan, flow_unit: str | None) -> None:
+    """A speed check written without a unit (``3.25 ≤ Q需 ≤ 41.22``) is in the unit of the block's
+    calculation table, else of its stated maximum (``Q需 = 18.87 m³/s``): converted to m³/min."""
+    sc = loc.speed_check
+    if sc is None or re.search(r"/\s*min|/\s*分", sc.ref.text):
+        return
+    unit = flow_unit or (loc.stated_required.unit_written if loc.stated_required else None)
+    factor = FLOW_UNITS.get(unit or "", 1.0)
+    if factor != 1.0:
+        sc.lower = round(sc.lower * factor, 6) if sc.lower is not None else None
+        sc.upper = round(sc.upper * factor, 6) if sc.upper is not None else None
+
+
 def parse_block(
     doc: TextDoc,
     block: Block,
@@ -350,11 +371,7 @@ def parse_block(
                 loc.stated_required = _figure(doc, st, tail, off, m[0], st.label + st.body)
         elif st.kind == "speed":
             loc.speed_check = parse_speed_check(doc, st) or loc.speed_check
-            factor = FLOW_UNITS.get(flow_unit or "", 1.0)
-            if loc.speed_check is not None and factor != 1.0 and not re.search(r"/\s*min|/\s*分", st.body):
-                sc = loc.speed_check
-                sc.lower = sc.lower * factor if sc.lower is not None else None
-                sc.upper = sc.upper * factor if sc.upper is not None else None
+    _speed_check_unit(loc, flow_unit)
     for ms in loc.methods:
         for sym, value in ms.symbols.items():
             key = _SYMBOL_INPUTS.get(ms.method, {}).get(sym.lower().replace("₄", "4").replace("₂", "2"))
