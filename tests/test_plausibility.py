@@ -165,3 +165,20 @@ def test_a_number_broken_by_ocr_in_a_calculation_is_not_judged() -> None:
     local = _major("主排水泵房", plan.allocation[0].allocated_q.ref, recomputed=419.7, allocated=220)  # type: ignore[union-attr]
     mine = _major(None, None, recomputed=6322.3, stated=6075.0)
     assert [f.severity for f in gate_findings([local, mine], plan, checks)] == [Severity.INFO, Severity.INFO]
+
+
+def test_a_data_finding_rests_on_its_own_figures_only() -> None:
+    """An input off elsewhere at the location holds back the recomputation (calculation), not a data
+    finding on a figure read with confidence."""
+    plan = Plan(locations=[_face(5.9)])  # gas emission inconsistent with its method
+    plan.locations[0].inputs["workers"] = _fig(38, text="最多作业人数38人", unit="人")
+    checks, _ = audit_plan(plan)
+    data = Finding(
+        **{
+            **_major("15216综采工作面", plan.locations[0].inputs["workers"].ref).model_dump(),
+            "category": Category.DATA,
+        }
+    )
+    calc = _major("15216综采工作面", None, recomputed=1132.2, allocated=700)
+    got = gate_findings([data, calc], plan, checks)
+    assert [f.severity for f in got] == [Severity.MAJOR, Severity.INFO]

@@ -367,7 +367,7 @@ def _suspects(f: Finding, plan: Plan, bad: list[FigureCheck]) -> list[FigureChec
     if f.location is None and f.unit == "m³/min" and f.category != Category.FORM:
         # a mine-level air volume (Σ, total, capacity) recomputed from every location's inputs
         out += [c for c in bad if c.location and c.table is None]
-    if f.location and f.category != Category.REGULATION:
+    if f.location and f.category == Category.CALCULATION:
         names = {c.location for c in bad if c.location}
         hit = match_name(f.location, sorted(n for n in names if n))
         if hit is not None:
