@@ -34,6 +34,8 @@ KNOWN: dict[tuple[str, str], str] = {
     ("office-radicals", CLEAN): "reader: radicals (⼯ ⻛ ⾯) and control characters: locations without "
     "calculation, names glued to their kind (中央变电所机电硐室), 15220回⻛… not matched",
     ("office-radicals", SEEDED): "reader: radicals and control characters: 7 of 10 seeded faults missed",
+    ("two-row-header", CLEAN): "reader: calculation tables not read (没有计算方法), the charging chamber's "
+    "H₂ input read as 200 (40000 m³/min), ΣQ and capacity with thousands separators read as 6.0/7.0",
 }
 
 
@@ -118,7 +120,7 @@ def texts(corpus: tuple[PlanDoc, PlanDoc]) -> dict[str, list[str]]:
 
 
 def test_there_are_at_least_eight_distinct_hands(texts: dict[str, list[str]]) -> None:
-    assert len(HANDS) >= 9 and any(h.scanned for h in HANDS)
+    assert len(HANDS) >= 10 and any(h.scanned for h in HANDS)
     assert len({"\f".join(t) for t in texts.values()}) == len(texts) >= 8
 
 
@@ -129,7 +131,9 @@ def test_hands_write_what_they_choose(corpus: tuple[PlanDoc, PlanDoc], texts: di
         assert ("\u2f2f" in text and "\u2edb" in text) == hand.radicals, hand.name
         assert any(ord(c) < 32 and c not in "\r\n\t" for c in text) == hand.controls, hand.name
         assert ("１" in text) == hand.fullwidth, hand.name
-        assert ("m³/s" in text) == ("m3s" in (hand.calc_unit, *hand.units.values())), hand.name
+        assert ("m³/s" in text or "m3/s" in text) == ("m3s" in (hand.calc_unit, *hand.units.values())), (
+            hand.name
+        )
         assert ("计算公式" in text) == (hand.calc == "table"), hand.name
         if hand.signoff == "lines":
             assert "编制：通风技术员 李明" in text

@@ -135,7 +135,7 @@ def test_uncertain_readings_are_not_read_and_a_mostly_unreadable_plan_is_unreada
         for i in range(1, 5)
     ]
     _, coverage = audit_plan(Plan(allocation=rows))
-    assert coverage.figures_not_read == 8 and coverage.unreadable
+    assert coverage.figures_not_read == 8 and coverage.unreadable  # four of them implausible
     assert "未能可靠识别" in coverage_paragraph(coverage)
 
 

@@ -22,6 +22,7 @@ from langchain.agents.middleware import ModelCallLimitMiddleware, ToolCallLimitM
 from langchain_core.messages import HumanMessage
 from langchain_core.tools import BaseTool
 
+from vent_agent.events import ClickProgress
 from vent_agent.graphs.stream import StreamMapper
 from vent_agent.llm.chunks import model_name
 from vent_agent.runs.emitter import Emitter
@@ -108,7 +109,7 @@ async def interpret_with_agent(
         context_schema=AgentContext,
         name=AGENT_NAME,
     )
-    mapper = StreamMapper(em.emit, source="main", model_name=model_name(model))
+    mapper = StreamMapper(em.send, source="main", model_name=model_name(model))
     try:
         async for item in agent.astream(
             {"messages": [HumanMessage(content=target.request_text())]},
@@ -122,7 +123,11 @@ async def interpret_with_agent(
         log.warning("click agent failed: %s", exc)
         partial = bool("".join(mapper.text))
         what = "中断，已生成的部分将由规则解读替换" if partial else "调用失败，改用规则解读"
-        await em.emit("progress", source="main", message=f"智能体{what}（{type(exc).__name__}）", notice=True)
+        await em.send(
+            ClickProgress(
+                source="main", message=f"智能体{what}（{type(exc).__name__}）", notice="rule_fallback"
+            )
+        )
         return AgentOutcome(answered=False, partial=partial)
     if finish is not None:
         await finish("".join(mapper.text))

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Awaitable, Callable
+from typing import Any
 
 from vent_agent.chat.toolset import (
     click_tools,
@@ -21,8 +22,18 @@ from vent_agent.chat.toolset import (
     references_event,
     skills_index,
 )
+from vent_agent.events import (
+    ClickDone,
+    ClickProgress,
+    Error,
+    Executing,
+    Generating,
+    Reasoning,
+    Thinking,
+    Token,
+)
 from vent_agent.graphs.stream import tool_label
-from vent_agent.interpret.agent import REPLACE, AgentOutcome, ClickTarget, interpret_with_agent
+from vent_agent.interpret.agent import AgentOutcome, ClickTarget, interpret_with_agent
 from vent_agent.interpret.prompt import build_messages
 from vent_agent.interpret.render import chunk_text, render_interpretation
 from vent_agent.llm.openai_compat import stream_text
@@ -49,7 +60,7 @@ async def _plan_agent(em: Emitter, state: AppState, target: ClickTarget) -> Agen
     )
 
     async def finish(answer: str) -> None:
-        await references_event(em.emit, answer, citations)
+        await references_event(em.send, answer, citations)
 
     return await interpret_with_agent(
         em,
@@ -84,50 +95,56 @@ async def interpret_click(
         if outcome.answered:
             return
         model, replace = None, outcome.partial  # the agent failed: the rules, not the same model again
-    await em.emit("thinking", source="fast", node="fetching_data", message=f"正在查询{what}监测数据...")
-    await em.emit("executing", source="fast", tools=[tool], message=f"正在{tool_label(tool)}...")
+    await em.send(Thinking(source="fast", node="fetching_data", message=f"正在查询{what}监测数据..."))
+    await em.send(Executing(source="fast", tools=[tool], message=f"正在{tool_label(tool)}..."))
     try:
         facts = await load_facts()
     except (NotFoundError, UpstreamError) as exc:
-        await em.emit("error", message=str(exc))
-        await em.emit("done", **{**click_done_fields(em.run_id), "message": "解读失败"})
+        await em.send(Error(message=str(exc)))
+        await em.send(ClickDone(thread_id=em.run_id, message="解读失败"))
         return
-    await em.emit("progress", source="fast", message=f"查询{what}监测数据完成")
+    await em.send(ClickProgress(source="fast", message=f"查询{what}监测数据完成"))
     if mode == "plan" and state.interpret_model is None:
-        await em.emit("progress", source="fast", message=PLAN_MODE_NOTICE, notice=True)
-    await em.emit("generating", source="fast", message="正在生成解读报告...")
+        await em.send(ClickProgress(source="fast", message=PLAN_MODE_NOTICE, notice="no_model"))
+    await em.send(Generating(source="fast", message="正在生成解读报告..."))
     citations = new_citations(state)
     record_fact_references(citations, facts.references)
     if model is not None:
         answer: list[str] = []
         try:
             async for kind, text in stream_text(model, build_messages(facts)):
-                await em.emit(kind, source="fast", content=text)
+                await em.send(
+                    Token(source="fast", content=text)
+                    if kind == "token"
+                    else Reasoning(source="fast", content=text)
+                )
                 if kind == "token":
                     answer.append(text)
-            await references_event(em.emit, "".join(answer), citations)
+            await references_event(em.send, "".join(answer), citations)
             return
         except Exception as exc:  # fall back to the rule-based text, never a bare failure
             log.warning("interpretation model call failed: %s", exc)
             replace = bool("".join(answer))
             what = "，已生成的部分由规则解读替换" if replace else "，改用规则解读"
-            await em.emit(
-                "progress",
-                source="fast",
-                message=f"模型调用失败（{type(exc).__name__}）{what}",
-                **({"notice": True} if replace else {}),
+            await em.send(
+                ClickProgress(
+                    source="fast",
+                    message=f"模型调用失败（{type(exc).__name__}）{what}",
+                    notice="rule_fallback",
+                )
             )
     text = render_interpretation(facts)
     for i, piece in enumerate(chunk_text(text, 64)):
-        await em.emit(
-            "token", source="fast", content=piece, **({REPLACE: True} if replace and i == 0 else {})
-        )
-    await references_event(em.emit, text, citations, check_figures=False)
+        await em.send(Token(source="fast", content=piece, replace=True if replace and i == 0 else None))
+    await references_event(em.send, text, citations, check_figures=False)
 
 
-def click_done_fields(run_id: str) -> dict:
-    """The fields of a click run's ``done``: no session, the run id as the thread."""
-    return {"thread_id": run_id, "session_id": None, "message": "解读完成"}
+def click_done_fields(run_id: str) -> dict[str, Any]:
+    """The fields of a click run's ``done`` (:class:`~vent_agent.events.ClickDone`): no session, the run
+    id as the thread."""
+    return ClickDone(thread_id=run_id, message="解读完成").model_dump(
+        include={"thread_id", "session_id", "message"}
+    )
 
 
 def click_body(

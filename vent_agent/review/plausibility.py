@@ -319,7 +319,9 @@ def audit_plan(plan: Plan) -> tuple[list[FigureCheck], Coverage]:
         figures_read=len(checks) - len(bad),
         figures_not_read=len(bad),
         not_read=[c.label() for c in bad] + [g.note for g in plan.gaps],
-        unreadable=len(checks) >= 5 and len(bad) * 2 > len(checks),
+        # misread layouts show as implausible or inconsistent figures; uncertain ones (ranges, short
+        # rows, model-read rows) are flagged by the reader itself and only held back from judgement
+        unreadable=len(checks) >= 5 and sum(c.status != "uncertain" for c in bad) * 2 > len(checks),
     )
     return checks, coverage
 

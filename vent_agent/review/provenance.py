@@ -33,6 +33,7 @@ from calc import CATALOG, PARAMS
 from calc.result import Coefficient
 from reports.content import sorted_findings
 from vent_agent.documents.pdf_text import ExtractedPdf
+from vent_agent.events import merge_parts, parse_event
 from vent_agent.kb.search import KnowledgeBase
 from vent_agent.review.findings import Evidence, Finding
 from vent_agent.review.result import LocationRecalc, ReviewResult
@@ -113,9 +114,15 @@ def record_path(reports_dir: Path, report_id: str) -> Path:
 
 
 def tasks_from_events(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The task chain of a run: its agent and tool events, in order (seq, type, agent, tool(s), message)."""
+    """The task chain of a run: its agent and tool events, in order (seq, type, agent, tool(s), message),
+    read through the event catalogue (:func:`vent_agent.events.parse_event`)."""
     keep = ("seq", "type", "agent", "tool", "tools", "message", "duration_ms")
-    return [{k: ev[k] for k in keep if k in ev} for ev in events if ev.get("type") in TASK_EVENTS]
+    tasks = []
+    for ev in map(parse_event, merge_parts(events)):
+        if ev.type in TASK_EVENTS:
+            wire = ev.wire()
+            tasks.append({k: wire[k] for k in keep if k in wire})
+    return tasks
 
 
 def build_record(
