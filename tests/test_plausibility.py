@@ -130,12 +130,13 @@ def test_uncertain_readings_are_not_read_and_a_mostly_unreadable_plan_is_unreada
             location=f"地点{i}",
             required_q=flow_figure(15.0, None, SourceRef(page=4, table=1, row=i, confidence="uncertain")),
             allocated_q=_fig(99999.0, page=4, table=1, row=i, column="配风量"),
+            measured_q=_fig(99999.0, page=4, table=1, row=i, column="实测风量"),
             ref=SourceRef(page=4),
         )
         for i in range(1, 5)
     ]
     _, coverage = audit_plan(Plan(allocation=rows))
-    assert coverage.figures_not_read == 8 and coverage.unreadable  # four of them implausible
+    assert coverage.figures_not_read == 12 and coverage.unreadable  # eight of them implausible
     assert "未能可靠识别" in coverage_paragraph(coverage)
 
 

@@ -25,6 +25,7 @@ from vent_agent.documents.plan_tables import classify_kind
 from vent_agent.documents.plan_text import match_name
 from vent_agent.review.arith import close, substituted_value
 from vent_agent.review.findings import Category, Evidence, Finding, Severity
+from vent_agent.review.model_reading import MODEL_MARK
 
 
 @dataclass(frozen=True)
@@ -413,7 +414,8 @@ def gate_findings(findings: list[Finding], plan: Plan, checks: list[FigureCheck]
     """Major and critical findings that rest on a figure not read with confidence become one info
     finding per location (category form) naming what could not be read and what was not judged; all
     other findings pass unchanged, in order."""
-    bad = [c for c in checks if c.status != "ok"]
+    # figures the optional model reading aid read are left to its own cap (model_reading.py)
+    bad = [c for c in checks if c.status != "ok" and not c.text.startswith(MODEL_MARK)]
     out: list[Finding] = []
     held: dict[str | None, Finding] = {}
     for f in findings:
