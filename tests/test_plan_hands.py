@@ -34,8 +34,6 @@ KNOWN: dict[tuple[str, str], str] = {
     ("office-radicals", CLEAN): "reader: radicals (⼯ ⻛ ⾯) and control characters: locations without "
     "calculation, names glued to their kind (中央变电所机电硐室), 15220回⻛… not matched",
     ("office-radicals", SEEDED): "reader: radicals and control characters: 7 of 10 seeded faults missed",
-    ("two-row-header", CLEAN): "reader: calculation tables not read (没有计算方法), the charging chamber's "
-    "H₂ input read as 200 (40000 m³/min), ΣQ and capacity with thousands separators read as 6.0/7.0",
 }
 
 
