@@ -191,3 +191,18 @@ def test_a_prose_result_restated_in_another_unit() -> None:
     assert gas.symbols == {"q": 4.2, "k": 1.5}
     assert face.stated_required.value == 630.0  # type: ignore[union-attr]
     assert face.speed_check.lower == 195.0 and face.speed_check.upper == pytest.approx(2473.2)  # type: ignore[union-attr]
+
+
+def test_a_unit_in_the_tables_caption(tmp_path: Path) -> None:
+    p = Page()
+    for line in ("测试煤矿2026年9月份配风计划", "一、风量分配", "表1 风量分配表（单位：m³/s）"):
+        p.para(line)
+    p.table(
+        [["序号", "用风地点", "需风量", "配风量"], ["1", "3101综采工作面", "10.50", "11.00"]],
+        [40, 150, 80, 80],
+    )
+    path = tmp_path / "caption.pdf"
+    path.write_bytes(build_pdf([p]))
+    (row,) = parse_plan(extract_pdf(path, max_pages=5)).allocation
+    assert (row.required_q.value, row.required_q.unit_written) == (630.0, "m³/s")  # type: ignore[union-attr]
+    assert row.allocated_q.value == 660.0  # type: ignore[union-attr]

@@ -47,7 +47,14 @@ from vent_agent.documents.plan_text import (
     unit_after,
 )
 from vent_agent.documents.plan_textual import ROLE_INLINE, allocation_lines, location_lines, signoff_lines
-from vent_agent.documents.plan_units import convert_figure, infer_column_units, read_figure
+from vent_agent.documents.plan_units import (
+    UNIT_TEXT,
+    canonical_unit,
+    convert_figure,
+    infer_column_units,
+    is_flow,
+    read_figure,
+)
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -253,9 +260,11 @@ def _listed(doc, sections, tables, warnings) -> list[tuple[str, str, SourceRef]]
 
 def _allocation(plan: Plan, doc: TextDoc, sections: list[Section], tables) -> dict[str, Figure]:
     rows, total, warns = [], {}, []
+    sec = section(sections, "allocation")
     for t in tables:
         if t.kind == "allocation":
-            got, tot, w = allocation_rows(t)
+            lines = _section_lines(doc, sec) if sec else [x for x in doc.lines if x.page == t.page]
+            got, tot, w = allocation_rows(t, caption_unit(lines))
             rows += got
             total = total or tot
             warns += w
@@ -266,6 +275,15 @@ def _allocation(plan: Plan, doc: TextDoc, sections: list[Section], tables) -> di
     plan.allocation = rows
     plan.warnings.extend(warns)
     return total
+
+
+def caption_unit(lines) -> str | None:
+    """A flow unit stated for a table in its caption or a note (``（单位：m³/s）``), if any."""
+    for line in lines:
+        m = re.search(rf"单\s*位\s*[:：]\s*({UNIT_TEXT})", line.text)
+        if m and is_flow(unit := canonical_unit(m.group(1))):
+            return unit
+    return None
 
 
 def _allocation_units(plan: Plan) -> None:

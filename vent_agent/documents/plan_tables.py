@@ -269,10 +269,12 @@ def column_fields(labels: list[str]) -> dict[int, str]:
     return out
 
 
-def allocation_rows(t: LogicalTable) -> tuple[list[AllocationRow], dict[str, Figure], list[str]]:
+def allocation_rows(
+    t: LogicalTable, caption_unit: str | None = None
+) -> tuple[list[AllocationRow], dict[str, Figure], list[str]]:
     """Allocation table → (rows, figures of a 合计 row by field, warnings). Columns in any order;
-    flows converted to m³/min (the unit of the cell, else of the column, else of the table; a flow
-    column without any unit is read as m³/min and marked ``inferred``)."""
+    flows converted to m³/min (the unit of the cell, else of the column, else of the table or of its
+    caption ``caption_unit``; a flow column without any unit is read as m³/min, ``inferred``)."""
     n_header = 0
     while n_header < min(3, len(t.rows)) and _is_header_like(t.rows[n_header]):
         n_header += 1
@@ -284,9 +286,8 @@ def allocation_rows(t: LogicalTable) -> tuple[list[AllocationRow], dict[str, Fig
     for need in ("required_q", "allocated_q"):
         if need not in fields.values():
             warnings.append(f"风量分配表缺少 {need} 列 / allocation table: no {need} column")
-    units = {
-        i: column_unit(labels[i]) or (table_unit(t) if fields[i] in FLOW_FIELDS else None) for i in fields
-    }
+    table_wide = table_unit(t) or caption_unit
+    units = {i: column_unit(labels[i]) or (table_wide if fields[i] in FLOW_FIELDS else None) for i in fields}
     loc_col = next(i for i, f in fields.items() if f == "location")
     idx_col = next((i for i, f in fields.items() if f == "index"), None)
     rows: list[AllocationRow] = []
