@@ -412,12 +412,12 @@ def _oversized(f: Finding, plan: Plan) -> str | None:
 
 def gate_findings(findings: list[Finding], plan: Plan, checks: list[FigureCheck]) -> list[Finding]:
     """Major and critical findings that rest on a figure not read with confidence become one info
-    finding per location (category form) naming what could not be read and what was not judged; all
-    other findings pass unchanged, in order."""
+    finding per location (category form) naming what could not be read and what was not judged
+    (``figures``: how many of each); all other findings pass unchanged, in order."""
     # figures the optional model reading aid read are left to its own cap (model_reading.py)
     bad = [c for c in checks if c.status != "ok" and not c.text.startswith(MODEL_MARK)]
     out: list[Finding] = []
-    held: dict[str | None, Finding] = {}
+    held: dict[str | None, tuple[Finding, list[str], list[str]]] = {}
     for f in findings:
         if f.severity not in (Severity.MAJOR, Severity.CRITICAL):
             out.append(f)
@@ -428,32 +428,28 @@ def gate_findings(findings: list[Finding], plan: Plan, checks: list[FigureCheck]
         if not suspects and oversized is None and not gaps:
             out.append(f)
             continue
-        reasons = [c.label() for c in suspects] + ([oversized] if oversized else []) + gaps
-        info = held.get(f.location)
-        if info is None:
+        if f.location not in held:
             info = Finding(
                 location=f.location,
                 category=Category.FORM,
                 severity=Severity.INFO,
                 message="",
-                figures={},
                 rule=GATE_RULE,
                 source=GATE_SOURCE,
                 page=f.page,
                 reviewer=f.reviewer,
-                evidence=[],
             )
-            info.figures["not_read"] = ""
-            info.figures["not_judged"] = ""
-            held[f.location] = info
+            held[f.location] = (info, [], [])
             out.append(info)
-        seen = str(info.figures["not_read"]).split("；") if info.figures["not_read"] else []
-        info.figures["not_read"] = "；".join(dict.fromkeys([*seen, *reasons]))
-        judged = str(info.figures["not_judged"]).split("；") if info.figures["not_judged"] else []
-        info.figures["not_judged"] = "；".join([*judged, f"[{f.severity.value}] {f.message}"])
-        info.evidence += [c.evidence() for c in suspects if c.evidence() not in info.evidence]
+        info, not_read, not_judged = held[f.location]
+        for reason in [c.label() for c in suspects] + ([oversized] if oversized else []) + gaps:
+            if reason not in not_read:
+                not_read.append(reason)
+        not_judged.append(f"[{f.severity.value}] {f.message}")
+        info.evidence += [e for c in suspects if (e := c.evidence()) not in info.evidence]
+        info.figures = {"not_read": len(not_read), "not_judged": len(not_judged)}
         info.message = (
-            f"未能可靠识别：{info.figures['not_read']}。据此得出的判断未列为问题，请人工核对原文："
-            f"{info.figures['not_judged']}"
+            f"未能可靠识别：{'；'.join(not_read)}。据此得出的判断未列为问题，请人工核对原文："
+            f"{'；'.join(not_judged)}"
         )
     return out
