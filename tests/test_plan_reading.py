@@ -104,6 +104,13 @@ def test_signoffs_as_text_lines_with_each_date_form(date: str) -> None:
     ]
 
 
+def test_role_words_spaced_out_on_a_stamp_line() -> None:
+    assert _signoffs("编 制：李明 2026年7月25日   【批 准】总工程师 孙七\n日期：2026.7.28") == [
+        ("编制", "", "李明", "2026-07-25"),
+        ("批准", "总工程师", "孙七", "2026-07-28"),
+    ]
+
+
 def test_text_line_signoff_with_an_empty_approval_is_read_as_unsigned() -> None:
     got = _signoffs("编制人: 技术员 张三 2026-07-25   审核: 李 四 日期：2026/7/26   批准：（签字）  日期：")
     assert got == [

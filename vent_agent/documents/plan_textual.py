@@ -152,9 +152,26 @@ def _tokens(group: list[Line], skip_index: bool) -> list[tuple[str, int, int]]:
     return out
 
 
+_ROLES = "|".join(
+    r"\s*".join(word)
+    for word in [
+        "编制",
+        "编写",
+        "制表",
+        "拟制",
+        "审核",
+        "审查",
+        "复核",
+        "校核",
+        "批准",
+        "审批",
+        "签发",
+        "审定",
+    ]
+)
 ROLE_INLINE = re.compile(
-    r"(?<![\u4e00-\u9fff])(编制|编写|制表|拟制|审核|审查|复核|校核|批准|审批|签发|审定)\s*(?:人|者)?\s*[:：]"
-    r"|[【\[〔(（]\s*(编制|编写|制表|拟制|审核|审查|复核|校核|批准|审批|签发|审定)\s*(?:人|者)?\s*[】\]〕)）]\s*[:：]?"
+    rf"(?<![\u4e00-\u9fff])({_ROLES})\s*(?:人|者)?\s*[:：]"
+    rf"|[【\[〔(（]\s*({_ROLES})\s*(?:人|者)?\s*[】\]〕)）]\s*[:：]?"
 )
 """A role label followed by a colon, or in brackets as on a stamp, anywhere in a line
 (``编制：李明 2026年7月25日  审核：…``, ``【批准】总工程师 陈卫东``)."""
@@ -172,7 +189,7 @@ def signoff_lines(lines: list[Line], plan_month: str | None = None) -> tuple[lis
             _continue_signoff(inline, line, plan_month)
         for n, m in enumerate(marks):
             stop = marks[n + 1].start() if n + 1 < len(marks) else len(line.text)
-            word = m.group(1) or m.group(2)
+            word = re.sub(r"\s+", "", m.group(1) or m.group(2))
             inline += _inline_signoffs(role_of(word) or word, line.text[m.end() : stop], line, plan_month)
     if inline:
         return inline, []
