@@ -20,9 +20,9 @@ from dataclasses import dataclass, field
 
 from vent_agent.documents.plan import Figure, MethodStatement
 from vent_agent.documents.plan_blocks import method_key
-from vent_agent.documents.plan_tables import Cell, LogicalTable, column_unit
+from vent_agent.documents.plan_tables import Cell, LogicalTable, column_unit, header_labels
 from vent_agent.documents.plan_text import NUM, TextDoc, name_key, numbers, operand_value, squeeze
-from vent_agent.documents.plan_units import canonical_unit, parse_quantity, read_figure, unit_for
+from vent_agent.documents.plan_units import KNOWN_UNITS, canonical_unit, parse_quantity, read_figure, unit_for
 
 CALC_COLUMNS: list[tuple[str, str]] = [
     ("location", r"用风地点|地点|名称"),
@@ -71,6 +71,12 @@ class CalcGroup:
     unit: str | None = None
 
 
+def _units_row(cells: list[str]) -> bool:
+    """A header row holding only units (``(m³/s)``, ``m3/min``) and blanks."""
+    filled = [c.strip("()（）[] ") for c in cells if c.strip()]
+    return bool(filled) and all(canonical_unit(c) in KNOWN_UNITS for c in filled)
+
+
 def _params(text: str) -> dict[str, float]:
     """``q = 4.20 m³/min；k = 1.5`` → {"q": 4.2, "k": 1.5} (percentages as fractions)."""
     out: dict[str, float] = {}
@@ -107,10 +113,13 @@ def _result(cell: Cell, label: str) -> Figure | None:
 def calc_groups(t: LogicalTable) -> list[CalcGroup]:
     """A calculation table → one group per location (a group ends after its maximum row, or when the
     location column names another location)."""
-    labels = [c.text for c in t.rows[0]]
+    n_header = 1
+    while n_header < len(t.rows) and _units_row([c.text for c in t.rows[n_header]]):
+        n_header += 1  # a row of units under the header words: (m³/s) under 计算结果
+    labels = header_labels(t.rows[:n_header], t.n_cols)
     cols = calc_columns(labels)
     groups: list[CalcGroup] = []
-    header = _signature(labels)
+    header = _signature([c.text for c in t.rows[0]])
     cur = CalcGroup(header=header)
     place: str | None = None
 
@@ -124,8 +133,8 @@ def calc_groups(t: LogicalTable) -> list[CalcGroup]:
         i = cols.get(fld)
         return row[i].text if i is not None and i < len(row) else ""
 
-    for row in t.rows[1:]:
-        if [c.text for c in row] == labels:
+    for row in t.rows[n_header:]:
+        if [c.text for c in row] == [c.text for c in t.rows[0]]:
             continue  # the header repeated after a page break
         name = text(row, "location")
         if name and name_key(name) != name_key(place or ""):

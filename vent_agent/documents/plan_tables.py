@@ -216,7 +216,7 @@ def _append(into: LogicalTable, more: LogicalTable) -> None:
     into.rows.extend(rows)
 
 
-def _header_labels(rows: list[list[Cell]], n_cols: int) -> list[str]:
+def header_labels(rows: list[list[Cell]], n_cols: int) -> list[str]:
     """Column labels from the header rows. In the first header row a None cell continues the cell to
     its left (a horizontal span); in later rows it continues the cell above (nothing to add)."""
     labels = [""] * n_cols
@@ -278,7 +278,7 @@ def allocation_rows(
     n_header = 0
     while n_header < min(3, len(t.rows)) and _is_header_like(t.rows[n_header]):
         n_header += 1
-    labels = _header_labels(t.rows[:n_header], t.n_cols)
+    labels = header_labels(t.rows[:n_header], t.n_cols)
     fields = column_fields(labels)
     warnings = []
     if "location" not in fields.values():
