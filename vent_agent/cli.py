@@ -38,6 +38,8 @@ def serve(
         port=port or settings.port,
         log_level=level,
         log_config=None,
+        loop="auto",  # uvloop where installed (a dependency except on Windows)
+        http="auto",  # httptools where installed
     )
 
 

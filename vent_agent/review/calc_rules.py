@@ -15,6 +15,7 @@ from calc.errors import CalcInputError
 from calc.result import MaxResult
 from vent_agent.documents.plan import AllocationRow, LocationPlan, MethodStatement, Plan, SourceRef
 from vent_agent.documents.plan_units import FLOW_UNITS
+from vent_agent.observability import metrics
 from vent_agent.review.arith import close, substituted_value
 from vent_agent.review.calc_common import Where as _Where
 from vent_agent.review.calc_common import calc_ev as _calc_ev
@@ -379,7 +380,8 @@ async def review_calc(
         note = ""
         here: list[Finding] = []
         try:
-            _, result, adjustments = recompute_compliant(loc, required_by_loc)
+            with metrics.time_tool(tool):
+                _, result, adjustments = recompute_compliant(loc, required_by_loc)
         except (Unrecomputable, CalcInputError) as exc:
             note = str(exc)
             here.append(
