@@ -13,7 +13,20 @@ from fastapi.middleware.cors import CORSMiddleware
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError
 
-from vent_agent.api import chat, client_js, health, interpret, model, reports, review, runs, sessions, skills
+from vent_agent.api import (
+    chat,
+    client_js,
+    health,
+    interpret,
+    mine,
+    model,
+    reports,
+    review,
+    runs,
+    sessions,
+    skills,
+)
+from vent_agent.api.console import mount_console
 from vent_agent.api.errors import install_error_handlers
 from vent_agent.api.openapi import install_openapi
 from vent_agent.api.uploads import ChineseBodyLimit
@@ -111,8 +124,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     upload_limit = (settings.max_upload_mb << 20) + MULTIPART_OVERHEAD
     json_limit = settings.max_json_body_kb << 10
     app.add_middleware(ChineseBodyLimit, json_limit=json_limit, upload_limit=settings.max_upload_mb << 20)
-    for module in (health, interpret, reports, runs, sessions, model, client_js):
+    for module in (health, interpret, reports, runs, sessions, model, client_js, mine):
         app.include_router(module.router, max_body_size=json_limit)
     for module in (review, chat, skills):  # multipart uploads
         app.include_router(module.router, max_body_size=upload_limit)
+    mount_console(app)
     return app
