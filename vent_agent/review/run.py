@@ -69,6 +69,7 @@ async def review_run(
         )
     await _save_provenance(em, state, result, report, session_id)
     counts = result.counts()
+    coverage = ReviewCoverage(**result.coverage.to_event()) if result.coverage else None
     if final:
         await em.send(
             ReviewDone(
@@ -77,13 +78,16 @@ async def review_run(
                 download_url=report.download_url,
                 message="审查完成",
                 summary=SeverityCounts(**counts),
-                coverage=ReviewCoverage(**result.coverage.to_event()) if result.coverage else None,
+                coverage=coverage,
             )
         )
     else:
         await em.send(
             ReviewProgress(
-                message="审查完成", download_url=report.download_url, summary=SeverityCounts(**counts)
+                message="审查完成",
+                download_url=report.download_url,
+                summary=SeverityCounts(**counts),
+                coverage=coverage,
             )
         )
     found = "，".join(f"{severity_label(Severity(k))} {v} 项" for k, v in counts.items() if v) or "未发现问题"

@@ -52,9 +52,10 @@ async def review_done_fields(state: AppState, em: Emitter, session_id: str) -> d
     fields: dict[str, Any] = {"session_id": session_id, "thread_id": em.run_id}
     if folded.get("download_url"):
         fields.update(download_url=folded["download_url"], message="审查完成")
-        counts = next((ev["summary"] for ev in events if isinstance(ev.get("summary"), dict)), None)
-        if counts is not None:
-            fields["summary"] = counts
+        for key in ("summary", "coverage"):  # from the "审查完成" progress
+            value = next((ev[key] for ev in events if isinstance(ev.get(key), dict)), None)
+            if value is not None:
+                fields[key] = value
     else:
         fields["message"] = "审查失败"
     return fields
