@@ -31,8 +31,10 @@ from vent_agent.review.recompute import (
     normalise_name,
     recompute_compliant,
 )
+from vent_agent.review.reference import MonthlyReference
+from vent_agent.review.reference_inputs import ReferenceInput, contradicted_inputs
 from vent_agent.review.result import LocationRecalc
-from vent_agent.review.rule_common import fmt, plan_edition
+from vent_agent.review.rule_common import fmt, plan_edition, reference_evidence
 from vent_agent.review.total_rules import total_checks
 
 METHOD_SUFFIX = {
@@ -351,14 +353,70 @@ def _allocation_checks(
     return out
 
 
+def _reference_checks(
+    at: _Where,
+    loc: LocationPlan,
+    stated: MaxResult | None,
+    result: MaxResult | None,
+    required: float | None,
+    replaced: list[ReferenceInput],
+    ref: MonthlyReference | None,
+) -> list[Finding]:
+    """The location recomputed with its inputs contradicted by reference data at the reference figure:
+    one root finding stating both requirements (``按瓦斯等级鉴定报告 q = 1.6 m³/min：需风量 ≥ 259.2
+    m³/min；计划按 q = 1.1 m³/min 计算为 178.2``) when the reference figure raises the requirement; the
+    allocation, standby faces and mine total follow as its consequences (DOMAIN.md §5)."""
+    if not replaced or result is None or stated is None or ref is None:
+        return []
+    planned = max(v for v in (required, stated.value) if v is not None)
+    if result.value <= planned or close(result.value, planned):
+        return []  # another method governs: the data-checker's finding says the figures differ
+    sources = "、".join(dict.fromkeys(r.source.split("（", 1)[0] for r in replaced))
+    at_ref = "，".join(f"{r.symbol} = {fmt(r.reference)} {r.unit}" for r in replaced)
+    at_plan = "，".join(f"{r.symbol} = {fmt(r.given)} {r.unit}" for r in replaced)
+    what = "；".join(
+        f"{r.label}计划取 {fmt(r.given)} {r.unit}，{r.source}为 {fmt(r.reference)} {r.unit}" for r in replaced
+    )
+    base = required if required is not None else stated.value
+    return [
+        _finding(
+            "calc.reference_input",
+            at,
+            Severity.MAJOR,
+            f"{what}。按{sources} {at_ref}：需风量 ≥ {result.value:.1f} m³/min；计划按 {at_plan} 计算为 {base:.1f} m³/min",
+            figures={
+                **{f"{r.name}_plan": r.given for r in replaced},
+                **{f"{r.name}_reference": r.reference for r in replaced},
+                "required_reference": result.value,
+                "stated": base,
+            },
+            ref=loc.inputs[replaced[0].name].ref,
+            evidence=[
+                *(reference_evidence(r.tool, ref.mine, ref.month, r.key, f"{r.key} {r.label} {fmt(r.reference)} {r.unit}") for r in replaced),
+                _calc_ev(result.method, result.substituted),
+            ],
+        )
+    ]  # fmt: skip
+
+
+def _changed_methods(stated: MaxResult | None, result: MaxResult | None) -> set[str]:
+    """Methods whose value the replaced inputs changed (their stated arithmetic is not re-judged)."""
+    if stated is None or result is None or stated is result:
+        return set()
+    before = {m.method: m.value for m in stated.methods or [stated]}
+    return {m.method for m in result.methods or [result] if not close(before.get(m.method, -1.0), m.value)}
+
+
 async def review_calc(
-    plan: Plan, on_location: OnLocation | None = None
+    plan: Plan, on_location: OnLocation | None = None, reference: MonthlyReference | None = None
 ) -> tuple[list[Finding], list[LocationRecalc]]:
     """Run the calc-verifier on ``plan``: findings and each location's :class:`LocationRecalc`.
 
     A plan coefficient outside its range is never inherited: the location is recomputed at the nearest
     compliant value (:func:`recompute_compliant`) and its allocation, its standby faces and the mine
-    total are judged against that. A location's root fault carries its consequences (DOMAIN.md §5).
+    total are judged against that. Nor is an input the month's ``reference`` data contradicts (the
+    data-checker's :class:`MonthlyReference`; None: no reference data, nothing replaced): the location
+    is recomputed with the reference figure (:func:`contradicted_inputs`). A location's root fault carries its consequences (DOMAIN.md §5).
     ``on_location(name, tool, done)`` is awaited before and after each location's recomputation (for
     ``agent_executing`` / ``agent_tool_result`` events).
     """
@@ -376,12 +434,16 @@ async def review_calc(
         key = normalise_name(loc.name)
         required = _stated(loc.stated_required)
         result: MaxResult | None = None
+        stated_result: MaxResult | None = None
         adjustments: list[Adjustment] = []
+        replaced = contradicted_inputs(loc, reference)
         note = ""
         here: list[Finding] = []
         try:
             with metrics.time_tool(tool):
-                _, result, adjustments = recompute_compliant(loc, required_by_loc)
+                stated_result, result, adjustments = recompute_compliant(
+                    loc, required_by_loc, {r.name: r.reference for r in replaced}
+                )
         except (Unrecomputable, CalcInputError) as exc:
             note = str(exc)
             here.append(
@@ -395,7 +457,8 @@ async def review_calc(
                 )
             )
         row = rows.get(key)
-        adjusted = {a.method for a in adjustments}
+        adjusted = {a.method for a in adjustments} | _changed_methods(stated_result, result)
+        here += _reference_checks(at, loc, stated_result, result, required, replaced, reference)
         here += _coefficient_checks(at, loc, adjustments)
         here += _method_checks(at, loc, result, required, adjusted)
         here += _maximum_checks(at, loc, result, required, row)
@@ -418,6 +481,7 @@ async def review_calc(
                 page=loc.ref.page if loc.ref else None,
                 note=note,
                 adjustments=[a.as_dict() for a in adjustments],
+                reference_inputs=[r.as_dict() for r in replaced] if result is not None else [],
             )
         )
         if on_location:

@@ -1,6 +1,6 @@
 """One finding per root fault (DOMAIN.md §5): a location's root fault and what follows from it.
 
-A wrong input or method at a location (a coefficient out of range, a method recomputed higher, an
+A wrong input or method at a location (an input contradicted by reference data, a coefficient out of range, a method recomputed higher, an
 arithmetic slip in the governing method, the maximum not taken) lowers the location's requirement; the
 lower requirement leaves the allocation short, a standby face's requirement short (50 % of it) and the
 mine total low. Those are consequences, listed under the root finding, which takes the severity of the
@@ -12,6 +12,7 @@ from __future__ import annotations
 from vent_agent.review.findings import SEVERITY_ORDER, Consequence, Finding, Severity
 
 ROOT_ORDER = (
+    "calc.reference_input",
     "calc.coefficient_range",
     "calc.method_coefficient",
     "calc.arithmetic",

@@ -55,7 +55,7 @@ TOOLS = {
     "procedure": "query_working_face_procedure",
     "survey": "query_ventilation_report",
 }
-_PROCEDURE_FIELDS = [
+PROCEDURE_FIELDS = [  # (plan input, FaceProcedure attribute, label, unit)
     ("face_length", "face_length_m", "工作面长度", "m"),
     ("mining_height", "mining_height_m", "采高", "m"),
     ("roof_control_max", "roof_control_max_m", "最大控顶距", "m"),
@@ -64,7 +64,7 @@ _PROCEDURE_FIELDS = [
 ]
 
 
-def _climate_min_v(temp: float) -> float:
+def climate_min_v(temp: float) -> float:
     """AQ 1056-2008: the least wind speed of the climate method at an intake temperature (°C → m/s),
     from the calculators' table and its band-edge rule (< 20 → 1.0; 20–23 → 1.0–1.5; 23–26 → 1.5–1.8);
     above the table, 1.8 (the top of the last band)."""
@@ -207,7 +207,7 @@ def _gas(plan: Plan, ref: MonthlyReference) -> list[Finding]:
         if fig is None or key is None:
             continue
         report = ref.gas_report[key]
-        if _within(fig.value, report, GAS_TOLERANCE):
+        if within(fig.value, report, GAS_TOLERANCE):
             continue
         dev = (fig.value - report) / report * 100 if report else float("inf")
         lower = "低于" if fig.value < report else "高于"
@@ -227,7 +227,8 @@ def _gas(plan: Plan, ref: MonthlyReference) -> list[Finding]:
     return out
 
 
-def _within(value: float, reference: float, tol: float) -> bool:
+def within(value: float, reference: float, tol: float) -> bool:
+    """True when ``value`` is within the relative tolerance ``tol`` of ``reference`` (exact at 0)."""
     if reference == 0:
         return abs(value) < 1e-9
     return abs(value - reference) <= tol * abs(reference) + 1e-9
@@ -240,9 +241,9 @@ def _procedures(plan: Plan, ref: MonthlyReference) -> list[Finding]:
         if key is None:
             continue
         proc = ref.face_procedures[key]
-        for inp, attr, label, unit in _PROCEDURE_FIELDS:
+        for inp, attr, label, unit in PROCEDURE_FIELDS:
             fig, want = loc.inputs.get(inp), getattr(proc, attr)
-            if fig is None or want is None or _within(fig.value, want, FIGURE_TOLERANCE):
+            if fig is None or want is None or within(fig.value, want, FIGURE_TOLERANCE):
                 continue
             lowers = fig.value < want
             effect = "取值偏小，使需风量计算偏低" if lowers else "与作业规程不符"
@@ -276,7 +277,7 @@ def _survey(plan: Plan, ref: MonthlyReference) -> list[Finding]:
         for label, fig, want, unit, tol, relative in checks:
             if fig is None or want is None:
                 continue
-            ok = _within(fig.value, want, tol) if relative else abs(fig.value - want) <= tol + 1e-9
+            ok = within(fig.value, want, tol) if relative else abs(fig.value - want) <= tol + 1e-9
             if not ok:
                 out.append(
                     _data(
@@ -317,7 +318,7 @@ def _climate(loc: LocationPlan, temp: float, ref: MonthlyReference, key: str) ->
     v = loc.inputs.get("v_climate")
     if v is None or not any(m.method == "climate" for m in loc.methods):
         return out
-    need = _climate_min_v(temp)
+    need = climate_min_v(temp)
     if v.value + 1e-9 < need:
         out.append(
             _data(
@@ -352,7 +353,7 @@ def _backcalc(plan: Plan, ref: MonthlyReference) -> list[Finding]:
             report, against = fig.value, "计划采用值"
         else:
             continue
-        if _within(q, report, BACKCALC_TOLERANCE):
+        if within(q, report, BACKCALC_TOLERANCE):
             continue
         more = q > report
         out.append(

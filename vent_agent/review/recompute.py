@@ -265,22 +265,26 @@ def _out_of_range(result: MaxResult) -> list[tuple[CalcResult, Coefficient, str]
 
 
 def recompute_compliant(
-    loc: LocationPlan, required_by_location: dict[str, float]
+    loc: LocationPlan, required_by_location: dict[str, float], inputs: dict[str, float] | None = None
 ) -> tuple[MaxResult, MaxResult, list[Adjustment]]:
-    """``loc`` recomputed as the plan states it and as the review judges it: every plan coefficient
-    outside its range replaced by the nearest bound (never inherited, DOMAIN.md §5).
+    """``loc`` recomputed as the plan states it and as the review judges it: the plan inputs contradicted
+    by reference data replaced by ``inputs`` (``{"gas_emission": 1.6}``, see
+    :func:`vent_agent.review.reference_inputs.contradicted_inputs`), then every plan coefficient outside
+    its range replaced by the nearest bound (never inherited, DOMAIN.md §5).
 
-    Returns (as stated, compliant, adjustments); with no coefficient out of range the first two are the
-    same result and the list is empty. Raises as :func:`recompute_location`.
+    Returns (as stated, compliant, adjustments); with nothing replaced the first two are the same result
+    and the list is empty. Raises as :func:`recompute_location`.
     """
     stated = recompute_location(loc, required_by_location)
-    bad = _out_of_range(stated)
+    base = dict(inputs or {})
+    judged = recompute_location(loc, required_by_location, base) if base else stated
+    bad = _out_of_range(judged)
     if not bad:
-        return stated, stated, []
+        return stated, judged, []
     nearest = {n: min(max(c.value, c.valid_range[0]), c.valid_range[1]) for _, c, n in bad}  # type: ignore[index]
     midpoint = {n: round(sum(c.valid_range) / 2, 6) for _, c, n in bad}  # type: ignore[arg-type]
-    compliant = recompute_location(loc, required_by_location, nearest)
-    at_default = recompute_location(loc, required_by_location, midpoint)
+    compliant = recompute_location(loc, required_by_location, base | nearest)
+    at_default = recompute_location(loc, required_by_location, base | midpoint)
     adjustments = [
         Adjustment(
             method=r.method,

@@ -38,6 +38,10 @@ class LocationRecalc(BaseModel):
     """Plan coefficients outside their range replaced by the nearest compliant value in ``result``
     (:class:`vent_agent.review.recompute.Adjustment` as dicts: symbol, given, compliant, default, low,
     high, q_compliant, q_default); ``result`` is the compliant recomputation."""
+    reference_inputs: list[dict[str, Any]] = Field(default_factory=list)
+    """Plan inputs contradicted by reference data, replaced by the reference figure in ``result``
+    (:class:`vent_agent.review.reference_inputs.ReferenceInput` as dicts: name, label, symbol, given,
+    reference, unit, source)."""
 
 
 class Remark(Finding):

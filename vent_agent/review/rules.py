@@ -146,6 +146,7 @@ RULES: dict[str, Rule] = {
         _r("calc.arithmetic", "代入计算正确", C, MIN, "改正后超过所取需风量的为重大问题，否则为一般问题", _METHOD, _ROUNDING),
         _r("calc.method_coefficient", "计算方法按规定系数取值", C, MIN, "按规定系数核算的结果超过所取需风量的为重大问题，否则为一般问题", _METHOD, _ROUNDING),
         _r("calc.coefficient_range", "系数在规定范围内", C, MAJ, "低于范围（降低需风量）的为重大问题，并按最接近的合规值重新核算；高于范围的为一般问题", _METHOD),
+        _r("calc.reference_input", "需风量按参考数据核算（不沿用与参考数据不符的输入）", C, MAJ, "计划输入与参考数据不符并使需风量偏低的为重大问题，按参考数据重新核算，配风、备用工作面和矿井总风量按核算值判定", (T("瓦斯等级鉴定报告"), T("工作面作业规程"), T("测风报表"), T(AQ1056)), "瓦斯涌出量 ±10%；作业规程参数 ±0.5%"),
         _r("calc.max_not_taken", "需风量取各计算方法的最大值", C, MAJ, "重大问题", {**_ALLOCATION, "*": (R(159), T(AQ1056))}, _ROUNDING),
         _r("calc.required_low", "需风量不低于核算最大值", C, MAJ, "重大问题", {**_ALLOCATION, "*": (R(159), T(AQ1056))}, _ROUNDING),
         _r("calc.required_missing", "给出取最大值后的需风量", F, MAJ, "重大问题（需风量无依据）", (T(AQ1056),)),
