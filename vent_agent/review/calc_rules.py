@@ -361,18 +361,24 @@ def _reference_checks(
     required: float | None,
     replaced: list[ReferenceInput],
     ref: MonthlyReference | None,
+    adjustments: list[Adjustment],
 ) -> list[Finding]:
     """The location recomputed with its inputs contradicted by reference data at the reference figure:
     one root finding stating both requirements (``按瓦斯等级鉴定报告 q = 1.6 m³/min：需风量 ≥ 259.2
     m³/min；计划按 q = 1.1 m³/min 计算为 178.2``) when the reference figure raises the requirement; the
-    allocation, standby faces and mine total follow as its consequences (DOMAIN.md §5)."""
+    allocation, standby faces and mine total follow as its consequences (DOMAIN.md §5). Coefficients
+    out of their range that lower the requirement are stated in the same finding at their compliant
+    value (``adjustments``), the recomputation being one."""
     if not replaced or result is None or stated is None or ref is None:
         return []
     planned = max(v for v in (required, stated.value) if v is not None)
     if result.value <= planned or close(result.value, planned):
         return []  # another method governs: the data-checker's finding says the figures differ
     sources = "、".join(dict.fromkeys(r.source.split("（", 1)[0] for r in replaced))
-    at_ref = "，".join(f"{r.symbol} = {fmt(r.reference)} {r.unit}" for r in replaced)
+    at_ref = "，".join(
+        [f"{r.symbol} = {fmt(r.reference)} {r.unit}" for r in replaced]
+        + [f"系数取最接近的合规值 {_coef_text(a.symbol, a.compliant)}" for a in adjustments if a.lowers]
+    )
     at_plan = "，".join(f"{r.symbol} = {fmt(r.given)} {r.unit}" for r in replaced)
     what = "；".join(
         f"{r.label}计划取 {fmt(r.given)} {r.unit}，{r.source}为 {fmt(r.reference)} {r.unit}" for r in replaced
@@ -458,8 +464,11 @@ async def review_calc(
             )
         row = rows.get(key)
         adjusted = {a.method for a in adjustments} | _changed_methods(stated_result, result)
-        here += _reference_checks(at, loc, stated_result, result, required, replaced, reference)
-        here += _coefficient_checks(at, loc, adjustments)
+        by_reference = _reference_checks(
+            at, loc, stated_result, result, required, replaced, reference, adjustments
+        )
+        here += by_reference  # coefficients the reference figure puts out of range belong to its finding
+        here += _coefficient_checks(at, loc, [a for a in adjustments if not (by_reference and a.lowers)])
         here += _method_checks(at, loc, result, required, adjusted)
         here += _maximum_checks(at, loc, result, required, row)
         here += _bound_checks(at, loc, result, row)

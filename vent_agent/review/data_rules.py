@@ -76,7 +76,7 @@ def review_data(plan: Plan, reference: ReferenceData | None, *, edition: str | N
     """Data findings of ``plan`` (see the module docstring). ``edition`` of the 规程 to cite (default:
     the one the plan cites, else 2025)."""
     table = ThresholdTable.load(edition or plan_edition(plan))
-    ref, why = _reference_for(plan, reference)
+    ref, why = reference_for(plan, reference)
     if ref is None:
         out = [
             finding(
@@ -98,7 +98,9 @@ def review_data(plan: Plan, reference: ReferenceData | None, *, edition: str | N
     return out + review_limits(plan, table, ref.roadway_classes if ref else {})
 
 
-def _reference_for(plan: Plan, reference: ReferenceData | None) -> tuple[MonthlyReference | None, str]:
+def reference_for(plan: Plan, reference: ReferenceData | None) -> tuple[MonthlyReference | None, str]:
+    """The month of reference data that belongs to ``plan`` (its mine and month), or None and the
+    reason in Chinese (no source, source unavailable, mine or month not stated or not held)."""
     if reference is None:
         return None, "未配置参考数据源"
     if isinstance(reference, UnavailableReference):

@@ -51,11 +51,12 @@ from vent_agent.mcp.client import ReferenceOutcome
 from vent_agent.mcp.data_checker import run_data_checker
 from vent_agent.observability import metrics
 from vent_agent.review.calc_rules import review_calc
+from vent_agent.review.data_rules import reference_for
 from vent_agent.review.findings import Finding
 from vent_agent.review.form_rules import review_form
 from vent_agent.review.model_reading import cap_model_findings, read_unmapped_tables
 from vent_agent.review.plausibility import audit_plan, gate_findings, unreadable_message
-from vent_agent.review.reference import ReferenceData
+from vent_agent.review.reference import MonthlyReference, ReferenceData
 from vent_agent.review.remarks import DEFAULT_TIMEOUT_S, review_remarks
 from vent_agent.review.result import REVIEWERS, LocationRecalc, ReviewerOutcome, ReviewResult
 from vent_agent.settings import Settings
@@ -284,21 +285,44 @@ async def _form(plan: Plan, emit: Emit) -> tuple[list[Finding], list[LocationRec
     return await asyncio.to_thread(review_form, plan), []
 
 
+MonthFuture = asyncio.Future[MonthlyReference | None]
+
+
 def _data_body(
-    settings: Settings, reference: ReferenceData | None, sink: list[ReferenceOutcome]
+    settings: Settings, reference: ReferenceData | None, sink: list[ReferenceOutcome], month: MonthFuture
 ) -> ReviewerBody:
     """The data-checker: reference data over MCP (:func:`vent_agent.mcp.data_checker.run_data_checker`),
-    its outcome (source, status, every call) kept in ``sink`` for the report's provenance."""
+    its outcome (source, status, every call) kept in ``sink`` for the report's provenance and the plan's
+    month of it handed to the calc-verifier through ``month`` (None when there is none or the
+    data-checker failed)."""
 
     async def body(plan: Plan, emit: Emit) -> tuple[list[Finding], list[LocationRecalc]]:
-        check = await run_data_checker(plan, settings, emit, reference=reference)
-        sink.append(check.outcome)
-        return check.findings, []
+        try:
+            check = await run_data_checker(plan, settings, emit, reference=reference)
+            sink.append(check.outcome)
+            if not month.done():
+                month.set_result(reference_for(plan, check.outcome.reference)[0])
+            return check.findings, []
+        finally:
+            if not month.done():
+                month.set_result(None)
 
     return body
 
 
-async def _calc(plan: Plan, emit: Emit) -> tuple[list[Finding], list[LocationRecalc]]:
+def _calc_body(month: MonthFuture) -> ReviewerBody:
+    """The calc-verifier, after the data-checker's reference look-up: inputs the reference data
+    contradicts are recomputed with the reference figure (DOMAIN.md §5)."""
+
+    async def body(plan: Plan, emit: Emit) -> tuple[list[Finding], list[LocationRecalc]]:
+        return await _calc(plan, emit, await month)
+
+    return body
+
+
+async def _calc(
+    plan: Plan, emit: Emit, reference: MonthlyReference | None = None
+) -> tuple[list[Finding], list[LocationRecalc]]:
     async def on_location(location: str, tool: str, done: bool) -> None:
         if done:
             await emit(
@@ -315,7 +339,7 @@ async def _calc(plan: Plan, emit: Emit) -> tuple[list[Finding], list[LocationRec
                 )
             )
 
-    return await review_calc(plan, on_location=on_location)
+    return await review_calc(plan, on_location=on_location, reference=reference)
 
 
 def _preview(agent: str, findings: list[Finding]) -> str:
@@ -337,16 +361,19 @@ async def run_reviewers(
     reference_sink: list[ReferenceOutcome] | None = None,
 ) -> tuple[list[ReviewerOutcome], list[LocationRecalc]]:
     """Run the three reviewers in parallel; a failing reviewer gives ``agent_error`` and the others go on.
+    The calc-verifier waits for the data-checker's reference look-up and recomputes the inputs the
+    reference data contradicts with the reference figure (without it, with the plan's).
 
     With ``remarks_model``, each reviewer that finished asks it for language and logic remarks after its
     rules (:func:`vent_agent.review.remarks.review_remarks`, at most ``remarks_timeout_s`` s); remarks
     never change a rule finding, and a failing model leaves a note, never a failed reviewer."""
+    month: MonthFuture = asyncio.get_running_loop().create_future()
     bodies: dict[str, ReviewerBody] = {
         "form-reviewer": _form,
         "data-checker": _data_body(
-            settings or Settings(), reference, reference_sink if reference_sink is not None else []
+            settings or Settings(), reference, reference_sink if reference_sink is not None else [], month
         ),
-        "calc-verifier": _calc,
+        "calc-verifier": _calc_body(month),
     }
     completed = 0
     lock = asyncio.Lock()

@@ -1,0 +1,162 @@
+"""Recomputation never inherits an input the reference data contradicts (DOMAIN.md §5): a synthetic text
+plan whose face takes a gas emission 30 % under the gas-grade report, or a face length shorter than the
+operating procedure's, is judged at the reference figure; the standby face and the mine total follow, in
+one root finding. Without reference data nothing is replaced."""
+
+from __future__ import annotations
+
+import pytest
+
+from vent_agent.documents.pdf_text import ExtractedPdf, PageText
+from vent_agent.documents.plan import Plan
+from vent_agent.documents.plan_parser import parse_plan
+from vent_agent.review.calc_rules import review_calc
+from vent_agent.review.data_rules import review_data
+from vent_agent.review.findings import Severity
+from vent_agent.review.pipeline import run_reviewers
+from vent_agent.review.reference import FaceProcedure, MonthlyReference, StaticReferenceData
+
+MINE, MONTH, FACE, STANDBY = "红旗煤矿", "2026-10", "8101采煤工作面", "8102备用工作面"
+
+
+def _pages(gas: float, length: int, required: float, gas_q: float, climate_q: float) -> list[str]:
+    standby = round(required / 2, 1)
+    total = round((required + standby + 300.0) * 1.2, 1)
+    return [
+        f"""{MINE} 2026 年 10 月份配风计划
+版本：V2　　编制日期：2026年9月25日
+一、编制依据
+1．2026年10月采掘作业计划；2．瓦斯等级鉴定报告；3．9月测风报表；4．《煤矿安全规程》（2025年版）。
+二、用风地点
+序号 用风地点 类别
+1 8101 采煤工作面 采煤工作面
+2 8102 备用工作面 备用工作面
+3 9201 岩巷掘进工作面 掘进工作面（岩巷）
+三、风量计算
+（一）8101 采煤工作面
+基础参数：工作面长度 {length}m，采高 2.2m，最大控顶距 4.8m，最小控顶距 4.0m，进风温度 23.5 ℃，
+绝对瓦斯涌出量 {gas}m³/min，瓦斯涌出不均匀系数 1.5，最多作业人数 25 人。
+按瓦斯涌出量计算：Q = 100 × q × k = 100 × {gas} × 1.5 = {gas_q:.1f} m³/min
+按气象条件计算：Q = 60 × 70% × v × S × k 采高 × k 面长 = 60 × 0.7 × 1.5 × 9.68 × 1.1 × 1.2
+= {climate_q:.1f} m³/min""",
+        f"""按人数计算：Q = 4 × N = 4 × 25 = 100 m³/min
+取最大值：Q 需 = {required:.1f} m³/min
+（二）8102 备用工作面
+按备用工作面计算：Q = 50% × Q8101 采煤工作面 = 0.5 × {required:.1f} = {standby:.1f} m³/min
+取最大值：Q 需 = {standby:.1f} m³/min
+（三）9201 岩巷掘进工作面
+基础参数：断面 10.0m²，一次爆破最大炸药量 12kg。
+按炸药量计算：Q = 25 × A = 25 × 12 = 300.0 m³/min
+取最大值：Q 需 = 300.0 m³/min
+风速验算：90.0 ≤ Q 需 ≤ 2400.0
+三、风量分配
+序号 用风地点 需风量(m³/min) 配风量(m³/min) 实测风速(m/s) CH4(%)
+1 8101 采煤工作面 {required:.1f} {required + 50:.0f} 1.20 0.30
+2 8102 备用工作面 {standby:.1f} {standby + 30:.0f} — —
+3 9201 岩巷掘进工作面 300.0 320 0.50 0.20
+四、矿井总风量
+矿井总需风量：Q矿 = ({required:.1f} + {standby:.1f} + 300.0) × 1.20 = {total:.1f} m³/min；风量备用系数 K矿=1.20；
+五、审批
+编制：通风技术员 张三 2026年9月25日
+审核：李四 2026年9月26日
+批准：总工程师 王五 2026年9月27日""",
+    ]
+
+
+def _plan(pages: list[str]) -> Plan:
+    texts = [PageText(page=i + 1, text=t) for i, t in enumerate(pages)]
+    return parse_plan(ExtractedPdf(file_name="reference.pdf", page_count=len(texts), pages=texts))
+
+
+def _reference(gas: float | None = None, length: float | None = None) -> MonthlyReference:
+    return MonthlyReference(
+        mine=MINE,
+        month=MONTH,
+        gas_report={FACE: gas} if gas is not None else {},
+        face_procedures={FACE: FaceProcedure(face_length_m=length)} if length is not None else {},
+    )
+
+
+@pytest.fixture(scope="module")
+def gas_plan() -> Plan:
+    # q = 6.0 (report 8.6: 30.2 % under): gas governs, 100 × 6.0 × 1.5 = 900.0 over climate 805.0
+    return _plan(_pages(6.0, 160, 900.0, 900.0, 805.0))
+
+
+@pytest.fixture(scope="module")
+def length_plan() -> Plan:
+    # L = 160 m (procedure 200 m): climate governs at 805.0 with k_l = 1.2 (150–180 m)
+    return _plan(_pages(3.0, 160, 805.0, 450.0, 805.0))
+
+
+def _root(findings, location):  # type: ignore[no-untyped-def]
+    serious = [
+        f for f in findings if f.location == location and f.severity in (Severity.MAJOR, Severity.CRITICAL)
+    ]
+    assert len(serious) == 1, [(f.rule_id, f.message) for f in findings]
+    return serious[0]
+
+
+async def test_a_gas_emission_under_the_report_is_recomputed_at_the_report_figure(gas_plan: Plan) -> None:
+    face = gas_plan.location(FACE)
+    assert face is not None and face.inputs["gas_emission"].value == 6.0
+    findings, recalcs = await review_calc(gas_plan, reference=_reference(gas=8.6))
+    root = _root(findings, face.name)
+    assert root.rule_id == "calc.reference_input"
+    # 100 × 8.6 × 1.5 = 1290.0 at the report's figure; the plan's 6.0 gives 900.0
+    assert "按瓦斯等级鉴定报告 q = 8.6 m³/min：需风量 ≥ 1290.0 m³/min" in root.message, root.message
+    assert "计划按 q = 6 m³/min 计算为 900.0 m³/min" in root.message
+    kinds = [c.rule_id for c in root.consequences]
+    assert "calc.allocation_short" in kinds and "calc.total_low" in kinds
+    standby = [c for c in root.consequences if c.location and "8102" in c.location]
+    assert standby and any("645.0" in c.message for c in standby), [c.message for c in root.consequences]
+    total = next(c for c in root.consequences if c.rule_id == "calc.total_low")
+    assert "2682.0" in total.message  # (1290 + 645 + 300) × 1.2
+    assert not [f for f in findings if f.severity == Severity.MAJOR and f.location != face.name]
+    rec = next(r for r in recalcs if r.location == face.name)
+    assert rec.result is not None and rec.result.value == 1290.0
+    assert rec.reference_inputs and rec.reference_inputs[0]["reference"] == 8.6
+
+
+async def test_within_tolerance_or_above_the_report_nothing_is_replaced(gas_plan: Plan) -> None:
+    for report in (6.5, 5.0):  # 7.7 % under: within ±10 %; plan above the report: on the safe side
+        findings, recalcs = await review_calc(gas_plan, reference=_reference(gas=report))
+        assert not [f for f in findings if f.severity in (Severity.MAJOR, Severity.CRITICAL)]
+        assert all(not r.reference_inputs for r in recalcs)
+
+
+async def test_a_face_length_under_the_procedure_is_recomputed_at_the_procedure(length_plan: Plan) -> None:
+    face = length_plan.location(FACE)
+    assert face is not None
+    findings, _ = await review_calc(length_plan, reference=_reference(length=200))
+    root = _root(findings, face.name)
+    assert root.rule_id == "calc.reference_input"
+    # L = 200 m puts k_l in 1.30–1.40: 60 × 0.7 × 1.5 × 9.68 × 1.1 × 1.3 = 872.1; the plan's 805.0
+    assert "按工作面作业规程 L = 200 m" in root.message and "k_l = 1.3" in root.message
+    assert "需风量 ≥ 872.1 m³/min" in root.message and "计算为 805.0 m³/min" in root.message
+    kinds = [c.rule_id for c in root.consequences]
+    assert "calc.allocation_short" in kinds and "calc.total_low" in kinds
+    assert any(c.location and "8102" in c.location for c in root.consequences)
+
+
+async def test_without_reference_data_the_plan_is_judged_on_its_own_figures(gas_plan: Plan) -> None:
+    findings, recalcs = await review_calc(gas_plan)
+    assert not [f for f in findings if f.severity in (Severity.MAJOR, Severity.CRITICAL)]
+    assert all(not r.reference_inputs for r in recalcs)
+    data = review_data(gas_plan, None)
+    assert [f.rule_id for f in data if f.category.value == "data"] == ["data.reference_unavailable"]
+
+
+async def test_the_pipeline_hands_the_reference_to_the_calc_verifier(gas_plan: Plan) -> None:
+    events = []
+
+    async def emit(event, **_kw):  # type: ignore[no-untyped-def]
+        events.append(event)
+
+    outcomes, recalcs = await run_reviewers(gas_plan, emit, StaticReferenceData([_reference(gas=8.6)]))
+    by = {o.agent: o for o in outcomes}
+    assert not any(o.error for o in outcomes)
+    assert any(f.rule_id == "data.gas_emission" for f in by["data-checker"].findings)
+    root = next(f for f in by["calc-verifier"].findings if f.rule_id == "calc.reference_input")
+    assert "1290.0" in root.message
+    assert next(r for r in recalcs if r.location == root.location).result.value == 1290.0  # type: ignore[union-attr]
