@@ -103,9 +103,15 @@ def _method_row(m: CalcResult, governing: str) -> Row:
 
 
 def _notes(rc: LocationRecalc) -> list[str]:
-    """What the reader must know about a recomputation, in Chinese: plan coefficients replaced by the
-    nearest compliant value, methods not computed, the reason a location was not recomputed."""
+    """What the reader must know about a recomputation, in Chinese: plan inputs replaced by the reference
+    figure, plan coefficients replaced by the nearest compliant value, methods not computed, the reason a location was not recomputed."""
     notes = []
+    for r in rc.reference_inputs:
+        unit = f" {r['unit']}" if r.get("unit") else ""
+        notes.append(
+            f"计划{r['label']} {r['symbol']} = {coef_value(r['given'])}{unit} 与{r['source']}不符，"
+            f"按{r['source']} {r['symbol']} = {coef_value(r['reference'])}{unit} 核算。"
+        )
     for a in rc.adjustments:
         unit = COEF_UNITS.get(a["symbol"], "")
         unit = f" {unit}" if unit else ""
