@@ -94,6 +94,8 @@ def _evidence_line(ev: Evidence) -> str | None:
 def _figure_pair(key: str, value: float | str | None) -> str:
     if key == "op" and isinstance(value, str):
         return f"{L.figure_label(key)} {L.operator_label(value)}"
+    if key == "tool" and isinstance(value, str):  # a reference-data tool: the document it serves
+        return f"{L.figure_label(key)} {L.tool_label(value)}"
     return f"{L.figure_label(key)} {fmt_num(value)}"
 
 

@@ -5,8 +5,12 @@ one root finding. Without reference data nothing is replaced."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
+from reports.docx_report import render_docx
+from tests.test_report_language import docx_text, english_words
 from vent_agent.documents.pdf_text import ExtractedPdf, PageText
 from vent_agent.documents.plan import Plan
 from vent_agent.documents.plan_parser import parse_plan
@@ -15,6 +19,7 @@ from vent_agent.review.data_rules import review_data
 from vent_agent.review.findings import Severity
 from vent_agent.review.pipeline import run_reviewers
 from vent_agent.review.reference import FaceProcedure, MonthlyReference, StaticReferenceData
+from vent_agent.review.result import ReviewResult
 
 MINE, MONTH, FACE, STANDBY = "红旗煤矿", "2026-10", "8101采煤工作面", "8102备用工作面"
 
@@ -160,3 +165,27 @@ async def test_the_pipeline_hands_the_reference_to_the_calc_verifier(gas_plan: P
     root = next(f for f in by["calc-verifier"].findings if f.rule_id == "calc.reference_input")
     assert "1290.0" in root.message
     assert next(r for r in recalcs if r.location == root.location).result.value == 1290.0  # type: ignore[union-attr]
+
+
+async def test_the_report_states_the_recomputation_at_the_reference_figure_in_chinese(
+    gas_plan: Plan, tmp_path: Path
+) -> None:
+    async def emit(event, **_kw):  # type: ignore[no-untyped-def]
+        return None
+
+    outcomes, recalcs = await run_reviewers(gas_plan, emit, StaticReferenceData([_reference(gas=8.6)]))
+    result = ReviewResult(
+        file_name="reference.pdf",
+        sha256="0" * 64,
+        mine=MINE,
+        month=MONTH,
+        created_at="2026-09-28T09:00:00+08:00",
+        page_count=2,
+        reviewers=outcomes,
+        recalcs=recalcs,
+    )
+    text = docx_text(render_docx(result, tmp_path / "report.docx"))
+    assert "按瓦斯等级鉴定报告 q = 8.6 m³/min：需风量 ≥ 1290.0 m³/min" in text
+    assert "计划瓦斯绝对涌出量 q = 6.0 m³/min 与瓦斯等级鉴定报告不符" in text
+    plan_text = "\n".join(_pages(6.0, 160, 900.0, 900.0, 805.0)) + result.file_name
+    assert english_words(text, plan_text) == set()

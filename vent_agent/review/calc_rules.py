@@ -390,11 +390,11 @@ def _reference_checks(
             at,
             Severity.MAJOR,
             f"{what}。按{sources} {at_ref}：需风量 ≥ {result.value:.1f} m³/min；计划按 {at_plan} 计算为 {base:.1f} m³/min",
-            figures={
-                **{f"{r.name}_plan": r.given for r in replaced},
-                **{f"{r.name}_reference": r.reference for r in replaced},
-                "required_reference": result.value,
+            figures={  # the first input replaced; the others are in the message
+                "plan": replaced[0].given,
+                "reference": replaced[0].reference,
                 "stated": base,
+                "recomputed": result.value,
             },
             ref=loc.inputs[replaced[0].name].ref,
             evidence=[
