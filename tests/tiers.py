@@ -28,14 +28,20 @@ STORE_PARAMS = frozenset({"postgres", "redis", "notify"})
 SERVICE_HELPERS = frozenset({"pg_database", "create_database", "require_postgres", "require_redis"})
 # Helpers that start service workers as processes (store and slow, whatever the case).
 PROCESS_HELPERS = frozenset({"start_workers"})
-SLOW_FIXTURES = frozenset({"scanned_b_cache", "scanned_b_extracted", "seed_scanned_cache"})
+# Fixtures of the scanned sample, OCR'd for real (requested, or named by a parametrised case).
+SLOW_FIXTURES = frozenset({"scanned_b_pdf", "scanned_b_cache", "scanned_b_extracted", "seed_scanned_cache"})
 
-# Tests over ~5 s that no fixture or helper above gives away: module paths (every test of the module)
-# or node ids without parameters (every case of the test). Measured with ``--durations=0`` on the full
-# suite; re-measure when a test here gets quick or a new one gets slow.
+# Tests over ~5 s that no fixture or helper above gives away: a module path (every test of the module),
+# a node id without its case (every case) or with it (that case). Measured with ``--durations=0`` on the
+# full suite; re-measure when a test here gets quick or a new one gets slow.
 SLOW_TESTS = frozenset(
     {
-        "tests/test_browser_client.py",
+        "tests/test_browser_client.py",  # Node
+        "tests/test_fuzz_openapi.py",  # schemathesis over every operation
+        "tests/test_mcp_server.py::test_stdio_child_process",
+        "tests/test_ocr_engines.py::test_rapidocr_reads_an_image_offline",
+        "tests/test_plan_hands.py::test_clean_plan_in_every_hand_has_no_major[scanned]",
+        "tests/test_plan_hands.py::test_seeded_faults_in_every_hand_are_found[scanned]",
     }
 )
 
@@ -124,7 +130,7 @@ def _case_words(item: pytest.Item) -> set[str]:
 
 def _listed_slow(item: pytest.Item) -> bool:
     node = item.nodeid.split("[", 1)[0]
-    return node in SLOW_TESTS or node.split("::", 1)[0] in SLOW_TESTS
+    return bool({item.nodeid, node, node.split("::", 1)[0]} & SLOW_TESTS)
 
 
 def tiers_of(item: pytest.Item, walker: _Walker) -> set[str]:
@@ -144,7 +150,7 @@ def tiers_of(item: pytest.Item, walker: _Walker) -> set[str]:
         or processes
     ):
         tiers.add("store")
-    if fixtures & SLOW_FIXTURES or processes or _listed_slow(item):
+    if (fixtures | _case_words(item)) & SLOW_FIXTURES or processes or _listed_slow(item):
         tiers.add("slow")
     tiers |= {m.name for m in item.iter_markers() if m.name in {"store", "slow"}}
     return tiers or {"unit"}
