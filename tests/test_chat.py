@@ -1,5 +1,6 @@
 """POST /api/chat and /api/chat/resume driven by scripted chat models: tool calls, parallel tool calls,
-todos, reasoning, plan-mode interrupts (approve, reject, double resume, restart), budgets, history."""
+todos, reasoning, plan-mode interrupts (approve, reject, double resume, restart; a resume not repeating
+what was sent before the interrupt), budgets, the run time-out, a model down, spec messages, history."""
 
 from __future__ import annotations
 
@@ -303,3 +304,64 @@ async def test_pdf_with_another_question_goes_to_the_dialogue_agent(app, client:
     assert wants_review("", {"kind": "pdf"})
     assert not wants_review("15216 风速多少？", {"kind": "pdf"})
     assert not wants_review("审查", None)
+
+
+async def test_resume_does_not_repeat_what_was_sent_before_the_interrupt(app, client: httpx.AsyncClient) -> None:
+    use_model(
+        app,
+        ScriptedChatModel(
+            script=[
+                says(
+                    "",
+                    tool_call("write_todos", {"todos": [{"content": "计算", "status": "pending"}]}),
+                    tool_call("request_plan_approval", {"plan": "按人数计算"}),
+                ),
+                says("按人数计算需风量为 160 m³/min。"),
+            ],
+            fallback=says(""),
+        ),
+    )
+    r = await client.post("/api/chat", data={"message": "算需风量", "mode": "plan"}, headers=TOKEN)
+    sid = r.headers["x-session-id"]
+    before = parse_spec_stream(r.text)
+    assert [e["tool"] for e in before if e["type"] == "tool_result"] == ["write_todos"]
+    after = parse_spec_stream(
+        (await client.post("/api/chat/resume", json={"session_id": sid, "action": "approve"}, headers=TOKEN)).text
+    )
+    assert [e["tool"] for e in after if e["type"] == "tool_result"] == ["request_plan_approval"]
+    assert "updated_todo_list" not in types(after)
+
+
+async def test_model_down_gives_a_clear_error_and_keeps_the_turn(app, client: httpx.AsyncClient) -> None:
+    use_model(app, ScriptedChatModel(script=[says("x")], fail_at={0}))
+    r = await client.post("/api/chat", data={"message": "风速？"}, headers=TOKEN)
+    events = parse_spec_stream(r.text)
+    assert types(events)[-2:] == ["error", "done"]
+    assert "模型服务调用失败" in events[-2]["message"] and events[-1]["message"] == "对话失败"
+    assert "agent_done" not in types(events)
+    hist = (await client.get(f"/api/chat/history/{r.headers['x-session-id']}", headers=TOKEN)).json()
+    assert hist["total"] == 2 and "模型服务调用失败" in hist["messages"][1]["error"]
+
+
+async def test_spec_messages_on_done_and_tool_call(app, client: httpx.AsyncClient) -> None:
+    use_model(
+        app, ScriptedChatModel(script=[says("", tool_call("get_device_kind_dict", {})), says("好")], fallback=says(""))
+    )
+    events = parse_spec_stream((await client.post("/api/chat", data={"message": "设备类型"}, headers=TOKEN)).text)
+    assert events[-1]["message"] == "对话完成"
+    call = next(e for e in events if e["type"] == "tool_call")
+    assert call["message"] == "调用工具：查询设备类型字典"
+
+
+async def test_a_hanging_model_ends_at_the_run_time_out(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from vent_agent.app import create_app
+    from vent_agent.settings import Settings
+
+    app = create_app(Settings(_env_file=None, data_dir=tmp_path / "d", run_timeout_s=1.0))
+    async with app.router.lifespan_context(app):
+        use_model(app, ScriptedChatModel(script=[says("思考中" * 200)], chunk_size=1, delay_s=0.05, fallback=says("")))
+        async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://t") as c:
+            events = parse_spec_stream((await c.post("/api/chat", data={"message": "风速？"}, headers=TOKEN)).text)
+    notice = [e for e in events if e.get("notice") == "run_timeout"]
+    assert notice and events[-1]["type"] == "done"
+    assert "思考中" in "".join(e["content"] for e in events if e["type"] == "token")  # the partial answer stays

@@ -94,3 +94,11 @@ async def test_trace_numbers_are_the_report_table_numbers(app, client: httpx.Asy
     for row, f in zip(rows, prov["findings"], strict=True):
         assert int(row.split("|")[1]) == f["index"]
         assert (f["location"] or "全矿") in row or f["location"] is None
+
+
+async def test_provenance_shows_no_server_paths(app, client: httpx.AsyncClient, plan_a_pdf) -> None:
+    with plan_a_pdf.open("rb") as fh:
+        r = await client.post("/api/vent/review/pdf", files={"file": ("a.pdf", fh, "application/pdf")})
+    rid = parse_spec_stream(r.text)[-1]["download_url"].rsplit("/", 1)[-1].removesuffix(".docx")
+    body = (await client.get(f"/api/reports/{rid}/provenance")).json()
+    assert "/" not in (body["extraction_cache"] or "") and all("/" not in a["path"] for a in body["artifacts"])

@@ -1,7 +1,11 @@
 """Session routes: the caller's own sessions only (404 for everyone else on every route), list order,
-mode, pin, title validation, context usage, delete removing everything of the session."""
+mode, pin, title validation (in Chinese), context usage, times in the mine's local time, delete removing
+everything of the session (the checkpoints of every thread too), a rejected upload leaving no session."""
 
 from __future__ import annotations
+
+from datetime import datetime, timedelta
+from zoneinfo import ZoneInfo
 
 import httpx
 import pytest
@@ -127,3 +131,38 @@ async def test_delete_removes_everything(chatty, client: httpx.AsyncClient) -> N
         assert list(await s.exec(select(EventRow)))  # the other session's events stay
     assert await state.checkpointer.aget_tuple({"configurable": {"thread_id": sid}}) is None
     assert (await client.get(f"/api/chat/history/{sid}", headers=TOKEN)).status_code == 404
+
+
+async def test_delete_removes_checkpoints_of_every_thread(app, client: httpx.AsyncClient) -> None:
+    use_model(app, ScriptedChatModel(script=[], fallback=says("好的。")))
+    resp = await client.post("/api/chat", data={"message": "你好", "thread_id": "t-2"}, headers=TOKEN)
+    sid = resp.headers["x-session-id"]
+    saver = app.state.vent.checkpointer
+    assert await saver.aget_tuple({"configurable": {"thread_id": f"{sid}::t-2"}}) is not None
+    await client.delete(f"/api/sessions/{sid}", headers=TOKEN)
+    assert await saver.aget_tuple({"configurable": {"thread_id": f"{sid}::t-2"}}) is None
+
+
+async def test_rejected_upload_leaves_no_session(app, client: httpx.AsyncClient) -> None:
+    r = await client.post(
+        "/api/chat", data={"message": "审查"}, files={"file": ("x.txt", b"hello", "text/plain")}, headers=TOKEN
+    )
+    assert r.status_code == 400
+    assert (await client.get("/api/sessions", headers=TOKEN)).json()["total"] == 0
+
+
+async def test_validation_errors_are_chinese(app, client: httpx.AsyncClient) -> None:
+    use_model(app, ScriptedChatModel(script=[], fallback=says("好")))
+    sid = (await client.post("/api/chat", data={"message": "你好"}, headers=TOKEN)).headers["x-session-id"]
+    r = await client.put(f"/api/sessions/{sid}/title", json={"title": "x" * 101}, headers=TOKEN)
+    assert r.status_code == 400 and "过长（最多 100 个字符）" in r.json()["error"]
+    r = await client.put(f"/api/sessions/{sid}/mode", json={"mode": "auto"}, headers=TOKEN)
+    assert "取值无效，可选" in r.json()["error"]
+
+
+async def test_session_times_are_the_mines_local_time(app, client: httpx.AsyncClient) -> None:
+    use_model(app, ScriptedChatModel(script=[], fallback=says("好")))
+    await client.post("/api/chat", data={"message": "你好"}, headers=TOKEN)
+    created = (await client.get("/api/sessions", headers=TOKEN)).json()["sessions"][0]["created_at"]
+    local_now = datetime.now(ZoneInfo("Asia/Shanghai")).replace(tzinfo=None)
+    assert abs(datetime.fromisoformat(created) - local_now) < timedelta(minutes=2)
