@@ -84,14 +84,18 @@ async def test_approved_plan_may_cite_what_it_retrieved_before_the_interrupt(
 
 
 async def test_rule_based_interpretation_has_no_false_figure_warnings(app, client: httpx.AsyncClient) -> None:
-    r = await client.post("/api/interpret/click/tun", json={"tun_id": "15216", "tun_name": "15216 辅运起坡段"})
+    r = await client.post(
+        "/api/interpret/click/tun", json={"tun_id": "15216", "tun_name": "15216 辅运起坡段"}
+    )
     refs = next(e for e in parse_spec_stream(r.text) if e["type"] == "references")
     assert refs["warnings"] == []
 
 
 async def test_rule_based_text_is_never_cut_by_the_citation_check(app, client: httpx.AsyncClient) -> None:
     for tun_id in ("15216-GZM", "15216"):
-        r = await client.post("/api/interpret/click/tun", json={"tun_id": tun_id, "tun_name": "x", "mode": "fast"})
+        r = await client.post(
+            "/api/interpret/click/tun", json={"tun_id": tun_id, "tun_name": "x", "mode": "fast"}
+        )
         events = parse_spec_stream(r.text)
         refs = next(e for e in events if e["type"] == "references")
         assert "content" not in refs and refs["warnings"] == []

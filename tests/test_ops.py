@@ -259,7 +259,10 @@ async def test_scaleout_app_serves_and_reports_its_worker(tmp_path: Path) -> Non
 
 async def test_metrics_record_model_and_tool_latency(app, client: httpx.AsyncClient) -> None:
     use_model(
-        app, ScriptedChatModel(script=[says("", tool_call("get_device_kind_dict", {})), says("好")], fallback=says(""))
+        app,
+        ScriptedChatModel(
+            script=[says("", tool_call("get_device_kind_dict", {})), says("好")], fallback=says("")
+        ),
     )
     await client.post("/api/chat", data={"message": "设备类型"}, headers=TOKEN)
     text = (await client.get("/metrics")).text

@@ -51,7 +51,9 @@ async def test_a_locked_database_is_retried(manager: RunManager, monkeypatch: py
     assert events == ["progress", "done"] and failures["left"] == 0
 
 
-async def test_a_run_whose_done_cannot_be_logged_still_ends(manager: RunManager, monkeypatch: pytest.MonkeyPatch) -> None:
+async def test_a_run_whose_done_cannot_be_logged_still_ends(
+    manager: RunManager, monkeypatch: pytest.MonkeyPatch
+) -> None:
     original = manager.append_event
 
     async def no_done(run_id, seq, payload):  # type: ignore[no-untyped-def]

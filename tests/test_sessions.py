@@ -42,7 +42,9 @@ ROUTES = [
 
 
 @pytest.mark.parametrize(("method", "path", "body"), ROUTES)
-async def test_another_user_gets_404_everywhere(chatty, client: httpx.AsyncClient, method, path, body) -> None:
+async def test_another_user_gets_404_everywhere(
+    chatty, client: httpx.AsyncClient, method, path, body
+) -> None:
     sid = await new_session(client)
     url = path.format(sid=sid)
     foreign = await client.request(method, url, json=body, headers=OTHER)
@@ -75,16 +77,29 @@ async def test_list_pin_title_mode(chatty, client: httpx.AsyncClient) -> None:
     assert [s["session_id"] for s in page["sessions"]] == [b] and page["total"] == 2
     unpin = (await client.put(f"/api/sessions/{a}/pin", headers=TOKEN)).json()
     assert unpin["pinned"] is False
-    assert (await client.get(f"/api/sessions/{b}/mode", headers=TOKEN)).json() == {"session_id": b, "mode": "plan"}
+    assert (await client.get(f"/api/sessions/{b}/mode", headers=TOKEN)).json() == {
+        "session_id": b,
+        "mode": "plan",
+    }
     r = await client.put(f"/api/sessions/{b}/mode", json={"mode": "full"}, headers=TOKEN)
     assert r.json() == {"session_id": b, "mode": "full", "message": "已切换为「full」模式"}
-    r = await client.put(f"/api/sessions/{a}/title", json={"title": " 15216 工作面需风量计算 "}, headers=TOKEN)
+    r = await client.put(
+        f"/api/sessions/{a}/title", json={"title": " 15216 工作面需风量计算 "}, headers=TOKEN
+    )
     assert r.json() == {"session_id": a, "title": "15216 工作面需风量计算", "message": "标题已更新"}
 
 
 @pytest.mark.parametrize(
     "body",
-    [{"title": "x" * 101}, {"title": ""}, {"title": "   "}, {"title": "a\x00b"}, {}, {"title": 5}, {"mode": "plan"}],
+    [
+        {"title": "x" * 101},
+        {"title": ""},
+        {"title": "   "},
+        {"title": "a\x00b"},
+        {},
+        {"title": 5},
+        {"mode": "plan"},
+    ],
 )
 async def test_bad_titles_are_400(chatty, client: httpx.AsyncClient, body) -> None:
     sid = await new_session(client)
@@ -94,7 +109,9 @@ async def test_bad_titles_are_400(chatty, client: httpx.AsyncClient, body) -> No
 
 async def test_bad_mode_and_paging_are_400(chatty, client: httpx.AsyncClient) -> None:
     sid = await new_session(client)
-    assert (await client.put(f"/api/sessions/{sid}/mode", json={"mode": "auto"}, headers=TOKEN)).status_code == 400
+    assert (
+        await client.put(f"/api/sessions/{sid}/mode", json={"mode": "auto"}, headers=TOKEN)
+    ).status_code == 400
     assert (await client.get("/api/sessions?limit=0", headers=TOKEN)).status_code == 400
     assert (await client.get("/api/sessions?offset=-1", headers=TOKEN)).status_code == 400
 
@@ -145,7 +162,10 @@ async def test_delete_removes_checkpoints_of_every_thread(app, client: httpx.Asy
 
 async def test_rejected_upload_leaves_no_session(app, client: httpx.AsyncClient) -> None:
     r = await client.post(
-        "/api/chat", data={"message": "审查"}, files={"file": ("x.txt", b"hello", "text/plain")}, headers=TOKEN
+        "/api/chat",
+        data={"message": "审查"},
+        files={"file": ("x.txt", b"hello", "text/plain")},
+        headers=TOKEN,
     )
     assert r.status_code == 400
     assert (await client.get("/api/sessions", headers=TOKEN)).json()["total"] == 0
