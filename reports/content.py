@@ -26,6 +26,7 @@ from reports.blocks import (
 )
 from reports.recalc import appendix_blocks, recalc_blocks
 from vent_agent.review.findings import SEVERITY_ORDER, Evidence, Finding, Severity
+from vent_agent.review.plausibility import coverage_paragraph
 from vent_agent.review.result import Remark, ReviewerOutcome, ReviewResult
 
 __all__ = ["FINDINGS_HEADER", "REMARKS_HEADER", "build_report", "fmt_num", "sorted_findings"]
@@ -80,6 +81,8 @@ def _evidence_line(ev: Evidence) -> str | None:
     if ev.kind == "calc" and d.get("substituted"):
         return f"核算：{d['substituted']}"
     label = L.EVIDENCE_KIND_LABELS.get(ev.kind, ev.kind)
+    if ev.kind == "pdf":  # where it was read (page, table, row, how sure) is the page cell's and the trace's
+        return f"{label}：“{ev.text}”" if ev.text else None
     detail = "，".join(f"{k}={d[k]}" for k in sorted(d) if k != "what")
     if ev.text and detail:
         return f"{label}：{ev.text}（{detail}）"
@@ -242,6 +245,7 @@ def summary_blocks(result: ReviewResult) -> list[Block]:
         Heading(H_SUMMARY, 1),
         Table(header=header, rows=(Row(cells),)),
         Para(f"结论：{verdict(result)}", strong=True),
+        *([Para(cov)] if (cov := coverage_paragraph(result.coverage)) else []),
         Bullets(
             (
                 f"审查依据：{L.edition_label(result.edition)}；{BASIS_STANDARDS}",

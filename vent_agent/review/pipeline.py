@@ -23,7 +23,13 @@ from zoneinfo import ZoneInfo
 from langchain_core.language_models import BaseChatModel
 from pydantic import BaseModel
 
-from vent_agent.documents.ocr import OCR_LAYOUT_VERSION, OcrEngine, OcrUnavailable, load_engine, ocr_pages
+from vent_agent.documents.ocr import (
+    OCR_LAYOUT_VERSION,
+    OcrEngine,
+    OcrUnavailable,
+    load_configured_engine,
+    ocr_pages,
+)
 from vent_agent.documents.pdf_text import ExtractedPdf, PdfError, extract_pdf
 from vent_agent.documents.plan import Plan
 from vent_agent.documents.plan_parser import parse_plan
@@ -48,6 +54,7 @@ from vent_agent.review.calc_rules import review_calc
 from vent_agent.review.findings import Finding
 from vent_agent.review.form_rules import review_form
 from vent_agent.review.model_reading import cap_model_findings, read_unmapped_tables
+from vent_agent.review.plausibility import audit_plan, gate_findings, unreadable_message
 from vent_agent.review.reference import ReferenceData
 from vent_agent.review.remarks import DEFAULT_TIMEOUT_S, review_remarks
 from vent_agent.review.result import REVIEWERS, LocationRecalc, ReviewerOutcome, ReviewResult
@@ -136,9 +143,7 @@ async def _ocr(
     async with ocr_slots if ocr_slots is not None else contextlib.nullcontext():
         if engine is None:
             try:
-                engine = await asyncio.to_thread(
-                    load_engine, settings.ocr_engine, paddle_model_dir=settings.paddle_model_dir
-                )
+                engine = await asyncio.to_thread(load_configured_engine, settings)
             except OcrUnavailable as exc:
                 raise ReviewFailed(
                     f"PDF 有 {len(missing)} 页没有文字层（扫描件），但 OCR 引擎不可用：{exc}"
@@ -455,6 +460,9 @@ async def review_plan(
                 else "，OCR 未识别出可用内容（请检查扫描清晰度）"
             )
         raise ReviewFailed(f"未能从 PDF 中识别出配风计划内容（无用风地点与风量分配表）{hint}")
+    checks, coverage = audit_plan(plan)
+    if coverage.unreadable:
+        raise ReviewFailed(unreadable_message(coverage))
     await emit(
         ReviewProgress(
             message=f"PDF 文本提取完成，共 {plan.char_count} 字符。正在初始化审查智能体...",
@@ -472,8 +480,8 @@ async def review_plan(
         settings=settings,
         reference_sink=sink,
     )
-    for o in outcomes:  # no major or critical finding rests on a model-read figure alone
-        o.findings = cap_model_findings(o.findings, plan)
+    for o in outcomes:  # no major or critical finding on a figure not read with confidence
+        o.findings = cap_model_findings(gate_findings(o.findings, plan, checks), plan)
     await emit(ReviewProgress(message="3个子智能体均已审查完成，正在汇总审查结果..."))
     outcome = sink[0] if sink else None
     now = datetime.now(ZoneInfo(settings.timezone))
@@ -493,4 +501,5 @@ async def review_plan(
         reference_source=outcome.source if outcome else None,
         reference_status=outcome.status.value if outcome else None,
         reference_calls=[c.to_dict() for c in outcome.calls] if outcome else [],
+        coverage=coverage,
     )
