@@ -13,6 +13,7 @@ import logging
 import threading
 import time
 import uuid
+from collections import Counter
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import datetime
@@ -27,6 +28,7 @@ from vent_agent.documents.ocr import OCR_LAYOUT_VERSION, OcrEngine, OcrUnavailab
 from vent_agent.documents.pdf_text import ExtractedPdf, PdfError, extract_pdf
 from vent_agent.documents.plan import Plan
 from vent_agent.documents.plan_parser import parse_plan
+from vent_agent.documents.quality import describe_bad
 from vent_agent.mcp.client import ReferenceOutcome
 from vent_agent.mcp.data_checker import run_data_checker
 from vent_agent.observability import metrics
@@ -41,7 +43,7 @@ from vent_agent.settings import Settings
 log = logging.getLogger(__name__)
 
 PARSER_VERSION = "plan-parser-2"
-EXTRACTOR_VERSION = "extract-2"
+EXTRACTOR_VERSION = "extract-3"
 """Text-layer extraction version; with :data:`OCR_LAYOUT_VERSION` and the engine, the extractor's id."""
 T = TypeVar("T", bound=BaseModel)
 
@@ -100,6 +102,25 @@ def _write_cache(path: Path, model: BaseModel) -> None:
     tmp.replace(path)
 
 
+_REASON_CN = {"no_text_layer": "没有文字层", "garbage_text_layer": "文字层为乱码"}
+
+
+def _ocr_pages_cn(extracted: ExtractedPdf) -> str:
+    """``2 页没有文字层（扫描件），第 3、4 页文字层为乱码（私用区字符 812 个）``: the pages to OCR and why."""
+    reasons = extracted.ocr_reasons()
+    parts = []
+    scanned = [p for p, r in reasons.items() if r == "no_text_layer"]
+    if scanned:
+        parts.append(f" {len(scanned)} 页没有文字层（扫描件）")
+    garbage = [p for p, r in reasons.items() if r == "garbage_text_layer"]
+    if garbage:
+        kinds: Counter[str] = Counter()
+        for p in garbage:
+            kinds.update(extracted.page(p).layer.bad_kinds)  # type: ignore[union-attr]
+        parts.append(f"第 {'、'.join(map(str, garbage))} 页文字层为乱码（{describe_bad(kinds)}）")
+    return "，".join(parts)
+
+
 class _OcrStopped(Exception):
     """Raised inside the OCR thread when the run waiting for it was cancelled."""
 
@@ -112,12 +133,15 @@ async def _ocr(
     ocr_slots: asyncio.Semaphore | None,
     engine: OcrEngine | None,
 ) -> ExtractedPdf:
-    """OCR the pages without a text layer, off the event loop and under ``ocr_slots``."""
+    """OCR the pages without a usable text layer (none, or garbage: ``ExtractedPdf.ocr_reasons``), off
+    the event loop and under ``ocr_slots``. Each page's ``ocr_progress`` carries its ``reason``."""
     missing = extracted.pages_without_text
+    reasons = extracted.ocr_reasons()
+    what = _ocr_pages_cn(extracted)
     if engine is None and settings.ocr_engine == "none":
         await emit(
             "progress",
-            message=f"第 {'、'.join(map(str, missing))} 页没有文字层，OCR 已关闭（VENT_OCR_ENGINE=none），跳过识别",
+            message=f"{what}，OCR 已关闭（VENT_OCR_ENGINE=none），跳过识别",
             agent="system",
             hash_id=req.sha256,
         )
@@ -139,7 +163,7 @@ async def _ocr(
         assert engine is not None
         await emit(
             "progress",
-            message=f"检测到 {len(missing)} 页没有文字层（扫描件），正在使用 {engine.name} 进行 OCR 识别...",
+            message=f"检测到{what}，正在使用 {engine.name} 进行 OCR 识别...",
             agent="system",
             hash_id=req.sha256,
         )
@@ -154,12 +178,14 @@ async def _ocr(
             now = time.perf_counter()
             metrics.observe_ocr_page(engine.name, now - last[0])
             last[0] = now
+            reason = reasons.get(page, "no_text_layer")
+            why = f"，{_REASON_CN[reason]}" if reason != "no_text_layer" else ""
             send(
                 "progress",
-                message=f"{engine.name} 正在扫描第 {done}/{total} 页（PDF 第 {page} 页）...",
+                message=f"{engine.name} 正在扫描第 {done}/{total} 页（PDF 第 {page} 页{why}）...",
                 agent="system",
                 hash_id=req.sha256,
-                ocr_progress={"page": done, "total": total},
+                ocr_progress={"page": done, "total": total, "pdf_page": page, "reason": reason},
             )
 
         try:
