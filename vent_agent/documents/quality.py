@@ -96,3 +96,16 @@ def score_layer(text: str) -> LayerQuality:
         score=round(score, 4),
         garbage=score < GARBAGE_BELOW and bad >= MIN_BAD,
     )
+
+
+class PageRead(BaseModel):
+    """How one page was read, for the review's record: ``source`` (text, ocr, none), ``ocr_reason``
+    (no_text_layer, garbage_text_layer), the score of its raw text layer and its bad characters, and what
+    the normalisation removed or mapped (``cleaned``)."""
+
+    page: int
+    source: str
+    ocr_reason: str | None = None
+    layer_score: float | None = None
+    layer_bad: dict[str, int] = Field(default_factory=dict)
+    cleaned: dict[str, int] = Field(default_factory=dict)
