@@ -27,8 +27,8 @@ from pydantic import BaseModel
 from vent_agent.documents.ocr import OCR_LAYOUT_VERSION, OcrEngine, OcrUnavailable, load_engine, ocr_pages
 from vent_agent.documents.pdf_text import ExtractedPdf, PdfError, extract_pdf
 from vent_agent.documents.plan import Plan
-from vent_agent.documents.plan_parser import parse_plan
 from vent_agent.documents.quality import describe_bad
+from vent_agent.documents.reading import read_plan
 from vent_agent.mcp.client import ReferenceOutcome
 from vent_agent.mcp.data_checker import run_data_checker
 from vent_agent.observability import metrics
@@ -37,12 +37,13 @@ from vent_agent.review.findings import Finding
 from vent_agent.review.form_rules import review_form
 from vent_agent.review.reference import ReferenceData
 from vent_agent.review.remarks import DEFAULT_TIMEOUT_S, review_remarks
+from vent_agent.review.repeat_rules import with_copy_pages
 from vent_agent.review.result import REVIEWERS, LocationRecalc, ReviewerOutcome, ReviewResult
 from vent_agent.settings import Settings
 
 log = logging.getLogger(__name__)
 
-PARSER_VERSION = "plan-parser-2"
+PARSER_VERSION = "plan-parser-3"
 EXTRACTOR_VERSION = "extract-3"
 """Text-layer extraction version; with :data:`OCR_LAYOUT_VERSION` and the engine, the extractor's id."""
 T = TypeVar("T", bound=BaseModel)
@@ -277,7 +278,7 @@ async def load_plan(
             await emit("progress", message="已命中解析缓存，跳过文本提取", agent="system", hash_id=req.sha256)
             return plan
     extracted = await load_extracted(req, settings, emit, ocr_slots=ocr_slots, ocr_engine=ocr_engine)
-    plan = await asyncio.to_thread(parse_plan, extracted)
+    plan = await asyncio.to_thread(read_plan, extracted)
     _write_cache(cache, plan)
     return plan
 
@@ -471,6 +472,8 @@ async def review_plan(
         settings=settings,
         reference_sink=sink,
     )
+    for o in outcomes:  # a plan read once from several copies: each finding lists the copies' pages
+        o.findings = with_copy_pages(o.findings, plan.repeats)
     await emit("progress", message="3个子智能体均已审查完成，正在汇总审查结果...", agent="system")
     outcome = sink[0] if sink else None
     now = datetime.now(ZoneInfo(settings.timezone))
@@ -486,6 +489,8 @@ async def review_plan(
         reviewers=outcomes,
         recalcs=recalcs,
         plan_warnings=plan.warnings,
+        pages_read=plan.pages_read,
+        repeats=plan.repeats,
         extraction_cache=str(extraction_cache(req, settings, ocr_engine)),
         reference_source=outcome.source if outcome else None,
         reference_status=outcome.status.value if outcome else None,

@@ -33,6 +33,8 @@ from calc import CATALOG, PARAMS
 from calc.result import Coefficient
 from reports.content import sorted_findings
 from vent_agent.documents.pdf_text import ExtractedPdf
+from vent_agent.documents.quality import PageRead
+from vent_agent.documents.repeats import RepeatedContent
 from vent_agent.kb.search import KnowledgeBase
 from vent_agent.review.findings import Evidence, Finding
 from vent_agent.review.result import LocationRecalc, ReviewResult
@@ -79,6 +81,9 @@ class ProvenanceRecord(BaseModel):
     reference_source: str | None = None
     reference_status: str | None = None
     reference_calls: list[dict[str, Any]] = Field(default_factory=list)
+    pages_read: list[PageRead] = Field(default_factory=list)
+    """How each page was read (text layer or OCR, and why: ``no_text_layer`` / ``garbage_text_layer``)."""
+    repeats: RepeatedContent | None = None
     tasks: list[dict[str, Any]] = Field(default_factory=list)
     artifacts: list[Artifact] = Field(default_factory=list)
     findings: list[Finding] = Field(default_factory=list)
@@ -113,9 +118,14 @@ def record_path(reports_dir: Path, report_id: str) -> Path:
 
 
 def tasks_from_events(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The task chain of a run: its agent and tool events, in order (seq, type, agent, tool(s), message)."""
-    keep = ("seq", "type", "agent", "tool", "tools", "message", "duration_ms")
-    return [{k: ev[k] for k in keep if k in ev} for ev in events if ev.get("type") in TASK_EVENTS]
+    """The task chain of a run: its agent and tool events and its OCR page events, in order (seq, type,
+    agent, tool(s), message, ``ocr_progress`` with the page and why it was OCR'd)."""
+    keep = ("seq", "type", "agent", "tool", "tools", "message", "duration_ms", "ocr_progress")
+    return [
+        {k: ev[k] for k in keep if k in ev}
+        for ev in events
+        if ev.get("type") in TASK_EVENTS or "ocr_progress" in ev
+    ]
 
 
 def build_record(
@@ -143,6 +153,8 @@ def build_record(
         reference_source=result.reference_source,
         reference_status=result.reference_status,
         reference_calls=result.reference_calls,
+        pages_read=result.pages_read,
+        repeats=result.repeats,
         tasks=tasks_from_events(events),
         artifacts=artifacts,
         findings=sorted_findings(result),  # numbered as in the report's findings table
