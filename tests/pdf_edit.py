@@ -64,7 +64,9 @@ def remap_to_unicode(data: bytes, mapping: dict[str, str]) -> bytes:
         body = zlib.compress(new) if flate else new
         offsets[num] = len(out)
         filt = b"/Filter/FlateDecode" if flate else b""
-        out += b"%d 0 obj\n<</Length %d%s>>\nstream\n" % (num, len(body), filt) + body + b"\nendstream\nendobj\n"
+        out += (
+            b"%d 0 obj\n<</Length %d%s>>\nstream\n" % (num, len(body), filt) + body + b"\nendstream\nendobj\n"
+        )
     xref = len(out)
     out += b"xref\n"
     for num, off in offsets.items():

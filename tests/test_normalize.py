@@ -33,7 +33,16 @@ def test_every_radical_of_the_block_maps_to_a_unified_ideograph() -> None:
 
 @pytest.mark.parametrize(
     ("radical", "ideograph"),
-    [("⼯", "工"), ("⻛", "风"), ("⾯", "面"), ("⻓", "长"), ("⻋", "车"), ("⺝", "月"), ("⽓", "气"), ("⾼", "高")],
+    [
+        ("⼯", "工"),
+        ("⻛", "风"),
+        ("⾯", "面"),
+        ("⻓", "长"),
+        ("⻋", "车"),
+        ("⺝", "月"),
+        ("⽓", "气"),
+        ("⾼", "高"),
+    ],
 )
 def test_radicals_in_a_line(radical: str, ideograph: str) -> None:
     out, counts = clean_text(f"15216综采{radical}作面 {radical}")

@@ -111,7 +111,9 @@ def test_a_good_invisible_layer_over_a_scan_is_read_as_text(tmp_path: Path) -> N
     pdf.write_bytes(data)
     engine = FakeEngine(pages=[boxes])
     settings = Settings(_env_file=None, data_dir=tmp_path / "d")
-    ex = asyncio.run(load_extracted(ReviewRequest(pdf, sha256_file(pdf), pdf.name), settings, Events(), ocr_engine=engine))
+    ex = asyncio.run(
+        load_extracted(ReviewRequest(pdf, sha256_file(pdf), pdf.name), settings, Events(), ocr_engine=engine)
+    )
     assert not engine.calls and ex.page(1).source == "text" and ex.page(1).ocr_reason is None
     assert "15216综采工作面" in ex.page(1).text
 
