@@ -9,12 +9,14 @@ import pytest
 
 from tests.pdf_edit import bind
 from tests.pdf_factory import Page, build_pdf
-from tests.review_runs import finding_keys, review_file
+from tests.review_runs import Events, finding_keys, review_file
 from vent_agent.documents.pdf_text import ExtractedPdf, PageText, extract_pdf
 from vent_agent.documents.reading import read_plan
 from vent_agent.documents.repeats import find_repeats
+from vent_agent.kb.search import get_knowledge_base
 from vent_agent.review.findings import Severity
 from vent_agent.review.form_rules import review_form
+from vent_agent.review.provenance import build_record, trace_finding
 from vent_agent.review.repeat_rules import RULE, page_ranges
 
 DATA = Path(__file__).parent / "data"
@@ -130,3 +132,20 @@ def test_a_single_plan_has_no_repeats() -> None:
 
 def test_page_ranges() -> None:
     assert page_ranges([1, 2, 3, 5, 7, 8]) == "1–3、5、7–8" and page_ranges([4]) == "4"
+
+
+def test_the_provenance_of_a_bound_plan_traces_every_copy(tmp_path: Path) -> None:
+    pdf = tmp_path / "b2.pdf"
+    pdf.write_bytes(bind([PLAN_B, PLAN_B]))
+    events = Events()
+    result = review_file(pdf, tmp_path / "d", events=events)
+    record = build_record(result, report_id="r", run_id=None, session_id=None, events=[], artifacts=[])
+    assert record.repeats is not None and record.repeats.same_as == {6: 1, 7: 2, 8: 3, 9: 4, 10: 5}
+    assert [p.page for p in record.pages_read] == list(range(1, 11))
+    kb = get_knowledge_base()
+    copies = 0
+    for i, f in enumerate(record.findings, start=1):
+        links = [lk for lk in trace_finding(record, i, kb).links if lk.kind == "pdf"]
+        assert all(lk.status == "ok" for lk in links), (f.message, [lk.reason for lk in links])
+        copies += sum(1 for lk in links if (lk.detail.get("page") or 0) > 5)
+    assert copies >= len(record.findings) - 2  # every finding with a page also points at its copy

@@ -18,6 +18,7 @@ from tests.review_runs import Events, finding_keys, review_file
 from vent_agent.documents.pdf_text import extract_pdf
 from vent_agent.documents.upload import sha256_file
 from vent_agent.review.pipeline import ReviewRequest, load_extracted
+from vent_agent.review.provenance import build_record
 from vent_agent.settings import Settings
 
 DATA = Path(__file__).parent / "data"
@@ -141,6 +142,12 @@ def test_a_scanned_plan_under_an_invisible_garbage_layer_is_ocrd_and_reviewed(
     assert [p.ocr_reason for p in got.pages_read] == ["garbage_text_layer"] * 5
     assert [p.source for p in got.pages_read] == ["ocr"] * 5
     assert all(e["ocr_progress"]["reason"] == "garbage_text_layer" for e in events.with_field("ocr_progress"))
+    log = [{"type": t, "seq": i, **f} for i, (t, f) in enumerate(events.items)]
+    record = build_record(got, report_id="r", run_id=None, session_id=None, events=log, artifacts=[])
+    assert [p.ocr_reason for p in record.pages_read] == ["garbage_text_layer"] * 5
+    assert all(p.layer_bad["private_use"] >= 20 for p in record.pages_read)
+    ocr_tasks = [t for t in record.tasks if "ocr_progress" in t]
+    assert [t["ocr_progress"]["pdf_page"] for t in ocr_tasks] == [1, 2, 3, 4, 5]
     want = review_file(DATA / "plan-2026-08-b.pdf", tmp_path / "t")
     key = {(f.location, f.category.value, f.severity.value) for f in want.findings}
     assert {(f.location, f.category.value, f.severity.value) for f in got.findings} == key
