@@ -17,7 +17,7 @@ from tests.pdf_factory import Page, build_pdf
 from tests.review_runs import Events, finding_keys, review_file
 from vent_agent.documents.pdf_text import extract_pdf
 from vent_agent.documents.upload import sha256_file
-from vent_agent.review.pipeline import ReviewRequest, load_extracted
+from vent_agent.review.pipeline import ReviewFailed, ReviewRequest, load_extracted, review_plan
 from vent_agent.review.provenance import build_record
 from vent_agent.settings import Settings
 
@@ -151,3 +151,16 @@ def test_a_scanned_plan_under_an_invisible_garbage_layer_is_ocrd_and_reviewed(
     want = review_file(DATA / "plan-2026-08-b.pdf", tmp_path / "t")
     key = {(f.location, f.category.value, f.severity.value) for f in want.findings}
     assert {(f.location, f.category.value, f.severity.value) for f in got.findings} == key
+
+
+def test_with_ocr_off_a_garbage_layer_is_named_in_the_error(tmp_path: Path) -> None:
+    data, _ = _scan_with_layer([_pua(x) for x in LAYER_LINES])
+    pdf = tmp_path / "scan.pdf"
+    pdf.write_bytes(data)
+    settings = Settings(_env_file=None, data_dir=tmp_path / "d", ocr_engine="none")
+    events = Events()
+    req = ReviewRequest(pdf, sha256_file(pdf), pdf.name)
+    with pytest.raises(ReviewFailed) as err:
+        asyncio.run(review_plan(req, settings, events, None))
+    assert "第 1 页文字层为乱码" in err.value.message
+    assert "第 1 页文字层为乱码（私用区字符" in events.messages() and "OCR 已关闭" in events.messages()

@@ -11,12 +11,14 @@ from vent_agent.documents.repeats import find_repeats
 
 
 def pages_read(extracted: ExtractedPdf) -> list[PageRead]:
-    """How each page of ``extracted`` was read (source, OCR reason, layer score, normalisation counts)."""
+    """How each page of ``extracted`` was read (source, OCR reason, layer score, normalisation counts);
+    a page still without text (OCR off or failed) has the reason it needed OCR."""
+    pending = extracted.ocr_reasons()
     return [
         PageRead(
             page=p.page,
             source=p.source,
-            ocr_reason=p.ocr_reason,
+            ocr_reason=p.ocr_reason or pending.get(p.page),
             layer_score=p.layer.score if p.layer else None,
             layer_bad=dict(p.layer.bad_kinds) if p.layer else {},
             cleaned=dict(p.cleaned),

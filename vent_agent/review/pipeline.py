@@ -454,6 +454,9 @@ async def review_plan(
                 if settings.ocr_engine == "none" and ocr_engine is None
                 else "，OCR 未识别出可用内容（请检查扫描清晰度）"
             )
+        garbage = [p.page for p in plan.pages_read if p.ocr_reason == "garbage_text_layer"]
+        if garbage:
+            hint += f"；第 {'、'.join(map(str, garbage))} 页文字层为乱码"
         raise ReviewFailed(f"未能从 PDF 中识别出配风计划内容（无用风地点与风量分配表）{hint}")
     await emit(
         "progress",
