@@ -3,15 +3,18 @@ font STSong-Light (CMap UniGB-UCS2-H, which PDFium and pdfminer both map back to
 tables drawn with line operators (found by pdfplumber), several pages; plus hostile files (encrypted,
 truncated, blank pages).
 
-Coordinates are PDF points from the top-left of an A4 page (595 × 842).
+Coordinates are PDF points from the top-left of the page: A4 portrait (595 × 842) unless a
+:class:`Page` is given another ``width``/``height`` (a landscape page swaps them).
 """
 
 from __future__ import annotations
 
 import io
+import re
 from dataclasses import dataclass, field
 
 PAGE_W, PAGE_H = 595, 842
+_TOKENS = re.compile(r"[A-Za-z0-9.,/³²₄()%+\-]+ ?|.", re.S)
 
 
 def _width(text: str, size: float) -> float:
@@ -28,6 +31,8 @@ class Page:
 
     ops: list[str] = field(default_factory=list)
     y: float = 60.0  # the flowing-text cursor
+    width: float = PAGE_W
+    height: float = PAGE_H  # a landscape page swaps the two
     image: bytes | None = None  # a JPEG drawn over the whole page, under the text (a scan)
     image_px: tuple[int, int] = (0, 0)
 
@@ -37,7 +42,7 @@ class Page:
         if s:
             mode = "3 Tr " if invisible else ""
             self.ops.append(
-                f"BT {mode}/F1 {size} Tf 1 0 0 1 {x:.2f} {PAGE_H - y - size:.2f} Tm <{_hex(s)}> Tj ET"
+                f"BT {mode}/F1 {size} Tf 1 0 0 1 {x:.2f} {self.height - y - size:.2f} Tm <{_hex(s)}> Tj ET"
             )
 
     def scan(self, jpeg: bytes, width_px: int, height_px: int) -> None:
@@ -45,19 +50,14 @@ class Page:
         self.image, self.image_px = jpeg, (width_px, height_px)
 
     def line(self, x0: float, y0: float, x1: float, y1: float) -> None:
-        self.ops.append(f"{x0:.2f} {PAGE_H - y0:.2f} m {x1:.2f} {PAGE_H - y1:.2f} l S")
+        self.ops.append(f"{x0:.2f} {self.height - y0:.2f} m {x1:.2f} {self.height - y1:.2f} l S")
 
     def para(self, s: str, size: float = 10.5, x: float = 57, width: float = 480) -> None:
-        """Flowing text wrapped at ``width``, like a word processor."""
-        line = ""
-        for ch in s:
-            if _width(line + ch, size) > width:
-                self.text(x, self.y, line, size)
-                self.y += size * 1.6
-                line = ""
-            line += ch
-        self.text(x, self.y, line, size)
-        self.y += size * 1.6
+        """Flowing text wrapped at ``width``, like a word processor (figures and Latin words are kept
+        whole on a line)."""
+        for line in _wrap(s, width, size):
+            self.text(x, self.y, line, size)
+            self.y += size * 1.6
 
     def table(self, rows: list[list[str]], widths: list[float], size: float = 9.0, x: float = 57) -> None:
         """A ruled table at the cursor; cell text wraps inside its column."""
@@ -66,7 +66,7 @@ class Page:
         ys = [top]
         for row in rows:
             wrapped = [_wrap(cell, w - 6, size) for cell, w in zip(row, widths, strict=True)]
-            height = max(len(w) for w in wrapped) * lead + 6
+            height = row_height(row, widths, size)
             cx = x
             for lines, w in zip(wrapped, widths, strict=True):
                 off = (height - len(lines) * lead) / 2
@@ -84,13 +84,24 @@ class Page:
         self.y = ys[-1] + 12
 
 
+def row_height(row: list[str], widths: list[float], size: float = 9.0) -> float:
+    """The height (pt) :meth:`Page.table` gives ``row``: its most wrapped cell's lines, plus padding."""
+    return max(len(_wrap(cell, w - 6, size)) for cell, w in zip(row, widths, strict=True)) * size * 1.35 + 6
+
+
 def _wrap(text: str, width: float, size: float) -> list[str]:
+    """``text`` in lines of at most ``width`` pt: breaks between CJK characters and before or after a run
+    of Latin letters, digits and their punctuation (a run longer than a line is broken anyway)."""
     lines, cur = [], ""
-    for ch in text:
-        if cur and _width(cur + ch, size) > width:
+    for token in _TOKENS.findall(text):
+        if cur and _width(cur + token, size) > width:
             lines.append(cur)
             cur = ""
-        cur += ch
+        while _width(token, size) > width:
+            cut = max(1, int(width / size))
+            lines.append(token[:cut])
+            token = token[cut:]
+        cur += token
     return [*lines, cur] if cur or not lines else lines
 
 
@@ -108,11 +119,13 @@ def build_pdf(pages: list[Page], *, encrypt: bool = False) -> bytes:
         f"<< /Type /Pages /Kids [{' '.join(f'{3 + 2 * i} 0 R' for i in range(n))}] /Count {n} >>".encode(),
     ]
     for i, page in enumerate(pages):
-        ops = ([f"q {PAGE_W} 0 0 {PAGE_H} 0 0 cm /Im0 Do Q"] if i in image_obj else []) + page.ops
+        ops = (
+            [f"q {page.width:g} 0 0 {page.height:g} 0 0 cm /Im0 Do Q"] if i in image_obj else []
+        ) + page.ops
         content = "\n".join(ops).encode()
         xobj = f" /XObject << /Im0 {image_obj[i]} 0 R >>" if i in image_obj else ""
         objs.append(
-            f"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 {PAGE_W} {PAGE_H}] "
+            f"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 {page.width:g} {page.height:g}] "
             f"/Resources << /Font << /F1 {font} 0 R >>{xobj} >> /Contents {4 + 2 * i} 0 R >>".encode()
         )
         objs.append(b"<< /Length %d >>\nstream\n" % len(content) + content + b"\nendstream")

@@ -1,16 +1,10 @@
 """Click interpretation: ``POST /api/interpret/click/tun`` and ``/device`` (spec: 点选解读).
 
-Fast mode: one data query, then one model call whose text is streamed; with no model configured (or
-when the model call fails) the deterministic interpretation of the same facts. Plan mode (the spec's
-default): the click-interpret agent (skill, data, knowledge base, item-by-item comparison, structured
-report); with no model, or when the agent fails before answering, the deterministic interpretation with
-a notice. No session or message rows are written; the events go to the run log like any run's.
+The routes validate the click, start the run (:mod:`vent_agent.interpret.run`) and tail its log.
 """
 
 from __future__ import annotations
 
-import logging
-from collections.abc import Awaitable, Callable
 from typing import Literal
 
 from fastapi import APIRouter
@@ -19,30 +13,12 @@ from sse_starlette import EventSourceResponse
 
 from vent_agent.api.deps import StateDep
 from vent_agent.api.sse import run_stream
-from vent_agent.chat.toolset import (
-    click_tools,
-    new_citations,
-    record_fact_references,
-    references_event,
-    skills_index,
-)
-from vent_agent.graphs.stream import tool_label
-from vent_agent.interpret.agent import ClickTarget, interpret_with_agent
+from vent_agent.interpret.agent import ClickTarget
 from vent_agent.interpret.facts import gather_device_facts, gather_tunnel_facts
-from vent_agent.interpret.prompt import build_messages
-from vent_agent.interpret.render import chunk_text, render_interpretation
-from vent_agent.llm.openai_compat import stream_text
-from vent_agent.runs.emitter import Emitter
-from vent_agent.skills import CLICK_INTERPRET
+from vent_agent.interpret.run import FactsLoader, click_body, click_done_fields
 from vent_agent.state import AppState
-from vent_agent.tools.context import AgentContext
-from vent_agent.upstream.http_source import UpstreamError
-from vent_agent.upstream.models import NotFoundError
 
-log = logging.getLogger(__name__)
 router = APIRouter(prefix="/api/interpret/click", tags=["interpret"])
-
-PLAN_MODE_NOTICE = "未配置解读模型（VENT_LLM_*），计划模式按规则给出解读。"
 
 
 class _ClickBase(BaseModel):
@@ -65,88 +41,6 @@ class DeviceClick(_ClickBase):
     device_type: str = Field(min_length=1, max_length=64)
 
 
-FactsLoader = Callable[[], Awaitable[object]]
-
-
-async def _plan_agent(em: Emitter, state: AppState, target: ClickTarget) -> bool:
-    """Plan mode with a model: the click-interpret agent. False when it failed before answering."""
-    citations = new_citations(state)
-    context = AgentContext(
-        source=state.source, settings=state.settings, run_id=em.run_id, citations=citations
-    )
-
-    async def finish(answer: str) -> None:
-        await references_event(em.emit, answer, citations)
-
-    return await interpret_with_agent(
-        em,
-        model=state.interpret_model,
-        tools=click_tools(state),
-        target=target,
-        context=context,
-        edition=state.settings.regulation_edition,
-        skills_index=await skills_index(state, CLICK_INTERPRET.agent_id),
-        max_model_calls=state.settings.max_model_calls,
-        max_tool_calls=state.settings.max_tool_calls,
-        finish=finish,
-    )
-
-
-async def _interpret(
-    em: Emitter,
-    state: AppState,
-    *,
-    mode: str,
-    tool: str,
-    what: str,
-    load_facts: FactsLoader,
-    target: ClickTarget,
-) -> None:
-    """Plan mode with a model: the agent (falling back to the rules if it fails). Otherwise the fast
-    sequence: thinking → executing → generating → token… (→ done by the run)."""
-    model = state.interpret_model
-    if mode == "plan" and model is not None:
-        if await _plan_agent(em, state, target):
-            return
-        model = None  # the agent failed: the rules, not the same model again
-    await em.emit("thinking", source="fast", node="fetching_data", message=f"正在查询{what}监测数据...")
-    await em.emit("executing", source="fast", tools=[tool], message=f"正在{tool_label(tool)}...")
-    try:
-        facts = await load_facts()
-    except (NotFoundError, UpstreamError) as exc:
-        await em.emit("error", message=str(exc))
-        await em.emit("done", **{**_click_done(em.run_id), "message": "解读失败"})
-        return
-    await em.emit("progress", source="fast", message=f"查询{what}监测数据完成")
-    if mode == "plan" and state.interpret_model is None:
-        await em.emit("progress", source="fast", message=PLAN_MODE_NOTICE, notice=True)
-    await em.emit("generating", source="fast", message="正在生成解读报告...")
-    citations = new_citations(state)
-    record_fact_references(citations, facts.references)
-    if model is not None:
-        answer: list[str] = []
-        try:
-            async for kind, text in stream_text(model, build_messages(facts)):
-                await em.emit(kind, source="fast", content=text)
-                if kind == "token":
-                    answer.append(text)
-            await references_event(em.emit, "".join(answer), citations)
-            return
-        except Exception as exc:  # fall back to the rule-based text, never a bare failure
-            log.warning("interpretation model call failed: %s", exc)
-            await em.emit(
-                "progress", source="fast", message=f"模型调用失败（{type(exc).__name__}），改用规则解读"
-            )
-    text = render_interpretation(facts)
-    for piece in chunk_text(text, 64):
-        await em.emit("token", source="fast", content=piece)
-    await references_event(em.emit, text, citations, check_figures=False)
-
-
-def _click_done(run_id: str) -> dict:
-    return {"thread_id": run_id, "session_id": None, "message": "解读完成"}
-
-
 async def _stream(
     state: AppState,
     kind: str,
@@ -159,10 +53,8 @@ async def _stream(
 ) -> EventSourceResponse:
     """Start the click-interpretation run and tail it."""
 
-    async def body(em: Emitter) -> None:
-        await _interpret(em, state, mode=mode, tool=tool, what=what, load_facts=load_facts, target=target)
-
-    run_id = await state.runs.start(kind, body, done_fields=_click_done)
+    body = click_body(state, mode=mode, tool=tool, what=what, load_facts=load_facts, target=target)
+    run_id = await state.runs.start(kind, body, done_fields=click_done_fields)
     return run_stream(state.runs, run_id, ping_s=state.settings.sse_ping_s)
 
 

@@ -37,6 +37,8 @@ from vent_agent.graphs.stream import StreamMapper
 from vent_agent.graphs.supervisor import DIALOGUE, REVIEW, build_supervisor, wants_review
 from vent_agent.llm.chunks import model_name
 from vent_agent.llm.usage import context_breakdown
+from vent_agent.review.pipeline import ReviewRequest
+from vent_agent.review.run import review_run
 from vent_agent.runs.emitter import Emitter
 from vent_agent.sessions import store
 from vent_agent.sessions.fold import fold_events, turn_extra
@@ -117,8 +119,6 @@ async def _context(state: AppState, turn: ChatTurn, run_id: str, citations: Any 
 async def _build_graph(state: AppState, em: Emitter, turn: ChatTurn, mode: str, model: Any) -> Any:
     """The supervisor for this turn, with the dialogue agent (when a model is configured) and the
     review node bound to this run's emitter."""
-    from vent_agent.api.review import review_run
-    from vent_agent.review.pipeline import ReviewRequest
 
     async def review(att: dict[str, Any]) -> str:
         req = ReviewRequest(att["path"], att["sha256"], att["file_name"], False, turn.message)

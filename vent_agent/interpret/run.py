@@ -1,0 +1,138 @@
+"""The click-interpretation run's body (spec: 点选解读), started by ``vent_agent.api.interpret``.
+
+Fast mode: one data query, then one model call whose text is streamed; with no model configured (or
+when the model call fails) the deterministic interpretation of the same facts. Plan mode (the spec's
+default): the click-interpret agent (skill, data, knowledge base, item-by-item comparison, structured
+report); with no model, or when the agent fails before answering, the deterministic interpretation with
+a notice. No session or message rows are written; the events go to the run log like any run's.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Awaitable, Callable
+
+from vent_agent.chat.toolset import (
+    click_tools,
+    new_citations,
+    record_fact_references,
+    references_event,
+    skills_index,
+)
+from vent_agent.graphs.stream import tool_label
+from vent_agent.interpret.agent import ClickTarget, interpret_with_agent
+from vent_agent.interpret.prompt import build_messages
+from vent_agent.interpret.render import chunk_text, render_interpretation
+from vent_agent.llm.openai_compat import stream_text
+from vent_agent.runs.emitter import Emitter
+from vent_agent.runs.manager import RunBody
+from vent_agent.skills import CLICK_INTERPRET
+from vent_agent.state import AppState
+from vent_agent.tools.context import AgentContext
+from vent_agent.upstream.http_source import UpstreamError
+from vent_agent.upstream.models import NotFoundError
+
+log = logging.getLogger(__name__)
+
+PLAN_MODE_NOTICE = "未配置解读模型（VENT_LLM_*），计划模式按规则给出解读。"
+
+FactsLoader = Callable[[], Awaitable[object]]
+
+
+async def _plan_agent(em: Emitter, state: AppState, target: ClickTarget) -> bool:
+    """Plan mode with a model: the click-interpret agent. False when it failed before answering."""
+    citations = new_citations(state)
+    context = AgentContext(
+        source=state.source, settings=state.settings, run_id=em.run_id, citations=citations
+    )
+
+    async def finish(answer: str) -> None:
+        await references_event(em.emit, answer, citations)
+
+    return await interpret_with_agent(
+        em,
+        model=state.interpret_model,
+        tools=click_tools(state),
+        target=target,
+        context=context,
+        edition=state.settings.regulation_edition,
+        skills_index=await skills_index(state, CLICK_INTERPRET.agent_id),
+        max_model_calls=state.settings.max_model_calls,
+        max_tool_calls=state.settings.max_tool_calls,
+        finish=finish,
+    )
+
+
+async def interpret_click(
+    em: Emitter,
+    state: AppState,
+    *,
+    mode: str,
+    tool: str,
+    what: str,
+    load_facts: FactsLoader,
+    target: ClickTarget,
+) -> None:
+    """Plan mode with a model: the agent (falling back to the rules if it fails). Otherwise the fast
+    sequence: thinking → executing → generating → token… (→ done by the run)."""
+    model = state.interpret_model
+    if mode == "plan" and model is not None:
+        if await _plan_agent(em, state, target):
+            return
+        model = None  # the agent failed: the rules, not the same model again
+    await em.emit("thinking", source="fast", node="fetching_data", message=f"正在查询{what}监测数据...")
+    await em.emit("executing", source="fast", tools=[tool], message=f"正在{tool_label(tool)}...")
+    try:
+        facts = await load_facts()
+    except (NotFoundError, UpstreamError) as exc:
+        await em.emit("error", message=str(exc))
+        await em.emit("done", **{**click_done_fields(em.run_id), "message": "解读失败"})
+        return
+    await em.emit("progress", source="fast", message=f"查询{what}监测数据完成")
+    if mode == "plan" and state.interpret_model is None:
+        await em.emit("progress", source="fast", message=PLAN_MODE_NOTICE, notice=True)
+    await em.emit("generating", source="fast", message="正在生成解读报告...")
+    citations = new_citations(state)
+    record_fact_references(citations, facts.references)
+    if model is not None:
+        answer: list[str] = []
+        try:
+            async for kind, text in stream_text(model, build_messages(facts)):
+                await em.emit(kind, source="fast", content=text)
+                if kind == "token":
+                    answer.append(text)
+            await references_event(em.emit, "".join(answer), citations)
+            return
+        except Exception as exc:  # fall back to the rule-based text, never a bare failure
+            log.warning("interpretation model call failed: %s", exc)
+            await em.emit(
+                "progress", source="fast", message=f"模型调用失败（{type(exc).__name__}），改用规则解读"
+            )
+    text = render_interpretation(facts)
+    for piece in chunk_text(text, 64):
+        await em.emit("token", source="fast", content=piece)
+    await references_event(em.emit, text, citations, check_figures=False)
+
+
+def click_done_fields(run_id: str) -> dict:
+    """The fields of a click run's ``done``: no session, the run id as the thread."""
+    return {"thread_id": run_id, "session_id": None, "message": "解读完成"}
+
+
+def click_body(
+    state: AppState,
+    *,
+    mode: str,
+    tool: str,
+    what: str,
+    load_facts: FactsLoader,
+    target: ClickTarget,
+) -> RunBody:
+    """The body of a click run: :func:`interpret_click` bound to its request (``done`` by the run)."""
+
+    async def body(em: Emitter) -> None:
+        await interpret_click(
+            em, state, mode=mode, tool=tool, what=what, load_facts=load_facts, target=target
+        )
+
+    return body

@@ -1,0 +1,117 @@
+"""The plan-review run's body: wait for a review slot, review, stream the report, write the .docx and its
+provenance record. Started by ``POST /api/vent/review/pdf`` (``vent_agent.api.review``) and, inside a chat
+turn, by the supervisor's review node (``vent_agent.chat.service``)."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path as FilePath
+
+from reports.labels import severity_label
+from vent_agent.documents.upload import sha256_file
+from vent_agent.review.findings import Severity
+from vent_agent.review.pipeline import ReviewFailed, ReviewRequest, review_plan
+from vent_agent.review.provenance import Artifact, build_record, save_record
+from vent_agent.review.publish import PublishedReport, publish_docx, stream_markdown
+from vent_agent.review.result import ReviewResult
+from vent_agent.runs.emitter import Emitter
+from vent_agent.runs.manager import RunBody
+from vent_agent.state import AppState
+
+
+async def review_run(
+    em: Emitter,
+    state: AppState,
+    req: ReviewRequest,
+    base_url: str,
+    session_id: str | None,
+    *,
+    final: bool = True,
+    thread_id: str | None = None,
+) -> str:
+    """The review run's body: wait for a review slot, review, stream the report, write the .docx.
+
+    ``final``: end the stream with ``done`` (the review route); False inside a chat turn, whose run
+    ends it. Returns a one-paragraph summary for the conversation."""
+    if state.review_slots.locked():
+        await em.emit("progress", message="审查任务排队中，请稍候...", agent="system", queued=True)
+    async with state.review_slots:
+        try:
+            remarks_model = await state.models.chat_model() if state.models is not None else None
+            result = await review_plan(
+                req,
+                state.settings,
+                em.emit,
+                state.reference,
+                remarks_model=remarks_model,
+                ocr_slots=state.ocr_slots,
+            )
+        except ReviewFailed as exc:
+            await em.emit("error", message=exc.message)
+            if final:
+                await em.emit(
+                    "done", session_id=session_id, thread_id=thread_id or em.run_id, message="审查失败"
+                )
+            return f"配风计划审查失败：{exc.message}"
+        await stream_markdown(result, em.emit)
+        report = await publish_docx(
+            result,
+            em.emit,
+            reports_dir=state.settings.reports_dir,
+            base_url=base_url,
+            timezone=state.settings.timezone,
+            db=state.db,
+            run_id=em.run_id,
+            session_id=session_id,
+        )
+    await _save_provenance(em, state, result, report, session_id)
+    counts = result.counts()
+    if final:
+        await em.emit(
+            "done",
+            session_id=session_id,
+            thread_id=thread_id or em.run_id,
+            download_url=report.download_url,
+            message="审查完成",
+            summary=counts,
+        )
+    else:
+        await em.emit(
+            "progress", message="审查完成", agent="system", download_url=report.download_url, summary=counts
+        )
+    found = "，".join(f"{severity_label(Severity(k))} {v} 项" for k, v in counts.items() if v) or "未发现问题"
+    return f"已完成《{req.file_name}》的配风计划审查：{found}。Word 报告：{report.download_url}"
+
+
+async def _save_provenance(
+    em: Emitter, state: AppState, result: ReviewResult, report: PublishedReport, session_id: str | None
+) -> None:
+    """Write the report's provenance record (task chain, artifacts, findings with evidence)."""
+    await em.flush()
+    events = [ev.payload for ev in await state.runs.events_after(em.run_id, 0, limit=100_000)]
+    docx = FilePath(report.path)
+    artifact = Artifact(
+        kind="docx",
+        path=str(docx),
+        sha256=await asyncio.to_thread(sha256_file, docx),
+        download_url=report.download_url,
+    )
+    record = build_record(
+        result,
+        report_id=report.report_id,
+        run_id=em.run_id,
+        session_id=session_id,
+        events=events,
+        artifacts=[artifact],
+    )
+    await asyncio.to_thread(save_record, state.settings.reports_dir, record)
+
+
+def review_body(state: AppState, req: ReviewRequest, base_url: str, session_id: str | None) -> RunBody:
+    """The body of a ``POST /api/vent/review/pdf`` run: the saved upload's review, ended with ``done``."""
+
+    async def body(em: Emitter) -> None:
+        await em.emit("progress", message="正在保存上传的 PDF 文件...", agent="system")
+        await review_run(em, state, req, base_url, session_id)
+
+    return body
