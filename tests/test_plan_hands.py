@@ -46,9 +46,6 @@ KNOWN: dict[tuple[str, str], str] = {
         "fullwidth-m3h",
         SEEDED,
     ): "reader: m³/h allocation not converted: misses 中央变电所 allocated < required",
-    ("office-radicals", CLEAN): "reader: radicals (⼯ ⻛ ⾯) and control characters: locations without "
-    "calculation, names glued to their kind (中央变电所机电硐室), 15220回⻛… not matched",
-    ("office-radicals", SEEDED): "reader: radicals and control characters: 7 of 10 seeded faults missed",
     ("tabular-split-cells", CLEAN): "reader: calculation tables not read (没有计算方法), the charging "
     "chamber's H₂ input read as 200, stamp sign-off not read (缺少批准签字栏)",
     ("tabular-split-cells", SEEDED): "reader: calculation tables and m³/s in cells: misses the gas slip, "
