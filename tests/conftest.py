@@ -88,7 +88,7 @@ def scanned_b_cache(scanned_b_pdf: Path, tmp_path_factory: pytest.TempPathFactor
     settings = Settings(_env_file=None, data_dir=data_dir)
     req = ReviewRequest(scanned_b_pdf, sha256_file(scanned_b_pdf), scanned_b_pdf.name)
 
-    async def no_events(_type: str, /, **_fields: object) -> None:
+    async def no_events(_event: object) -> None:
         return None
 
     asyncio.run(load_extracted(req, settings, no_events))

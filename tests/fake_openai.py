@@ -43,6 +43,10 @@ class FakeTurn:
     omit_index: bool = False
     interleave: bool = False
     usage: dict[str, int] = field(default_factory=lambda: dict(DEFAULT_USAGE))
+    cut_after: int | None = None
+    """Close the stream after this many answer chunks: no finish_reason, no usage, no ``[DONE]``."""
+    no_finish: bool = False
+    """Close the stream after the last answer or tool-call chunk, without finish_reason or ``[DONE]``."""
 
 
 class FakeOpenAI:
@@ -121,10 +125,14 @@ class FakeOpenAI:
             yield self._chunk({"role": "assistant", "content": ""})
             for i in range(0, len(turn.reasoning), 8):
                 yield self._chunk({"reasoning_content": turn.reasoning[i : i + 8]})
-            for i in range(0, len(turn.reply), 5):
+            for n, i in enumerate(range(0, len(turn.reply), 5)):
+                if turn.cut_after is not None and n >= turn.cut_after:
+                    return
                 yield self._chunk({"content": turn.reply[i : i + 5]})
             for delta in self._tool_call_deltas(turn):
                 yield self._chunk({"tool_calls": [delta]})
+            if turn.no_finish:
+                return
             yield self._chunk({}, finish="tool_calls" if turn.tool_calls else "stop")
             if include_usage:
                 yield self._frame(

@@ -13,12 +13,15 @@ from typing import Any
 
 import uvicorn
 
+from vent_agent.events import FRAME_CAP
+
 DATA_FRAME = re.compile(r"^data: \{.*\}$")
 
 
 def parse_spec_stream(body: str) -> list[dict[str, Any]]:
     """Parse a stream as the spec's frontend does (split on a blank line, JSON after ``data: ``),
-    asserting the wire framing of DESIGN.md: each frame is exactly one ``data:`` line or a comment."""
+    asserting the wire framing of DESIGN.md: each frame is exactly one ``data:`` line or a comment, of
+    at most ``FRAME_CAP`` bytes (``data: …\n\n``)."""
     assert "\r" not in body, "frames must use \\n line ends"
     events = []
     for frame in body.split("\n\n"):
@@ -28,6 +31,8 @@ def parse_spec_stream(body: str) -> list[dict[str, Any]]:
             assert "\n" not in frame
             continue
         assert DATA_FRAME.match(frame), f"bad frame: {frame!r}"
+        size = len(frame.encode("utf-8")) + 2
+        assert size <= FRAME_CAP, f"a frame of {size} bytes: {frame[:200]!r}…"
         events.append(json.loads(frame[len("data: ") :]))
     return events
 

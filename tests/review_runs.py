@@ -8,6 +8,7 @@ from typing import Any
 
 from vent_agent.documents.ocr import OcrEngine
 from vent_agent.documents.upload import sha256_file
+from vent_agent.events import EventModel
 from vent_agent.review.findings import Finding
 from vent_agent.review.pipeline import ReviewRequest, review_plan
 from vent_agent.review.reference import default_reference
@@ -16,13 +17,14 @@ from vent_agent.settings import Settings
 
 
 class Events:
-    """An ``emit`` that keeps every event as (type, fields)."""
+    """An ``emit`` that keeps every event as (type, wire fields)."""
 
     def __init__(self) -> None:
         self.items: list[tuple[str, dict[str, Any]]] = []
 
-    async def __call__(self, type_: str, /, **fields: Any) -> None:
-        self.items.append((type_, fields))
+    async def __call__(self, event: EventModel) -> None:
+        fields = event.wire()
+        self.items.append((fields.pop("type"), fields))
 
     def with_field(self, name: str) -> list[dict[str, Any]]:
         return [f for _, f in self.items if name in f]

@@ -16,6 +16,7 @@ from tests.scripted_model import ScriptedChatModel, says
 from vent_agent.app import create_app
 from vent_agent.chat_cli import run_chat
 from vent_agent.client import ChatClient
+from vent_agent.events import Done, Token
 from vent_agent.sessions.fold import fold_events
 from vent_agent.settings import Settings
 
@@ -121,10 +122,10 @@ async def test_python_client_recovers_from_a_broken_stream(served) -> None:
     app, url = served
     client = ChatClient(url, "demo-token", transport=CutAfter(httpx.AsyncHTTPTransport(), 3))
     events = [ev async for ev in client.chat("15216 风速如何？")]
-    seqs = [e["seq"] for e in events]
+    seqs = [e.seq for e in events]
     assert seqs == list(range(1, len(seqs) + 1))
-    assert events[-1]["type"] == "done"
-    assert "".join(e["content"] for e in events if e["type"] == "token") == LONG
+    assert events[-1].type == "done"
+    assert "".join(e.content for e in events if isinstance(e, Token)) == LONG
 
 
 async def test_python_client_falls_back_to_history(served) -> None:
@@ -140,8 +141,9 @@ async def test_python_client_falls_back_to_history(served) -> None:
     client._recover = run_gone  # type: ignore[method-assign]
     events = [ev async for ev in client.chat("风量？")]
     assert original is not None
-    assert events[-1] == {"type": "done", "session_id": client.session_id, "from_history": True}
-    assert events[-2]["content"] == LONG
+    assert isinstance(events[-1], Done) and events[-1].session_id == client.session_id
+    assert events[-1].model_extra == {"from_history": True}
+    assert isinstance(events[-2], Token) and events[-2].content == LONG
 
 
 async def test_chat_cli_prints_the_answer(served, capsys) -> None:
@@ -168,10 +170,13 @@ async def test_cors_exposes_run_and_session_headers(tmp_path) -> None:
             )
             assert pre.status_code == 200
             assert pre.headers["access-control-allow-origin"] == "http://mine.example"
-            r = await c.post("/api/chat", data={"message": "hi"}, headers={**TOKEN, "Origin": "http://mine.example"})
+            r = await c.post(
+                "/api/chat", data={"message": "hi"}, headers={**TOKEN, "Origin": "http://mine.example"}
+            )
             assert "X-Session-Id" in r.headers["access-control-expose-headers"]
             assert parse_spec_stream(r.text)[-1]["type"] == "done"
             evil = await c.options(
-                "/api/chat", headers={"Origin": "http://evil.example", "Access-Control-Request-Method": "POST"}
+                "/api/chat",
+                headers={"Origin": "http://evil.example", "Access-Control-Request-Method": "POST"},
             )
             assert "access-control-allow-origin" not in evil.headers

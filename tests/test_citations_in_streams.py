@@ -10,10 +10,12 @@ import httpx
 from tests.chat_helpers import TOKEN, use_model
 from tests.helpers import parse_spec_stream
 from tests.scripted_model import ScriptedChatModel, says, tool_call
+from vent_agent.events import merge_parts
 
 
 def refs_of(events: list[dict]) -> dict:
-    return next(e for e in events if e["type"] == "references")
+    """The references event, its parts joined."""
+    return next(e for e in merge_parts(events) if e["type"] == "references")
 
 
 async def test_click_15216_cites_the_district_roadway_row_of_table_6(app, client: httpx.AsyncClient) -> None:
@@ -37,7 +39,10 @@ async def test_fabricated_and_unretrieved_articles_are_removed(app, client: http
         "另见第193条的规定。"
     )
     model = ScriptedChatModel(
-        script=[says("", tool_call("query_knowledge_base", {"query": "采煤工作面最高允许风速"})), says(answer)],
+        script=[
+            says("", tool_call("query_knowledge_base", {"query": "采煤工作面最高允许风速"})),
+            says(answer),
+        ],
         fallback=says(""),
     )
     use_model(app, model)
@@ -55,7 +60,9 @@ async def test_fabricated_and_unretrieved_articles_are_removed(app, client: http
     assert hist["citation_warnings"]
 
 
-async def test_approved_plan_may_cite_what_it_retrieved_before_the_interrupt(app, client: httpx.AsyncClient) -> None:
+async def test_approved_plan_may_cite_what_it_retrieved_before_the_interrupt(
+    app, client: httpx.AsyncClient
+) -> None:
     model = ScriptedChatModel(
         script=[
             says("", tool_call("query_knowledge_base", {"query": "第157条"})),
@@ -68,7 +75,9 @@ async def test_approved_plan_may_cite_what_it_retrieved_before_the_interrupt(app
     resp = await client.post("/api/chat", data={"message": "核对风速", "mode": "plan"}, headers=TOKEN)
     sid = resp.headers["x-session-id"]
     assert parse_spec_stream(resp.text)[-1]["type"] == "interrupt"
-    resumed = await client.post("/api/chat/resume", json={"session_id": sid, "action": "approve"}, headers=TOKEN)
+    resumed = await client.post(
+        "/api/chat/resume", json={"session_id": sid, "action": "approve"}, headers=TOKEN
+    )
     refs = refs_of(parse_spec_stream(resumed.text))
     assert not [w for w in refs["warnings"] if w["removed"]]
     assert refs["references"][0]["article"] == 157

@@ -14,6 +14,7 @@ import pytest
 from mcp.server.fastmcp import FastMCP
 
 from vent_agent.documents.plan import Plan
+from vent_agent.events import EventModel
 from vent_agent.mcp.client import ReferenceOutcome, ReferenceStatus, load_reference
 from vent_agent.mcp.data_checker import run_data_checker
 from vent_agent.mcp.schemas import (
@@ -40,8 +41,8 @@ class Events:
     def __init__(self) -> None:
         self.events: list[dict[str, Any]] = []
 
-    async def __call__(self, type_: str, /, **fields: Any) -> None:
-        self.events.append({"type": type_, **fields})
+    async def __call__(self, event: EventModel) -> None:
+        self.events.append(event.wire())
 
     def of(self, type_: str) -> list[dict[str, Any]]:
         return [e for e in self.events if e["type"] == type_]

@@ -17,6 +17,7 @@ from tests.ocr_fakes import FakeEngine, synthetic_scan
 from tests.pdf_factory import image_pdf
 from vent_agent.documents.ocr.engine import OcrUnavailable
 from vent_agent.documents.upload import sha256_file
+from vent_agent.events import EventModel
 from vent_agent.review import pipeline
 from vent_agent.review.pipeline import ReviewFailed, ReviewRequest, load_extracted, review_plan
 from vent_agent.settings import Settings
@@ -46,8 +47,9 @@ class Events:
     def __init__(self) -> None:
         self.items: list[tuple[str, dict[str, Any]]] = []
 
-    async def __call__(self, type_: str, /, **fields: Any) -> None:
-        self.items.append((type_, fields))
+    async def __call__(self, event: EventModel) -> None:
+        fields = event.wire()
+        self.items.append((fields.pop("type"), fields))
 
     def with_field(self, name: str) -> list[dict[str, Any]]:
         return [f for _, f in self.items if name in f]

@@ -20,6 +20,7 @@ from reports.content import REMARKS_HEADER
 from reports.docx_report import render_docx
 from reports.markdown import render_markdown
 from vent_agent.documents.plan import Plan
+from vent_agent.events import EventModel
 from vent_agent.review.findings import Category, Finding, Severity
 from vent_agent.review.form_rules import review_form
 from vent_agent.review.remarks import (
@@ -89,8 +90,9 @@ class Events:
     def __init__(self) -> None:
         self.items: list[tuple[str, dict[str, Any]]] = []
 
-    async def __call__(self, type_: str, /, **fields: Any) -> None:
-        self.items.append((type_, fields))
+    async def __call__(self, event: EventModel) -> None:
+        fields = event.wire()
+        self.items.append((fields.pop("type"), fields))
 
     def types(self) -> list[str]:
         return [t for t, _ in self.items]

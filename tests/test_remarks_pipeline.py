@@ -15,6 +15,7 @@ from langchain_core.outputs import ChatGeneration, ChatResult
 
 from reports.markdown import render_markdown
 from vent_agent.documents.upload import sha256_file
+from vent_agent.events import EventModel
 from vent_agent.review.pipeline import ReviewRequest, review_plan
 from vent_agent.review.reference import default_reference
 from vent_agent.review.remarks import REMARKS_TOOL
@@ -61,8 +62,9 @@ async def _review(
 ) -> tuple[Any, list[tuple[str, dict]]]:
     events: list[tuple[str, dict]] = []
 
-    async def emit(type_: str, /, **fields: Any) -> None:
-        events.append((type_, fields))
+    async def emit(event: EventModel) -> None:
+        fields = event.wire()
+        events.append((fields.pop("type"), fields))
 
     settings = Settings(_env_file=None, data_dir=tmp_path / "d")
     req = ReviewRequest(pdf, sha256_file(pdf), pdf.name)

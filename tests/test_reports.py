@@ -15,6 +15,7 @@ from reports.content import FINDINGS_HEADER, REMARKS_HEADER, fmt_num, sorted_fin
 from reports.docx_report import SEVERITY_FILLS, render_docx
 from reports.labels import NO_FINDINGS, VERDICT_CLEAR, VERDICT_CRITICAL, VERDICT_MAJOR
 from reports.markdown import escape_cell, render_markdown
+from vent_agent.events import EventModel
 from vent_agent.review.findings import Category, Evidence, Finding, Severity
 from vent_agent.review.publish import stream_markdown, token_pieces
 from vent_agent.review.result import LocationRecalc, Remark, ReviewerOutcome, ReviewResult
@@ -449,8 +450,9 @@ def test_token_pieces_end_at_line_ends_and_join_back() -> None:
 async def test_stream_markdown_emits_the_report_as_tokens() -> None:
     events: list[tuple[str, dict]] = []
 
-    async def emit(type_: str, /, **fields) -> None:
-        events.append((type_, fields))
+    async def emit(event: EventModel) -> None:
+        fields = event.wire()
+        events.append((fields.pop("type"), fields))
 
     text = await stream_markdown(make_result(), emit)
     tokens = [f for t, f in events if t == "token"]

@@ -11,7 +11,7 @@ from contextlib import AsyncExitStack, asynccontextmanager
 from fastapi import FastAPI
 from fastapi.middleware.cors import CORSMiddleware
 
-from vent_agent.api import chat, health, interpret, model, reports, review, runs, sessions, skills
+from vent_agent.api import chat, client_js, health, interpret, model, reports, review, runs, sessions, skills
 from vent_agent.api.errors import install_error_handlers
 from vent_agent.auth import make_user_service
 from vent_agent.graphs.checkpoint import open_checkpointer
@@ -61,7 +61,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         # the knowledge base's index is built once per process; build it now, not on the first question
         await asyncio.to_thread(get_knowledge_base(settings.kb_dir, settings.regulation_edition).index)
         if not state.models.available:
-            log.warning("no chat model configured (VENT_MODELS / VENT_LLM_*): chat answers with an error event")
+            log.warning(
+                "no chat model configured (VENT_MODELS / VENT_LLM_*): chat answers with an error event"
+            )
         if state.interpret_model is None:
             log.warning("no language model configured (VENT_LLM_*): interpretations are rule-based")
         log.info("vent-agent ready: data dir %s, database %s", settings.data_dir, db.url.split("///")[0])
@@ -90,6 +92,6 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             max_age=600,
         )
     install_error_handlers(app)
-    for module in (health, interpret, review, reports, runs, chat, sessions, model, skills):
+    for module in (health, interpret, review, reports, runs, chat, sessions, model, skills, client_js):
         app.include_router(module.router)
     return app

@@ -11,24 +11,35 @@ import httpx
 from rich.console import Console
 
 from vent_agent.client import ChatClient, ChatError
+from vent_agent.events import (
+    AgentDone,
+    AgentStart,
+    Error,
+    EventModel,
+    Executing,
+    Interrupt,
+    Progress,
+    Suggestions,
+    Token,
+    UpdatedTodoList,
+)
 
 
-def _show(ev: dict[str, Any], out: Any, err: Console) -> None:
-    kind = ev.get("type")
-    if kind == "token":
-        out.write(str(ev.get("content", "")))
+def _show(ev: EventModel, out: Any, err: Console) -> None:
+    if isinstance(ev, Token):
+        out.write(ev.content)
         out.flush()
-    elif kind in ("executing", "progress", "agent_start", "agent_done") and ev.get("message"):
-        err.print(f"[dim]· {ev['message']}[/dim]")
-    elif kind == "updated_todo_list":
-        for t in ev.get("todos", []):
-            err.print(f"[dim]  [{t.get('status')}] {t.get('content')}[/dim]")
-    elif kind == "suggestions":
-        err.print("[cyan]您可能还想问：[/cyan] " + " / ".join(ev.get("suggestions", [])))
-    elif kind == "error":
-        err.print(f"[red]错误：{ev.get('message')}[/red]")
-    elif kind == "interrupt":
-        err.print(f"[yellow]{ev.get('message')}[/yellow]\n{ev.get('plan') or ''}")
+    elif isinstance(ev, Executing | Progress | AgentStart | AgentDone) and ev.message:
+        err.print(f"[dim]· {ev.message}[/dim]")
+    elif isinstance(ev, UpdatedTodoList):
+        for t in ev.todos:
+            err.print(f"[dim]  [{t.status}] {t.content}[/dim]")
+    elif isinstance(ev, Suggestions):
+        err.print("[cyan]您可能还想问：[/cyan] " + " / ".join(ev.suggestions))
+    elif isinstance(ev, Error):
+        err.print(f"[red]错误：{ev.message}[/red]")
+    elif isinstance(ev, Interrupt):
+        err.print(f"[yellow]{ev.message}[/yellow]\n{ev.plan or ''}")
 
 
 async def run_chat(
@@ -51,8 +62,8 @@ async def run_chat(
             interrupted = False
             async for ev in stream:
                 _show(ev, sys.stdout, err)
-                failed = failed or ev.get("type") == "error"
-                interrupted = interrupted or ev.get("type") == "interrupt"
+                failed = failed or isinstance(ev, Error)
+                interrupted = interrupted or isinstance(ev, Interrupt)
             if not interrupted:
                 break
             ok = approve or (

@@ -4,6 +4,7 @@
 connection breaks, it reconnects to ``GET /api/runs/{run_id}/events`` with ``Last-Event-ID`` (the last
 ``seq`` it saw), so every event arrives exactly once; when the run is gone from the log, it falls back to
 ``GET /api/chat/history/{session_id}`` and yields the folded answer as one ``token`` event and ``done``.
+Events are models of the catalogue (:mod:`vent_agent.events`), events sent in parts joined.
 """
 
 from __future__ import annotations
@@ -15,6 +16,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import httpx
+
+from vent_agent.events import Done, EventModel, PartJoiner, Token, parse_event
 
 
 class ChatError(Exception):
@@ -34,7 +37,7 @@ def _error_of(resp: httpx.Response) -> ChatError:
     return ChatError(resp.status_code, str(message))
 
 
-async def _events(resp: httpx.Response) -> AsyncIterator[dict[str, Any]]:
+async def _frames(resp: httpx.Response) -> AsyncIterator[dict[str, Any]]:
     """Parse an SSE body: ``data:`` lines joined per frame; comments (pings) and ``id:`` skipped."""
     data: list[str] = []
     async for line in resp.aiter_lines():
@@ -45,6 +48,11 @@ async def _events(resp: httpx.Response) -> AsyncIterator[dict[str, Any]]:
             data = []
     if data:
         yield json.loads("\n".join(data))
+
+
+def _last_seq(payload: dict[str, Any], last: int) -> int:
+    seq = payload.get("seq")
+    return seq if isinstance(seq, int) else last
 
 
 @dataclass
@@ -58,6 +66,7 @@ class ChatClient:
     transport: httpx.AsyncBaseTransport | None = None
     session_id: str | None = None
     last_run_id: str | None = field(default=None, init=False)
+    _joiner: PartJoiner = field(default_factory=PartJoiner, init=False, repr=False)
 
     def _client(self) -> httpx.AsyncClient:
         return httpx.AsyncClient(
@@ -67,7 +76,7 @@ class ChatClient:
             transport=self.transport,
         )
 
-    async def chat(self, message: str, *, mode: str | None = None) -> AsyncIterator[dict[str, Any]]:
+    async def chat(self, message: str, *, mode: str | None = None) -> AsyncIterator[EventModel]:
         """Send ``message`` in the client's session (a new one the first time) and yield every event of
         the answer once, reconnecting as needed. Raises :class:`ChatError` for a refused request."""
         form = {"message": message, **({"session_id": self.session_id} if self.session_id else {})}
@@ -75,6 +84,7 @@ class ChatClient:
             form["mode"] = mode
         last_seq = 0
         run_id: str | None = None
+        joiner = self._joiner = PartJoiner()
         async with self._client() as http:
             try:
                 async with http.stream("POST", "/api/chat", data=form) as resp:
@@ -84,11 +94,12 @@ class ChatClient:
                     run_id = resp.headers.get("x-run-id")
                     self.session_id = resp.headers.get("x-session-id") or self.session_id
                     self.last_run_id = run_id
-                    async for ev in _events(resp):
-                        last_seq = int(ev.get("seq", last_seq))
-                        yield ev
-                        if ev.get("type") in ("done", "interrupt"):
-                            return
+                    async for payload in _frames(resp):
+                        last_seq = _last_seq(payload, last_seq)
+                        for ev in map(parse_event, joiner.feed(payload)):
+                            yield ev
+                            if ev.type in ("done", "interrupt"):
+                                return
             except (httpx.TransportError, httpx.RemoteProtocolError):
                 if run_id is None:
                     raise
@@ -97,7 +108,9 @@ class ChatClient:
 
     async def _recover(
         self, http: httpx.AsyncClient, run_id: str | None, last_seq: int
-    ) -> AsyncIterator[dict[str, Any]]:
+    ) -> AsyncIterator[EventModel]:
+        """The rest of the run after ``last_seq`` (parts of a split event already read are kept)."""
+        joiner = self._joiner
         for attempt in range(self.retries):
             await asyncio.sleep(min(0.2 * 2**attempt, 3.0))
             try:
@@ -111,20 +124,19 @@ class ChatClient:
                     if resp.status_code != 200:
                         await resp.aread()
                         raise _error_of(resp)
-                    async for ev in _events(resp):
-                        last_seq = int(ev.get("seq", last_seq))
-                        yield ev
-                        if ev.get("type") in ("done", "interrupt"):
-                            return
+                    async for payload in _frames(resp):
+                        last_seq = _last_seq(payload, last_seq)
+                        for ev in map(parse_event, joiner.feed(payload)):
+                            yield ev
+                            if ev.type in ("done", "interrupt"):
+                                return
                     return
             except (httpx.TransportError, httpx.RemoteProtocolError):
                 continue
         async for ev in self._from_history(http, run_id):
             yield ev
 
-    async def _from_history(
-        self, http: httpx.AsyncClient, run_id: str | None
-    ) -> AsyncIterator[dict[str, Any]]:
+    async def _from_history(self, http: httpx.AsyncClient, run_id: str | None) -> AsyncIterator[EventModel]:
         """The answer as the history kept it (the run's events are gone or unreachable)."""
         if not self.session_id:
             return
@@ -135,16 +147,21 @@ class ChatClient:
         turn = next((m for m in reversed(turns) if m.get("run_id") == run_id), turns[-1] if turns else None)
         if turn is None:
             return
-        yield {"type": "token", "source": "main", "content": turn.get("content", ""), "from_history": True}
-        yield {"type": "done", "session_id": self.session_id, "from_history": True}
+        yield Token(source="main", content=turn.get("content", ""), from_history=True)
+        yield Done(session_id=self.session_id, thread_id=turn.get("thread_id"), from_history=True)
 
-    async def resume(self, action: str) -> AsyncIterator[dict[str, Any]]:
+    async def resume(self, action: str) -> AsyncIterator[EventModel]:
         """Approve or reject the pending plan of the client's session; yields the resumed stream."""
-        async with self._client() as http, http.stream(
-            "POST", "/api/chat/resume", json={"session_id": self.session_id, "action": action}
-        ) as resp:
+        async with (
+            self._client() as http,
+            http.stream(
+                "POST", "/api/chat/resume", json={"session_id": self.session_id, "action": action}
+            ) as resp,
+        ):
             if resp.status_code != 200:
                 await resp.aread()
                 raise _error_of(resp)
-            async for ev in _events(resp):
-                yield ev
+            joiner = PartJoiner()
+            async for payload in _frames(resp):
+                for ev in map(parse_event, joiner.feed(payload)):
+                    yield ev

@@ -58,6 +58,11 @@ class Settings(BaseSettings):
     max_upload_mb: int = 30
     max_pdf_pages: int = 200
     review_concurrency: int = 2
+    review_model_reading: bool = Field(
+        default=False,
+        description="With a model configured, let it read tables the rules cannot map (checked before use; "
+        "findings on its figures are at most minor)",
+    )
 
     ocr_engine: Literal["rapidocr", "paddle", "none"] = "rapidocr"
     ocr_concurrency: int = 1
@@ -66,7 +71,9 @@ class Settings(BaseSettings):
 
     # Reference data of the review (MCP). Unset: the project's own MCP server over the demo mine.
     mcp_url: str | None = None
-    reference_dir: Path | None = Field(default=None, description="Reference data as files (docs/REFERENCE_DATA.md)")
+    reference_dir: Path | None = Field(
+        default=None, description="Reference data as files (docs/REFERENCE_DATA.md)"
+    )
 
     # Knowledge base: regulation files beyond the shipped text
     kb_dir: Path | None = None
@@ -119,9 +126,12 @@ class Settings(BaseSettings):
 
     # Scale-out
     redis_url: str | None = None
-    worker_heartbeat_s: float = Field(default=5.0, description="How often a worker refreshes its heartbeat, s")
+    worker_heartbeat_s: float = Field(
+        default=5.0, description="How often a worker refreshes its heartbeat, s"
+    )
     worker_dead_after_s: float = Field(
-        default=20.0, description="A worker whose heartbeat is older than this is dead; its runs are failed, s"
+        default=20.0,
+        description="A worker whose heartbeat is older than this is dead; its runs are failed, s",
     )
     log_format: Literal["plain", "json"] = "plain"
     log_level: str = "INFO"

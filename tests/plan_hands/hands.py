@@ -64,6 +64,7 @@ class Hand:
     - ``signoff``: ``table`` (roles across), ``transposed`` (a row per role), ``lines`` (编制：李明
       2026年7月25日), ``stamp`` (boxed blocks); ``date_form``: ``cn`` 2026年7月25日, ``dot`` 2026.7.25,
       ``iso`` 2026-07-25, ``md`` 7月25日.
+    - ``unit_row``: the allocation header as two rows, the words over their units.
     - ``landscape``: the allocation table on a landscape page; ``split_rows``: break the allocation
       table after that many rows, repeating its header on the next page.
     - ``thousands``: 1,132.2; ``fullwidth``: figures in full-width digits (１１３２．２).
@@ -78,6 +79,7 @@ class Hand:
     calc_unit: Unit = "m3min"
     units: dict[str, Unit] = field(default_factory=lambda: {"required": "m3min", "allocated": "m3min"})
     unit_in_cells: bool = False
+    unit_row: bool = False
     columns: tuple[str, ...] = ALLOCATION_COLUMNS
     headers: dict[str, str] = field(default_factory=dict)
     numbering: Literal["cn", "arabic", "chapter", "paren", "none"] = "cn"
@@ -196,7 +198,32 @@ HANDS: list[Hand] = [
         date_form="dot",
         signoff="stamp",
     ),
+    # A two-row allocation header (words over units), split over pages with both rows repeated,
+    # thousands separators, tabular calculations, the roles down the sign-off table's first column.
+    Hand(
+        "two-row-header",
+        calc="table",
+        unit_row=True,
+        split_rows=7,
+        thousands=True,
+        headers={"required": "需风量", "allocated": "计划风量", "measured_speed": "实测风速", "ch4": "瓦斯"},
+        columns=(
+            "no",
+            "name",
+            "required",
+            "allocated",
+            "planned_speed",
+            "area",
+            "measured_speed",
+            "ch4",
+            "temp",
+        ),
+        numbering="cn",
+        loc_numbering="dotted",
+        signoff="transposed",
+        date_form="iso",
+    ),
     # The sample hand, printed and scanned.
     Hand("scanned", scanned=True, signoff="transposed"),
 ]
-"""The corpus: nine hands (one scanned)."""
+"""The corpus: ten hands (one scanned)."""

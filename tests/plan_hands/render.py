@@ -18,6 +18,9 @@ CIRCLED = "①②③④⑤⑥⑦⑧⑨⑩⑪⑫⑬⑭⑮"
 RADICALS = str.maketrans({"工": "\u2f2f", "风": "\u2edb", "面": "\u2faf", "长": "\u2ed3"})
 FULLWIDTH = str.maketrans("0123456789.,", "０１２３４５６７８９．，")
 BOTTOM = 70.0  # pt kept free at the foot of a page
+TABLE_GLYPHS = str.maketrans({"³": "3", "²": "2", "₄": "4"})
+"""The test font (STSong-Light, Adobe-GB1) has no ³ ² ₄: pdfplumber would drop them from table cells
+(PDFium keeps them), so tables spell units as many plans do: m3/min, m2, CH4."""
 
 
 class Writer:
@@ -54,7 +57,7 @@ class Writer:
     ) -> None:
         """A ruled table spanning the page width in proportion to ``weights``; it breaks where the page
         ends (or after ``split`` body rows), repeating its ``header`` rows on the next page."""
-        rows = [[self.quirk(c) for c in r] for r in rows]
+        rows = [[self.quirk(c.translate(TABLE_GLYPHS)) for c in r] for r in rows]
         head, body = rows[:header], rows[header:]
         while body:
             widths = [(self.page.width - 114) * w / sum(weights) for w in weights]
@@ -173,15 +176,21 @@ def _dash(x: float | None, hand: Hand, decimals: int, unit: str = "") -> str:
     return num(hand, x, decimals) + (f" {unit}" if unit and hand.unit_in_cells else "")
 
 
-def _allocation_rows(plan: PlanDoc, hand: Hand) -> tuple[list[list[str]], list[float]]:
+def _allocation_rows(plan: PlanDoc, hand: Hand) -> tuple[list[list[str]], list[float], int]:
+    """The allocation table's rows (header rows first), column weights and the number of header rows."""
     units = {"area": "m²", "planned_speed": "m/s", "measured_speed": "m/s", "ch4": "%", "temp": "℃"}
     units |= {k: UNIT_TEXT[u] for k, u in hand.units.items()}
-    header = [
-        hand.header(c) + (f"({units[c]})" if c in units and not hand.unit_in_cells else "")
-        for c in hand.columns
-    ]
+    if hand.unit_row:  # words over a row of units
+        rows = [[hand.header(c) for c in hand.columns], [units.get(c, "") for c in hand.columns]]
+    else:
+        rows = [
+            [
+                hand.header(c) + (f"({units[c]})" if c in units and not hand.unit_in_cells else "")
+                for c in hand.columns
+            ]
+        ]
+    n_header = len(rows)
     weights = {"no": 0.5, "name": 1.8}
-    rows = [header]
     for i, loc in enumerate(plan.locations):
         cells = {
             "no": str(i + 1),
@@ -204,7 +213,7 @@ def _allocation_rows(plan: PlanDoc, hand: Hand) -> tuple[list[list[str]], list[f
             else:
                 cells[key] = volume(hand, value, unit, with_unit=hand.unit_in_cells)
         rows.append([cells[c] for c in hand.columns])
-    return rows, [weights.get(c, 1.0) for c in hand.columns]
+    return rows, [weights.get(c, 1.0) for c in hand.columns], n_header
 
 
 def _signoff(w: Writer, signoffs: list[SignOff]) -> None:
@@ -271,8 +280,8 @@ def render_pages(plan: PlanDoc, hand: Hand) -> list[Page]:
         w.new_page(landscape=True)
         w.page.y = 50
     section("allocation")
-    rows, weights = _allocation_rows(plan, hand)
-    w.table(rows, weights, split=hand.split_rows)
+    rows, weights, n_header = _allocation_rows(plan, hand)
+    w.table(rows, weights, header=n_header, split=hand.split_rows)
     if hand.landscape:
         w.new_page()
     section("total")

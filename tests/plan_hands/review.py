@@ -13,7 +13,7 @@ from vent_agent.review.pipeline import ReviewFailed, ReviewRequest, review_plan
 from vent_agent.settings import Settings
 
 
-async def _no_events(_type: str, /, **_fields: object) -> None:
+async def _no_events(_event: object) -> None:
     return None
 
 

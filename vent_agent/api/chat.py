@@ -3,10 +3,16 @@
 Both need ``x-access-token``. A turn is a durable run: the stream tails the run's event log, a client
 disconnect does not stop it, ``GET /api/runs/{run_id}/events`` picks it up again. ``X-Session-Id`` and
 ``X-Run-Id`` headers name the session and the run.
+
+One turn at a time per session: while a chat or resume run of the session is running (on any worker),
+another message or resume is 409 (:data:`BUSY`); the claim is made in the store before the user's message
+is stored, so a refused message leaves nothing behind.
 """
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from typing import Annotated, Literal
 
 from fastapi import APIRouter, File, Form, Request, UploadFile
@@ -21,7 +27,7 @@ from vent_agent.api.sse import run_stream
 from vent_agent.chat.service import ChatTurn, chat_run, pending_interrupt, resume_run, thread_exists
 from vent_agent.documents.upload import UploadRejected, save_pdf_upload
 from vent_agent.runs.emitter import Emitter
-from vent_agent.runs.manager import RunBody
+from vent_agent.runs.manager import RunBody, SessionBusy
 from vent_agent.sessions import store
 from vent_agent.state import AppState
 
@@ -29,16 +35,36 @@ router = APIRouter(prefix="/api/chat", tags=["chat"])
 
 MAX_MESSAGE = 8000
 PENDING = "当前会话有待审批的执行计划，请先批准或拒绝（POST /api/chat/resume）后再发送新消息"
+BUSY = "当前会话正在处理上一条消息，请等待其完成（或取消该运行）后再发送"
 
 
-async def _start(state: AppState, kind: str, body: RunBody, turn: ChatTurn) -> EventSourceResponse:
-    """Start a chat run of the turn's session and user, and tail it (``X-Session-Id``, ``X-Run-Id``)."""
-    run_id = await state.runs.start(
+@asynccontextmanager
+async def _turn_of(state: AppState, kind: str, session_id: str, user_name: str) -> AsyncIterator[str]:
+    """Reserve the session's turn for a run of ``kind``; yield the run id. 409 :data:`BUSY` when another
+    run holds the session; the reservation is dropped if the block raises (the run never starts)."""
+    try:
+        run_id = await state.runs.reserve(kind, session_id=session_id, user_name=user_name, exclusive=True)
+    except SessionBusy as exc:
+        raise ApiError(409, BUSY) from exc
+    try:
+        yield run_id
+    except BaseException:
+        await state.runs.abandon(run_id)
+        raise
+
+
+async def _start(
+    state: AppState, run_id: str, kind: str, body: RunBody, turn: ChatTurn
+) -> EventSourceResponse:
+    """Start the reserved chat run of the turn's session and user, and tail it (``X-Session-Id``,
+    ``X-Run-Id``)."""
+    await state.runs.start(
         kind,
         body,
         session_id=turn.session.id,
         user_name=turn.user.user_name,
         done_fields=lambda _rid: {"session_id": turn.session.id, "thread_id": turn.thread_id},
+        run_id=run_id,
     )
     return run_stream(state.runs, run_id, session_id=turn.session.id, ping_s=state.settings.sse_ping_s)
 
@@ -55,7 +81,8 @@ async def chat(
     file: Annotated[UploadFile | None, File(description="附件：配风计划 PDF")] = None,
 ) -> EventSourceResponse:
     """One chat turn. A new session is created when ``session_id`` is not given (``mode`` applies only
-    then); an unknown or another user's ``session_id`` is 404; a pending approval is 409."""
+    then); an unknown or another user's ``session_id`` is 404; a pending approval or a turn still
+    running on the session is 409."""
     if not message.strip():
         raise ApiError(400, "请求参数错误：message 不能为空")
     if "\x00" in message:
@@ -69,30 +96,32 @@ async def chat(
     thread = thread_id or session.thread_id
     if await pending_interrupt(state, session.id, thread) is not None:
         raise ApiError(409, PENDING)
-    attachment = None
-    if file is not None and (file.filename or file.size):
-        try:
-            saved = await save_pdf_upload(
-                file, state.settings.uploads_dir / session.id, state.settings.max_upload_mb << 20
-            )
-        except UploadRejected as exc:
-            if not session_id:  # the session was made for this request: nothing of it may remain
-                await store.delete_session(state.db, session, data_dirs=[state.settings.uploads_dir])
-            raise ApiError(exc.status, exc.message) from exc
-        attachment = {
-            "kind": "pdf",
-            "path": str(saved.path),
-            "sha256": saved.sha256,
-            "file_name": saved.file_name,
-        }
-    user_extra = {"thread_id": thread, **({"attachment": attachment["file_name"]} if attachment else {})}
-    await store.add_message(state.db, session.id, "user", message, extra=user_extra)
-    turn = ChatTurn(user, session, thread, message, attachment, public_base_url(request, state))
+    async with _turn_of(state, "chat", session.id, user.user_name) as run_id:
+        attachment = None
+        if file is not None and (file.filename or file.size):
+            try:
+                saved = await save_pdf_upload(
+                    file, state.settings.uploads_dir / session.id, state.settings.max_upload_mb << 20
+                )
+            except UploadRejected as exc:
+                if not session_id:  # the session was made for this request: nothing of it may remain
+                    await state.runs.abandon(run_id)
+                    await store.delete_session(state.db, session, data_dirs=[state.settings.uploads_dir])
+                raise ApiError(exc.status, exc.message) from exc
+            attachment = {
+                "kind": "pdf",
+                "path": str(saved.path),
+                "sha256": saved.sha256,
+                "file_name": saved.file_name,
+            }
+        user_extra = {"thread_id": thread, **({"attachment": attachment["file_name"]} if attachment else {})}
+        await store.add_message(state.db, session.id, "user", message, extra=user_extra)
+        turn = ChatTurn(user, session, thread, message, attachment, public_base_url(request, state))
 
-    async def body(em: Emitter) -> None:
-        await chat_run(em, state, turn)
+        async def body(em: Emitter) -> None:
+            await chat_run(em, state, turn)
 
-    return await _start(state, "chat", body, turn)
+        return await _start(state, run_id, "chat", body, turn)
 
 
 class ResumeBody(BaseModel):
@@ -106,21 +135,22 @@ async def resume(
     request: Request, body: ResumeBody, state: StateDep, user: CurrentUser
 ) -> EventSourceResponse:
     """Approve or reject the pending plan. 404 unknown session (or another user's) or thread; 409
-    nothing pending (or the decision was already taken)."""
+    nothing pending, the decision already taken, or a turn still running on the session."""
     session = await session_of(state, user.user_name, body.session_id)
     thread = body.thread_id or session.thread_id
-    if not await thread_exists(state, session.id, thread):
-        raise ApiError(404, f"会话线程 {thread} 不存在")
-    pending = await pending_interrupt(state, session.id, thread)
-    if pending is None:
-        raise ApiError(409, "当前没有待审批的执行计划")
-    if not await store.claim_approval(
-        state.db, session.id, thread, getattr(pending, "id", "") or "", body.action, user.user_name
-    ):
-        raise ApiError(409, "该执行计划已被处理")
-    turn = ChatTurn(user, session, thread, "", None, public_base_url(request, state))
+    async with _turn_of(state, "chat_resume", session.id, user.user_name) as run_id:
+        if not await thread_exists(state, session.id, thread):
+            raise ApiError(404, f"会话线程 {thread} 不存在")
+        pending = await pending_interrupt(state, session.id, thread)
+        if pending is None:
+            raise ApiError(409, "当前没有待审批的执行计划")
+        if not await store.claim_approval(
+            state.db, session.id, thread, getattr(pending, "id", "") or "", body.action, user.user_name
+        ):
+            raise ApiError(409, "该执行计划已被处理")
+        turn = ChatTurn(user, session, thread, "", None, public_base_url(request, state))
 
-    async def run_body(em: Emitter) -> None:
-        await resume_run(em, state, turn, body.action)
+        async def run_body(em: Emitter) -> None:
+            await resume_run(em, state, turn, body.action)
 
-    return await _start(state, "chat_resume", run_body, turn)
+        return await _start(state, run_id, "chat_resume", run_body, turn)

@@ -2,9 +2,14 @@
 events, and the resume of a plan-mode approval. The user message is stored before the run; the
 assistant turn is stored as the fold of the run's logged events (so the history equals the stream).
 
+A model stream cut before its end (:class:`~vent_agent.llm.compat.IncompleteResponse`) keeps the text
+streamed so far, says so in an ``error`` event (stored with the turn) and ends with ``done`` saying the
+answer is incomplete, never 完成.
+
 Budgets: the graph's call limits (``max_model_calls``, ``max_tool_calls``) and a run time-out
-(``run_timeout_s``); when one is hit the user keeps the text streamed so far, with a notice, never a bare
-failure.
+(``run_timeout_s``, from the start of the run); when one is hit the user keeps the text streamed so far,
+with a notice, never a bare failure. The time-out bounds everything after it too: once it is hit there is
+no follow-up suggestions call, and before it that call gets only the time left.
 """
 
 from __future__ import annotations
@@ -31,11 +36,21 @@ from vent_agent.chat.toolset import (
     references_event,
     replay_retrievals,
 )
+from vent_agent.events import (
+    AgentDone,
+    AgentStart,
+    ChatDone,
+    ChatProgress,
+    Error,
+    Interrupt,
+    Suggestions,
+)
 from vent_agent.graphs.dialogue import AGENT_NAME, APPROVAL_MESSAGE, build_dialogue_agent
 from vent_agent.graphs.prompts import system_prompt
 from vent_agent.graphs.stream import StreamMapper
 from vent_agent.graphs.supervisor import DIALOGUE, REVIEW, build_supervisor, wants_review
 from vent_agent.llm.chunks import model_name
+from vent_agent.llm.compat import IncompleteResponse
 from vent_agent.llm.usage import context_breakdown
 from vent_agent.review.pipeline import ReviewRequest
 from vent_agent.review.run import review_run
@@ -54,6 +69,8 @@ INTERRUPT = "__interrupt__"
 
 REVIEW_AGENT = "配风计划审查"
 REVIEW_FAILED = "配风计划审查失败"
+SUGGEST_TIMEOUT_S = 20.0
+INCOMPLETE = "模型回答在中途中断（连接在回答结束前关闭），以上为不完整的部分回答，请重试"
 NO_MODEL = "未配置对话模型（VENT_MODELS），暂时无法对话；配风计划审查（上传 PDF）仍可使用"
 
 
@@ -69,6 +86,20 @@ class ChatTurn:
     message: str
     attachment: dict[str, Any] | None
     base_url: str
+    deadline: float | None = None
+    """The run's end at the latest (event-loop time, s): set when the run starts (``run_timeout_s``)."""
+    timed_out: bool = False
+    """The run time-out was hit (the graph was stopped by it)."""
+
+    def start_clock(self, timeout_s: float) -> None:
+        """Set :attr:`deadline` ``timeout_s`` seconds from now (the run's start)."""
+        self.deadline = asyncio.get_running_loop().time() + timeout_s
+
+    def time_left(self) -> float:
+        """Seconds until :attr:`deadline` (0 when passed; no limit before the clock starts)."""
+        if self.deadline is None:
+            return float("inf")
+        return max(0.0, self.deadline - asyncio.get_running_loop().time())
 
 
 async def pending_interrupt(state: AppState, session_id: str, thread_id: str) -> Any | None:
@@ -98,8 +129,8 @@ async def _no_review(_attachment: dict[str, Any]) -> str:  # pragma: no cover - 
     return ""
 
 
-def _done_fields(turn_session: str, thread_id: str) -> dict[str, Any]:
-    return {"session_id": turn_session, "thread_id": thread_id}
+def _done(turn: ChatTurn, message: str) -> ChatDone:
+    return ChatDone(session_id=turn.session.id, thread_id=turn.thread_id, message=message)
 
 
 async def _context(state: AppState, turn: ChatTurn, run_id: str, citations: Any = None) -> AgentContext:
@@ -123,18 +154,19 @@ async def _build_graph(state: AppState, em: Emitter, turn: ChatTurn, mode: str, 
     async def review(att: dict[str, Any]) -> str:
         req = ReviewRequest(att["path"], att["sha256"], att["file_name"], False, turn.message)
         started = time.monotonic()
-        await em.emit(
-            "agent_start", agent=REVIEW_AGENT, cn_agent=REVIEW_AGENT, message=f"「{REVIEW_AGENT}」开始处理..."
+        await em.send(
+            AgentStart(agent=REVIEW_AGENT, cn_agent=REVIEW_AGENT, message=f"「{REVIEW_AGENT}」开始处理...")
         )
         summary = await review_run(em, state, req, turn.base_url, turn.session.id, final=False)
         ms = int((time.monotonic() - started) * 1000)
         failed = summary.startswith(REVIEW_FAILED)
-        await em.emit(
-            "agent_done",
-            agent=REVIEW_AGENT,
-            cn_agent=REVIEW_AGENT,
-            duration_ms=ms,
-            message=f"「{REVIEW_AGENT}」{'失败' if failed else '完成'}（{ms}ms）",
+        await em.send(
+            AgentDone(
+                agent=REVIEW_AGENT,
+                cn_agent=REVIEW_AGENT,
+                duration_ms=ms,
+                message=f"「{REVIEW_AGENT}」{'失败' if failed else '完成'}（{ms}ms）",
+            )
         )
         return summary
 
@@ -176,7 +208,7 @@ async def stream_graph(
     """Run the supervisor on ``graph_input`` (new messages or a resume Command) and stream its events.
     Emits agent_start/agent_done around the dialogue agent; applies the run time-out."""
     graph = await _build_graph(state, em, turn, mode, model)
-    mapper = StreamMapper(em.emit, model_name=model_name(model))
+    mapper = StreamMapper(em.send, model_name=model_name(model))
     mapper.citations = new_citations(state)
     mapper.done_tool_calls = await replay_retrievals(
         graph, graph_config(turn.session.id, turn.thread_id), mapper.citations
@@ -184,8 +216,10 @@ async def stream_graph(
     ctx = await _context(state, turn, em.run_id, mapper.citations)
     started: dict[str, float] = {}
     timed_out = False
+    if turn.deadline is None:
+        turn.start_clock(state.settings.run_timeout_s)
     try:
-        async with asyncio.timeout(state.settings.run_timeout_s):
+        async with asyncio.timeout_at(turn.deadline):
             async for ns, stream_mode, data in graph.astream(
                 graph_input,
                 graph_config(turn.session.id, turn.thread_id),
@@ -196,20 +230,20 @@ async def stream_graph(
                 if not ns and stream_mode == "tasks" and data.get("name") == DIALOGUE:
                     if "input" in data:
                         started[data["id"]] = time.monotonic()
-                        await em.emit(
-                            "agent_start",
-                            agent=AGENT_NAME,
-                            cn_agent=AGENT_NAME,
-                            message=f"「{AGENT_NAME}」开始处理...",
+                        await em.send(
+                            AgentStart(
+                                agent=AGENT_NAME, cn_agent=AGENT_NAME, message=f"「{AGENT_NAME}」开始处理..."
+                            )
                         )
                     elif not data.get("interrupts") and not data.get("error"):
                         ms = int((time.monotonic() - started.pop(data["id"], time.monotonic())) * 1000)
-                        await em.emit(
-                            "agent_done",
-                            agent=AGENT_NAME,
-                            cn_agent=AGENT_NAME,
-                            duration_ms=ms,
-                            message=f"「{AGENT_NAME}」完成（{ms}ms）",
+                        await em.send(
+                            AgentDone(
+                                agent=AGENT_NAME,
+                                cn_agent=AGENT_NAME,
+                                duration_ms=ms,
+                                message=f"「{AGENT_NAME}」完成（{ms}ms）",
+                            )
                         )
                     continue
                 if not ns and stream_mode != "updates":
@@ -219,21 +253,37 @@ async def stream_graph(
         timed_out = True
     except Exception as exc:  # the model endpoint or a middleware failed: say so, keep what was said
         log.warning("chat run %s failed: %s", em.run_id, exc, exc_info=True)
-        mapper.failure = f"模型服务调用失败（{type(exc).__name__}），请稍后重试或切换模型"
+        if _caused_by(exc, IncompleteResponse):
+            mapper.failure = INCOMPLETE
+        else:
+            mapper.failure = f"模型服务调用失败（{type(exc).__name__}），请稍后重试或切换模型"
     if timed_out:
-        await em.emit(
-            "progress",
-            message=f"已达到单次运行时限（{int(state.settings.run_timeout_s)} 秒），以上为目前的部分结果",
-            notice="run_timeout",
+        await em.send(
+            ChatProgress(
+                message=f"已达到单次运行时限（{int(state.settings.run_timeout_s)} 秒），以上为目前的部分结果",
+                notice="run_timeout",
+            )
         )
     elif mapper.model_calls >= state.settings.max_model_calls and not mapper.interrupt:
-        await em.emit(
-            "progress",
-            message=f"已达到模型调用次数上限（{state.settings.max_model_calls} 次），以上为目前的部分结果",
-            notice="model_call_limit",
+        await em.send(
+            ChatProgress(
+                message=f"已达到模型调用次数上限（{state.settings.max_model_calls} 次），以上为目前的部分结果",
+                notice="model_call_limit",
+            )
         )
     await _record_usage(state, turn, mapper)
+    turn.timed_out = turn.timed_out or timed_out
     return mapper
+
+
+def _caused_by(exc: BaseException, kind: type[BaseException]) -> bool:
+    """True when ``exc`` or an exception it was raised from (or during) is a ``kind``."""
+    seen: BaseException | None = exc
+    while seen is not None:
+        if isinstance(seen, kind):
+            return True
+        seen = seen.__cause__ or seen.__context__
+    return False
 
 
 async def _record_usage(state: AppState, turn: ChatTurn, mapper: StreamMapper) -> None:
@@ -258,33 +308,43 @@ async def finish_turn(state: AppState, em: Emitter, turn: ChatTurn, mapper: Stre
     suggestions, the assistant turn stored as the fold of the log, then ``done``."""
     if mapper.interrupt:
         values = mapper.interrupt["values"]
-        await em.emit(
-            "interrupt",
-            node="tools",
-            message=APPROVAL_MESSAGE,
-            interrupts=[v.get("plan", v) if isinstance(v, dict) else v for v in values],
-            plan=mapper.interrupt.get("plan"),
-            session_id=turn.session.id,
-            thread_id=turn.thread_id,
+        await em.send(
+            Interrupt(
+                node="tools",
+                message=APPROVAL_MESSAGE,
+                interrupts=[v.get("plan", v) if isinstance(v, dict) else v for v in values],
+                plan=mapper.interrupt.get("plan"),
+                session_id=turn.session.id,
+                thread_id=turn.thread_id,
+            )
         )
         await _store_turn(state, em, turn)
         em.saw_done = True  # an interrupted turn ends without done (spec); resume continues it
         return
     if mapper.failure:
-        await em.emit("error", message=mapper.failure)
+        await em.send(Error(message=mapper.failure))
         await _store_turn(state, em, turn)
-        await em.emit("done", **_done_fields(turn.session.id, turn.thread_id), message="对话失败")
+        message = "对话中断（回答不完整）" if mapper.failure == INCOMPLETE else "对话失败"
+        await em.send(_done(turn, message))
         return
     answer = "".join(mapper.text)
     if mapper.citations is not None:
-        await references_event(em.emit, answer, mapper.citations)
-    if model is not None and answer.strip():
-        suggestions = await suggest_followups(model, turn.message, answer)
+        await references_event(em.send, answer, mapper.citations)
+    timed_out = turn.timed_out or turn.time_left() <= 0
+    if model is not None and answer.strip() and not timed_out:
+        suggestions = await suggest_followups(
+            model, turn.message, answer, timeout_s=min(SUGGEST_TIMEOUT_S, turn.time_left())
+        )
         if suggestions:
-            await em.emit("suggestions", suggestions=suggestions, message="您可能还想问")
+            await em.send(Suggestions(suggestions=suggestions, message="您可能还想问"))
     await _store_turn(state, em, turn)
-    message = "审查失败" if mapper.review_failed(REVIEW_FAILED) else "对话完成"
-    await em.emit("done", **_done_fields(turn.session.id, turn.thread_id), message=message)
+    if mapper.review_failed(REVIEW_FAILED):
+        message = "审查失败"
+    elif timed_out:
+        message = "对话超时（以上为部分结果）"
+    else:
+        message = "对话完成"
+    await em.send(_done(turn, message))
 
 
 async def _store_turn(state: AppState, em: Emitter, turn: ChatTurn) -> None:
@@ -303,12 +363,13 @@ async def _store_turn(state: AppState, em: Emitter, turn: ChatTurn) -> None:
 
 async def chat_run(em: Emitter, state: AppState, turn: ChatTurn) -> None:
     """The body of a chat run (``RunManager.start``)."""
+    turn.start_clock(state.settings.run_timeout_s)
     review = wants_review(turn.message, turn.attachment)
     model = None if review else await state.models.chat_model()
     if model is None and not review:
-        await em.emit("error", message=NO_MODEL)
+        await em.send(Error(message=NO_MODEL))
         await _store_turn(state, em, turn)
-        await em.emit("done", **_done_fields(turn.session.id, turn.thread_id), message="对话失败")
+        await em.send(_done(turn, "对话失败"))
         return
     content = turn.message
     if turn.attachment and not review:
@@ -331,7 +392,7 @@ async def attachment_note(state: AppState, em: Emitter, attachment: dict[str, An
     req = ReviewRequest(attachment["path"], attachment["sha256"], attachment["file_name"], False, message)
     head = f"\n\n[用户附带了文件《{attachment['file_name']}》"
     try:
-        plan = await load_plan(req, state.settings, em.emit, ocr_slots=state.ocr_slots)
+        plan = await load_plan(req, state.settings, em.send, ocr_slots=state.ocr_slots)
     except ReviewFailed as exc:
         return f"{head}，无法解析：{exc.message}]"
     if not plan.locations and not plan.allocation:
@@ -341,10 +402,11 @@ async def attachment_note(state: AppState, em: Emitter, attachment: dict[str, An
 
 async def resume_run(em: Emitter, state: AppState, turn: ChatTurn, action: str) -> None:
     """The body of an approve run: resume the interrupted graph with the user's decision."""
+    turn.start_clock(state.settings.run_timeout_s)
     model = await state.models.chat_model()
     if model is None:
-        await em.emit("error", message=NO_MODEL)
-        await em.emit("done", **_done_fields(turn.session.id, turn.thread_id), message="对话失败")
+        await em.send(Error(message=NO_MODEL))
+        await em.send(_done(turn, "对话失败"))
         return
     decision = {"action": action, "user_name": turn.user.user_name}
     if action == "reject":
@@ -355,9 +417,9 @@ async def resume_run(em: Emitter, state: AppState, turn: ChatTurn, action: str) 
         await graph.ainvoke(
             Command(resume=decision), graph_config(turn.session.id, turn.thread_id), context=ctx
         )
-        await em.emit("error", message="用户拒绝了工具执行")
+        await em.send(Error(message="用户拒绝了工具执行"))
         await _store_turn(state, em, turn)
-        await em.emit("done", **_done_fields(turn.session.id, turn.thread_id), message="已取消执行")
+        await em.send(_done(turn, "已取消执行"))
         return
     mapper = await stream_graph(state, em, turn, Command(resume=decision), "plan", model)
     await finish_turn(state, em, turn, mapper, model)

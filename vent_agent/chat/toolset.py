@@ -10,7 +10,8 @@ from typing import Any
 
 from langchain_core.tools import BaseTool
 
-from vent_agent.graphs.stream import Emit
+from vent_agent.events import References
+from vent_agent.events import Send as Emit
 from vent_agent.kb.citations import CitationRegistry, validate_citations
 from vent_agent.kb.search import get_knowledge_base
 from vent_agent.skills import CLICK_INTERPRET, VENT_CHAT, render_prompt_index
@@ -95,13 +96,15 @@ async def references_event(
             log.info("citation check of a rule-based text: %s", [w.message for w in checked.warnings])
         checked.warnings = []
         checked.text = answer
-    event = checked.event()
-    event.pop("type")
-    if checked.text != answer:
-        event["content"] = checked.text
     removed = sum(1 for w in checked.warnings if w.removed)
-    event["message"] = f"引用校验：删除 {removed} 处无效引用" if removed else "引用的规程条款"
-    await emit("references", **event)
+    await emit(
+        References(
+            references=checked.references,
+            warnings=checked.warnings,
+            content=checked.text if checked.text != answer else None,
+            message=f"引用校验：删除 {removed} 处无效引用" if removed else "引用的规程条款",
+        )
+    )
 
 
 async def replay_retrievals(graph: Any, config: dict[str, Any], citations: CitationRegistry) -> set[str]:

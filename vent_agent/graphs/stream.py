@@ -6,17 +6,25 @@ the dialogue agent."""
 from __future__ import annotations
 
 import time
-from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from langchain_core.messages import AIMessage, AIMessageChunk, ToolMessage
 
 from calc import CATALOG
+from vent_agent.events import (
+    Executing,
+    Reasoning,
+    Send,
+    Source,
+    Thinking,
+    Token,
+    ToolCall,
+    ToolResult,
+    UpdatedTodoList,
+)
 from vent_agent.llm.chunks import content_text, reasoning_text
 from vent_agent.observability import metrics
-
-Emit = Callable[..., Awaitable[None]]
 
 TOOL_LABELS = {
     "write_todos": "更新任务清单",
@@ -53,11 +61,11 @@ def tool_label(name: str | None) -> str:
 
 @dataclass
 class StreamMapper:
-    """Turns stream items into events through ``emit``; remembers what the history and the caller need:
+    """Turns stream items into events through ``send``; remembers what the history and the caller need:
     the answer text, the last todo list, the tools called, the pending interrupt, the last usage."""
 
-    emit: Emit
-    source: str = "main"
+    send: Send
+    source: Source = "main"
     text: list[str] = field(default_factory=list)
     todos: list[dict[str, Any]] | None = None
     tools_called: list[str] = field(default_factory=list)
@@ -83,19 +91,19 @@ class StreamMapper:
             if data.get("name") == "model" and "input" in data:
                 self.model_calls += 1
                 self._first_token = None
-                await self.emit("thinking", source=self.source, node="model", message="正在思考...")
+                await self.send(Thinking(source=self.source, node="model", message="正在思考..."))
         elif mode == "messages":
             chunk, meta = data
             if isinstance(chunk, AIMessageChunk) and meta.get("langgraph_node") == "model":
                 reasoning = reasoning_text(chunk)
                 if reasoning:
-                    await self.emit("reasoning", source=self.source, content=reasoning)
+                    await self.send(Reasoning(source=self.source, content=reasoning))
                 text = content_text(chunk)
                 if (text or reasoning) and self._first_token is None:
                     self._first_token = time.monotonic()
                 if text:
                     self.text.append(text)
-                    await self.emit("token", source=self.source, content=text)
+                    await self.send(Token(source=self.source, content=text))
                 if chunk.usage_metadata:
                     self.usage = dict(chunk.usage_metadata)
         elif mode == "updates":
@@ -148,20 +156,22 @@ class StreamMapper:
                         self.last_answer = content_text(msg)
                     if msg.tool_calls:
                         names = [tc["name"] for tc in msg.tool_calls]
-                        await self.emit(
-                            "executing",
-                            source=self.source,
-                            tools=names,
-                            message="正在执行：" + "、".join(tool_label(n) for n in names),
+                        await self.send(
+                            Executing(
+                                source=self.source,
+                                tools=names,
+                                message="正在执行：" + "、".join(tool_label(n) for n in names),
+                            )
                         )
                         for tc in msg.tool_calls:
                             self.tools_called.append(tc["name"])
-                            await self.emit(
-                                "tool_call",
-                                source=self.source,
-                                tool=tc["name"],
-                                args=tc.get("args", {}),
-                                message=f"调用工具：{tool_label(tc['name'])}",
+                            await self.send(
+                                ToolCall(
+                                    source=self.source,
+                                    tool=tc["name"],
+                                    args=tc.get("args", {}),
+                                    message=f"调用工具：{tool_label(tc['name'])}",
+                                )
                             )
         elif node == "tools":
             fresh = [
@@ -173,15 +183,16 @@ class StreamMapper:
                 return  # a result already sent before the interrupt, replayed on resume
             for msg in fresh:
                 if isinstance(msg, ToolMessage):
-                    await self.emit(
-                        "tool_result",
-                        source=self.source,
-                        tool=msg.name,
-                        status=msg.status,
-                        message=f"{tool_label(msg.name)}{'完成' if msg.status != 'error' else '失败'}",
+                    await self.send(
+                        ToolResult(
+                            source=self.source,
+                            tool=msg.name or "",
+                            status=msg.status,
+                            message=f"{tool_label(msg.name)}{'完成' if msg.status != 'error' else '失败'}",
+                        )
                     )
             if "todos" in update:
                 self.todos = list(update["todos"] or [])
-                await self.emit(
-                    "updated_todo_list", source=self.source, todos=self.todos, message="任务清单已更新"
+                await self.send(
+                    UpdatedTodoList(source=self.source, todos=self.todos, message="任务清单已更新")
                 )

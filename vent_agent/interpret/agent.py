@@ -4,8 +4,10 @@ writes a structured report, streamed as ``thinking``/``executing``/``tool_call``
 ``token`` events with ``source: "main"``. No checkpointer and no session rows (spec: 点选解读不写数据库).
 
 It uses the click-interpret model (``VENT_LLM_*``), which model switching does not affect. With no
-model, or when the agent fails before writing anything, the deterministic interpretation of the same
-facts is streamed with a notice, so a click never ends in a bare failure.
+model, or when the agent fails or stalls (the model's read time-out), the deterministic interpretation of
+the same facts is streamed with a notice, so a click never ends in a bare failure; when the agent had
+already streamed part of an answer, the rule-based text replaces it (its first ``token`` carries
+``replace: true``, see :data:`REPLACE`).
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from langchain.agents.middleware import ModelCallLimitMiddleware, ToolCallLimitM
 from langchain_core.messages import HumanMessage
 from langchain_core.tools import BaseTool
 
+from vent_agent.events import ClickProgress
 from vent_agent.graphs.stream import StreamMapper
 from vent_agent.llm.chunks import model_name
 from vent_agent.runs.emitter import Emitter
@@ -28,6 +31,18 @@ from vent_agent.tools.context import AgentContext
 log = logging.getLogger(__name__)
 
 AGENT_NAME = "点选解读 Agent"
+REPLACE = "replace"
+"""Field of the first ``token`` event of a text that replaces every answer token sent before it in the
+stream (the client discards the text it has concatenated so far, then appends this content)."""
+
+
+@dataclass(frozen=True)
+class AgentOutcome:
+    """How the agent ended: ``answered`` (it finished; the caller is done) and ``partial`` (it failed
+    after streaming answer text, which the fallback must replace)."""
+
+    answered: bool
+    partial: bool = False
 
 
 @dataclass(frozen=True)
@@ -75,10 +90,11 @@ async def interpret_with_agent(
     max_model_calls: int,
     max_tool_calls: int,
     finish: Callable[[str], Awaitable[None]] | None = None,
-) -> bool:
-    """Run the agent and stream its events. Returns False when it failed before any answer text (the
-    caller then streams the deterministic interpretation); ``finish(answer)`` runs after a success
-    (citation check, references event)."""
+) -> AgentOutcome:
+    """Run the agent and stream its events. When it fails (the model endpoint failed, stalled past its
+    read time-out, or cut its stream) the outcome is not ``answered`` and says whether answer text was
+    already streamed; the caller then streams the deterministic interpretation in its place.
+    ``finish(answer)`` runs after a success (citation check, references event)."""
     agent = create_agent(
         model,
         tools,
@@ -93,7 +109,7 @@ async def interpret_with_agent(
         context_schema=AgentContext,
         name=AGENT_NAME,
     )
-    mapper = StreamMapper(em.emit, source="main", model_name=model_name(model))
+    mapper = StreamMapper(em.send, source="main", model_name=model_name(model))
     try:
         async for item in agent.astream(
             {"messages": [HumanMessage(content=target.request_text())]},
@@ -105,18 +121,14 @@ async def interpret_with_agent(
             await mapper.feed(item)
     except Exception as exc:  # the model endpoint failed or hung: fall back, never a bare failure
         log.warning("click agent failed: %s", exc)
-        if mapper.text:
-            await em.emit(
-                "progress", source="main", message=f"智能体中断（{type(exc).__name__}），以上为已生成的部分"
+        partial = bool("".join(mapper.text))
+        what = "中断，已生成的部分将由规则解读替换" if partial else "调用失败，改用规则解读"
+        await em.send(
+            ClickProgress(
+                source="main", message=f"智能体{what}（{type(exc).__name__}）", notice="rule_fallback"
             )
-            return True
-        await em.emit(
-            "progress",
-            source="main",
-            message=f"智能体调用失败（{type(exc).__name__}），改用规则解读",
-            notice=True,
         )
-        return False
+        return AgentOutcome(answered=False, partial=partial)
     if finish is not None:
         await finish("".join(mapper.text))
-    return True
+    return AgentOutcome(answered=True)

@@ -3,14 +3,17 @@
 Fast mode: one data query, then one model call whose text is streamed; with no model configured (or
 when the model call fails) the deterministic interpretation of the same facts. Plan mode (the spec's
 default): the click-interpret agent (skill, data, knowledge base, item-by-item comparison, structured
-report); with no model, or when the agent fails before answering, the deterministic interpretation with
-a notice. No session or message rows are written; the events go to the run log like any run's.
+report); with no model, or when the agent fails or stalls, the deterministic interpretation with a
+notice. A fallback after partial model text replaces it: its first ``token`` has ``replace: true`` (the
+rule-based text never follows a partial model token as if it continued it). No session or message rows
+are written; the events go to the run log like any run's.
 """
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Awaitable, Callable
+from typing import Any
 
 from vent_agent.chat.toolset import (
     click_tools,
@@ -19,8 +22,18 @@ from vent_agent.chat.toolset import (
     references_event,
     skills_index,
 )
+from vent_agent.events import (
+    ClickDone,
+    ClickProgress,
+    Error,
+    Executing,
+    Generating,
+    Reasoning,
+    Thinking,
+    Token,
+)
 from vent_agent.graphs.stream import tool_label
-from vent_agent.interpret.agent import ClickTarget, interpret_with_agent
+from vent_agent.interpret.agent import AgentOutcome, ClickTarget, interpret_with_agent
 from vent_agent.interpret.prompt import build_messages
 from vent_agent.interpret.render import chunk_text, render_interpretation
 from vent_agent.llm.openai_compat import stream_text
@@ -39,15 +52,15 @@ PLAN_MODE_NOTICE = "未配置解读模型（VENT_LLM_*），计划模式按规�
 FactsLoader = Callable[[], Awaitable[object]]
 
 
-async def _plan_agent(em: Emitter, state: AppState, target: ClickTarget) -> bool:
-    """Plan mode with a model: the click-interpret agent. False when it failed before answering."""
+async def _plan_agent(em: Emitter, state: AppState, target: ClickTarget) -> AgentOutcome:
+    """Plan mode with a model: the click-interpret agent."""
     citations = new_citations(state)
     context = AgentContext(
         source=state.source, settings=state.settings, run_id=em.run_id, citations=citations
     )
 
     async def finish(answer: str) -> None:
-        await references_event(em.emit, answer, citations)
+        await references_event(em.send, answer, citations)
 
     return await interpret_with_agent(
         em,
@@ -76,47 +89,62 @@ async def interpret_click(
     """Plan mode with a model: the agent (falling back to the rules if it fails). Otherwise the fast
     sequence: thinking → executing → generating → token… (→ done by the run)."""
     model = state.interpret_model
+    replace = False  # partial model text was streamed: the rule-based text replaces it
     if mode == "plan" and model is not None:
-        if await _plan_agent(em, state, target):
+        outcome = await _plan_agent(em, state, target)
+        if outcome.answered:
             return
-        model = None  # the agent failed: the rules, not the same model again
-    await em.emit("thinking", source="fast", node="fetching_data", message=f"正在查询{what}监测数据...")
-    await em.emit("executing", source="fast", tools=[tool], message=f"正在{tool_label(tool)}...")
+        model, replace = None, outcome.partial  # the agent failed: the rules, not the same model again
+    await em.send(Thinking(source="fast", node="fetching_data", message=f"正在查询{what}监测数据..."))
+    await em.send(Executing(source="fast", tools=[tool], message=f"正在{tool_label(tool)}..."))
     try:
         facts = await load_facts()
     except (NotFoundError, UpstreamError) as exc:
-        await em.emit("error", message=str(exc))
-        await em.emit("done", **{**click_done_fields(em.run_id), "message": "解读失败"})
+        await em.send(Error(message=str(exc)))
+        await em.send(ClickDone(thread_id=em.run_id, message="解读失败"))
         return
-    await em.emit("progress", source="fast", message=f"查询{what}监测数据完成")
+    await em.send(ClickProgress(source="fast", message=f"查询{what}监测数据完成"))
     if mode == "plan" and state.interpret_model is None:
-        await em.emit("progress", source="fast", message=PLAN_MODE_NOTICE, notice=True)
-    await em.emit("generating", source="fast", message="正在生成解读报告...")
+        await em.send(ClickProgress(source="fast", message=PLAN_MODE_NOTICE, notice="no_model"))
+    await em.send(Generating(source="fast", message="正在生成解读报告..."))
     citations = new_citations(state)
     record_fact_references(citations, facts.references)
     if model is not None:
         answer: list[str] = []
         try:
             async for kind, text in stream_text(model, build_messages(facts)):
-                await em.emit(kind, source="fast", content=text)
+                await em.send(
+                    Token(source="fast", content=text)
+                    if kind == "token"
+                    else Reasoning(source="fast", content=text)
+                )
                 if kind == "token":
                     answer.append(text)
-            await references_event(em.emit, "".join(answer), citations)
+            await references_event(em.send, "".join(answer), citations)
             return
         except Exception as exc:  # fall back to the rule-based text, never a bare failure
             log.warning("interpretation model call failed: %s", exc)
-            await em.emit(
-                "progress", source="fast", message=f"模型调用失败（{type(exc).__name__}），改用规则解读"
+            replace = bool("".join(answer))
+            what = "，已生成的部分由规则解读替换" if replace else "，改用规则解读"
+            await em.send(
+                ClickProgress(
+                    source="fast",
+                    message=f"模型调用失败（{type(exc).__name__}）{what}",
+                    notice="rule_fallback",
+                )
             )
     text = render_interpretation(facts)
-    for piece in chunk_text(text, 64):
-        await em.emit("token", source="fast", content=piece)
-    await references_event(em.emit, text, citations, check_figures=False)
+    for i, piece in enumerate(chunk_text(text, 64)):
+        await em.send(Token(source="fast", content=piece, replace=True if replace and i == 0 else None))
+    await references_event(em.send, text, citations, check_figures=False)
 
 
-def click_done_fields(run_id: str) -> dict:
-    """The fields of a click run's ``done``: no session, the run id as the thread."""
-    return {"thread_id": run_id, "session_id": None, "message": "解读完成"}
+def click_done_fields(run_id: str) -> dict[str, Any]:
+    """The fields of a click run's ``done`` (:class:`~vent_agent.events.ClickDone`): no session, the run
+    id as the thread."""
+    return ClickDone(thread_id=run_id, message="解读完成").model_dump(
+        include={"thread_id", "session_id", "message"}
+    )
 
 
 def click_body(

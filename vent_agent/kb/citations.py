@@ -24,12 +24,13 @@ from __future__ import annotations
 
 import re
 import threading
-from typing import Any, Literal
+from typing import Any
 
 from pydantic import BaseModel, Field
 
 from vent_agent.kb.numerals import find_article_refs
 from vent_agent.kb.quantities import FigureCheck, check_figures, find_quantities
+from vent_agent.kb.quoted import CitationWarning, Reference
 from vent_agent.kb.regulations import Article
 from vent_agent.kb.search import Clause, KnowledgeBase
 from vent_agent.kb.thresholds import REGULATION_TITLE, fmt_number
@@ -56,8 +57,6 @@ _ROADWAY_AFTER = re.compile(
 )
 _SENTENCE = re.compile(r"[^。！？!?\n]*[。！？!?\n]?")
 _CLAUSE_SPLIT = re.compile(r"[，,；;|]")
-
-WarningKind = Literal["unknown_marker", "not_in_kb", "not_retrieved", "figure_mismatch", "alias"]
 
 
 class RetrievedArticle(BaseModel):
@@ -124,37 +123,6 @@ class CitationRegistry:
     def retrieved(self) -> list[RetrievedArticle]:
         """Every article retrieved in the run, in marker order."""
         return list(self._by_marker.values())
-
-
-class CitationWarning(BaseModel):
-    """A problem found in a text's citations. ``kind``: ``unknown_marker``, ``not_in_kb``,
-    ``not_retrieved`` (citation removed), ``figure_mismatch`` (figure flagged, text kept), ``alias``
-    (info: a 2016/2022 number read through the alias table); ``message`` in Chinese; ``citation`` as
-    written; ``article``/``edition`` where known; ``figure``/``expected`` for a figure mismatch."""
-
-    kind: WarningKind
-    message: str
-    citation: str
-    article: int | None = None
-    edition: str | None = None
-    figure: str | None = None
-    expected: list[float] = Field(default_factory=list)
-    removed: bool = False
-
-
-class Reference(BaseModel):
-    """One entry of the reference list: a 规程 article (``marker``, ``article``, ``edition``, ``label``,
-    ``excerpt``, ``in_kb=True``) or a source outside the knowledge base (``label`` = its name,
-    ``in_kb=False``, ``note`` says so)."""
-
-    marker: str | None = None
-    article: int | None = None
-    edition: str | None = None
-    label: str
-    excerpt: str = ""
-    in_kb: bool = True
-    aliases: dict[str, int] = Field(default_factory=dict)
-    note: str | None = None
 
 
 class ValidatedText(BaseModel):

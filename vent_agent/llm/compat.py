@@ -12,7 +12,9 @@ Why subclass at all (checked against langchain-openai 1.7, langchain-deepseek 1.
   by ``id``) or no index at all; LangChain merges chunks by index, and the calls are glued into one
   garbage call (``"get_aget_b"``, ``'{"x":1}{"y":2}'``).
 
-:class:`ReasoningRoundTrip` fixes the three for any ``BaseChatOpenAI`` subclass: streamed and
+:class:`ReasoningRoundTrip` fixes the three for any ``BaseChatOpenAI`` subclass, and refuses a streamed
+response that ends with neither a ``finish_reason`` nor complete tool calls (the server or a proxy closed
+the stream early; ``langchain-openai`` would return the partial text as if it were the answer): streamed and
 non-streamed ``reasoning_content`` (or ``reasoning``) lands in ``additional_kwargs["reasoning_content"]``
 (see :mod:`vent_agent.llm.chunks`); assistant messages that carry it send it back; streamed tool calls
 get one index each (:class:`ToolCallIndexer`). Qwen uses :class:`VentChatOpenAI`: DashScope's
@@ -23,6 +25,7 @@ compatible mode streams ``reasoning_content`` exactly like DeepSeek, and ``langc
 
 from __future__ import annotations
 
+import json
 from collections.abc import AsyncIterator, Iterator, Mapping
 from typing import Any
 
@@ -69,6 +72,54 @@ class ToolCallIndexer:
             if name is not None:
                 self._named.add(slot)
             tc["index"] = slot
+
+
+class IncompleteResponse(RuntimeError):
+    """A streamed model response ended with neither a ``finish_reason`` nor complete tool calls: the
+    connection was closed mid-answer. ``partial``: the answer text received before the end."""
+
+    def __init__(self, partial: str) -> None:
+        super().__init__(f"model stream ended without finish_reason after {len(partial)} characters")
+        self.partial = partial
+
+
+class StreamEnd:
+    """Watches one streamed response: whether a chunk carried a ``finish_reason``, the text so far, and
+    the tool calls' arguments (by index) to tell complete calls from cut ones."""
+
+    def __init__(self) -> None:
+        self.finished = False
+        self.text: list[str] = []
+        self._calls: dict[Any, dict[str, str]] = {}
+
+    def see(self, gen: ChatGenerationChunk) -> None:
+        """Record one generation chunk (after :class:`ToolCallIndexer` fixed its indexes)."""
+        if (gen.generation_info or {}).get("finish_reason") or gen.message.response_metadata.get(
+            "finish_reason"
+        ):
+            self.finished = True
+        self.text.append(gen.text)
+        for tc in getattr(gen.message, "tool_call_chunks", None) or []:
+            call = self._calls.setdefault(tc.get("index"), {"name": "", "args": ""})
+            call["name"] += tc.get("name") or ""
+            call["args"] += tc.get("args") or ""
+
+    def _calls_complete(self) -> bool:
+        if not self._calls:
+            return False
+        for call in self._calls.values():
+            try:
+                args = json.loads(call["args"] or "{}")
+            except ValueError:
+                return False
+            if not call["name"] or not isinstance(args, dict):
+                return False
+        return True
+
+    def check(self) -> None:
+        """Raise :class:`IncompleteResponse` when the stream ended early (see the class docstring)."""
+        if not self.finished and not self._calls_complete():
+            raise IncompleteResponse("".join(self.text))
 
 
 def _delta_reasoning(chunk: Mapping[str, Any]) -> str | None:
@@ -143,13 +194,15 @@ class ReasoningRoundTrip:
         run_manager: AsyncCallbackManagerForLLMRun | None = None,
         **kwargs: Any,
     ) -> AsyncIterator[ChatGenerationChunk]:
-        indexer = ToolCallIndexer()
+        indexer, end = ToolCallIndexer(), StreamEnd()
         async for gen in super()._astream(messages, stop=stop, run_manager=None, **kwargs):  # type: ignore[misc]
             indexer.fix(gen.message)
+            end.see(gen)
             if run_manager:
                 logprobs = (gen.generation_info or {}).get("logprobs")
                 await run_manager.on_llm_new_token(gen.text, chunk=gen, logprobs=logprobs)
             yield gen
+        end.check()
 
     def _stream(
         self,
@@ -158,13 +211,15 @@ class ReasoningRoundTrip:
         run_manager: CallbackManagerForLLMRun | None = None,
         **kwargs: Any,
     ) -> Iterator[ChatGenerationChunk]:
-        indexer = ToolCallIndexer()
+        indexer, end = ToolCallIndexer(), StreamEnd()
         for gen in super()._stream(messages, stop=stop, run_manager=None, **kwargs):  # type: ignore[misc]
             indexer.fix(gen.message)
+            end.see(gen)
             if run_manager:
                 logprobs = (gen.generation_info or {}).get("logprobs")
                 run_manager.on_llm_new_token(gen.text, chunk=gen, logprobs=logprobs)
             yield gen
+        end.check()
 
 
 def attach_reasoning(sent: list[dict], messages: list[BaseMessage], *, empty_on_tool_calls: bool) -> None:

@@ -9,11 +9,11 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable
 from dataclasses import dataclass
-from typing import Any, Protocol
 
 from vent_agent.documents.plan import Plan
+from vent_agent.events import AgentExecuting, AgentTodos, AgentToolResult, Todo, TodoStatus
+from vent_agent.events import Send as Emit
 from vent_agent.mcp.client import (
     EmbeddedTransport,
     ReferenceOutcome,
@@ -43,18 +43,25 @@ TOOL_LABELS = {
 }
 
 
-class Emit(Protocol):
-    """``await emit(type, **fields)`` appends one event (the pipeline's emitter)."""
-
-    def __call__(self, type_: str, /, **fields: Any) -> Awaitable[None]: ...
-
-
 @dataclass
 class DataCheck:
     """The data-checker's result: its ``findings`` and the reference ``outcome`` they rest on."""
 
     findings: list[Finding]
     outcome: ReferenceOutcome
+
+
+def _todos(fetch: TodoStatus, compare: TodoStatus) -> AgentTodos:
+    """The data-checker's task list: fetching the reference data, comparing, checking the limits."""
+    return AgentTodos(
+        agent=AGENT,
+        message=f"「{CN}」已更新任务进度",
+        todos=[
+            Todo(content="查询采掘计划、作业规程、瓦斯鉴定报告与测风报表", status=fetch),
+            Todo(content="对比用风地点完整性与数据一致性", status=compare),
+            Todo(content="核对实测风速、CH₄ 与温度限值", status="pending"),
+        ],
+    )
 
 
 def _result_message(record: ToolCallRecord) -> str:
@@ -81,25 +88,17 @@ async def run_data_checker(
     thread. ``reference`` replaces the embedded server's backend (still spoken to over MCP; ignored
     when ``settings.mcp_url`` is set). Never fails for want of reference data: an unavailable source
     is one info finding."""
+    await emit(_todos("in_progress", "pending"))
     await emit(
-        "agent_todos",
-        agent=AGENT,
-        message=f"「{CN}」已更新任务进度",
-        todos=[
-            {"content": "查询采掘计划、作业规程、瓦斯鉴定报告与测风报表", "status": "in_progress"},
-            {"content": "对比用风地点完整性与数据一致性", "status": "pending"},
-            {"content": "核对实测风速、CH₄ 与温度限值", "status": "pending"},
-        ],
-    )
-    await emit(
-        "agent_executing",
-        agent=AGENT,
-        tools=list(TOOL_NAMES),
-        message=f"「{CN}」正在查询采掘计划、作业规程、瓦斯鉴定报告与测风报表...",
+        AgentExecuting(
+            agent=AGENT,
+            tools=list(TOOL_NAMES),
+            message=f"「{CN}」正在查询采掘计划、作业规程、瓦斯鉴定报告与测风报表...",
+        )
     )
 
     async def on_call(record: ToolCallRecord) -> None:
-        await emit("agent_tool_result", agent=AGENT, tool=record.tool, message=_result_message(record))
+        await emit(AgentToolResult(agent=AGENT, tool=record.tool, message=_result_message(record)))
 
     outcome = await load_reference(
         settings,
@@ -113,20 +112,10 @@ async def run_data_checker(
     if outcome.status is ReferenceStatus.UNAVAILABLE and not outcome.calls:
         for tool in TOOL_NAMES:  # nothing was called: say so for each tool announced
             await emit(
-                "agent_tool_result",
-                agent=AGENT,
-                tool=tool,
-                message=f"「{CN}」{TOOL_LABELS[tool]} 未完成：参考数据不可用",
+                AgentToolResult(
+                    agent=AGENT, tool=tool, message=f"「{CN}」{TOOL_LABELS[tool]} 未完成：参考数据不可用"
+                )
             )
-    await emit(
-        "agent_todos",
-        agent=AGENT,
-        message=f"「{CN}」已更新任务进度",
-        todos=[
-            {"content": "查询采掘计划、作业规程、瓦斯鉴定报告与测风报表", "status": "completed"},
-            {"content": "对比用风地点完整性与数据一致性", "status": "in_progress"},
-            {"content": "核对实测风速、CH₄ 与温度限值", "status": "pending"},
-        ],
-    )
+    await emit(_todos("completed", "in_progress"))
     findings = await asyncio.to_thread(review_data, plan, outcome.reference)
     return DataCheck(findings=findings, outcome=outcome)

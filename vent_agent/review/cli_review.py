@@ -17,6 +17,8 @@ from rich.table import Table
 from reports.docx_report import render_docx
 from reports.labels import CATEGORY_LABELS, SEVERITY_LABELS
 from vent_agent.documents.upload import sha256_file
+from vent_agent.events import AgentDone, AgentError, EventModel
+from vent_agent.events import Progress as ProgressEvent
 from vent_agent.review.findings import Severity
 from vent_agent.review.pipeline import ReviewFailed, ReviewRequest, review_plan
 from vent_agent.review.remarks import make_remarks_model
@@ -55,17 +57,15 @@ async def run_cli_review(plan: Path, output: Path | None, *, as_json: bool, forc
     ) as progress:
         task = progress.add_task("审查中…", total=STAGES)
 
-        async def emit(type_: str, /, **fields: Any) -> None:
-            if type_ in ("progress", "agent_done", "agent_error"):
-                progress.update(task, description=str(fields.get("message", "")))
-                per_page = "page_progress" in fields or "ocr_progress" in fields
-                if type_ != "progress" or not per_page:
+        async def emit(event: EventModel) -> None:
+            if isinstance(event, ProgressEvent | AgentDone | AgentError):
+                progress.update(task, description=event.message)
+                per_page = isinstance(event, ProgressEvent) and (event.page_progress or event.ocr_progress)
+                if not per_page:
                     progress.advance(task, 0.5)
 
         try:
-            result = await review_plan(
-                req, settings, emit, None, remarks_model=make_remarks_model(settings)
-            )
+            result = await review_plan(req, settings, emit, None, remarks_model=make_remarks_model(settings))
         except ReviewFailed as exc:
             err.print(f"[red]审查失败：{exc.message}[/red]")
             return 2

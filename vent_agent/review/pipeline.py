@@ -18,7 +18,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Protocol, TypeVar
+from typing import TypeVar
 from zoneinfo import ZoneInfo
 
 from langchain_core.language_models import BaseChatModel
@@ -29,12 +29,28 @@ from vent_agent.documents.pdf_text import ExtractedPdf, PdfError, extract_pdf
 from vent_agent.documents.plan import Plan
 from vent_agent.documents.quality import describe_bad
 from vent_agent.documents.reading import read_plan
+from vent_agent.events import (
+    AgentError,
+    AgentExecuting,
+    AgentStart,
+    AgentThinking,
+    AgentTodos,
+    AgentToolResult,
+    EventModel,
+    OcrProgress,
+    PageProgress,
+    ReviewerDone,
+    ReviewProgress,
+    Todo,
+)
+from vent_agent.events import Send as Emit
 from vent_agent.mcp.client import ReferenceOutcome
 from vent_agent.mcp.data_checker import run_data_checker
 from vent_agent.observability import metrics
 from vent_agent.review.calc_rules import review_calc
 from vent_agent.review.findings import Finding
 from vent_agent.review.form_rules import review_form
+from vent_agent.review.model_reading import cap_model_findings, read_unmapped_tables
 from vent_agent.review.reference import ReferenceData
 from vent_agent.review.remarks import DEFAULT_TIMEOUT_S, review_remarks
 from vent_agent.review.repeat_rules import with_copy_pages
@@ -47,12 +63,6 @@ PARSER_VERSION = "plan-parser-3"
 EXTRACTOR_VERSION = "extract-3"
 """Text-layer extraction version; with :data:`OCR_LAYOUT_VERSION` and the engine, the extractor's id."""
 T = TypeVar("T", bound=BaseModel)
-
-
-class Emit(Protocol):
-    """``await emit(type, **fields)`` appends one event."""
-
-    def __call__(self, type_: str, /, **fields: Any) -> Awaitable[None]: ...
 
 
 class ReviewFailed(Exception):
@@ -79,11 +89,11 @@ def extractor_id(engine: str) -> str:
     return f"{EXTRACTOR_VERSION}.{OCR_LAYOUT_VERSION}.{engine}"
 
 
-def _threadsafe(emit: Emit, loop: asyncio.AbstractEventLoop) -> Callable[..., None]:
+def _threadsafe(emit: Emit, loop: asyncio.AbstractEventLoop) -> Callable[[EventModel], None]:
     """``emit`` callable from a worker thread (waits until the event is written)."""
 
-    def call(type_: str, /, **fields: Any) -> None:
-        asyncio.run_coroutine_threadsafe(emit(type_, **fields), loop).result(timeout=30)
+    def call(event: EventModel) -> None:
+        asyncio.run_coroutine_threadsafe(emit(event), loop).result(timeout=30)
 
     return call
 
@@ -141,16 +151,14 @@ async def _ocr(
     what = _ocr_pages_cn(extracted)
     if engine is None and settings.ocr_engine == "none":
         await emit(
-            "progress",
-            message=f"{what}，OCR 已关闭（VENT_OCR_ENGINE=none），跳过识别",
-            agent="system",
-            hash_id=req.sha256,
+            ReviewProgress(
+                message=f"{what}，OCR 已关闭（VENT_OCR_ENGINE=none），跳过识别",
+                hash_id=req.sha256,
+            )
         )
         return extracted
     if ocr_slots is not None and ocr_slots.locked():
-        await emit(
-            "progress", message="OCR 任务排队中，请稍候...", agent="system", hash_id=req.sha256, queued=True
-        )
+        await emit(ReviewProgress(message="OCR 任务排队中，请稍候...", hash_id=req.sha256, queued=True))
     async with ocr_slots if ocr_slots is not None else contextlib.nullcontext():
         if engine is None:
             try:
@@ -163,10 +171,10 @@ async def _ocr(
                 ) from exc
         assert engine is not None
         await emit(
-            "progress",
-            message=f"检测到{what}，正在使用 {engine.name} 进行 OCR 识别...",
-            agent="system",
-            hash_id=req.sha256,
+            ReviewProgress(
+                message=f"检测到{what}，正在使用 {engine.name} 进行 OCR 识别...",
+                hash_id=req.sha256,
+            )
         )
         send = _threadsafe(emit, asyncio.get_running_loop())
         stop = threading.Event()
@@ -182,11 +190,11 @@ async def _ocr(
             reason = reasons.get(page, "no_text_layer")
             why = f"，{_REASON_CN[reason]}" if reason != "no_text_layer" else ""
             send(
-                "progress",
-                message=f"{engine.name} 正在扫描第 {done}/{total} 页（PDF 第 {page} 页{why}）...",
-                agent="system",
-                hash_id=req.sha256,
-                ocr_progress={"page": done, "total": total, "pdf_page": page, "reason": reason},
+                ReviewProgress(
+                    message=f"{engine.name} 正在扫描第 {done}/{total} 页（PDF 第 {page} 页{why}）...",
+                    hash_id=req.sha256,
+                    ocr_progress=OcrProgress(page=done, total=total, pdf_page=page, reason=reason),
+                )
             )
 
         try:
@@ -226,19 +234,17 @@ async def load_extracted(
     if cache.exists() and not req.force_refresh:
         cached = _read_cache(cache, ExtractedPdf)
         if cached is not None:
-            await emit(
-                "progress", message="已命中提取缓存，跳过文本提取与 OCR", agent="system", hash_id=req.sha256
-            )
+            await emit(ReviewProgress(message="已命中提取缓存，跳过文本提取与 OCR", hash_id=req.sha256))
             return cached
     send = _threadsafe(emit, asyncio.get_running_loop())
 
     def on_page(page: int, total: int) -> None:
         send(
-            "progress",
-            message=f"正在提取第 {page}/{total} 页文本...",
-            agent="system",
-            hash_id=req.sha256,
-            page_progress={"page": page, "total": total},
+            ReviewProgress(
+                message=f"正在提取第 {page}/{total} 页文本...",
+                hash_id=req.sha256,
+                page_progress=PageProgress(page=page, total=total),
+            )
         )
 
     try:
@@ -275,7 +281,7 @@ async def load_plan(
     if cache.exists() and not req.force_refresh:
         plan = _read_cache(cache, Plan)
         if plan is not None:
-            await emit("progress", message="已命中解析缓存，跳过文本提取", agent="system", hash_id=req.sha256)
+            await emit(ReviewProgress(message="已命中解析缓存，跳过文本提取", hash_id=req.sha256))
             return plan
     extracted = await load_extracted(req, settings, emit, ocr_slots=ocr_slots, ocr_engine=ocr_engine)
     plan = await asyncio.to_thread(read_plan, extracted)
@@ -288,14 +294,15 @@ ReviewerBody = Callable[[Plan, Emit], Awaitable[tuple[list[Finding], list[Locati
 
 async def _form(plan: Plan, emit: Emit) -> tuple[list[Finding], list[LocationRecalc]]:
     await emit(
-        "agent_todos",
-        agent="form-reviewer",
-        message="「基本形式审查」已更新任务进度",
-        todos=[
-            {"content": "版本与编制日期", "status": "in_progress"},
-            {"content": "审批签字与日期顺序", "status": "pending"},
-            {"content": "各地点计算过程完整性", "status": "pending"},
-        ],
+        AgentTodos(
+            agent="form-reviewer",
+            message="「基本形式审查」已更新任务进度",
+            todos=[
+                Todo(content="版本与编制日期", status="in_progress"),
+                Todo(content="审批签字与日期顺序", status="pending"),
+                Todo(content="各地点计算过程完整性", status="pending"),
+            ],
+        )
     )
     return await asyncio.to_thread(review_form, plan), []
 
@@ -318,17 +325,17 @@ async def _calc(plan: Plan, emit: Emit) -> tuple[list[Finding], list[LocationRec
     async def on_location(location: str, tool: str, done: bool) -> None:
         if done:
             await emit(
-                "agent_tool_result",
-                agent="calc-verifier",
-                tool=tool,
-                message=f"「计算核验审查」{location} 需风量核算 完成",
+                AgentToolResult(
+                    agent="calc-verifier", tool=tool, message=f"「计算核验审查」{location} 需风量核算 完成"
+                )
             )
         else:
             await emit(
-                "agent_executing",
-                agent="calc-verifier",
-                tools=[tool],
-                message=f"「计算核验审查」正在核算 {location} 需风量...",
+                AgentExecuting(
+                    agent="calc-verifier",
+                    tools=[tool],
+                    message=f"「计算核验审查」正在核算 {location} 需风量...",
+                )
             )
 
     return await review_calc(plan, on_location=on_location)
@@ -370,7 +377,7 @@ async def run_reviewers(
         nonlocal completed
         cn = REVIEWERS[agent]
         started = time.perf_counter()
-        await emit("agent_thinking", agent=agent, message=f"「{cn}」正在分析...")
+        await emit(AgentThinking(agent=agent, message=f"「{cn}」正在分析..."))
         try:
             findings, recalcs = await body(plan, emit)
         except Exception as exc:  # one reviewer failing must not stop the others
@@ -379,11 +386,12 @@ async def run_reviewers(
             async with lock:
                 completed += 1
                 await emit(
-                    "agent_error",
-                    agent=agent,
-                    message=f"「{cn}」审查出错",
-                    error=f"{type(exc).__name__}: {exc}",
-                    progress=f"{completed}/{len(bodies)}",
+                    AgentError(
+                        agent=agent,
+                        message=f"「{cn}」审查出错",
+                        error=f"{type(exc).__name__}: {exc}",
+                        progress=f"{completed}/{len(bodies)}",
+                    )
                 )
             return ReviewerOutcome(
                 agent=agent, error=f"{type(exc).__name__}: {exc}", duration_ms=duration
@@ -397,13 +405,15 @@ async def run_reviewers(
         async with lock:
             completed += 1
             await emit(
-                "agent_done",
-                agent=agent,
-                message=f"「{cn}」审查完成",
-                preview=_preview(agent, findings),
-                progress=f"{completed}/{len(bodies)}",
-                duration_ms=duration,
-                findings=len(findings),
+                ReviewerDone(
+                    agent=agent,
+                    cn_agent=cn,
+                    message=f"「{cn}」审查完成",
+                    preview=_preview(agent, findings),
+                    progress=f"{completed}/{len(bodies)}",
+                    duration_ms=duration,
+                    findings=len(findings),
+                )
             )
         outcome = ReviewerOutcome(
             agent=agent,
@@ -416,11 +426,26 @@ async def run_reviewers(
         return outcome, recalcs
 
     for agent in bodies:
-        await emit("agent_start", agent=agent, message=f"「{REVIEWERS[agent]}」开始审查...")
+        cn = REVIEWERS[agent]
+        await emit(AgentStart(agent=agent, cn_agent=cn, message=f"「{cn}」开始审查..."))
     results = await asyncio.gather(*(run_one(a, b) for a, b in bodies.items()))
     outcomes = [o for o, _ in results]
     recalcs = [r for _, rs in results for r in rs]
     return outcomes, recalcs
+
+
+async def _model_reading(
+    plan: Plan, extracted: ExtractedPdf, model: BaseChatModel, settings: Settings, emit: Emit
+) -> Plan:
+    """The plan with the rows the model read from tables the rules could not map (checked first)."""
+
+    async def progress(message: str) -> None:
+        await emit("progress", message=message, agent="system")
+
+    reading = await read_unmapped_tables(
+        plan, extracted, model, timeout_s=settings.llm_timeout_s, progress=progress
+    )
+    return reading.plan
 
 
 async def review_plan(
@@ -440,12 +465,14 @@ async def review_plan(
     writes the reviewers' language and logic remarks, each call at most ``settings.llm_timeout_s`` s.
     """
     await emit(
-        "progress",
-        message=f"PDF 文件已保存，HashID: {req.sha256[:12]}...，正在提取文本内容...",
-        agent="system",
-        hash_id=req.sha256,
+        ReviewProgress(
+            message=f"PDF 文件已保存，HashID: {req.sha256[:12]}...，正在提取文本内容...", hash_id=req.sha256
+        )
     )
     plan = await load_plan(req, settings, emit, ocr_slots=ocr_slots, ocr_engine=ocr_engine)
+    if settings.review_model_reading and remarks_model is not None:  # optional reading aid (model_reading)
+        extracted = await load_extracted(req, settings, emit, ocr_slots=ocr_slots, ocr_engine=ocr_engine)
+        plan = await _model_reading(plan, extracted, remarks_model, settings, emit)
     if not plan.locations and not plan.allocation:
         hint = ""
         if any("pages without a text layer" in w for w in plan.warnings):
@@ -459,12 +486,12 @@ async def review_plan(
             hint += f"；第 {'、'.join(map(str, garbage))} 页文字层为乱码"
         raise ReviewFailed(f"未能从 PDF 中识别出配风计划内容（无用风地点与风量分配表）{hint}")
     await emit(
-        "progress",
-        message=f"PDF 文本提取完成，共 {plan.char_count} 字符。正在初始化审查智能体...",
-        agent="system",
-        hash_id=req.sha256,
+        ReviewProgress(
+            message=f"PDF 文本提取完成，共 {plan.char_count} 字符。正在初始化审查智能体...",
+            hash_id=req.sha256,
+        )
     )
-    await emit("progress", message="3个审查智能体已就绪，正在并行执行审查...", agent="system")
+    await emit(ReviewProgress(message="3个审查智能体已就绪，正在并行执行审查..."))
     sink: list[ReferenceOutcome] = []
     outcomes, recalcs = await run_reviewers(
         plan,
@@ -475,9 +502,11 @@ async def review_plan(
         settings=settings,
         reference_sink=sink,
     )
+    for o in outcomes:  # no major or critical finding rests on a model-read figure alone
+        o.findings = cap_model_findings(o.findings, plan)
     for o in outcomes:  # a plan read once from several copies: each finding lists the copies' pages
         o.findings = with_copy_pages(o.findings, plan.repeats)
-    await emit("progress", message="3个子智能体均已审查完成，正在汇总审查结果...", agent="system")
+    await emit(ReviewProgress(message="3个子智能体均已审查完成，正在汇总审查结果..."))
     outcome = sink[0] if sink else None
     now = datetime.now(ZoneInfo(settings.timezone))
     return ReviewResult(

@@ -35,6 +35,7 @@ from reports.content import sorted_findings
 from vent_agent.documents.pdf_text import ExtractedPdf
 from vent_agent.documents.quality import PageRead
 from vent_agent.documents.repeats import RepeatedContent
+from vent_agent.events import merge_parts, parse_event
 from vent_agent.kb.search import KnowledgeBase
 from vent_agent.review.findings import Evidence, Finding
 from vent_agent.review.result import LocationRecalc, ReviewResult
@@ -118,14 +119,16 @@ def record_path(reports_dir: Path, report_id: str) -> Path:
 
 
 def tasks_from_events(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The task chain of a run: its agent and tool events and its OCR page events, in order (seq, type,
-    agent, tool(s), message, ``ocr_progress`` with the page and why it was OCR'd)."""
+    """The task chain of a run: its agent and tool events and its OCR page events (``ocr_progress``: the
+    page and why it was OCR'd), in order (seq, type, agent, tool(s), message), read through the event
+    catalogue (:func:`vent_agent.events.parse_event`)."""
     keep = ("seq", "type", "agent", "tool", "tools", "message", "duration_ms", "ocr_progress")
-    return [
-        {k: ev[k] for k in keep if k in ev}
-        for ev in events
-        if ev.get("type") in TASK_EVENTS or "ocr_progress" in ev
-    ]
+    tasks = []
+    for ev in map(parse_event, merge_parts(events)):
+        wire = ev.wire()
+        if ev.type in TASK_EVENTS or wire.get("ocr_progress"):
+            tasks.append({k: wire[k] for k in keep if k in wire})
+    return tasks
 
 
 def build_record(

@@ -12,7 +12,8 @@ from zoneinfo import ZoneInfo
 
 from reports.docx_report import render_docx
 from reports.markdown import render_markdown
-from vent_agent.review.pipeline import Emit
+from vent_agent.events import Generating, ReviewProgress, Token
+from vent_agent.events import Send as Emit
 from vent_agent.review.result import ReviewResult
 from vent_agent.store.db import Database
 from vent_agent.store.models import ReportRow
@@ -58,11 +59,11 @@ def token_pieces(text: str, size: int = TOKEN_CHARS) -> list[str]:
 async def stream_markdown(result: ReviewResult, emit: Emit) -> str:
     """Emit the final Markdown report (:func:`reports.markdown.render_markdown`) as ``token`` events
     (``source="main"``); return it. Model remarks, when there are any, are in its fifth chapter."""
-    await emit("progress", message="正在生成最终审查报告...", agent="system")
-    await emit("generating", source="main", message="正在生成最终审查报告...")
+    await emit(ReviewProgress(message="正在生成最终审查报告..."))
+    await emit(Generating(source="main", message="正在生成最终审查报告..."))
     text = render_markdown(result)
     for piece in token_pieces(text):
-        await emit("token", source="main", content=piece)
+        await emit(Token(source="main", content=piece))
     return text
 
 
@@ -78,7 +79,7 @@ async def publish_docx(
     session_id: str | None = None,
 ) -> PublishedReport:
     """Write the Word report (off the event loop), record it, and announce its ``download_url``."""
-    await emit("progress", message="正在生成 Word 审查报告...", agent="system")
+    await emit(ReviewProgress(message="正在生成 Word 审查报告..."))
     report_id = new_report_id(timezone)
     path = reports_dir / f"{report_id}.docx"
     await asyncio.to_thread(render_docx, result, path)
@@ -95,5 +96,5 @@ async def publish_docx(
         )
         await s.commit()
     url = f"{base_url.rstrip('/')}/static/reports/{report_id}.docx"
-    await emit("progress", message="Word 报告已生成，点击下载", agent="system", download_url=url)
+    await emit(ReviewProgress(message="Word 报告已生成，点击下载", download_url=url))
     return PublishedReport(report_id, path, url)

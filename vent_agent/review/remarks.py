@@ -34,11 +34,10 @@ import json
 import logging
 import re
 import time
-from collections.abc import Awaitable
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
@@ -47,6 +46,8 @@ from pydantic import BaseModel, Field, ValidationError, field_validator
 
 from vent_agent.documents.plan import Plan
 from vent_agent.documents.plan_text import match_name
+from vent_agent.events import AgentThinking, AgentToolResult, EventModel
+from vent_agent.events import Send as Emit
 from vent_agent.llm.providers import build_chat_model
 from vent_agent.llm.registry import configured_models
 from vent_agent.review.findings import Category, Finding, Severity
@@ -73,12 +74,6 @@ DEFAULT_CATEGORY: dict[str, Category] = {
 _NO_LOCATION = {"", "null", "none", "无", "计划整体", "全局", "整体"}
 _THINK = re.compile(r"<think>.*?</think>", re.DOTALL)
 _PUNCT = re.compile(r"[\s，。；：、,.;:！!？?“”\"'（）()]")
-
-
-class Emit(Protocol):
-    """``await emit(type, **fields)`` appends one event (the pipeline's emitter)."""
-
-    def __call__(self, type_: str, /, **fields: Any) -> Awaitable[None]: ...
 
 
 class RemarksFormatError(ValueError):
@@ -362,11 +357,11 @@ async def review_remarks(
     name = model_name(model)
     started = time.perf_counter()
 
-    async def send(type_: str, **fields: Any) -> None:
+    async def send(event: EventModel) -> None:
         if emit is not None:
-            await emit(type_, agent=agent, **fields)
+            await emit(event)
 
-    await send("agent_thinking", message=f"「{cn}」正在撰写语言与逻辑审查意见（模型：{name}）...")
+    await send(AgentThinking(agent=agent, message=f"「{cn}」正在撰写语言与逻辑审查意见（模型：{name}）..."))
     remarks: list[Remark] = []
     notes: list[str] = []
     try:
@@ -389,13 +384,19 @@ async def review_remarks(
     for r in remarks:
         where = f"{r.location}：" if r.location else ""
         await send(
-            "agent_thinking",
-            message=f"「{cn}」模型意见：{where}{r.message}"[:300],
-            remark=r.model_dump(mode="json", include={"location", "category", "severity", "message", "page"}),
+            AgentThinking(
+                agent=agent,
+                message=f"「{cn}」模型意见：{where}{r.message}"[:300],
+                remark=r.model_dump(
+                    mode="json", include={"location", "category", "severity", "message", "page"}
+                ),
+            )
         )
     note = "；".join(notes) or None
     summary = f"「{cn}」语言与逻辑审查意见 {len(remarks)} 条 完成"
-    await send("agent_tool_result", tool=REMARKS_TOOL, message=summary + (f"（{note}）" if note else ""))
+    await send(
+        AgentToolResult(agent=agent, tool=REMARKS_TOOL, message=summary + (f"（{note}）" if note else ""))
+    )
     return RemarkSet(remarks=remarks, model=name, note=note, duration_ms=duration)
 
 

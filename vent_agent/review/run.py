@@ -9,6 +9,7 @@ from pathlib import Path as FilePath
 
 from reports.labels import severity_label
 from vent_agent.documents.upload import sha256_file
+from vent_agent.events import Error, ReviewDone, ReviewProgress, SeverityCounts
 from vent_agent.review.findings import Severity
 from vent_agent.review.pipeline import ReviewFailed, ReviewRequest, review_plan
 from vent_agent.review.provenance import Artifact, build_record, save_record
@@ -34,29 +35,29 @@ async def review_run(
     ``final``: end the stream with ``done`` (the review route); False inside a chat turn, whose run
     ends it. Returns a one-paragraph summary for the conversation."""
     if state.review_slots.locked():
-        await em.emit("progress", message="审查任务排队中，请稍候...", agent="system", queued=True)
+        await em.send(ReviewProgress(message="审查任务排队中，请稍候...", queued=True))
     async with state.review_slots:
         try:
             remarks_model = await state.models.chat_model() if state.models is not None else None
             result = await review_plan(
                 req,
                 state.settings,
-                em.emit,
+                em.send,
                 state.reference,
                 remarks_model=remarks_model,
                 ocr_slots=state.ocr_slots,
             )
         except ReviewFailed as exc:
-            await em.emit("error", message=exc.message)
+            await em.send(Error(message=exc.message))
             if final:
-                await em.emit(
-                    "done", session_id=session_id, thread_id=thread_id or em.run_id, message="审查失败"
+                await em.send(
+                    ReviewDone(session_id=session_id, thread_id=thread_id or em.run_id, message="审查失败")
                 )
             return f"配风计划审查失败：{exc.message}"
-        await stream_markdown(result, em.emit)
+        await stream_markdown(result, em.send)
         report = await publish_docx(
             result,
-            em.emit,
+            em.send,
             reports_dir=state.settings.reports_dir,
             base_url=base_url,
             timezone=state.settings.timezone,
@@ -67,17 +68,20 @@ async def review_run(
     await _save_provenance(em, state, result, report, session_id)
     counts = result.counts()
     if final:
-        await em.emit(
-            "done",
-            session_id=session_id,
-            thread_id=thread_id or em.run_id,
-            download_url=report.download_url,
-            message="审查完成",
-            summary=counts,
+        await em.send(
+            ReviewDone(
+                session_id=session_id,
+                thread_id=thread_id or em.run_id,
+                download_url=report.download_url,
+                message="审查完成",
+                summary=SeverityCounts(**counts),
+            )
         )
     else:
-        await em.emit(
-            "progress", message="审查完成", agent="system", download_url=report.download_url, summary=counts
+        await em.send(
+            ReviewProgress(
+                message="审查完成", download_url=report.download_url, summary=SeverityCounts(**counts)
+            )
         )
     found = "，".join(f"{severity_label(Severity(k))} {v} 项" for k, v in counts.items() if v) or "未发现问题"
     return f"已完成《{req.file_name}》的配风计划审查：{found}。Word 报告：{report.download_url}"
@@ -111,7 +115,7 @@ def review_body(state: AppState, req: ReviewRequest, base_url: str, session_id: 
     """The body of a ``POST /api/vent/review/pdf`` run: the saved upload's review, ended with ``done``."""
 
     async def body(em: Emitter) -> None:
-        await em.emit("progress", message="正在保存上传的 PDF 文件...", agent="system")
+        await em.send(ReviewProgress(message="正在保存上传的 PDF 文件..."))
         await review_run(em, state, req, base_url, session_id)
 
     return body

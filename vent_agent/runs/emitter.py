@@ -1,8 +1,14 @@
 """A run's emitter: the one way a run body appends events to its run's log.
 
-Consecutive ``token`` events of one source are merged for at most :data:`TOKEN_MERGE_S` before they are
-numbered; each event gets the next dense ``seq`` and the ``run_id`` and goes to
-:meth:`vent_agent.runs.manager.RunManager.append_event`.
+Front (typed events, merging, frame size): run bodies call :meth:`Emitter.send` with a model of the
+event catalogue (:mod:`vent_agent.events`); undeclared fields are refused. Consecutive ``token`` events
+of one source are merged for at most :data:`TOKEN_MERGE_S` before they are numbered, up to the frame cap
+(a token with ``replace: true`` starts a new event: it is never merged into the text it replaces);
+every payload is cut or bounded to :data:`vent_agent.events.FRAME_CAP` bytes
+(:func:`vent_agent.runs.frames.fit_frames`), each piece numbered on its own.
+
+Back (from :meth:`Emitter._append`): each payload gets the next dense ``seq`` and the ``run_id`` and goes
+to :meth:`vent_agent.runs.manager.RunManager.append_event`.
 """
 
 from __future__ import annotations
@@ -10,6 +16,9 @@ from __future__ import annotations
 import asyncio
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
+
+from vent_agent.events import FRAME_CAP, EventModel, check_declared, make_event
+from vent_agent.runs.frames import fit_frames
 
 if TYPE_CHECKING:
     from vent_agent.runs.manager import RunManager
@@ -20,11 +29,12 @@ TOKEN_MERGE_S = 0.05
 @dataclass
 class Emitter:
     """Appends a run's events to the log. Consecutive ``token`` events of one source are merged for at
-    most 50 ms before they are numbered (never after)."""
+    most 50 ms before they are numbered (never after), and never beyond the frame cap."""
 
     manager: RunManager
     run_id: str
     seq: int = 0
+    frame_cap: int = FRAME_CAP
     _pending: dict[str, Any] | None = None
     _pending_at: float = 0.0
     _lock: asyncio.Lock = field(default_factory=asyncio.Lock)
@@ -32,15 +42,24 @@ class Emitter:
     saw_done: bool = False
     saw_error: bool = False
 
-    async def emit(self, type_: str, **fields: Any) -> None:
-        """Append one event ``{"type": type_, **fields}``."""
-        payload = {"type": type_, **fields}
+    async def send(self, event: EventModel) -> None:
+        """Append one event of the catalogue. Raises ``ValueError`` for an undeclared field."""
+        check_declared(event)
+        payload = event.wire()
+        payload.pop("seq", None)
+        payload.pop("run_id", None)
+        type_ = payload["type"]
         async with self._lock:
             loop = asyncio.get_running_loop()
             if type_ == "token":
                 p = self._pending
-                if p is not None and p.get("source") == payload.get("source"):
+                if p is not None and p.get("source") == payload.get("source") and not payload.get("replace"):
                     p["content"] += payload.get("content", "")
+                    pieces = fit_frames(p, self.run_id, self.frame_cap)
+                    if len(pieces) > 1:  # full frames go now, the rest keeps merging
+                        for piece in pieces[:-1]:
+                            await self._append(piece)
+                        self._pending = pieces[-1]
                     if loop.time() - self._pending_at >= TOKEN_MERGE_S:
                         await self._flush()
                     return
@@ -50,11 +69,17 @@ class Emitter:
                 self._timer = asyncio.create_task(self._flush_later())
                 return
             await self._flush()
-            await self._append(payload)
+            for piece in fit_frames(payload, self.run_id, self.frame_cap):
+                await self._append(piece)
             if type_ == "done":
                 self.saw_done = True
             elif type_ == "error":
                 self.saw_error = True
+
+    async def emit(self, type_: str, **fields: Any) -> None:
+        """Append ``{"type": type_, **fields}``, validated against the catalogue like :meth:`send`
+        (for callers that build events from data; run bodies send models)."""
+        await self.send(make_event(type_, **fields))
 
     async def _flush_later(self) -> None:
         await asyncio.sleep(TOKEN_MERGE_S)
@@ -69,7 +94,8 @@ class Emitter:
     async def _flush(self) -> None:
         if self._pending is not None:
             pending, self._pending = self._pending, None
-            await self._append(pending)
+            for piece in fit_frames(pending, self.run_id, self.frame_cap):
+                await self._append(piece)
 
     async def _append(self, payload: dict[str, Any]) -> None:
         seq = self.seq + 1

@@ -9,6 +9,12 @@ Several workers may share one database: each run records the worker executing it
 subscriber on any worker tails any run (the broker wakes it across workers, or it polls), and a cancel
 asked on any worker reaches the run's own (:meth:`RunManager.request_cancel`). A dead worker's runs are
 closed by :meth:`RunManager.fail_lost_run` (called by :mod:`vent_agent.runs.workers`).
+
+One turn at a time per session: a chat or resume run is reserved with ``exclusive=True``
+(:meth:`RunManager.reserve`), which records the run and claims ``sessions.active_run_id`` in one
+transaction, by a conditional UPDATE that matches only when no other run holds the session (or the one
+named has ended). The row lock of that UPDATE decides between concurrent claims on any worker. The run's
+end (done, failed, cancelled, or closed as lost) releases the session in the transaction that records it.
 """
 
 from __future__ import annotations
@@ -23,7 +29,7 @@ from dataclasses import dataclass
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import delete, func, update
+from sqlalchemy import delete, func, or_, update
 from sqlalchemy.exc import OperationalError
 from sqlalchemy.exc import TimeoutError as PoolTimeout
 from sqlmodel import select
@@ -36,7 +42,7 @@ from vent_agent.runs.emitter import Emitter
 from vent_agent.runs.tables import RunWorkerRow
 from vent_agent.runs.workers import new_worker_id
 from vent_agent.store.db import Database
-from vent_agent.store.models import EventRow, RunRow, utcnow
+from vent_agent.store.models import EventRow, RunRow, SessionRow, utcnow
 
 if TYPE_CHECKING:
     from vent_agent.runs.retention import RetentionSweep
@@ -46,6 +52,7 @@ log = logging.getLogger(__name__)
 
 TERMINAL = {"done", "failed", "cancelled"}
 LOST_MESSAGE = "处理该请求的服务实例异常退出，运行已中断，请重试"
+DELETED_MESSAGE = "该运行所属的会话已被删除，运行已终止"
 
 
 @dataclass
@@ -55,6 +62,28 @@ class StoredEvent:
     seq: int
     type: str
     payload: dict[str, Any]
+
+
+class SessionBusy(Exception):
+    """The session already has a turn in progress (a chat or resume run still running on it)."""
+
+
+def _release(run_ids: list[str]) -> Any:
+    """The UPDATE that frees the sessions held by ``run_ids``."""
+    return update(SessionRow).where(SessionRow.active_run_id.in_(run_ids)).values(active_run_id=None)
+
+
+def _deleted_end(run_id: str, run: RunRow | None, last: int, last_type: str) -> list[StoredEvent]:
+    """The end a subscriber gives a run deleted before it read the logged one: ``error`` (unless the
+    last event read was one) then ``done``, numbered on after ``last``."""
+    types = (["error"] if last_type != "error" else []) + ["done"]
+    out = []
+    for i, type_ in enumerate(types, start=1):
+        fields: dict[str, Any] = {"message": DELETED_MESSAGE}
+        if type_ == "done":
+            fields["session_id"] = run.session_id if run is not None else None
+        out.append(StoredEvent(last + i, type_, {"type": type_, **fields, "seq": last + i, "run_id": run_id}))
+    return out
 
 
 class RunCancelled(Exception):
@@ -114,6 +143,48 @@ class RunManager:
         """Ids of the runs executing in this worker."""
         return list(self._tasks)
 
+    async def reserve(
+        self,
+        kind: str,
+        *,
+        session_id: str | None = None,
+        user_name: str | None = None,
+        exclusive: bool = False,
+    ) -> str:
+        """Record a run (and this worker as its executor) before it starts; return its id. Start it with
+        ``start(..., run_id=…)`` or drop it with :meth:`abandon`.
+
+        ``exclusive``: the run is the session's turn; it claims ``sessions.active_run_id`` in the same
+        transaction, where the session holds no run or only one that has ended. Raises
+        :class:`SessionBusy` (nothing recorded) when another run holds the session.
+        """
+        run_id = secrets.token_urlsafe(18)
+        async for attempt in _retrying():
+            with attempt:
+                async with self.db.session() as s:
+                    s.add(RunRow(id=run_id, kind=kind, session_id=session_id, user_name=user_name))
+                    s.add(RunWorkerRow(run_id=run_id, worker_id=self.worker_id))
+                    await s.flush()
+                    if exclusive and session_id is not None:
+                        ended = select(RunRow.id).where(RunRow.status.in_(TERMINAL))
+                        claimed = await s.exec(
+                            update(SessionRow)
+                            .where(
+                                SessionRow.id == session_id,
+                                or_(SessionRow.active_run_id.is_(None), SessionRow.active_run_id.in_(ended)),
+                            )
+                            .values(active_run_id=run_id)
+                        )
+                        if claimed.rowcount != 1:
+                            await s.rollback()
+                            raise SessionBusy(session_id)
+                    await s.commit()
+        return run_id
+
+    async def abandon(self, run_id: str) -> None:
+        """Drop a reserved run that will not start (the request failed before it), freeing its session."""
+        await self.delete_runs([run_id])
+
     async def start(
         self,
         kind: str,
@@ -122,19 +193,17 @@ class RunManager:
         session_id: str | None = None,
         user_name: str | None = None,
         done_fields: Callable[[str], dict[str, Any]] | None = None,
+        run_id: str | None = None,
     ) -> str:
-        """Record a run (and this worker as its executor) and execute ``body(emitter)`` in the
-        background; return the run id.
+        """Record a run (unless ``run_id`` names one :meth:`reserve` recorded) and execute
+        ``body(emitter)`` in the background; return the run id.
 
         If ``body`` raises, an ``error`` event (Chinese message) and a ``done`` event are appended and the
         run is marked failed; if it returns without a ``done`` event, one is appended with
         ``done_fields(run_id)``.
         """
-        run_id = secrets.token_urlsafe(18)
-        async with self.db.session() as s:
-            s.add(RunRow(id=run_id, kind=kind, session_id=session_id, user_name=user_name))
-            s.add(RunWorkerRow(run_id=run_id, worker_id=self.worker_id))
-            await s.commit()
+        if run_id is None:
+            run_id = await self.reserve(kind, session_id=session_id, user_name=user_name)
         emitter = Emitter(self, run_id)
         self._kinds[run_id] = kind
         metrics.run_started(kind)
@@ -231,6 +300,7 @@ class RunManager:
                         .where(RunRow.id == run_id, RunRow.status == "running")
                         .values(status=status, error=error, finished_at=utcnow(), last_seq=last_seq)
                     )
+                    await s.exec(_release([run_id]))
                     await s.commit()
         # rowcount 0: the run was already closed as lost (this worker was taken for dead)
         metrics.run_ended(self._kinds.get(run_id, "unknown"), status if result.rowcount else None)
@@ -265,6 +335,7 @@ class RunManager:
                     )
                 )
             await s.exec(update(RunRow).where(RunRow.id == run_id).values(last_seq=last + 2))
+            await s.exec(_release([run_id]))
             kind = run.kind
             await s.commit()
         metrics.event_appended("error")
@@ -298,20 +369,26 @@ class RunManager:
 
     async def subscribe(self, run_id: str, after: int = 0) -> AsyncIterator[StoredEvent]:
         """Replay the run's events after ``after``, then tail it live until it ends (whichever worker
-        executes it)."""
-        last = after
+        executes it). A run deleted under the subscriber (its session deleted) before it read the end
+        still ends with ``error`` then ``done`` (not logged: the log is gone)."""
+        last, last_type, seen = after, "", await self.get(run_id)
         while True:
             waiter = self.broker.listen(run_id)
             try:
                 batch = await self.events_after(run_id, last)
                 for ev in batch:
-                    last = ev.seq
+                    last, last_type = ev.seq, ev.type
                     yield ev
                 if batch:
                     continue
                 run = await self.get(run_id)
+                if run is None and seen is not None and last_type != "done":
+                    for ev in _deleted_end(run_id, seen, last, last_type):
+                        yield ev
+                    return
                 if run is None or (run.status in TERMINAL and last >= run.last_seq):
                     return
+                seen = run
                 with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(waiter.wait(), self.poll_s)
             finally:
@@ -384,10 +461,12 @@ class RunManager:
                 self.broker.unlisten(run_id, waiter)
 
     async def delete_runs(self, run_ids: list[str]) -> None:
-        """Delete runs with their events and worker records (session deletion, retention)."""
+        """Delete runs with their events and worker records (session deletion, retention), freeing the
+        sessions they held."""
         if not run_ids:
             return
         async with self.db.session() as s:
+            await s.exec(_release(run_ids))
             await s.exec(delete(EventRow).where(EventRow.run_id.in_(run_ids)))
             await s.exec(delete(RunWorkerRow).where(RunWorkerRow.run_id.in_(run_ids)))
             await s.exec(delete(RunRow).where(RunRow.id.in_(run_ids)))

@@ -4,43 +4,59 @@ stream sent, so a client that lost the stream can rebuild the answer from it."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Any
 
+from vent_agent.events import (
+    Error,
+    Interrupt,
+    References,
+    Suggestions,
+    Token,
+    ToolCall,
+    UpdatedTodoList,
+    merge_parts,
+    parse_event,
+)
 
-def fold_events(events: Iterable[dict[str, Any]]) -> dict[str, Any]:
+
+def fold_events(events: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
     """``{"role": "assistant", "content": str, "tool_calls"?: [{"tool", "source"}], "todos"?: [...],
     "references"?: [...], "suggestions"?: [...], "interrupt"?: {...}, "error"?: str, "download_url"?: str}``.
 
     ``content`` is the concatenation of the main agent's ``token`` events (subagent tokens are the
     reviewers' own and stay out), or the corrected text of a ``references`` event when the citation
-    check removed something; the last ``updated_todo_list`` gives the todos."""
+    check removed something; a ``token`` with ``replace: true`` discards the text before it; the last
+    ``updated_todo_list`` gives the todos. Events sent in parts are joined first; each is read through the
+    event catalogue (:func:`vent_agent.events.parse_event`)."""
     content: list[str] = []
     corrected: str | None = None
     turn: dict[str, Any] = {"role": "assistant"}
     tool_calls: list[dict[str, Any]] = []
-    for ev in events:
-        kind = ev.get("type")
-        if kind == "token" and ev.get("source", "main") == "main":
-            content.append(str(ev.get("content", "")))
-        elif kind == "tool_call":
-            tool_calls.append({"tool": ev.get("tool"), "source": ev.get("source", "main")})
-        elif kind == "updated_todo_list":
-            turn["todos"] = ev.get("todos", [])
-        elif kind == "references":
-            turn["references"] = ev.get("references", [])
-            if ev.get("warnings"):
-                turn["citation_warnings"] = ev["warnings"]
-            if "content" in ev:  # citations the check removed: the corrected text replaces the streamed one
-                corrected = str(ev["content"])
-        elif kind == "suggestions":
-            turn["suggestions"] = ev.get("suggestions", [])
-        elif kind == "interrupt":
-            turn["interrupt"] = {k: ev.get(k) for k in ("message", "interrupts", "plan")}
-        elif kind == "error":
-            turn["error"] = ev.get("message")
-        if ev.get("download_url"):
-            turn["download_url"] = ev["download_url"]
+    for ev in map(parse_event, merge_parts(events)):
+        if isinstance(ev, Token) and ev.replace:  # the text so far was partial: this one replaces it
+            content = [ev.content]
+        elif isinstance(ev, Token) and ev.source == "main":
+            content.append(ev.content)
+        elif isinstance(ev, ToolCall):
+            tool_calls.append({"tool": ev.tool, "source": ev.source})
+        elif isinstance(ev, UpdatedTodoList):
+            turn["todos"] = [t.model_dump(mode="json") for t in ev.todos]
+        elif isinstance(ev, References):
+            turn["references"] = [r.model_dump(mode="json") for r in ev.references]
+            if ev.warnings:
+                turn["citation_warnings"] = [w.model_dump(mode="json") for w in ev.warnings]
+            if ev.content is not None:  # the citation check removed some: this corrected text replaces it
+                corrected = ev.content
+        elif isinstance(ev, Suggestions):
+            turn["suggestions"] = ev.suggestions
+        elif isinstance(ev, Interrupt):
+            turn["interrupt"] = {"message": ev.message, "interrupts": ev.interrupts, "plan": ev.plan}
+        elif isinstance(ev, Error):
+            turn["error"] = ev.message
+        url = getattr(ev, "download_url", None)
+        if url:
+            turn["download_url"] = url
     turn["content"] = corrected if corrected is not None else "".join(content)
     if tool_calls:
         turn["tool_calls"] = tool_calls

@@ -66,7 +66,9 @@ class SessionRow(SQLModel, table=True):
 
     ``mode``: plan | full. ``pinned`` sorts first (``sort_order`` 1 in the spec). ``thread_id`` is the
     LangGraph thread, by default the session id. ``context_usage``: JSON of the last request's token
-    usage (``GET …/context``), None until a model has reported one.
+    usage (``GET …/context``), None until a model has reported one. ``active_run_id``: the chat or
+    resume run of the turn in progress (one turn at a time; claimed and released by
+    :class:`vent_agent.runs.manager.RunManager`), None between turns.
     """
 
     __tablename__ = "sessions"
@@ -80,6 +82,7 @@ class SessionRow(SQLModel, table=True):
     created_at: datetime = Field(default_factory=utcnow)
     updated_at: datetime = Field(default_factory=utcnow)
     context_usage: str | None = Field(default=None, sa_column=Column(Text))
+    active_run_id: str | None = Field(default=None, max_length=64)
 
 
 class MessageRow(SQLModel, table=True):
@@ -127,7 +130,9 @@ class ApprovalRow(SQLModel, table=True):
     unique key makes a double resume (two tabs, two workers) fail cleanly."""
 
     __tablename__ = "approvals"
-    __table_args__ = (UniqueConstraint("session_id", "thread_id", "interrupt_id", name="uq_approvals_interrupt"),)
+    __table_args__ = (
+        UniqueConstraint("session_id", "thread_id", "interrupt_id", name="uq_approvals_interrupt"),
+    )
 
     id: int | None = Field(default=None, primary_key=True)
     session_id: str = Field(max_length=128, index=True)

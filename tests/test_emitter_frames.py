@@ -1,0 +1,91 @@
+"""The emitter's front: typed events only, tokens merged up to the frame cap, every logged frame within
+1 KiB with its seq and run_id, seq dense across the pieces of a cut event."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import pytest
+
+from vent_agent.events import FRAME_CAP, Error, References, Token, frame_bytes, merge_parts
+from vent_agent.kb.quoted import Reference
+from vent_agent.runs import emitter as emitter_module
+from vent_agent.runs.emitter import Emitter
+
+
+class Log:
+    """Stands in for the run manager: keeps what the emitter appends."""
+
+    def __init__(self) -> None:
+        self.events: list[dict[str, Any]] = []
+
+    async def append_event(self, run_id: str, seq: int, payload: dict[str, Any]) -> None:
+        assert payload["seq"] == seq and payload["run_id"] == run_id
+        self.events.append(payload)
+
+
+def new_emitter() -> tuple[Emitter, Log]:
+    log = Log()
+    return Emitter(log, "run-0123456789abcdefghijk"), log  # type: ignore[arg-type]
+
+
+def sizes(log: Log) -> list[int]:
+    return [frame_bytes(e) for e in log.events]
+
+
+async def test_small_tokens_merge_up_to_the_cap_and_no_further(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(emitter_module, "TOKEN_MERGE_S", 60.0)  # the cap, not the clock, cuts here
+    em, log = new_emitter()
+    text = "风速与风量均在规定范围内。" * 400  # ~15.6 KB of UTF-8, sent 3 characters at a time
+    for i in range(0, len(text), 3):
+        await em.send(Token(source="main", content=text[i : i + 3]))
+    await em.flush()
+    assert "".join(e["content"] for e in log.events) == text
+    assert max(sizes(log)) <= FRAME_CAP
+    assert [e["seq"] for e in log.events] == list(range(1, len(log.events) + 1))
+    # full: within a character (3 bytes) and the room kept for a 10-digit seq of the cap
+    assert min(sizes(log)[:-1]) > FRAME_CAP - 16, "merging still coalesces: every frame but the last is full"
+
+
+async def test_tokens_of_another_source_are_not_merged_in() -> None:
+    em, log = new_emitter()
+    await em.send(Token(source="main", content="甲"))
+    await em.send(Token(source="fast", content="乙"))
+    await em.send(Error(message="错"))
+    assert [(e["type"], e.get("content")) for e in log.events] == [
+        ("token", "甲"),
+        ("token", "乙"),
+        ("error", None),
+    ]
+    assert em.saw_error
+
+
+async def test_a_large_event_is_logged_in_parts_with_dense_seq() -> None:
+    em, log = new_emitter()
+    await em.send(Token(source="main", content="前"))
+    refs = [Reference(marker=f"R{i}", article=i, label=f"第{i}条", excerpt="条" * 400) for i in range(1, 5)]
+    await em.send(References(references=refs, warnings=[], message="引用的规程条款"))
+    assert max(sizes(log)) <= FRAME_CAP
+    assert [e["seq"] for e in log.events] == list(range(1, len(log.events) + 1))
+    joined = merge_parts(log.events)
+    assert [e["type"] for e in joined] == ["token", "references"]
+    assert len(joined[1]["references"]) == 4
+
+
+async def test_undeclared_fields_and_unknown_types_are_refused() -> None:
+    em, log = new_emitter()
+    with pytest.raises(ValueError):
+        await em.send(Token(source="main", content="x", colour="red"))  # type: ignore[call-arg]
+    with pytest.raises(ValueError):
+        await em.emit("not_an_event", message="x")
+    await em.emit("error", message="已知类型经 emit 也按目录校验")
+    assert [e["type"] for e in log.events] == ["error"]
+
+
+async def test_a_pending_merge_is_written_after_at_most_50_ms() -> None:
+    em, log = new_emitter()
+    await em.send(Token(source="main", content="片段"))
+    assert log.events == []
+    await asyncio.sleep(0.2)
+    assert [e["content"] for e in log.events] == ["片段"]

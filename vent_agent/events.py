@@ -1,0 +1,515 @@
+"""The event catalogue: every event a run streams, one pydantic model per type (and flow variant).
+
+The wire is the spec's (ventilation-api v2.0, 流式响应): one ``data: <compact JSON>\\n\\n`` frame per event,
+``type`` first, the log adds ``seq`` and ``run_id`` last. :data:`Event` is the union of the wire models,
+discriminated by ``type``; :func:`parse_event` reads a logged or streamed payload into it (unknown types
+and fields are kept, so an older client reads a newer service). Run bodies build the models and call
+``Emitter.send(event)`` (:mod:`vent_agent.runs.emitter`), which refuses undeclared fields.
+
+Flow variants are subclasses of a wire model that pin what one flow sends (``ClickDone``, ``ChatDone``,
+``ReviewDone``; ``ClickProgress``, ``ChatProgress``, ``ReviewProgress``; ``ReviewerDone``): build those,
+parse into the wire model.
+
+Frames stay under :data:`FRAME_CAP` bytes (the spec's frontend parser drops a frame split across reads):
+``token``/``reasoning`` are cut into several events (on character boundaries); a model naming
+``SPLIT_LISTS``/``SPLIT_TEXT`` is sent in parts (``part``/``parts``, 1-based: the lists concatenate, the
+text fields concatenate, the other fields repeat; :func:`merge_parts` joins them); any other string that
+still does not fit is shortened with ``…`` (:func:`fit_frames`).
+
+To add a field: declare it on the model (``None`` default if it is not always sent: ``None`` values are
+left off the wire unless named in ``KEEP_NULL``), add it to the event's row in docs/API_DOCUMENTATION.md
+(``tests/test_event_catalogue.py`` compares both ways) and, if it holds long text or a long list, to
+``SPLIT_TEXT``/``SPLIT_LISTS``. To add a type: a model with ``type: Literal["…"] = "…"``, listed in
+:data:`Event`, a row in the docs' event table, and ``TEXT_SPLIT``/``PART_TEXT`` in
+``vent_agent/static/vent-client.js`` if it is split.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Awaitable, Callable, Iterable, Mapping
+from typing import Annotated, Any, ClassVar, Literal, get_args
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
+
+from vent_agent.kb.quoted import CitationWarning, Reference
+
+FRAME_CAP = 1024
+"""Largest frame on a spec route, bytes of UTF-8: ``data: `` + the JSON (``seq``, ``run_id`` included)
++ ``\\n\\n``."""
+
+SEQ_WIDTH = 10**9
+"""A ``seq`` as wide as any run's, used to measure a frame before its number is known."""
+
+Source = Literal["main", "subagent", "fast"]
+Notice = Literal["run_timeout", "model_call_limit", "no_model", "rule_fallback"]
+"""``progress.notice``: a budget was hit (``run_timeout``, ``model_call_limit``), no model is configured
+(``no_model``), the model or agent failed and the rules answered (``rule_fallback``)."""
+TodoStatus = Literal["pending", "in_progress", "completed"]
+
+
+Send = Callable[["EventModel"], Awaitable[None]]
+"""How a run body appends an event: ``Emitter.send`` (or a stand-in, such as the command line's)."""
+
+
+def wire_json(payload: Mapping[str, Any]) -> str:
+    """The JSON of one frame as the log and the wire carry it: compact, one line, Chinese unescaped."""
+    return json.dumps(payload, ensure_ascii=False, separators=(",", ":"))
+
+
+def frame_bytes(payload: Mapping[str, Any]) -> int:
+    """Size of ``data: <json>\\n\\n`` in bytes of UTF-8."""
+    return len(wire_json(payload).encode("utf-8", "surrogatepass")) + 8
+
+
+class Todo(BaseModel):
+    """One item of a todo list: ``{"content", "status"}``."""
+
+    model_config = ConfigDict(extra="allow")
+    content: str
+    status: TodoStatus
+
+
+class PageProgress(BaseModel):
+    """Per-page progress: ``page`` of ``total`` (text layer: PDF pages; OCR: pages to recognise)."""
+
+    model_config = ConfigDict(extra="allow")
+    page: int
+    total: int
+
+
+class OcrProgress(PageProgress):
+    """OCR progress: ``page`` of ``total`` pages to recognise, ``pdf_page`` the PDF page, and ``reason``
+    why it is OCR'd: ``no_text_layer`` (a scan), ``garbage_text_layer`` (its text layer is not text:
+    private-use glyphs, mojibake; :mod:`vent_agent.documents.quality`)."""
+
+    pdf_page: int | None = None
+    reason: Literal["no_text_layer", "garbage_text_layer"] | None = None
+
+
+class SeverityCounts(BaseModel):
+    """Rule findings per severity."""
+
+    critical: int = 0
+    major: int = 0
+    minor: int = 0
+    info: int = 0
+
+
+class Remark(BaseModel):
+    """A model remark accepted by a reviewer (``agent_thinking.remark``)."""
+
+    model_config = ConfigDict(extra="allow")
+    location: str | None = None
+    category: str
+    severity: str
+    message: str
+    page: int | None = None
+
+
+class EventModel(BaseModel):
+    """Base of every event. ``seq``/``run_id`` are set by the log; read models keep unknown fields."""
+
+    model_config = ConfigDict(extra="allow")
+    KEEP_NULL: ClassVar[frozenset[str]] = frozenset()
+    SPLIT_LISTS: ClassVar[tuple[str, ...]] = ()
+    SPLIT_TEXT: ClassVar[tuple[str, ...]] = ()
+
+    seq: int | None = None
+    run_id: str | None = None
+
+    def wire(self) -> dict[str, Any]:
+        """The payload on the wire: ``type`` first, the declared fields in order (``None`` left off
+        unless in ``KEEP_NULL``), any extra fields, then ``seq``/``run_id`` when set."""
+        data = self.model_dump(mode="json")
+        out: dict[str, Any] = {"type": data.pop("type")}
+        tail = {k: data.pop(k) for k in ("seq", "run_id")}
+        for key, value in data.items():
+            if value is not None or key in self.KEEP_NULL:
+                out[key] = value
+        out.update({k: v for k, v in tail.items() if v is not None})
+        return out
+
+
+class _Parts(EventModel):
+    """An event that may be sent in parts: ``part`` of ``parts`` (1-based), only when split."""
+
+    part: int | None = None
+    parts: int | None = None
+
+
+class Token(EventModel):
+    """Generated text; the client concatenates ``content`` (spec: token). ``replace: true`` (only on the
+    first token of a rule-based text that replaces a partial model answer): discard the text so far."""
+
+    type: Literal["token"] = "token"
+    source: Source = "main"
+    content: str
+    replace: bool | None = None
+
+
+class Reasoning(EventModel):
+    """A reasoning model's thinking (spec: reasoning); never merged."""
+
+    type: Literal["reasoning"] = "reasoning"
+    source: Source = "main"
+    content: str
+
+
+class Thinking(EventModel):
+    """A model call (``node: "model"``) or the fast click's data query (``node: "fetching_data"``)."""
+
+    type: Literal["thinking"] = "thinking"
+    source: Source
+    node: str
+    message: str
+
+
+class Executing(EventModel):
+    """Tools about to run (spec: executing)."""
+
+    type: Literal["executing"] = "executing"
+    source: Source
+    tools: list[str]
+    message: str
+
+
+class ToolCall(EventModel):
+    """One tool call of an agent; ``args`` its arguments (added)."""
+
+    type: Literal["tool_call"] = "tool_call"
+    source: Source
+    tool: str
+    message: str
+    args: dict[str, Any] = Field(default_factory=dict)
+
+
+class ToolResult(EventModel):
+    """A tool's result came back; ``status`` ``success``/``error`` (added)."""
+
+    type: Literal["tool_result"] = "tool_result"
+    source: Source
+    tool: str
+    status: Literal["success", "error"] = "success"
+    message: str
+
+
+class UpdatedTodoList(_Parts):
+    """The dialogue agent's todo list (whole list; in parts when long)."""
+
+    SPLIT_LISTS = ("todos",)
+    type: Literal["updated_todo_list"] = "updated_todo_list"
+    source: Source
+    todos: list[Todo]
+    message: str
+
+
+class Generating(EventModel):
+    """Text generation starts (fast click, review report)."""
+
+    type: Literal["generating"] = "generating"
+    source: Source
+    message: str
+
+
+class Interrupt(_Parts):
+    """Plan mode waits for the user's approval; the stream ends without ``done`` (spec: interrupt)."""
+
+    KEEP_NULL = frozenset({"plan", "session_id", "thread_id"})
+    SPLIT_LISTS = ("interrupts",)
+    SPLIT_TEXT = ("plan",)
+    type: Literal["interrupt"] = "interrupt"
+    node: str = "tools"
+    message: str
+    interrupts: list[Any]
+    plan: str | None = None
+    session_id: str | None = None
+    thread_id: str | None = None
+
+
+class Progress(EventModel):
+    """Progress of a click, a review or a chat (spec: progress); the flows' fields are below."""
+
+    type: Literal["progress"] = "progress"
+    message: str
+    source: Source | None = None
+    agent: str | None = None
+    notice: Notice | None = None
+    hash_id: str | None = None
+    page_progress: PageProgress | None = None
+    ocr_progress: OcrProgress | None = None
+    download_url: str | None = None
+    queued: bool | None = None
+    summary: SeverityCounts | None = None
+
+
+class ClickProgress(Progress):
+    """A click's progress: ``source`` always, ``notice`` for an explanatory note."""
+
+    source: Source
+
+
+class ChatProgress(Progress):
+    """A chat's budget notice (``run_timeout``, ``model_call_limit``)."""
+
+    notice: Notice
+
+
+class ReviewProgress(Progress):
+    """A review's progress: ``agent: "system"``, the upload's ``hash_id`` and per-page progress."""
+
+    agent: str = "system"
+
+
+class AgentStart(EventModel):
+    """An agent starts: the dialogue agent, the review in a chat, or one of the three reviewers."""
+
+    type: Literal["agent_start"] = "agent_start"
+    agent: str
+    cn_agent: str
+    message: str
+
+
+class AgentDone(EventModel):
+    """An agent finished; a reviewer's adds ``preview`` (≤300 chars), ``progress`` (``n/3``), ``findings``."""
+
+    type: Literal["agent_done"] = "agent_done"
+    agent: str
+    cn_agent: str
+    message: str
+    duration_ms: int
+    preview: str | None = None
+    progress: str | None = None
+    findings: int | None = None
+
+
+class ReviewerDone(AgentDone):
+    """A reviewer's ``agent_done``."""
+
+    preview: str
+    progress: str
+    findings: int
+
+
+class AgentThinking(EventModel):
+    """A reviewer is analysing; ``remark``: one accepted model remark (added)."""
+
+    type: Literal["agent_thinking"] = "agent_thinking"
+    agent: str
+    message: str
+    remark: Remark | None = None
+
+
+class AgentTodos(_Parts):
+    """A reviewer's task list."""
+
+    SPLIT_LISTS = ("todos",)
+    type: Literal["agent_todos"] = "agent_todos"
+    agent: str
+    message: str
+    todos: list[Todo]
+
+
+class AgentExecuting(EventModel):
+    """A reviewer runs tools."""
+
+    type: Literal["agent_executing"] = "agent_executing"
+    agent: str
+    message: str
+    tools: list[str]
+
+
+class AgentToolResult(EventModel):
+    """A reviewer's tool finished."""
+
+    type: Literal["agent_tool_result"] = "agent_tool_result"
+    agent: str
+    message: str
+    tool: str
+
+
+class AgentError(EventModel):
+    """A reviewer failed (the others go on)."""
+
+    type: Literal["agent_error"] = "agent_error"
+    agent: str
+    message: str
+    error: str
+    progress: str
+
+
+class References(_Parts):
+    """The checked citations (added): ``content`` is the corrected full text when one was removed."""
+
+    SPLIT_LISTS = ("references", "warnings")
+    SPLIT_TEXT = ("content",)
+    type: Literal["references"] = "references"
+    references: list[Reference]
+    warnings: list[CitationWarning]
+    content: str | None = None
+    message: str
+
+
+class Suggestions(EventModel):
+    """Up to three follow-up questions (added)."""
+
+    type: Literal["suggestions"] = "suggestions"
+    suggestions: list[str]
+    message: str
+
+
+class Error(EventModel):
+    """Something failed; ``done`` follows (spec: error)."""
+
+    type: Literal["error"] = "error"
+    message: str
+    cancelled: bool | None = None
+    worker_lost: bool | None = None
+
+
+class Done(EventModel):
+    """The run's last event (spec: done); the flow variants are below."""
+
+    KEEP_NULL = frozenset({"thread_id", "session_id"})
+    type: Literal["done"] = "done"
+    thread_id: str | None = None
+    session_id: str | None = None
+    message: str = "运行结束"
+    download_url: str | None = None
+    summary: SeverityCounts | None = None
+
+
+class ClickDone(Done):
+    """A click's ``done``: no session, the run is the thread; ``解读完成``/``解读失败``."""
+
+    thread_id: str
+    session_id: None = None
+
+
+class ChatDone(Done):
+    """A chat's ``done``: ``对话完成``/``对话失败``/``已取消执行``/``审查失败``."""
+
+    thread_id: str
+    session_id: str
+
+
+class ReviewDone(Done):
+    """A review's ``done``: ``审查完成`` with ``download_url`` and ``summary``, or ``审查失败``."""
+
+    thread_id: str
+
+
+Event = Annotated[
+    Token
+    | Reasoning
+    | Thinking
+    | Executing
+    | ToolCall
+    | ToolResult
+    | UpdatedTodoList
+    | Generating
+    | Interrupt
+    | Progress
+    | AgentStart
+    | AgentDone
+    | AgentThinking
+    | AgentTodos
+    | AgentExecuting
+    | AgentToolResult
+    | AgentError
+    | References
+    | Suggestions
+    | Error
+    | Done,
+    Field(discriminator="type"),
+]
+"""Every event the service streams, keyed on ``type``."""
+
+EVENT_ADAPTER: TypeAdapter[Event] = TypeAdapter(Event)
+CATALOGUE: dict[str, type[EventModel]] = {
+    m.model_fields["type"].default: m for m in get_args(get_args(Event)[0])
+}
+"""``type`` → its wire model."""
+
+
+class UnknownEvent(EventModel):
+    """An event this version does not know (a newer service): its fields are kept as extras."""
+
+    type: str
+
+
+def parse_event(payload: Mapping[str, Any]) -> EventModel:
+    """The model of a logged or streamed payload; :class:`UnknownEvent` for an unknown ``type`` or a
+    payload that does not match its model (an older log), never an exception."""
+    try:
+        return EVENT_ADAPTER.validate_python(dict(payload))
+    except ValidationError:
+        return UnknownEvent.model_validate({"type": str(payload.get("type", "")), **payload})
+
+
+def make_event(type_: str, **fields: Any) -> EventModel:
+    """The wire model of ``{"type": type_, **fields}``, validated; raises ``ValueError`` for an unknown
+    type or an undeclared or ill-typed field."""
+    model = CATALOGUE.get(type_)
+    if model is None:
+        raise ValueError(f"unknown event type {type_!r}")
+    event = model.model_validate(fields)
+    check_declared(event)
+    return event
+
+
+def check_declared(event: EventModel) -> None:
+    """Raise ``ValueError`` when ``event`` carries a field its model does not declare."""
+    if event.model_extra:
+        raise ValueError(f"{type(event).__name__}: undeclared fields {sorted(event.model_extra)}")
+
+
+class PartJoiner:
+    """Joins the parts of split events as they arrive: :meth:`feed` returns the whole event when its last
+    part came (or at once for an event that is not split), None while parts are outstanding. The model's
+    ``SPLIT_LISTS`` concatenate, its ``SPLIT_TEXT`` fields concatenate, the rest (``seq`` included) is the
+    last part's."""
+
+    def __init__(self) -> None:
+        self._pending: dict[str, Any] | None = None
+
+    def feed(self, payload: Mapping[str, Any]) -> list[dict[str, Any]]:
+        """The events complete after ``payload``: usually ``[payload]``; ``[]`` while a split event is
+        incomplete; an interrupted split event first when another event breaks into it."""
+        ev = dict(payload)
+        out: list[dict[str, Any]] = []
+        if ev.get("parts") is None:
+            out.extend(self.drain())
+            return [*out, ev]
+        pending = self._pending
+        if pending is None or pending.get("type") != ev.get("type") or ev.get("part") == 1:
+            out.extend(self.drain())
+            self._pending = ev
+        else:
+            model = CATALOGUE.get(str(ev.get("type")), EventModel)
+            joined = {**pending, **ev}
+            for key in model.SPLIT_LISTS:
+                joined[key] = list(pending.get(key) or []) + list(ev.get(key) or [])
+            for key in model.SPLIT_TEXT:
+                if key in pending or key in ev:
+                    joined[key] = (pending.get(key) or "") + (ev.get(key) or "")
+            self._pending = joined
+        if ev.get("part") == ev.get("parts"):
+            done = self._pending or {}
+            self._pending = None
+            done.pop("part", None)
+            done.pop("parts", None)
+            out.append(done)
+        return out
+
+    def drain(self) -> list[dict[str, Any]]:
+        """An unfinished split event, as received so far (or nothing)."""
+        pending, self._pending = self._pending, None
+        return [pending] if pending is not None else []
+
+
+def merge_parts(events: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """``events`` with the parts of split events joined (:class:`PartJoiner`); other events unchanged."""
+    joiner = PartJoiner()
+    out = [ev for payload in events for ev in joiner.feed(payload)]
+    return out + joiner.drain()
