@@ -17,6 +17,8 @@ from calc.tables import BandTable, ChoiceTable, CoefRange
 from calc.validate import positive
 
 R = TypeVar("R", bound=CalcResult)
+NEAR_EDGE = 0.05
+"""A key within this fraction of a table row edge is reported (DOMAIN.md §2)."""
 InputValue = float | int | str | bool | None
 
 
@@ -96,7 +98,9 @@ def band_coefficient(
     if not fixed and given is None:
         note += " (midpoint)"
     origin: CoefficientOrigin = "table" if fixed else "default"
-    return coefficient(symbol, given, param, default=band.coef, origin=origin, note=note, source=table.source)
+    c = coefficient(symbol, given, param, default=band.coef, origin=origin, note=note, source=table.source)
+    edge = table.near_edge(key, NEAR_EDGE)
+    return c.model_copy(update={"near_edge": edge, "key": key_param, "key_value": key})
 
 
 def constant(symbol: str, value: float, note: str, source: str = "") -> Coefficient:
@@ -113,6 +117,11 @@ def coefficient_warnings(coefficients: Iterable[Coefficient]) -> list[str]:
             out.append(
                 f"{c.symbol} = {fmt.coef(c.value)} outside its documented range "
                 f"{fmt.span(*c.valid_range)}{where}"
+            )
+        if c.near_edge is not None and c.key_value is not None:
+            out.append(
+                f"{c.symbol}: {c.key} {fmt.num(c.key_value)} within {NEAR_EDGE * 100:g} % of the table "
+                f"edge {fmt.num(c.near_edge)} (the next row changes Q)"
             )
     return out
 
@@ -214,9 +223,12 @@ def max_result(
     inputs: Mapping[str, InputValue],
     source: str,
     checks: Sequence[BoundCheck] = (),
+    not_computed: Sequence[str] = (),
 ) -> MaxResult:
     """The maximum over ``results`` (rounded values; ties go to the first), the governing method, every
     method's warnings prefixed with its name, and the ``checks`` beside it with their warnings.
+    ``not_computed`` names methods that apply but lack inputs: the result then says, in its warnings and
+    its substituted text, that the maximum is a lower bound and not the requirement.
 
     Raises CalcInputError("inputs") when no method applies (``results`` empty).
     """
@@ -227,17 +239,27 @@ def max_result(
     warnings += [f"[{c.name}] {w}" for c in checks for w in c.warnings]
     labels = ", ".join(r.method_cn for r in results)
     values = ", ".join(fmt.num(r.value, fmt.Q_DECIMALS) for r in results)
+    substituted = f"Q = max({values}) = {fmt.q(governing.value)} m³/min（{governing.method_cn}）"
+    if not_computed:
+        names = "; ".join(not_computed)
+        warnings.insert(
+            0,
+            f"incomplete: methods not computed (inputs missing): {names}; "
+            f"{fmt.q(governing.value)} m³/min is a lower bound, not the requirement",
+        )
+        substituted += f"；未计算的方法：{names}（该值仅为下限，不是需风量）"
     return MaxResult(
         value=governing.value,
         unrounded=governing.unrounded,
         method=method,
         method_cn=method_cn,
         formula=f"Q = max({labels})",
-        substituted=f"Q = max({values}) = {fmt.q(governing.value)} m³/min（{governing.method_cn}）",
+        substituted=substituted,
         inputs=clean_inputs(inputs),
         source=source,
         warnings=warnings,
         methods=list(results),
         governing=governing.method,
         checks=list(checks),
+        not_computed=list(not_computed),
     )

@@ -226,7 +226,7 @@ def calc_standby_face(
         raw=ratio.value * q_working,
         method="calc_standby_face",
         method_cn="按备用工作面计算",
-        formula="Q = 50%·Q_working",
+        formula="Q = 50%·Q工作面",
         expression=f"{fmt.num(ratio.value)} × {fmt.q(q_working)}",
         inputs={"working_face_q": q_working},
         coefficients=[ratio],

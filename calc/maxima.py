@@ -1,7 +1,9 @@
 """Every applicable method of a coal face or a heading, the maximum, and the speed check beside it.
 
 A method applies when its required inputs are given (not None); the explosives method also needs a
-charge above 0 (no blasting → no method). The wind-speed bounds are checked on the maximum and reported
+charge above 0 (no blasting → no method). Methods every location of the kind needs (gas, climate and
+people at a face; gas, fan intake and people at a heading) that lack inputs are named in the result's
+``not_computed``: the maximum is then a lower bound, not the requirement (DOMAIN.md §2). The wind-speed bounds are checked on the maximum and reported
 in ``checks``: they never enter the maximum. Units: m³/min.
 """
 
@@ -43,6 +45,11 @@ class MethodSpec:
     required: tuple[str, ...]
     optional: tuple[str, ...] = ()
     skip_zero: str | None = None
+    always: bool = False
+    """The method applies to every location of the kind (gas, climate, people, fan intake): missing
+    inputs make the maximum incomplete. Other methods apply only when their input is given (CO₂,
+    explosives, diesel vehicles)."""
+    label_cn: str = ""
 
 
 def _call(spec: MethodSpec, params: Mapping[str, Any], tables: CoefficientTables) -> CalcResult | None:
@@ -54,6 +61,17 @@ def _call(spec: MethodSpec, params: Mapping[str, Any], tables: CoefficientTables
     return spec.func(**kwargs, tables=tables)
 
 
+def missing_methods(specs: Sequence[MethodSpec], params: Mapping[str, Any]) -> list[str]:
+    """The methods every location of the kind needs (``always``) whose inputs are missing, each as
+    ``"name（中文）: missing inputs"``."""
+    out = []
+    for spec in specs:
+        missing = [n for n in spec.required if params.get(n) is None]
+        if spec.always and missing:
+            out.append(f"{spec.func.__name__}（{spec.label_cn}）: {', '.join(missing)}")
+    return out
+
+
 def run_methods(
     specs: Sequence[MethodSpec], params: Mapping[str, Any], tables: CoefficientTables
 ) -> list[CalcResult]:
@@ -62,24 +80,36 @@ def run_methods(
 
 
 FACE_METHODS = (
-    MethodSpec(calc_face_by_gas, ("gas_emission",), ("k_gas", "mining_method")),
+    MethodSpec(
+        calc_face_by_gas,
+        ("gas_emission",),
+        ("k_gas", "mining_method"),
+        always=True,
+        label_cn="按瓦斯涌出量计算",
+    ),
     MethodSpec(calc_face_by_co2, ("co2_emission",), ("k_co2", "mining_method")),
     MethodSpec(
         calc_face_by_climate,
         ("mining_height", "roof_control_max", "roof_control_min"),
         ("face_length", "intake_temp", "v_climate", "k_h", "k_l", "top_coal_caving"),
+        always=True,
+        label_cn="按气象条件计算",
     ),
-    MethodSpec(calc_face_by_workers, ("workers",)),
+    MethodSpec(calc_face_by_workers, ("workers",), always=True, label_cn="按人数计算"),
     MethodSpec(calc_face_by_explosives, ("explosive_kg",), skip_zero="explosive_kg"),
 )
 
 HEADING_METHODS = (
-    MethodSpec(calc_tunnel_by_gas, ("gas_emission",), ("k_gas",)),
+    MethodSpec(calc_tunnel_by_gas, ("gas_emission",), ("k_gas",), always=True, label_cn="按瓦斯涌出量计算"),
     MethodSpec(calc_tunnel_by_explosives, ("explosive_kg",), skip_zero="explosive_kg"),
     MethodSpec(
-        calc_tunnel_by_fan_intake, ("fan_intake_q", "area", "heading_type"), ("fan_count", "full_pressure_q")
+        calc_tunnel_by_fan_intake,
+        ("fan_intake_q", "area", "heading_type"),
+        ("fan_count", "full_pressure_q"),
+        always=True,
+        label_cn="按局部通风机吸风量计算",
     ),
-    MethodSpec(calc_tunnel_by_workers, ("workers",)),
+    MethodSpec(calc_tunnel_by_workers, ("workers",), always=True, label_cn="按人数计算"),
     MethodSpec(calc_tunnel_by_vehicle, ("vehicle_kw",), ("vehicles",)),
 )
 
@@ -139,6 +169,7 @@ def calc_face_air_volume_max(
         inputs=params,
         source=f"{tables.article('air_per_person')}; {AQ1056}",
         checks=checks,
+        not_computed=missing_methods(FACE_METHODS, params),
     )
 
 
@@ -181,4 +212,5 @@ def calc_tunnel_air_volume_max(
         inputs={k: v for k, v in params.items() if not isinstance(v, list | tuple)},
         source=f"{tables.article('air_per_person')}; {tables.article('aux_fan')}; {AQ1056}",
         checks=checks,
+        not_computed=missing_methods(HEADING_METHODS, params),
     )

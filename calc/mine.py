@@ -6,10 +6,9 @@ from collections.abc import Mapping, Sequence
 
 from calc import formatting as fmt
 from calc.builder import bound_check, choice_coefficient, make_result, max_result
-from calc.common import per_person
 from calc.result import MaxResult
 from calc.tables import DEFAULT_TABLES, PRACTICE, CoefficientTables
-from calc.validate import named_numbers, positive, text
+from calc.validate import count, named_numbers, positive, text
 
 
 def calc_total_air_volume(
@@ -21,7 +20,8 @@ def calc_total_air_volume(
     capacity: float | None = None,
     tables: CoefficientTables = DEFAULT_TABLES,
 ) -> MaxResult:
-    """Mine total: ``Q_mine = ΣQ·k_mine``, and at least ``4·N`` for the most people underground (m³/min).
+    """Mine total: ``Q_mine = max(ΣQ·k_mine, 4·N·k_mine)``, N the most people underground (m³/min;
+    DOMAIN.md §2.5: AQ 1056 writes both methods with the factor k_mine).
 
     ``location_qs``: every location's required Q (m³/min), by name or as a list. ``k_mine``: given, or
     the midpoint for ``fan_mode`` (``exhausting``/抽出式 1.15–1.20, ``forcing``/压入式 1.25–1.30); a given
@@ -50,13 +50,19 @@ def calc_total_air_volume(
     )
     results = [by_locations]
     if max_people_underground is not None:
+        n = count("max_people_underground", max_people_underground)
+        per = tables.constants.air_per_person
         results.append(
-            per_person(
+            make_result(
+                raw=per * n * k.value,
                 method="calc_total_air_volume.by_people",
-                workers=max_people_underground,
-                tables=tables,
-                param="max_people_underground",
                 method_cn="按井下同时工作最多人数计算",
+                formula=f"Q_mine = {fmt.num(per)}·N·k_mine",
+                lhs="Q_mine",
+                expression=f"{fmt.num(per)} × {n} × {fmt.coef(k.value)}",
+                inputs={"max_people_underground": n},
+                coefficients=[k],
+                source=f"{article}; AQ 1056-2008",
             )
         )
     value = max(r.value for r in results)

@@ -111,6 +111,8 @@ class Band(_Frozen):
 
     The row covers values from the previous row's ``upper`` up to ``upper`` (``upper_inclusive`` says
     whether ``upper`` itself belongs here; None means no upper bound). ``coef`` is the value and range.
+    DOMAIN.md §2's one band-edge rule: a row written "a–b" includes b (``upper_inclusive=True``), a row
+    written "<a" excludes a.
     """
 
     upper: float | None
@@ -142,6 +144,14 @@ class BandTable(_Frozen):
             if band.upper is None or x < band.upper or (band.upper_inclusive and x == band.upper):
                 return band
         return None
+
+    def edges(self) -> list[float]:
+        """Every bounded row edge, in increasing order."""
+        return [b.upper for b in self.bands if b.upper is not None]
+
+    def near_edge(self, x: float, near: float) -> float | None:
+        """The row edge within ``near`` (a fraction, 0.05 = 5 %) of ``x``, or None."""
+        return next((e for e in self.edges() if e and abs(x - e) <= near * abs(e)), None)
 
 
 class SpeedClass(_Frozen):
@@ -229,12 +239,12 @@ class CoefficientTables(_Frozen):
     high_gas: HighGasThresholds = HighGasThresholds()
 
     def article(self, topic: str) -> str:
-        """The 《煤矿安全规程》 clause of ``topic`` in this edition, e.g. ``《煤矿安全规程》第157条（2025版）``."""
+        """The 《煤矿安全规程》 clause of ``topic`` in this edition, e.g. ``《煤矿安全规程》（2025版）第157条``
+        (the review's one citation format, see :func:`vent_agent.review.rules.cite_article`)."""
         numbers = self.articles.get(topic, {})
         if self.regulation_edition not in numbers:
             raise CalcInputError("regulation_edition", f"no article for {topic!r}", self.regulation_edition)
-        label = "2016版，2022修订" if self.regulation_edition == "2016" else f"{self.regulation_edition}版"
-        return f"《煤矿安全规程》第{numbers[self.regulation_edition]}条（{label}）"
+        return f"《煤矿安全规程》（{self.regulation_edition}版）第{numbers[self.regulation_edition]}条"
 
     def heading_class(self, param: str, heading_type: str) -> tuple[str, str]:
         """The canonical heading type (coal/half_coal/rock) and its 表6 class; CalcInputError if unknown."""
@@ -314,7 +324,7 @@ DEFAULT_TABLES = CoefficientTables(
         what="face wind speed v by intake temperature (°C)",
         bands=(
             _band(20.0, _fixed(1.0), "<20 °C"),
-            _band(23.0, CoefRange(low=1.0, high=1.5), "20–23 °C"),
+            _band(23.0, CoefRange(low=1.0, high=1.5), "20–23 °C", inclusive=True),
             _band(26.0, CoefRange(low=1.5, high=1.8), "23–26 °C", inclusive=True),
         ),
         source=AQ1056,
@@ -332,9 +342,9 @@ DEFAULT_TABLES = CoefficientTables(
         what="face-length coefficient k_l by face length (m)",
         bands=(
             _band(15.0, _fixed(0.8), "<15 m"),
-            _band(80.0, _fixed(0.85), "15–80 m"),
-            _band(120.0, _fixed(1.0), "80–120 m"),
-            _band(150.0, _fixed(1.1), "120–150 m"),
+            _band(80.0, _fixed(0.85), "15–80 m", inclusive=True),
+            _band(120.0, _fixed(1.0), "80–120 m", inclusive=True),
+            _band(150.0, _fixed(1.1), "120–150 m", inclusive=True),
             _band(180.0, _fixed(1.2), "150–180 m", inclusive=True),
             _band(None, CoefRange(low=1.30, high=1.40, default=1.35), ">180 m"),
         ),

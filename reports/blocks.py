@@ -91,7 +91,7 @@ def fmt_time(created_at: str) -> str:
         return created_at
     text = moment.strftime("%Y-%m-%d %H:%M:%S")
     offset = moment.strftime("%z")
-    return f"{text}（UTC{offset[:3]}:{offset[3:]}）" if offset else text
+    return f"{text}（时区 {offset[:3]}:{offset[3:]}）" if offset else text
 
 
 def fmt_month(month: str | None) -> str:

@@ -24,22 +24,13 @@ from reports.blocks import (
     fmt_num,
     fmt_time,
 )
-from reports.recalc import recalc_blocks
+from reports.recalc import appendix_blocks, recalc_blocks
 from vent_agent.review.findings import SEVERITY_ORDER, Evidence, Finding, Severity
 from vent_agent.review.result import Remark, ReviewerOutcome, ReviewResult
 
 __all__ = ["FINDINGS_HEADER", "REMARKS_HEADER", "build_report", "fmt_num", "sorted_findings"]
 
-FINDINGS_HEADER = (
-    "序号",
-    "严重程度",
-    "用风地点",
-    "类别",
-    "问题描述",
-    "比对数据",
-    "检查规则及依据",
-    "PDF页码",
-)
+FINDINGS_HEADER = ("序号", "程度", "用风地点", "类别", "问题描述、后果及比对数据", "检查规则及依据", "页码")
 FINDINGS_SEVERITY_COL = 1
 REMARKS_HEADER = ("序号", "审查环节", "用风地点", "类别", "程度", "意见", "核实情况", "PDF页码")
 REMARKS_SEVERITY_COL = 4
@@ -48,7 +39,8 @@ SIGNOFF_ROLES = ("通风区长", "通风副总工程师", "总工程师")
 
 H_SUMMARY = "一、审查结论"
 H_FINDINGS = "二、问题清单"
-H_RECALC = "三、各用风地点需风量核算"
+H_RECALC = "三、有问题地点的需风量核算"
+H_APPENDIX = "附录  各用风地点需风量核算明细"
 H_REVIEWERS = "四、各审查环节情况"
 H_REMARKS = "五、模型审查意见（语言与逻辑，仅供参考）"
 H_SIGNOFF = "六、审阅签字"
@@ -126,23 +118,45 @@ def page_cell(finding: Finding) -> str:
         parts = [f"第{ev.page}页"] if ev.page and ev.page != finding.page else []
         parts += [f"表{ev.table}"] if ev.table is not None else []
         parts += [f"第{ev.row}行"] if ev.row is not None else []
-        parts += [f"{ev.column}列"] if ev.column else []
+        parts += [f"{L.column_label(ev.column)}列"] if ev.column and L.column_label(ev.column) else []
         if parts:
             lines.append(" ".join(parts))
     return "\n".join(dict.fromkeys(lines))
 
 
+def consequences_text(finding: Finding) -> str:
+    """The consequences of a root fault, one per line (``后果：`` then ``1. …``), or empty."""
+    if not finding.consequences:
+        return ""
+    lines = ["后果："]
+    for i, c in enumerate(finding.consequences, start=1):
+        where = f"{c.location}：" if c.location and c.location != finding.location else ""
+        page = f"（第{c.page}页）" if c.page and c.page != finding.page else ""
+        lines.append(f"{i}. {where}{c.message}{page}")
+    return "\n".join(lines)
+
+
 def finding_row(index: int, finding: Finding) -> Row:
-    """One row of the findings table."""
+    """One row of the findings table: the message, the consequences of the root fault and the figures
+    compared in one wide cell."""
     basis = f"{finding.rule}\n依据：{finding.source}" if finding.source else finding.rule
+    figures = figures_cell(finding)
+    described = "\n".join(
+        x
+        for x in (
+            finding.message,
+            consequences_text(finding),
+            f"比对数据：{figures}" if figures != L.EMPTY else "",
+        )
+        if x
+    )
     return Row(
         cells=(
             str(index),
             L.severity_label(finding.severity),
             finding.location or L.GENERAL_LOCATION,
             L.category_label(finding.category),
-            finding.message,
-            figures_cell(finding),
+            described,
             basis,
             page_cell(finding),
         ),
@@ -281,7 +295,7 @@ def reviewer_blocks(outcome: ReviewerOutcome) -> list[Block]:
     status = "失败" if outcome.error is not None else "完成"
     line = f"状态：{status}；发现问题 {len(outcome.findings)} 项" + (f"（{by_sev}）" if by_sev else "")
     line += f"；用时 {_duration(outcome.duration_ms)}。"
-    blocks: list[Block] = [Heading(f"{L.reviewer_label(outcome.agent)}（{outcome.agent}）", 2), Para(line)]
+    blocks: list[Block] = [Heading(L.reviewer_label(outcome.agent), 2), Para(line)]
     if outcome.error is not None:
         blocks.append(Para(f"错误：{outcome.error or '未知错误'}", strong=True))
     if outcome.remarks_model is not None:
@@ -297,7 +311,7 @@ def reviewers_section(result: ReviewResult) -> list[Block]:
         if outcome is not None:
             blocks += reviewer_blocks(outcome)
         else:
-            blocks += [Heading(f"{L.reviewer_label(agent)}（{agent}）", 2), Para("状态：未运行。")]
+            blocks += [Heading(L.reviewer_label(agent), 2), Para("状态：未运行。")]
     return blocks
 
 
@@ -370,9 +384,11 @@ def build_report(result: ReviewResult) -> ReportContent:
     blocks: list[Block] = plan_blocks(result) + summary_blocks(result)
     blocks += [Layout(landscape=True), Heading(H_FINDINGS, 1)]
     blocks.append(findings_table(findings) if findings else Para(L.NO_FINDINGS))
-    blocks += recalc_blocks(result, H_RECALC)
+    flagged = {f.location for f in findings if f.location}
+    blocks += recalc_blocks(result, H_RECALC, flagged)
     blocks += [Layout(landscape=False)]
     blocks += reviewers_section(result) + remarks_section(result) + signoff_blocks()
     blocks.append(Para(L.NOTICE))
+    blocks += [Layout(landscape=True), *appendix_blocks(result, H_APPENDIX, flagged)]
     subject = " ".join(x for x in (result.mine, fmt_month(result.month) if result.month else None) if x)
     return ReportContent(title="配风计划审查报告", subject=subject or result.file_name, blocks=blocks)

@@ -45,7 +45,7 @@ SEVERITY_FILLS: dict[Severity, str] = {
 }
 #: Column widths (cm) of tables whose layout matters; others are laid out by Word.
 COLUMN_WIDTHS_CM: dict[tuple[str, ...], tuple[float, ...]] = {
-    FINDINGS_HEADER: (1.0, 1.6, 3.2, 1.2, 6.5, 5.5, 5.0, 1.7),
+    FINDINGS_HEADER: (1.0, 1.3, 2.8, 1.3, 12.2, 5.6, 1.6),
     METHOD_HEADER: (3.0, 4.6, 7.2, 2.4, 4.8, 3.7),
     OVERVIEW_HEADER: (4.5, 2.6, 2.6, 2.6, 4.6, 2.6, 3.0, 3.2),
     REMARKS_HEADER: (1.0, 2.2, 2.6, 1.1, 1.1, 5.0, 2.8, 1.2),
@@ -54,7 +54,7 @@ COLUMN_WIDTHS_CM: dict[tuple[str, ...], tuple[float, ...]] = {
 A4_SHORT, A4_LONG = Cm(21.0), Cm(29.7)
 _THEME_FONT_ATTRS = ("w:asciiTheme", "w:hAnsiTheme", "w:eastAsiaTheme", "w:cstheme")
 _HEADING_STYLES = {0: "Title", 1: "Heading 1", 2: "Heading 2", 3: "Heading 3"}
-FOOTER_TEXT = "vent-agent 配风计划审查报告：问题及其严重程度由确定性规则判定，模型意见仅供参考。第 "
+FOOTER_TEXT = "配风计划审查报告：问题及其严重程度由确定性规则判定，模型意见仅供参考。第 "
 
 
 # --- fonts ----------------------------------------------------------------------------------------
@@ -197,6 +197,19 @@ def _fill_cell(cell: _Cell, text: str, *, bold: bool = False) -> None:
         add_run(cell.add_paragraph(), line, bold=bold, size=TABLE_SIZE)
 
 
+def _severity_label(cell: _Cell, text: str, fill: str) -> None:
+    """The severity as a small coloured label: bold text on a character shading, centred (not a
+    shaded cell that grows with the row)."""
+    paragraph = cell.paragraphs[0]
+    paragraph.alignment = WD_ALIGN_PARAGRAPH.CENTER
+    run = add_run(paragraph, text, bold=True, size=TABLE_SIZE)
+    shd = OxmlElement("w:shd")
+    shd.set(qn("w:val"), "clear")
+    shd.set(qn("w:color"), "auto")
+    shd.set(qn("w:fill"), fill)
+    run._r.get_or_add_rPr().append(shd)
+
+
 def _repeat_header(row) -> None:
     """Repeat the table's header row on every page."""
     tr_pr = row._tr.get_or_add_trPr()
@@ -227,12 +240,15 @@ def _add_table(doc: DocxDocument, table: Table, grid: BaseStyle) -> None:
         _keep_together(added)
         cells = added.cells
         for i, (cell, text) in enumerate(zip(cells, row.cells, strict=True)):
-            _fill_cell(cell, text)
             if i == table.severity_col and row.severity is not None:
-                shade(cell, SEVERITY_FILLS[row.severity])
+                _severity_label(cell, text, SEVERITY_FILLS[row.severity])
+            else:
+                _fill_cell(cell, text)
     widths = COLUMN_WIDTHS_CM.get(table.header)
     if widths:
         out.autofit = False
+        for column, width in zip(out.columns, widths, strict=True):
+            column.width = Cm(width)  # the grid: LibreOffice lays out by it, not by the cells
         for row in out.rows:
             for cell, width in zip(row.cells, widths, strict=True):
                 cell.width = Cm(width)

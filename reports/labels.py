@@ -238,3 +238,49 @@ def input_text(key: str, value: float | int | str | None, number: str) -> str:
 def edition_label(edition: str) -> str:
     """Full name of the 《煤矿安全规程》 edition used."""
     return EDITION_LABELS.get(edition, f"《煤矿安全规程》{edition} 版")
+
+
+COLUMN_LABELS = {
+    "name": "地点名称",
+    "location": "地点名称",
+    "required_q": "需风量",
+    "allocated_q": "配风量",
+    "planned_speed": "计划风速",
+    "measured_speed": "实测风速",
+    "measured_q": "实测风量",
+    "area": "断面",
+    "ch4": "甲烷浓度",
+    "co2": "二氧化碳浓度",
+    "temperature": "温度",
+}
+
+
+def column_label(column: str) -> str:
+    """Chinese name of a plan table column read by the parser (``allocated_q`` → 配风量); a column
+    already named in Chinese as is; an unknown code name → empty (not shown)."""
+    if column in COLUMN_LABELS:
+        return COLUMN_LABELS[column]
+    return "" if re.fullmatch(r"[A-Za-z0-9_]+", column) else column
+
+
+_SOURCE_WORDS = (
+    ("; ", "；"),
+    ("ranges: ", "系数范围："),
+    ("k: ", "系数 k："),
+    ("k_mine: ", "矿井需风系数："),
+    ("intake air: ", "进风要求："),
+    ("minimum: ", "最小风量："),
+    (" (same structure as CH₄)", "（与甲烷法相同）"),
+    ("工程实践 (practice)", "工程实践"),
+    ("older textbook form", "旧式公式"),
+    ("current form: ", "现行公式："),
+)
+
+
+def source_text(source: str | None) -> str:
+    """A calculator's source in Chinese (``AQ 1056-2008…; ranges: 工程实践 (practice)`` →
+    ``AQ 1056-2008…；系数范围：工程实践``)."""
+    text = source or ""
+    for a, b in _SOURCE_WORDS:
+        text = text.replace(a, b)
+    return text

@@ -4,9 +4,10 @@ and allocated air side by side (m³/min)."""
 
 from __future__ import annotations
 
-from calc.result import BoundCheck, CalcResult, Coefficient, MaxResult
+from calc import formatting as calc_fmt
+from calc.result import CalcResult, Coefficient, MaxResult
 from reports import labels as L
-from reports.blocks import Block, Bullets, Heading, Para, Row, Table, fmt_num, fmt_range
+from reports.blocks import Block, Bullets, Heading, Para, Row, Table, fmt_num
 from vent_agent.review.result import LocationRecalc, ReviewResult
 
 METHOD_HEADER = ("计算方法", "输入参数", "计算公式及代入数值", "结果", "系数及来源", "依据")
@@ -20,18 +21,57 @@ OVERVIEW_HEADER = (
     "配风量≥需风量",
     "风速校验",
 )
-CHECK_HEADER = ("校验项", "下限", "上限", "需风量", "结果", "校验式", "依据")
 COMPARISON_HEADER = ("计划需风量", "核算需风量", "配风量", "计划值偏差", "配风余量")
 
 
+COEF_NAMES = {
+    "70%": "有效通风断面系数",
+    "ρ": "空气密度",
+    "c_p": "空气定压比热",
+    "v_min": "最低风速",
+    "ratio": "备用比例",
+    "k_mine": "矿井需风系数",
+    "θ": "发热系数",
+}
+COEF_SYMBOLS = {"ratio": "", "70%": ""}
+"""Symbols not shown (a word, or the value itself): the Chinese name stands alone."""
+COEF_UNITS = {"v": "m/s", "v_min": "m/s", "ρ": "kg/m³", "c_p": "kJ/(kg·K)"}
+"""Units of the coefficients that have one; the others are unitless."""
+KEY_LABELS = {
+    "intake_temp": ("进风温度", "℃"),
+    "face_length": ("工作面长度", "m"),
+    "mining_height": ("采高", "m"),
+}
+
+
+def coef_value(x: float) -> str:
+    """A coefficient at the precision used (c_p 1.0006, k_l 1.35, v 1.0)."""
+    return calc_fmt.num(x, min_decimals=1)
+
+
+def coef_range(bounds: tuple[float, float], value: float) -> str:
+    """A range at the precision of its most precise figure: (1.3, 1.4) with 1.35 → ``1.30–1.40``."""
+    decimals = max(1, *(len(calc_fmt.num(x).partition(".")[2]) for x in (*bounds, value)))
+    return f"{bounds[0]:.{decimals}f}–{bounds[1]:.{decimals}f}"
+
+
 def _coefficient_text(c: Coefficient) -> str:
+    """``进风温度 19 ℃：v = 1.0 m/s（计划给定；接近分档界限 20 ℃）`` in Chinese, the unit only where the
+    coefficient has one, the range only where it is one."""
     origin = L.COEFFICIENT_ORIGIN_LABELS.get(c.origin, c.origin)
-    extra = (
-        [origin]
-        + ([f"范围 {fmt_range(*c.valid_range)}"] if c.valid_range else [])
-        + ([c.note] if c.note else [])
-    )
-    return f"{c.symbol} = {fmt_num(c.value)}（{'；'.join(extra)}）"
+    unit = COEF_UNITS.get(c.symbol, "")
+    parts = [origin]
+    if c.valid_range and c.valid_range[0] != c.valid_range[1]:
+        parts.append(f"范围 {coef_range(c.valid_range, c.value)}{unit and ' ' + unit}")
+    key = KEY_LABELS.get(c.key or "")
+    if key and c.key_value is not None:
+        parts.append(f"按{key[0]} {fmt_num(c.key_value)} {key[1]}")
+        if c.near_edge is not None:
+            parts.append(f"接近分档界限 {fmt_num(c.near_edge)} {key[1]}，邻档系数不同")
+    name = COEF_NAMES.get(c.symbol, "")
+    symbol = COEF_SYMBOLS.get(c.symbol, c.symbol)
+    head = " ".join(x for x in (name, f"{symbol} =" if symbol else "") if x)
+    return f"{head} {coef_value(c.value)}{unit and ' ' + unit}（{'；'.join(parts)}）"
 
 
 def _inputs_text(m: CalcResult) -> str:
@@ -57,32 +97,31 @@ def _method_row(m: CalcResult, governing: str) -> Row:
             "\n".join(x for x in (formula, m.substituted) if x) or L.EMPTY,
             f"{fmt_num(m.value)} {m.unit}",
             "\n".join(_coefficient_text(c) for c in m.coefficients) or L.EMPTY,
-            m.source or L.EMPTY,
+            L.source_text(m.source) or L.EMPTY,
         )
     )
 
 
-def _check_row(c: BoundCheck) -> Row:
-    return Row(
-        (
-            L.check_label(c.name),
-            fmt_num(c.lower),
-            fmt_num(c.upper),
-            fmt_num(c.value),
-            "合格" if c.ok else "不合格",
-            c.formula,
-            c.source or L.EMPTY,
+def _notes(rc: LocationRecalc) -> list[str]:
+    """What the reader must know about a recomputation, in Chinese: plan coefficients replaced by the
+    nearest compliant value, methods not computed, the reason a location was not recomputed."""
+    notes = []
+    for a in rc.adjustments:
+        unit = COEF_UNITS.get(a["symbol"], "")
+        unit = f" {unit}" if unit else ""
+        notes.append(
+            f"计划系数 {a['symbol']} = {coef_value(a['given'])}{unit} 超出范围 {coef_value(a['low'])}–"
+            f"{coef_value(a['high'])}{unit}，按最接近的合规值 {coef_value(a['compliant'])}{unit} 核算为 "
+            f"{fmt_num(a['q_compliant'])} m³/min；按缺省值 {coef_value(a['default'])}{unit} 为 "
+            f"{fmt_num(a['q_default'])} m³/min。"
         )
-    )
-
-
-def _warnings(res: MaxResult) -> list[str]:
-    found = list(res.warnings)
-    for m in res.methods:
-        found += [f"{L.method_label(m.method, m.method_cn)}：{w}" for w in m.warnings]
-    for c in res.checks:
-        found += [f"{L.check_label(c.name)}：{w}" for w in c.warnings]
-    return list(dict.fromkeys(found))
+    res = rc.result
+    if res is not None and res.not_computed:
+        names = "、".join(n.split("（", 1)[1].split("）", 1)[0] if "（" in n else n for n in res.not_computed)
+        notes.append(f"缺少输入未核算的方法：{names}；核算值仅为已算方法的最大值（下限），不是需风量。")
+    if rc.note:
+        notes.append(rc.note)
+    return notes
 
 
 def _required(rc: LocationRecalc) -> float | None:
@@ -134,8 +173,9 @@ def recalc_overview(recalcs: list[LocationRecalc]) -> Table:
 
 
 def recalc_detail(index: int, rc: LocationRecalc) -> list[Block]:
-    """One location's recomputation: every method, the maximum, the checks, stated vs allocated."""
-    where = f"，第 {rc.page} 页" if rc.page else ""
+    """One location's recomputation: one table of every method, then the maximum, the bound checks,
+    stated vs recomputed vs allocated, and the notes as text."""
+    where = f"，计划第 {rc.page} 页" if rc.page else ""
     blocks: list[Block] = [Heading(f"{index}. {rc.location}（{L.location_kind_label(rc.kind)}{where}）", 2)]
     res = rc.result
     if res is None:
@@ -145,23 +185,42 @@ def recalc_detail(index: int, rc: LocationRecalc) -> list[Block]:
         blocks.append(
             Table(header=METHOD_HEADER, rows=tuple(_method_row(m, res.governing) for m in res.methods))
         )
-    blocks.append(
-        Para(
-            f"需风量取各方法最大值：{fmt_num(res.value)} {res.unit}，取值方法：{governing_label(res)}。",
-            strong=True,
-        )
+    lines = [f"需风量取各方法最大值：{fmt_num(res.value)} {res.unit}（{governing_label(res)}）。"]
+    comparison = _comparison(rc).cells
+    lines.append(
+        f"计划需风量 {comparison[0]}，核算需风量 {comparison[1]}，配风量 {comparison[2]}（m³/min）；"
+        f"计划值偏差 {comparison[3]}；配风余量 {comparison[4]}。"
     )
-    if res.checks:
-        blocks.append(Table(header=CHECK_HEADER, rows=tuple(_check_row(c) for c in res.checks)))
-    blocks.append(Table(header=COMPARISON_HEADER, rows=(_comparison(rc),)))
-    notes = _warnings(res) + ([rc.note] if rc.note else [])
-    if notes:
-        blocks.append(Bullets(tuple(notes)))
+    for c in res.checks:
+        lines.append(
+            f"{L.check_label(c.name)}：{c.formula}，允许 {fmt_num(c.lower)}–{fmt_num(c.upper)} m³/min，"
+            f"{'合格' if c.ok else '不合格'}（{L.source_text(c.source)}）。"
+        )
+    blocks.append(Bullets(tuple(lines + _notes(rc))))
     return blocks
 
 
-def recalc_blocks(result: ReviewResult, heading: str) -> list[Block]:
-    """The recomputation chapter: an overview table, then each location in detail (m³/min)."""
+def _flagged(recalcs: list[LocationRecalc], flagged: set[str]) -> list[LocationRecalc]:
+    names = {n.replace(" ", "") for n in flagged}
+    return [rc for rc in recalcs if rc.location.replace(" ", "") in names]
+
+
+def recalc_blocks(result: ReviewResult, heading: str, flagged: set[str]) -> list[Block]:
+    """The body's recomputation chapter: the locations with a finding (``flagged``: their names), each
+    with its method table (m³/min); every location is in the appendix (:func:`appendix_blocks`)."""
+    blocks: list[Block] = [Heading(heading, 1)]
+    shown = _flagged(result.recalcs, flagged)
+    if not shown:
+        return blocks + [Para("各用风地点核算未发现问题，核算明细见附录。")]
+    blocks.append(Para("单位：m³/min。核算需风量取各计算方法的最大值；全部地点的核算明细见附录。"))
+    for i, rc in enumerate(shown, start=1):
+        blocks += recalc_detail(i, rc)
+    return blocks
+
+
+def appendix_blocks(result: ReviewResult, heading: str, flagged: set[str] | None = None) -> list[Block]:
+    """The appendix: an overview of every location, then each location's method table (m³/min); a
+    location already detailed in the body (``flagged``) is referred to it, not repeated."""
     blocks: list[Block] = [Heading(heading, 1)]
     if not result.recalcs:
         return blocks + [Para("无核算记录。")]
@@ -171,6 +230,10 @@ def recalc_blocks(result: ReviewResult, heading: str) -> list[Block]:
         ),
         recalc_overview(result.recalcs),
     ]
+    in_body = {rc.location for rc in _flagged(result.recalcs, flagged or set())}
     for i, rc in enumerate(result.recalcs, start=1):
-        blocks += recalc_detail(i, rc)
+        if rc.location in in_body:
+            blocks += [Heading(f"{i}. {rc.location}", 2), Para("核算明细见正文第三部分。")]
+        else:
+            blocks += recalc_detail(i, rc)
     return blocks

@@ -82,7 +82,7 @@ def test_tables_override_file(tmp_path, capsys):
     path = tmp_path / "tables.json"
     path.write_text(json.dumps({"regulation_edition": "2016"}), encoding="utf-8")
     assert run_calc("calc_face_by_workers", ["--workers", "3", "--tables", str(path)]) == 0
-    assert "第138条（2016版，2022修订）" in capsys.readouterr().out
+    assert "《煤矿安全规程》（2016版）第138条" in capsys.readouterr().out
 
 
 @pytest.mark.parametrize(

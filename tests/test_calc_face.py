@@ -77,7 +77,8 @@ def test_climate_demo_face_with_the_plans_coefficients():
         "k_h": "given",
         "k_l": "given",
     }
-    assert r.warnings == []
+    # 19 °C is within 5 % of the 20 °C row edge: said so (DOMAIN.md §2), nothing else
+    assert r.warnings == ["v: intake_temp 19 within 5 % of the table edge 20 (the next row changes Q)"]
 
 
 def test_climate_coefficients_from_the_tables():
@@ -92,14 +93,16 @@ def test_climate_coefficients_from_the_tables():
 @pytest.mark.parametrize(
     ("temp", "v", "origin"),
     [(-5.0, 1.0, "table"), (19.9, 1.0, "table"), (20.0, 1.25, "default"), (22.9, 1.25, "default"),
-     (23.0, 1.65, "default"), (26.0, 1.65, "default")],
+     (23.0, 1.25, "default"), (23.01, 1.65, "default"), (26.0, 1.65, "default")],
 )  # fmt: skip
 def test_climate_speed_by_intake_temperature(temp, v, origin):
     r = calc_face_by_climate(**FACE_GEOMETRY, intake_temp=temp, k_l=1.0)
     assert (coef(r, "v").value, coef(r, "v").origin) == (v, origin)
 
 
-@pytest.mark.parametrize(("height", "k_h"), [(1.8, 1.0), (2.0, 1.1), (2.5, 1.1), (2.51, 1.2), (6.0, 1.2)])
+@pytest.mark.parametrize(
+    ("height", "k_h"), [(1.8, 1.0), (1.99, 1.0), (2.0, 1.1), (2.5, 1.1), (2.51, 1.2), (6.0, 1.2)]
+)
 def test_climate_k_h_by_mining_height(height, k_h):
     r = calc_face_by_climate(mining_height=height, roof_control_max=5, roof_control_min=4, v_climate=1, k_l=1)
     assert coef(r, "k_h").value == k_h
@@ -114,11 +117,41 @@ def test_climate_top_coal_caving_takes_the_highest_k_h():
 
 @pytest.mark.parametrize(
     ("length", "k_l"),
-    [(10, 0.8), (15, 0.85), (79.9, 0.85), (80, 1.0), (120, 1.1), (150, 1.2), (180, 1.2), (180.1, 1.35)],
+    [
+        (10, 0.8),
+        (14.99, 0.8),
+        (15, 0.85),
+        (79.9, 0.85),
+        (80, 0.85),
+        (80.01, 1.0),
+        (120, 1.0),
+        (120.01, 1.1),
+        (150, 1.1),
+        (150.01, 1.2),
+        (180, 1.2),
+        (180.1, 1.35),
+    ],
 )
 def test_climate_k_l_by_face_length(length, k_l):
+    """DOMAIN.md §2: a row "a–b" includes b; "<15" is strict."""
     r = calc_face_by_climate(**FACE_GEOMETRY, face_length=length, v_climate=1.0)
     assert coef(r, "k_l").value == k_l
+
+
+@pytest.mark.parametrize(
+    ("temp", "row"),
+    [(19.99, (1.0, 1.0)), (20.0, (1.0, 1.5)), (23.0, (1.0, 1.5)), (23.01, (1.5, 1.8)), (26.0, (1.5, 1.8))],
+)
+def test_climate_v_row_by_intake_temperature(temp, row):
+    r = calc_face_by_climate(**FACE_GEOMETRY, face_length=100, intake_temp=temp)
+    assert coef(r, "v").valid_range == row
+
+
+@pytest.mark.parametrize(("length", "edge"), [(175, 180.0), (185, 180.0), (78, 80.0), (100, None)])
+def test_climate_key_near_a_row_edge_says_so(length, edge):
+    r = calc_face_by_climate(**FACE_GEOMETRY, face_length=length, v_climate=1.0)
+    assert coef(r, "k_l").near_edge == edge
+    assert any("edge" in w for w in r.warnings) == (edge is not None)
 
 
 def test_climate_given_k_l_that_contradicts_the_face_length_warns():
@@ -147,7 +180,7 @@ def test_climate_textbook_form_warns_that_the_older_form_was_used():
 def test_workers():
     r = calc_face_by_workers(workers=38)
     assert r.value == 152.0 and r.substituted == "Q = 4 × 38 = 152.0 m³/min"
-    assert r.source == "《煤矿安全规程》第159条（2025版）"
+    assert r.source == "《煤矿安全规程》（2025版）第159条"
 
 
 def test_explosives_notes_the_10a_variant_only_as_a_warning():
@@ -220,3 +253,26 @@ def test_max_with_blasting_and_without_geometry_has_no_check():
 def test_max_skips_explosives_without_blasting():
     r = calc_face_air_volume_max(workers=10, explosive_kg=0)
     assert [m.method for m in r.methods] == ["calc_face_by_workers"]
+
+
+def test_a_maximum_over_some_methods_names_the_ones_not_computed():
+    """DOMAIN.md §2: gas only (climate and people lack inputs) is a lower bound, not the requirement."""
+    from calc import calc_face_air_volume_max
+
+    r = calc_face_air_volume_max(gas_emission=4.2, k_gas=1.5)
+    assert r.value == 630.0 and not r.complete
+    assert [n.split("（")[0] for n in r.not_computed] == ["calc_face_by_climate", "calc_face_by_workers"]
+    assert "mining_height" in r.not_computed[0]
+    assert r.warnings[0].startswith("incomplete: methods not computed")
+    assert "不是需风量" in r.substituted
+    full = calc_face_air_volume_max(
+        gas_emission=4.2, k_gas=1.5, workers=38, **FACE_GEOMETRY, face_length=220, intake_temp=19.0
+    )
+    assert full.complete and full.not_computed == [] and "不是需风量" not in full.substituted
+
+
+def test_a_heading_without_fan_data_is_incomplete():
+    from calc import calc_tunnel_air_volume_max
+
+    r = calc_tunnel_air_volume_max(gas_emission=1.0, k_gas=1.8, workers=20)
+    assert [n.split("（")[0] for n in r.not_computed] == ["calc_tunnel_by_fan_intake"]

@@ -25,9 +25,10 @@ def test_total_demo_mine():
     r = calc_total_air_volume(
         location_qs=DEMO_QS, k_mine=1.18, fan_mode="抽出式", max_people_underground=420, capacity=7600
     )
-    # ΣQ = 5148.1; 5148.1 × 1.18 = 6074.758; 4 × 420 = 1680
+    # ΣQ = 5148.1; 5148.1 × 1.18 = 6074.758; 4 × 420 × 1.18 = 1982.4 (DOMAIN.md §2.5)
     assert r.value == 6074.8 and r.governing == "calc_total_air_volume.by_locations"
-    assert [m.value for m in r.methods] == [6074.8, 1680.0]
+    assert [m.value for m in r.methods] == [6074.8, 1982.4]
+    assert r.methods[1].substituted == "Q_mine = 4 × 420 × 1.18 = 1982.4 m³/min"
     assert r.methods[0].substituted.endswith("= 5148.1 m³/min; Q_mine = 5148.1 × 1.18 = 6074.8 m³/min")
     assert r.checks[0].ok and r.checks[0].upper == 7600.0
     assert r.inputs["sum_q"] == 5148.1
@@ -37,7 +38,8 @@ def test_total_people_govern_and_capacity_exceeded():
     r = calc_total_air_volume(
         location_qs=[100.0, 200.0], k_mine=1.2, max_people_underground=100, capacity=390
     )
-    assert r.value == 400.0 and r.governing == "calc_total_air_volume.by_people"
+    # 4 × 100 × 1.2 = 480 > (100 + 200) × 1.2 = 360
+    assert r.value == 480.0 and r.governing == "calc_total_air_volume.by_people"
     assert not r.checks[0].ok and any("above the upper bound" in w for w in r.warnings)
 
 

@@ -102,3 +102,60 @@ async def test_on_location_callback_brackets_each_location(plan_a: Plan) -> None
     await review_calc(plan_a, on_location=hook)
     assert len(calls) == 2 * len(plan_a.locations)
     assert calls[0][1] is False and calls[1] == (calls[0][0], True)
+
+
+async def test_plan_b_root_fault_carries_its_consequences(plan_b: Plan) -> None:
+    """The maximum not taken at 15216: one major with the allocation short and the mine total low listed
+    as its consequences, not three majors (DOMAIN.md §5)."""
+    findings, _ = await review_calc(plan_b)
+    at_face = [f for f in findings if f.location == "15216综采工作面"]
+    assert [f.rule_id for f in at_face] == ["calc.max_not_taken"]
+    root = at_face[0]
+    assert root.severity == Severity.MAJOR
+    assert [c.rule_id for c in root.consequences] == ["calc.allocation_short", "calc.total_low"]
+    assert "502.2 × 1.18" in root.consequences[1].message
+    assert not [f for f in findings if f.rule_id == "calc.total_low"]
+    # the stated sum is a slip of its own (minor), kept apart
+    assert [f.rule_id for f in findings if f.location is None] == ["calc.sum_stated"]
+    assert all(f.rule_id for f in findings)
+
+
+async def test_charging_chamber_maximum_not_taken_is_one_finding(plan_a: Plan) -> None:
+    """A chamber's maximum not taken and its allocation short: one finding citing the chamber's clause."""
+    plan = plan_a.model_copy(deep=True)
+    loc = next(x for x in plan.locations if x.kind == "charging")
+    row = next(r for r in plan.allocation if r.location == loc.name)
+    assert loc.stated_required is not None and row.allocated_q is not None
+    required = loc.stated_required.value
+    loc.stated_required.value = required / 2
+    row.allocated_q.value = required / 2
+    for m in loc.methods:
+        if m.stated is not None and m.method == "min_q":
+            m.stated.value = required / 2
+    findings, _ = await review_calc(plan)
+    here = [f for f in findings if f.location == loc.name and f.severity == Severity.MAJOR]
+    assert len(here) == 1 and here[0].consequences, [f.message for f in findings]
+    assert "第186条" in here[0].source
+
+
+async def test_wrong_fan_intake_at_a_heading_is_one_finding(plan_a: Plan) -> None:
+    """A heading whose fan-intake method is written 150 m³/min low: the method, the lower maximum and
+    the allocation short of it are one major with two consequences, not three majors."""
+    plan = plan_a.model_copy(deep=True)
+    loc = next(
+        x for x in plan.locations if x.kind == "heading" and any(m.method == "fan_intake" for m in x.methods)
+    )
+    method = next(m for m in loc.methods if m.method == "fan_intake")
+    assert method.stated is not None and loc.stated_required is not None
+    right = method.stated.value
+    method.stated.value = loc.stated_required.value = right - 150
+    method.expression = f"Q = {right - 150}"
+    row = next(r for r in plan.allocation if r.location == loc.name)
+    assert row.allocated_q is not None
+    row.allocated_q.value = right - 100
+    if row.required_q is not None:
+        row.required_q.value = right - 150
+    findings, _ = await review_calc(plan)
+    here = [f for f in findings if f.location == loc.name]
+    assert [(f.rule_id, f.severity) for f in here] == [("calc.method_coefficient", Severity.MAJOR)]
+    assert [c.rule_id for c in here[0].consequences] == ["calc.required_low", "calc.allocation_short"]

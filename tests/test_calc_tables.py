@@ -51,7 +51,7 @@ def test_override_wind_speed_class_and_edition():
     )
     r = calc_tunnel_by_wind_speed(area=10, heading_type="rock", tables=tables)
     assert r.lower == 120.0
-    assert r.source.startswith("《煤矿安全规程》第136条（2016版，2022修订）")
+    assert r.source.startswith("《煤矿安全规程》（2016版）第136条")
 
 
 def test_invalid_overrides_are_refused():
@@ -73,7 +73,7 @@ def test_unknown_edition_names_the_setting():
 def test_tables_carry_their_sources():
     for name in ("k_gas_face", "v_climate", "k_h", "k_l", "theta", "k_mine", "wind_speed"):
         assert getattr(DEFAULT_TABLES, name).source
-    assert DEFAULT_TABLES.article("wind_speed") == "《煤矿安全规程》第157条（2025版）"
+    assert DEFAULT_TABLES.article("wind_speed") == "《煤矿安全规程》（2025版）第157条"
 
 
 def test_band_lookup_beyond_the_last_band():

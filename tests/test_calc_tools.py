@@ -113,3 +113,16 @@ def test_calc_tools_work_in_a_tool_node() -> None:
 
     node = ToolNode(calc_tools())
     assert "calc_face_by_workers" in node.tools_by_name
+
+
+def test_max_tool_over_an_incomplete_set_says_so_to_the_model(tools):
+    """A face with only the gas method computable: the answer names the methods not computed."""
+    out = tools["calc_face_air_volume_max"].invoke({"gas_emission": 4.2, "k_gas": 1.5})
+    assert out["incomplete"] is True and out["value"] == 630.0
+    assert "calc_face_by_climate" in out["note"] and "不能作为需风量" in out["note"]
+    assert len(out["not_computed"]) == 2
+    full = tools["calc_face_air_volume_max"].invoke(
+        {"gas_emission": 4.2, "k_gas": 1.5, "workers": 38, "mining_height": 3.2, "roof_control_max": 5.8,
+         "roof_control_min": 4.6, "face_length": 220, "intake_temp": 19.0}
+    )  # fmt: skip
+    assert "incomplete" not in full and full["not_computed"] == []

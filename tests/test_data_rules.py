@@ -171,9 +171,9 @@ def test_back_calculated_emission_beyond_tolerance(plan_a: Plan, ref: JsonRefere
 def test_survey_temperature_needs_higher_climate_speed(plan_a: Plan, ref: JsonReferenceData) -> None:
     source = _with_survey(ref, **{"15216综采工作面": AirSurveyRecord(1.74, 11.6, 0.37, 0.02, 24.0)})
     findings = _at(review_data(plan_a, source), "15216综采工作面", Category.DATA)
-    assert {f.rule: f.severity for f in findings} == {
-        "进风温度与测风报表一致": Severity.MINOR,
-        "气象条件风速与温度对应": Severity.MAJOR,
+    assert {f.rule_id: f.severity for f in findings} == {
+        "data.intake_temperature": Severity.MINOR,
+        "data.climate_speed": Severity.MAJOR,
     }
 
 

@@ -29,7 +29,7 @@ def test_plan_a_has_no_serious_form_finding(plan_a: Plan) -> None:
     assert not _only(findings, Severity.MINOR)
     assert all(f.reviewer == "form-reviewer" and f.category == Category.FORM for f in findings)
     # the only remark: the 规程 is cited without an edition
-    assert [f.rule for f in findings] == ["规程版本"]
+    assert [f.rule_id for f in findings] == ["form.edition_unstated"]
 
 
 def test_plan_b_approval_missing_is_major(plan_b: Plan) -> None:
@@ -90,12 +90,14 @@ def test_cover_fields_missing(plan_a: Plan) -> None:
     plan.month = None
     plan.prepared_date = None
     findings = review_form(plan)
-    rules = {f.rule: f.severity for f in findings}
-    assert rules["版本号"] == Severity.MINOR and rules["执行月份"] == Severity.MINOR
-    assert rules["编制日期"] == Severity.INFO  # the 编制 signature's date stands in
+    cover = [f for f in findings if f.rule_id == "form.cover"]
+    assert {f.severity for f in cover} == {Severity.MINOR} and len(cover) == 2
+    assert any("版本号" in f.message for f in cover) and any("执行月份" in f.message for f in cover)
+    rules = {f.rule_id: f.severity for f in findings}
+    assert rules["form.prepared_date"] == Severity.INFO  # the 编制 signature's date stands in
     plan.signoffs = []
-    rules = {f.rule: f.severity for f in review_form(plan)}
-    assert rules["编制日期"] == Severity.MINOR
+    rules = {f.rule_id: f.severity for f in review_form(plan)}
+    assert rules["form.prepared_date"] == Severity.MINOR
 
 
 def test_location_without_calculation_is_major(plan_a: Plan) -> None:
@@ -109,7 +111,7 @@ def test_location_without_calculation_is_major(plan_a: Plan) -> None:
     assert major["中央变电所"].page == 1 and "没有需风量计算过程" in major["中央变电所"].message
     assert major["主排水泵房"].page == 3
     minor = _only(findings, Severity.MINOR)
-    assert [(f.location, f.rule) for f in minor] == [("15222切眼掘进工作面", "计算过程完整（风速验算）")]
+    assert [(f.location, f.rule_id) for f in minor] == [("15222切眼掘进工作面", "form.speed_check_missing")]
 
 
 def test_location_missing_from_allocation_is_major(plan_a: Plan) -> None:
@@ -131,7 +133,7 @@ def test_two_editions_cited_is_minor(tmp_path: Path) -> None:
     path = tmp_path / "variant.pdf"
     path.write_bytes(variant_pdf())
     findings = review_form(parse_plan(extract_pdf(path, max_pages=10)))
-    editions = [f for f in findings if f.rule == "规程版本一致"]
+    editions = [f for f in findings if f.rule_id == "form.edition_mixed"]
     assert len(editions) == 1 and editions[0].severity == Severity.MINOR
     assert "2016版" in editions[0].message and "2025版" in editions[0].message
     assert not [f for f in findings if f.severity in SERIOUS]
@@ -141,4 +143,4 @@ def test_text_plan_approval_missing() -> None:
     findings = review_form(parse_plan(text_plan()))
     major = _only(findings, Severity.MAJOR)
     assert len(major) == 1 and major[0].location is None and major[0].page == 2
-    assert not [f for f in findings if f.rule == "规程版本"]  # the plan names its edition
+    assert not [f for f in findings if f.rule_id == "form.edition_unstated"]  # the plan names its edition

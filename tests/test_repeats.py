@@ -17,7 +17,7 @@ from vent_agent.kb.search import get_knowledge_base
 from vent_agent.review.findings import Severity
 from vent_agent.review.form_rules import review_form
 from vent_agent.review.provenance import build_record, trace_finding
-from vent_agent.review.repeat_rules import RULE, page_ranges
+from vent_agent.review.repeat_rules import RULE_ID, page_ranges
 
 DATA = Path(__file__).parent / "data"
 PLAN_B = DATA / "plan-2026-08-b.pdf"
@@ -37,8 +37,8 @@ def single(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-untyped
 
 
 def _split(result):  # type: ignore[no-untyped-def]
-    repeated = [f for f in result.findings if f.rule == RULE]
-    return repeated, [f for f in result.findings if f.rule != RULE]
+    repeated = [f for f in result.findings if f.rule_id == RULE_ID]
+    return repeated, [f for f in result.findings if f.rule_id != RULE_ID]
 
 
 @pytest.mark.parametrize(
@@ -64,7 +64,7 @@ def test_a_plan_bound_several_times_gives_each_finding_once(
     repeated, rest = _split(got)
     assert finding_keys(rest) == finding_keys(single.findings)
     (one,) = repeated
-    assert one.severity == Severity.MINOR and one.category.value == "form" and one.location is None
+    assert one.severity == Severity.INFO and one.category.value == "form" and one.location is None
     assert one.figures["copies"] == len(copies)
     for cp in copies:
         assert f"第{page_ranges(cp)}页" in one.message
@@ -115,7 +115,7 @@ def test_a_table_repeated_in_an_appendix_is_read_once() -> None:
     plan, once = read_plan(bound), read_plan(ex)
     assert plan.repeats is not None and plan.repeats.tables_same_as == {"6:0": f"{alloc.page}:{alloc.index}"}
     assert [r.location for r in plan.allocation] == [r.location for r in once.allocation]
-    (one,) = [f for f in review_form(plan) if f.rule == RULE]
+    (one,) = [f for f in review_form(plan) if f.rule_id == RULE_ID]
     assert one.page == alloc.page and [e.page for e in one.evidence] == [6] and "第6页" in one.message
 
 

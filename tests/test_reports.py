@@ -254,7 +254,7 @@ def test_markdown_title_metadata_and_summary() -> None:
 def test_markdown_findings_table_one_row_per_finding_in_severity_order() -> None:
     result = make_result()
     md = render_markdown(result)
-    assert "| 序号 | 严重程度 | 用风地点 | 类别 | 问题描述 | 比对数据 | 检查规则及依据 | PDF页码 |" in md
+    assert "| 序号 | 程度 | 用风地点 | 类别 | 问题描述、后果及比对数据 | 检查规则及依据 | 页码 |" in md
     rows = findings_rows(md)
     assert len(rows) == len(result.findings) == 6
     severities = [row.split(" | ")[1] for row in rows]
@@ -316,7 +316,7 @@ def test_markdown_escapes_pipes_and_newlines_in_cells() -> None:
 
 def test_markdown_recalculation_section() -> None:
     md = render_markdown(make_result())
-    assert "### 1. 15216综采工作面（采煤工作面，第 5 页）" in md
+    assert "### 1. 15216综采工作面（采煤工作面，计划第 5 页）" in md
     assert "| 计算方法 | 输入参数 | 计算公式及代入数值 | 结果 | 系数及来源 | 依据 |" in md
     assert (
         "| 按瓦斯涌出量 | 瓦斯（CH₄）绝对涌出量 q = 4.2 m³/min<br>采煤方法 = 综采 | "
@@ -325,10 +325,11 @@ def test_markdown_recalculation_section() -> None:
     )
     assert "| 按气象条件（取值） | — | Q = 60·0.70·v·S·k_h·k_l<br>Q = 60 × 0.70 × 1.2 × 18.72" in md
     assert "Q = 4 × 30 = 120.0 m³/min" in md
-    assert "**需风量取各方法最大值：1132.2 m³/min，取值方法：按气象条件。**" in md
-    assert "| 风速校验 | 282.6 | 3014.4 | 1132.2 | 合格 |" in md
-    assert "| 630.0 | 1132.2 | 700.0 | -44.4% | -432.2（配风量 < 核算需风量） |" in md
-    assert "- 按气象条件：v 取 20–23 °C 区间中值" in md
+    assert "- 需风量取各方法最大值：1132.2 m³/min（按气象条件）。" in md
+    assert "允许 282.6–3014.4 m³/min，合格" in md
+    assert "计划值偏差 -44.4%；配风余量 -432.2（配风量 < 核算需风量）" in md
+    # the body details the locations with a finding; the appendix has every location
+    assert "### 1. 15216综采工作面\n\n核算明细见正文第三部分。" in md
     assert "| 15216综采工作面 | 采煤工作面 | 630.0 | 1132.2 | 按气象条件 | 700.0 | 否 | 合格 |" in md
     assert "| 中央变电所 | 硐室 | — | — | 未核算 | — | — | — |" in md
     assert "### 2. 中央变电所（硐室）\n\n未能核算。缺少设备功率" in md
@@ -344,7 +345,7 @@ def test_markdown_reviewer_sections() -> None:
     assert "状态：完成；发现问题 3 项（严重 1，重大 1，一般 1）；用时 800 毫秒。" in text
     assert "**错误：MCP 工具超时：get_air_survey**" in text
     assert "模型意见：2 条（1 条与规则结论重复或为空的意见已略去）。" in text
-    assert "确定性规则判定" in md.rsplit("\n\n", 2)[-1]
+    assert "确定性规则判定" in section(md, "六、审阅签字")
 
 
 def test_markdown_model_remarks_have_their_own_marked_section() -> None:
@@ -500,9 +501,11 @@ def test_docx_findings_table_with_shaded_severity(docx_path: Path) -> None:
     }
     for row in table.rows[1:]:
         severity_cell = row.cells[1]
-        assert shading(severity_cell) == SEVERITY_FILLS[expected[severity_cell.text]]
+        run_shading = severity_cell.paragraphs[0].runs[0]._r.rPr.find(qn("w:shd"))
+        assert run_shading.get(qn("w:fill")) == SEVERITY_FILLS[expected[severity_cell.text]]
+        assert shading(severity_cell) is None  # a small label, not a shaded block
     units = next(row for row in table.rows if row.cells[3].text == "单位")
-    assert units.cells[4].text == "需风量单位 m³/s | m³/min 混用\n第二行说明"
+    assert units.cells[4].text.startswith("需风量单位 m³/s | m³/min 混用\n第二行说明")
     assert units.cells[2].text == "井下爆炸材料库"
     assert table.rows[0]._tr.trPr.find(qn("w:tblHeader")) is not None
 
@@ -514,17 +517,19 @@ def test_docx_has_every_section_and_the_remarks_table(docx_path: Path) -> None:
     assert chapters == [
         "一、审查结论",
         "二、问题清单",
-        "三、各用风地点需风量核算",
+        "三、有问题地点的需风量核算",
         "四、各审查环节情况",
         "五、模型审查意见（语言与逻辑，仅供参考）",
         "六、审阅签字",
     ]
-    assert "1. 15216综采工作面（采煤工作面，第 5 页）" in headings
+    assert "1. 15216综采工作面（采煤工作面，计划第 5 页）" in headings
+    assert "附录  各用风地点需风量核算明细" in headings
     remarks = table_with_header(doc, REMARKS_HEADER)
     assert remarks is not None and len(remarks.rows) == 1 + 3
     assert [r.cells[1].text for r in remarks.rows[1:]] == ["基本形式审查", "计算核验审查", "计算核验审查"]
     assert remarks.rows[3].cells[6].text.startswith("未核实\n")
-    assert shading(remarks.rows[2].cells[4]) == SEVERITY_FILLS[Severity.MINOR]
+    label = remarks.rows[2].cells[4].paragraphs[0].runs[0]._r.rPr.find(qn("w:shd"))
+    assert label.get(qn("w:fill")) == SEVERITY_FILLS[Severity.MINOR]
 
 
 def test_docx_content_matches_the_report(docx_path: Path) -> None:
@@ -535,7 +540,8 @@ def test_docx_content_matches_the_report(docx_path: Path) -> None:
     assert "Q = 60 × 0.70 × 1.2 × 18.72 × 1.2 × 1.0 = 1132.2 m³/min" in cells and "示范煤矿" in cells
     assert "确定性规则判定" in doc.sections[0].footer.paragraphs[0].text
     orientations = [s.orientation for s in doc.sections]
-    assert len(orientations) == 3 and orientations[1] != orientations[0] == orientations[2]
+    # portrait, landscape (findings, recomputation), portrait, landscape (appendix)
+    assert len(orientations) == 4 and orientations[1] != orientations[0] == orientations[2] != orientations[3]
     assert (
         round(doc.sections[0].page_width.cm, 1) == 21.0 and round(doc.sections[0].page_height.cm, 1) == 29.7
     )
@@ -594,7 +600,10 @@ def test_markdown_says_what_the_docx_says(tmp_path: Path, variant: str) -> None:
     finding_rows = [r for r in docx_seq if re.match(r"R:\d+¦(严重|重大|一般|提示)¦", r)]
     remark_rows = [r for r in docx_seq if re.match(r"R:\d+¦(基本形式|数据一致性|计算核验)审查¦", r)]
     assert len(finding_rows) == len(result.findings) and len(remark_rows) == len(result.remarks)
-    assert [r.split("¦")[4] for r in finding_rows] == [f.message for f in sorted_findings(result)]
+    # the description cell starts with the message (then the consequences and the figures compared)
+    assert [r.split("¦")[4].split("\n")[0] for r in finding_rows] == [
+        f.message.split("\n")[0] for f in sorted_findings(result)
+    ]
 
 
 def test_docx_every_chinese_run_has_an_east_asian_font(docx_path: Path) -> None:

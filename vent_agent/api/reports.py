@@ -66,6 +66,8 @@ async def report_provenance(report_id: str, state: StateDep) -> dict[str, Any]:
             "category": f.category,
             "severity": f.severity,
             "message": f.message,
+            "rule_id": f.rule_id,
+            "consequences": [c.model_dump(mode="json") for c in f.consequences],
             "source": f.source,
             "page": f.page,
             "evidence": [e.model_dump(mode="json") for e in f.evidence],

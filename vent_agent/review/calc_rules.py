@@ -10,20 +10,29 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 
-import calc
+from calc import formatting as calc_fmt
 from calc.errors import CalcInputError
 from calc.result import MaxResult
-from vent_agent.documents.plan import AllocationRow, Figure, LocationPlan, MethodStatement, Plan, SourceRef
+from vent_agent.documents.plan import AllocationRow, LocationPlan, MethodStatement, Plan, SourceRef
 from vent_agent.review.arith import close, substituted_value
-from vent_agent.review.findings import Category, Evidence, Finding, Severity
-from vent_agent.review.recompute import Unrecomputable, normalise_name, recompute_location
+from vent_agent.review.calc_common import Where as _Where
+from vent_agent.review.calc_common import calc_ev as _calc_ev
+from vent_agent.review.calc_common import calc_finding as _finding
+from vent_agent.review.calc_common import cells as _cells
+from vent_agent.review.calc_common import stated_q as _stated
+from vent_agent.review.consequences import FOLLOWS, as_consequence, attach, consolidate
+from vent_agent.review.findings import Finding, Severity
+from vent_agent.review.recompute import (
+    COEFFICIENT_INPUTS,
+    Adjustment,
+    Unrecomputable,
+    normalise_name,
+    recompute_compliant,
+)
 from vent_agent.review.result import LocationRecalc
-from vent_agent.review.rule_common import finding, pdf_evidence
+from vent_agent.review.rule_common import fmt, plan_edition
+from vent_agent.review.total_rules import total_checks
 
-AQ1056 = "AQ 1056-2008《煤矿通风能力核定标准》"
-R159 = "《煤矿安全规程》第159条"
-R157 = "《煤矿安全规程》第157条（表6）"
-AGENT = "calc-verifier"
 METHOD_SUFFIX = {
     "gas": "_by_gas",
     "co2": "_by_co2",
@@ -51,51 +60,9 @@ MAX_TOOL = {
 OnLocation = Callable[[str, str, bool], Awaitable[None]]
 
 
-def _calc_ev(method: str, substituted: str) -> Evidence:
-    return Evidence(kind="calc", detail={"method": method, "substituted": substituted})
-
-
-def _finding(
-    location: str | None,
-    severity: Severity,
-    message: str,
-    *,
-    figures: dict,
-    rule: str,
-    source: str,
-    ref: SourceRef | None,
-    category: Category = Category.CALCULATION,
-    evidence: list[Evidence] | None = None,
-) -> Finding:
-    """A calc-verifier finding in m³/min (see :func:`vent_agent.review.rule_common.finding`)."""
-    return finding(
-        AGENT,
-        location,
-        category,
-        severity,
-        message,
-        rule=rule,
-        source=source,
-        figures=figures,
-        unit="m³/min",
-        ref=ref,
-        evidence=list(evidence or []),
-    )
-
-
-def _cells(*refs: tuple[SourceRef | None, str]) -> list[Evidence]:
-    """PDF evidence for further cells or lines a finding compares (beside its main figure)."""
-    return [ev for ref, what in refs if (ev := pdf_evidence(ref, what)) is not None]
-
-
-def _stated(fig: Figure | None) -> float | None:
-    """A stated air volume in m³/min (a figure written in m³/s is converted)."""
-    if fig is None:
-        return None
-    return calc.m3s_to_m3min(fig.value) if fig.unit and "/s" in fig.unit else fig.value
-
-
-def _method_checks(loc: LocationPlan, result: MaxResult | None, required: float | None) -> list[Finding]:
+def _method_checks(
+    at: _Where, loc: LocationPlan, result: MaxResult | None, required: float | None, adjusted: set[str]
+) -> list[Finding]:
     out: list[Finding] = []
     for m in loc.methods:
         stated = _stated(m.stated)
@@ -108,30 +75,28 @@ def _method_checks(loc: LocationPlan, result: MaxResult | None, required: float 
             severe = required is not None and value > required and not close(value, required)
             out.append(
                 _finding(
-                    loc.name,
+                    "calc.arithmetic",
+                    at,
                     Severity.MAJOR if severe else Severity.MINOR,
                     f"{m.label}算术错误：{evaluated[0]} = {value:.1f}，计划写作 {stated:.1f} m³/min"
                     + ("，且改正后超过所取需风量" if severe else "（非控制值，不改变所取需风量）"),
                     figures={"stated": stated, "recomputed": value},
-                    rule="各计算方法的代入计算须正确",
-                    source=AQ1056,
                     ref=ref,
                 )
             )
             continue
         calc_m = _calc_method(result, m)
-        if calc_m is not None and not close(calc_m.value, stated):
+        if calc_m is not None and calc_m.method not in adjusted and not close(calc_m.value, stated):
             severe = required is not None and calc_m.value > required and not close(calc_m.value, required)
             lowers = calc_m.value > stated
             out.append(
                 _finding(
-                    loc.name,
+                    "calc.method_coefficient",
+                    at,
                     Severity.MAJOR if severe else Severity.MINOR,
                     f"{m.label}与按规程系数核算不符：计划 {m.expression}；核算 {calc_m.substituted}"
                     + ("（计划取值偏低）" if lowers else "（计划取值偏高，非控制值）" if not severe else ""),
                     figures={"stated": stated, "recomputed": calc_m.value},
-                    rule=f"{calc_m.method_cn}的系数取值",
-                    source=calc_m.source or AQ1056,
                     ref=ref,
                     evidence=[_calc_ev(calc_m.method, calc_m.substituted)],
                 )
@@ -148,19 +113,21 @@ def _calc_method(result: MaxResult | None, m: MethodStatement):  # type: ignore[
 
 
 def _maximum_checks(
-    loc: LocationPlan, result: MaxResult | None, required: float | None, row: AllocationRow | None = None
+    at: _Where,
+    loc: LocationPlan,
+    result: MaxResult | None,
+    required: float | None,
+    row: AllocationRow | None = None,
 ) -> list[Finding]:
     if required is None:
         return [
             _finding(
-                loc.name,
+                "calc.required_missing",
+                at,
                 Severity.MAJOR,
                 "未给出该地点的需风量（取最大值）",
                 figures={},
-                rule="每个用风地点须有完整的需风量计算过程",
-                source=AQ1056,
                 ref=loc.ref,
-                category=Category.FORM,
             )
         ]
     ref = loc.stated_required.ref if loc.stated_required else loc.ref
@@ -173,12 +140,11 @@ def _maximum_checks(
         if top_v is not None and top_v > required and not close(top_v, required):
             out.append(
                 _finding(
-                    loc.name,
+                    "calc.max_not_taken",
+                    at,
                     Severity.MAJOR,
                     f"需风量未取各方法最大值：{top_m.label}得 {top_v:.1f}，计划取 {required:.1f} m³/min",
                     figures={"stated": required, "recomputed": top_v},
-                    rule="需风量取各计算方法的最大值",
-                    source=f"{R159}；{AQ1056}",
                     ref=ref,
                     evidence=_cells(
                         (top_m.stated.ref if top_m.stated else None, f"{top_m.label}计算结果"),
@@ -191,12 +157,11 @@ def _maximum_checks(
         gov = next((r for r in result.methods if r.method == result.governing), result)
         out.append(
             _finding(
-                loc.name,
+                "calc.required_low",
+                at,
                 Severity.MAJOR,
                 f"需风量偏低：核算最大值 {result.value:.1f} m³/min（{gov.method_cn}：{gov.substituted}），计划取 {required:.1f}",
                 figures={"stated": required, "recomputed": result.value},
-                rule="需风量取各计算方法的最大值",
-                source=f"{R159}；{AQ1056}",
                 ref=ref,
                 evidence=[_calc_ev(gov.method, gov.substituted)],
             )
@@ -204,45 +169,96 @@ def _maximum_checks(
     return out
 
 
-def _coefficient_checks(loc: LocationPlan, result: MaxResult | None) -> list[Finding]:
+KEY_LABELS = {
+    "intake_temp": ("进风温度", "℃"),
+    "face_length": ("工作面长度", "m"),
+    "mining_height": ("采高", "m"),
+}
+COEF_UNITS = {"v": " m/s"}
+"""Units of coefficients that have one (the climate method's wind speed); the others are unitless."""
+
+
+def _coef_text(symbol: str, value: float) -> str:
+    """``v = 1.0 m/s``, ``k_l = 1.35``: at least one decimal, the unit only where there is one."""
+    return f"{symbol} = {calc_fmt.num(value, min_decimals=1)}{COEF_UNITS.get(symbol, '')}"
+
+
+def _coefficient_checks(at: _Where, loc: LocationPlan, adjustments: list[Adjustment]) -> list[Finding]:
+    """The plan's coefficients outside their ranges: one finding for those that lower the requirement
+    (one root fault: the location recomputed with all of them at the nearest compliant value, the range
+    stated: ``≥ 872.1 m³/min（v = 1.5 m/s, k_l = 1.3）；按缺省值 … 996.1``), one minor finding for each
+    above its range (on the safe side). DOMAIN.md §5."""
     out: list[Finding] = []
-    for r in result.methods if result else []:
-        for c in r.coefficients:
-            if c.origin != "given" or c.valid_range is None:
-                continue
-            low, high = c.valid_range
-            if low <= c.value <= high:
-                continue
-            lowers = c.value < low
+    low = [a for a in adjustments if a.lowers]
+    if low:
+        first = low[0]
+        what = "；".join(_adjustment_text(a) for a in low)
+        compliant = "，".join(_coef_text(a.symbol, a.compliant) for a in low)
+        default = "，".join(_coef_text(a.symbol, a.default) for a in low)
+        out.append(
+            _finding(
+                "calc.coefficient_range",
+                at,
+                Severity.MAJOR,
+                f"{what}，降低了需风量。按最接近的合规值重新核算：需风量 ≥ {first.q_compliant:.1f} m³/min"
+                f"（{compliant}）；按缺省值（{default}）为 {first.q_default:.1f} m³/min",
+                figures={
+                    **{f"{a.symbol}_stated": a.given for a in low},
+                    **{f"{a.symbol}_compliant": a.compliant for a in low},
+                    "required_compliant": first.q_compliant,
+                    "required_default": first.q_default,
+                },
+                ref=_ref_of(loc, first),
+                evidence=[
+                    _calc_ev(a.method, f"{a.symbol}: {fmt(a.given)} → {fmt(a.compliant)}") for a in low
+                ],
+            )
+        )
+    for a in adjustments:
+        if not a.lowers:
             out.append(
                 _finding(
-                    loc.name,
-                    Severity.MAJOR if lowers else Severity.MINOR,
-                    f"{r.method_cn}系数 {c.symbol} = {c.value} 超出规定范围 {low}–{high}"
-                    + ("，降低了需风量" if lowers else ""),
-                    figures={"stated": c.value, "low": low, "high": high},
-                    rule=f"{c.symbol} 取值范围",
-                    source=c.source or r.source or AQ1056,
-                    ref=loc.ref,
+                    "calc.coefficient_range",
+                    at,
+                    Severity.MINOR,
+                    f"{_adjustment_text(a)}，高于上限（偏于安全）",
+                    figures={"stated": a.given, "low": a.low, "high": a.high},
+                    ref=_ref_of(loc, a),
                 )
             )
     return out
 
 
-def _bound_checks(loc: LocationPlan, result: MaxResult | None, row: AllocationRow | None) -> list[Finding]:
+def _adjustment_text(a: Adjustment) -> str:
+    label = KEY_LABELS.get(a.key or "")
+    row = f"（{label[0]} {fmt(a.key_value)} {label[1]}）" if label and a.key_value is not None else ""
+    unit = COEF_UNITS.get(a.symbol, "")
+    return f"{a.method_cn}系数 {_coef_text(a.symbol, a.given)} 超出规定范围 {fmt(a.low)}–{fmt(a.high)}{unit}{row}"
+
+
+def _ref_of(loc: LocationPlan, a: Adjustment) -> SourceRef | None:
+    name = _input_of(a)
+    return loc.inputs[name].ref if name in loc.inputs else loc.ref
+
+
+def _input_of(a: Adjustment) -> str:
+    return COEFFICIENT_INPUTS.get((a.method, a.symbol), "")
+
+
+def _bound_checks(
+    at: _Where, loc: LocationPlan, result: MaxResult | None, row: AllocationRow | None
+) -> list[Finding]:
     out: list[Finding] = []
     for chk in result.checks if result else []:
         if not chk.ok:
             out.append(
                 _finding(
-                    loc.name,
+                    "calc.speed_bounds",
+                    at,
                     Severity.MAJOR,
                     f"需风量 {chk.value:.1f} m³/min 超出风速允许范围 {chk.lower}–{chk.upper} m³/min",
                     figures={"recomputed": chk.value, "lower": chk.lower, "upper": chk.upper},
-                    rule="风速验算",
-                    source=chk.source or R157,
                     ref=loc.ref,
-                    category=Category.REGULATION,
                 )
             )
         allocated = _stated(row.allocated_q) if row else None
@@ -253,14 +269,12 @@ def _bound_checks(loc: LocationPlan, result: MaxResult | None, row: AllocationRo
         ):
             out.append(
                 _finding(
-                    loc.name,
+                    "calc.allocated_speed",
+                    at,
                     Severity.MAJOR,
                     f"计划配风量 {allocated:.1f} m³/min 对应风速超出允许范围（{chk.lower}–{chk.upper} m³/min）",
                     figures={"allocated": allocated, "lower": chk.lower, "upper": chk.upper},
-                    rule="配风后风速须在允许范围内",
-                    source=chk.source or R157,
                     ref=row.allocated_q.ref if row and row.allocated_q else None,
-                    category=Category.REGULATION,
                 )
             )
     if loc.speed_check and result and result.checks:
@@ -272,12 +286,11 @@ def _bound_checks(loc: LocationPlan, result: MaxResult | None, row: AllocationRo
             if stated_b is not None and calc_b is not None and not close(stated_b, calc_b):
                 out.append(
                     _finding(
-                        loc.name,
+                        "calc.speed_check_stated",
+                        at,
                         Severity.MINOR,
                         f"风速验算{side}写作 {stated_b}，按表6 应为 {calc_b} m³/min",
                         figures={"stated": stated_b, "recomputed": calc_b},
-                        rule="风速验算",
-                        source=chk.source or R157,
                         ref=loc.speed_check.ref,
                     )
                 )
@@ -285,7 +298,7 @@ def _bound_checks(loc: LocationPlan, result: MaxResult | None, row: AllocationRo
 
 
 def _allocation_checks(
-    loc: LocationPlan, row: AllocationRow | None, result: MaxResult | None, required: float | None
+    at: _Where, loc: LocationPlan, row: AllocationRow | None, result: MaxResult | None, required: float | None
 ) -> list[Finding]:
     if row is None:
         return []
@@ -298,25 +311,22 @@ def _allocation_checks(
         if as_min is not None and not close(as_min, target) and close(written * 60, target, rel=0.01):
             out.append(
                 _finding(
-                    loc.name,
+                    "calc.unit_mismatch",
+                    at,
                     Severity.MINOR,
                     f"风量分配表需风量写作 {written}（按 m³/s 计），所在列单位为 {table_req.unit or 'm³/min'}；核算为 {target:.1f} m³/min",
                     figures={"stated": written, "recomputed": target},
-                    rule="风量单位须与表头一致（m³/min）",
-                    source=AQ1056,
                     ref=table_req.ref,
-                    category=Category.UNITS,
                 )
             )
         elif as_min is not None and required is not None and not close(as_min, required):
             out.append(
                 _finding(
-                    loc.name,
+                    "calc.required_inconsistent",
+                    at,
                     Severity.MINOR,
                     f"风量分配表需风量 {as_min:.1f} 与计算部分 {required:.1f} m³/min 不一致",
                     figures={"stated": as_min, "recomputed": required},
-                    rule="同一地点需风量前后一致",
-                    source=AQ1056,
                     ref=table_req.ref,
                 )
             )
@@ -324,106 +334,14 @@ def _allocation_checks(
     if allocated is not None and target > allocated and not close(allocated, target):
         out.append(
             _finding(
-                loc.name,
+                "calc.allocation_short",
+                at,
                 Severity.MAJOR,
                 f"计划配风量 {allocated:.1f} m³/min 小于需风量 {target:.1f} m³/min",
                 figures={"allocated": allocated, "required": target},
-                rule="配风量不得小于需风量",
-                source=f"{R159}；{AQ1056}",
                 ref=row.allocated_q.ref if row.allocated_q else row.ref,
             )
         )
-    return out
-
-
-def _total_checks(plan: Plan, required_by_loc: dict[str, float]) -> list[Finding]:
-    t = plan.totals
-    out: list[Finding] = []
-    stated_sum = _stated(t.stated_sum)
-    section_sum = round(sum(_stated(loc.stated_required) or 0.0 for loc in plan.locations), 1)
-    if stated_sum is not None and plan.locations and not close(stated_sum, section_sum):
-        out.append(
-            _finding(
-                None,
-                Severity.MINOR,
-                f"各用风地点需风量之和写作 {stated_sum:.1f} m³/min，按计算部分各地点需风量相加为 {section_sum:.1f}",
-                figures={"stated": stated_sum, "recomputed": section_sum},
-                rule="ΣQ 须等于各地点需风量之和",
-                source=AQ1056,
-                ref=t.stated_sum.ref if t.stated_sum else None,
-            )
-        )
-    k = t.k_mine.value if t.k_mine else None
-    mine_total = _stated(t.mine_total)
-    if (
-        stated_sum is not None
-        and k is not None
-        and mine_total is not None
-        and not close(stated_sum * k, mine_total)
-    ):
-        out.append(
-            _finding(
-                None,
-                Severity.MINOR,
-                f"矿井总需风量算术错误：{stated_sum:.1f} × {k} = {stated_sum * k:.1f}，计划写作 {mine_total:.1f}",
-                figures={"stated": mine_total, "recomputed": round(stated_sum * k, 1)},
-                rule="Q矿 = ΣQ × k",
-                source=AQ1056,
-                ref=t.mine_total.ref if t.mine_total else None,
-            )
-        )
-    if not required_by_loc:
-        return out
-    try:
-        total = calc.calc_total_air_volume(
-            location_qs=required_by_loc,
-            k_mine=k,
-            max_people_underground=int(t.max_people.value) if t.max_people else None,
-            capacity=_stated(t.capacity),
-        )
-    except CalcInputError:
-        return out
-    ref = t.mine_total.ref if t.mine_total else None
-    if mine_total is not None and total.value > mine_total and not close(total.value, mine_total):
-        out.append(
-            _finding(
-                None,
-                Severity.MAJOR,
-                f"矿井总需风量偏低：按核算需风量 {total.substituted}，计划为 {mine_total:.1f} m³/min",
-                figures={"stated": mine_total, "recomputed": total.value},
-                rule="矿井总需风量 = Σ各地点需风量 × k",
-                source=f"{R159}；{AQ1056}",
-                ref=ref,
-                evidence=[_calc_ev(total.method, total.substituted)],
-            )
-        )
-    capacity = _stated(t.capacity)
-    if capacity is not None and total.value > capacity:
-        out.append(
-            _finding(
-                None,
-                Severity.MAJOR,
-                f"核算矿井总需风量 {total.value:.1f} m³/min 超过矿井通风能力 {capacity:.1f}",
-                figures={"recomputed": total.value, "capacity": capacity},
-                rule="严禁超通风能力生产",
-                source="《煤矿安全规程》第160条",
-                ref=t.capacity.ref if t.capacity else ref,
-                category=Category.REGULATION,
-            )
-        )
-    for c in total.coefficients:
-        if c.origin == "given" and c.valid_range and not (c.valid_range[0] <= c.value <= c.valid_range[1]):
-            out.append(
-                _finding(
-                    None,
-                    Severity.MAJOR if c.value < c.valid_range[0] else Severity.MINOR,
-                    f"矿井需风系数 {c.symbol} = {c.value} 超出范围 {c.valid_range[0]}–{c.valid_range[1]}",
-                    figures={"stated": c.value},
-                    rule="k_mine 取值范围",
-                    source=c.source or AQ1056,
-                    ref=t.k_mine.ref if t.k_mine else ref,
-                )
-            )
     return out
 
 
@@ -432,9 +350,13 @@ async def review_calc(
 ) -> tuple[list[Finding], list[LocationRecalc]]:
     """Run the calc-verifier on ``plan``: findings and each location's :class:`LocationRecalc`.
 
+    A plan coefficient outside its range is never inherited: the location is recomputed at the nearest
+    compliant value (:func:`recompute_compliant`) and its allocation, its standby faces and the mine
+    total are judged against that. A location's root fault carries its consequences (DOMAIN.md §5).
     ``on_location(name, tool, done)`` is awaited before and after each location's recomputation (for
     ``agent_executing`` / ``agent_tool_result`` events).
     """
+    edition = plan_edition(plan)
     rows = {normalise_name(r.location): r for r in plan.allocation}
     findings: list[Finding] = []
     recalcs: list[LocationRecalc] = []
@@ -444,31 +366,38 @@ async def review_calc(
         tool = MAX_TOOL.get(loc.kind, "calc_other_by_wind_speed")
         if on_location:
             await on_location(loc.name, tool, False)
+        at = _Where(loc.name, loc.kind, edition)
         key = normalise_name(loc.name)
         required = _stated(loc.stated_required)
         result: MaxResult | None = None
+        adjustments: list[Adjustment] = []
         note = ""
+        here: list[Finding] = []
         try:
-            result = recompute_location(loc, required_by_loc)
+            _, result, adjustments = recompute_compliant(loc, required_by_loc)
         except (Unrecomputable, CalcInputError) as exc:
             note = str(exc)
-            findings.append(
+            here.append(
                 _finding(
-                    loc.name,
+                    "calc.unrecomputable",
+                    at,
                     Severity.INFO,
                     f"未能核算该地点需风量：{exc}",
                     figures={},
-                    rule="逐地点核算需风量",
-                    source=AQ1056,
                     ref=loc.ref,
                 )
             )
         row = rows.get(key)
-        findings += _method_checks(loc, result, required)
-        findings += _maximum_checks(loc, result, required, row)
-        findings += _coefficient_checks(loc, result)
-        findings += _bound_checks(loc, result, row)
-        findings += _allocation_checks(loc, row, result, required)
+        adjusted = {a.method for a in adjustments}
+        here += _coefficient_checks(at, loc, adjustments)
+        here += _method_checks(at, loc, result, required, adjusted)
+        here += _maximum_checks(at, loc, result, required, row)
+        here += _bound_checks(at, loc, result, row)
+        here += _allocation_checks(at, loc, row, result, required)
+        here = consolidate(here)
+        if loc.kind == "standby_face" and loc.standby_of:
+            here = _fold_into_working_face(findings, loc.standby_of, here)
+        findings += here
         governing = max(v for v in (required, result.value if result else None, 0.0) if v is not None)
         if governing > 0:
             required_by_loc[key] = governing
@@ -481,9 +410,33 @@ async def review_calc(
                 allocated=_stated(row.allocated_q) if row else None,
                 page=loc.ref.page if loc.ref else None,
                 note=note,
+                adjustments=[a.as_dict() for a in adjustments],
             )
         )
         if on_location:
             await on_location(loc.name, tool, True)
-    findings += _total_checks(plan, required_by_loc)
+    stated_by_loc = {normalise_name(loc.name): _stated(loc.stated_required) or 0.0 for loc in plan.locations}
+    findings = total_checks(plan, required_by_loc, stated_by_loc, findings, edition)
     return findings, recalcs
+
+
+def _fold_into_working_face(findings: list[Finding], working: str, here: list[Finding]) -> list[Finding]:
+    """A standby face's shortfall that follows from its working face's root fault becomes a consequence
+    of that fault (the standby face needs 50 % of the working face's corrected requirement)."""
+    name = next(
+        (
+            f.location
+            for f in findings
+            if f.location and normalise_name(f.location) == normalise_name(working)
+        ),
+        None,
+    )
+    keep = []
+    for f in here:
+        follows = f.rule_id in FOLLOWS or f.rule_id == "calc.method_coefficient"
+        if name and follows and attach(findings, name, as_consequence(f)):
+            for c in f.consequences:  # what followed at the standby face follows from the same root
+                attach(findings, name, c)
+            continue
+        keep.append(f)
+    return keep

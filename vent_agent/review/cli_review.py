@@ -28,7 +28,8 @@ STAGES = 6
 
 
 def finding_rows(findings: list[Any]) -> list[dict[str, Any]]:
-    """Findings as the CLI's JSON list (location, category, severity, message, figures, rule, source, page)."""
+    """Findings as the CLI's JSON list (location, category, severity, message, figures, rule, source, page,
+    reviewer, rule_id, and the root fault's consequences)."""
     return [
         {
             "location": f.location,
@@ -41,6 +42,8 @@ def finding_rows(findings: list[Any]) -> list[dict[str, Any]]:
             "source": f.source,
             "page": f.page,
             "reviewer": f.reviewer,
+            "rule_id": f.rule_id,
+            "consequences": [c.model_dump(mode="json") for c in f.consequences],
         }
         for f in findings
     ]

@@ -26,10 +26,11 @@ own measured figures against the regulation's limits.
 
 from __future__ import annotations
 
+from calc.tables import DEFAULT_TABLES
 from vent_agent.documents.plan import LocationPlan, Plan
 from vent_agent.documents.plan_text import match_name
 from vent_agent.kb.thresholds import ThresholdTable
-from vent_agent.review.findings import Category, Evidence, Finding, Severity
+from vent_agent.review.findings import Evidence, Finding, Severity
 from vent_agent.review.limit_rules import review_limits
 from vent_agent.review.reference import MonthlyReference, ReferenceData, UnavailableReference, same_mine
 from vent_agent.review.rule_common import (
@@ -64,9 +65,11 @@ _PROCEDURE_FIELDS = [
 
 
 def _climate_min_v(temp: float) -> float:
-    """AQ 1056-2008: the least wind speed of the climate method at an intake temperature (°C → m/s):
-    < 20 → 1.0; 20–23 → 1.0–1.5; 23–26 → 1.5–1.8; above, 1.8 (the top of the last band)."""
-    return 1.0 if temp < 23.0 else 1.5 if temp < 26.0 else 1.8
+    """AQ 1056-2008: the least wind speed of the climate method at an intake temperature (°C → m/s),
+    from the calculators' table and its band-edge rule (< 20 → 1.0; 20–23 → 1.0–1.5; 23–26 → 1.5–1.8);
+    above the table, 1.8 (the top of the last band)."""
+    band = DEFAULT_TABLES.v_climate.lookup(temp)
+    return band.coef.low if band is not None else DEFAULT_TABLES.v_climate.bands[-1].coef.high
 
 
 def review_data(plan: Plan, reference: ReferenceData | None, *, edition: str | None = None) -> list[Finding]:
@@ -77,13 +80,9 @@ def review_data(plan: Plan, reference: ReferenceData | None, *, edition: str | N
     if ref is None:
         out = [
             finding(
-                REVIEWER,
+                "data.reference_unavailable",
                 None,
-                Category.DATA,
-                Severity.INFO,
                 f"参考数据不可用：{why}，未进行数据一致性核对",
-                rule="参考数据可用",
-                source="配风计划审查要求：数据一致性",
                 figures={"mine": plan.mine, "month": plan.month},
             )
         ]
@@ -126,13 +125,9 @@ def _gaps(ref: MonthlyReference) -> list[Finding]:
     """One info finding per part of the month the source had no data for."""
     return [
         finding(
-            REVIEWER,
+            "data.reference_gap",
             None,
-            Category.DATA,
-            Severity.INFO,
             f"参考数据缺少{_GAP_LABELS.get(tool, tool)}（{reason}），相关数据一致性核对未进行",
-            rule="参考数据可用",
-            source="配风计划审查要求：数据一致性",
             figures={"mine": ref.mine, "month": ref.month, "tool": tool},
             evidence=[reference_evidence(tool, ref.mine, ref.month, None, reason)],
         )
@@ -144,8 +139,8 @@ def _ev(ref: MonthlyReference, kind: str, key: str | None, text: str) -> Evidenc
     return reference_evidence(TOOLS[kind], ref.mine, ref.month, key, text)
 
 
-def _data(location: str | None, severity: Severity, message: str, **kw) -> Finding:
-    return finding(REVIEWER, location, Category.DATA, severity, message, **kw)
+def _data(location: str | None, severity: Severity, message: str, *, rule_id: str, **kw) -> Finding:
+    return finding(rule_id, location, message, severity=severity, **kw)
 
 
 def _mining_plan(plan: Plan, ref: MonthlyReference) -> list[Finding]:
@@ -162,8 +157,7 @@ def _mining_plan(plan: Plan, ref: MonthlyReference) -> list[Finding]:
                     e.location,
                     Severity.MAJOR,
                     f"月度采掘计划中的{e.location}（{e.state}）未列入配风计划，没有需风量计算和配风",
-                    rule="采掘计划中的采掘工作面全部列入配风计划",
-                    source="月度采掘计划（审查要求：数据一致性）",
+                    rule_id="data.location_missing",
                     page=page,
                     figures={"mining_plan_state": e.state, "in_plan": "否"},
                     evidence=[_ev(ref, "mining_plan", e.location, f"{e.location}：{e.state}")],
@@ -178,8 +172,7 @@ def _mining_plan(plan: Plan, ref: MonthlyReference) -> list[Finding]:
                     hit,
                     Severity.MAJOR,
                     f"{hit}在月度采掘计划中已{e.state}，配风计划仍按作业地点配风",
-                    rule="配风计划中无已停止的采掘地点",
-                    source="月度采掘计划（审查要求：数据一致性）",
+                    rule_id="data.location_stale",
                     ref=loc.ref if loc else None,
                     page=None if loc else page,
                     figures={"mining_plan_state": e.state},
@@ -198,8 +191,7 @@ def _mining_plan(plan: Plan, ref: MonthlyReference) -> list[Finding]:
                     loc.name,
                     Severity.MINOR,
                     f"{loc.name}不在 {ref.month} 月度采掘计划中，请核实是否仍在作业",
-                    rule="配风地点与采掘计划一致",
-                    source="月度采掘计划（审查要求：数据一致性）",
+                    rule_id="data.location_unplanned",
                     ref=loc.ref,
                     evidence=[_ev(ref, "mining_plan", None, "月度采掘计划未列该地点")],
                 )
@@ -225,8 +217,7 @@ def _gas(plan: Plan, ref: MonthlyReference) -> list[Finding]:
                 Severity.MAJOR,
                 f"{loc.name}计划采用瓦斯绝对涌出量 {fmt(fig.value)} m³/min，瓦斯等级鉴定报告为 {fmt(report)} m³/min，"
                 f"{lower}报告 {abs(dev):.1f}%，超出 ±10% 容差",
-                rule="瓦斯涌出量与瓦斯等级鉴定报告一致（±10%）",
-                source="瓦斯等级鉴定报告；审查容差 ±10%（工程实践）",
+                rule_id="data.gas_emission",
                 ref=fig.ref,
                 unit="m³/min",
                 figures={"plan": fig.value, "report": report, "deviation_pct": round(dev, 1)},
@@ -260,8 +251,7 @@ def _procedures(plan: Plan, ref: MonthlyReference) -> list[Finding]:
                     loc.name,
                     Severity.MAJOR if lowers else Severity.MINOR,
                     f"{loc.name}{label}计划取 {fmt(fig.value)} {unit}，作业规程为 {fmt(want)} {unit}，{effect}",
-                    rule=f"{label}与作业规程一致",
-                    source="工作面作业规程（审查要求：数据一致性）",
+                    rule_id="data.procedure_parameter",
                     ref=fig.ref,
                     unit=unit,
                     figures={"plan": fig.value, "procedure": want},
@@ -293,8 +283,7 @@ def _survey(plan: Plan, ref: MonthlyReference) -> list[Finding]:
                         row.location,
                         Severity.MINOR,
                         f"{row.location}风量分配表{label} {fmt(fig.value)} {unit}，测风报表为 {fmt(want)} {unit}，两者不符",
-                        rule=f"{label}与测风报表一致",
-                        source="测风报表（审查要求：数据一致性）",
+                        rule_id="data.survey_mismatch",
                         ref=fig.ref,
                         unit=unit,
                         figures={"plan": fig.value, "survey": want},
@@ -318,8 +307,7 @@ def _climate(loc: LocationPlan, temp: float, ref: MonthlyReference, key: str) ->
                 loc.name,
                 Severity.MINOR,
                 f"{loc.name}进风流温度取 {fmt(stated.value)} ℃，测风报表为 {fmt(temp)} ℃",
-                rule="进风温度与测风报表一致",
-                source="测风报表（审查要求：数据一致性）",
+                rule_id="data.intake_temperature",
                 ref=stated.ref,
                 unit="℃",
                 figures={"plan": stated.value, "survey": temp},
@@ -336,8 +324,7 @@ def _climate(loc: LocationPlan, temp: float, ref: MonthlyReference, key: str) ->
                 loc.name,
                 Severity.MAJOR,
                 f"{loc.name}测风温度 {fmt(temp)} ℃ 时按气象条件计算的风速应不小于 {fmt(need)} m/s，计划取 {fmt(v.value)} m/s",
-                rule="气象条件风速与温度对应",
-                source=f"{AQ1056}（按进风温度取风速）",
+                rule_id="data.climate_speed",
                 ref=v.ref,
                 unit="m/s",
                 figures={"plan_v": v.value, "required_v": need, "temperature": temp},
@@ -375,8 +362,7 @@ def _backcalc(plan: Plan, ref: MonthlyReference) -> list[Finding]:
                 f"{name}按测风报表反算瓦斯绝对涌出量 q = 60×{fmt(s.wind_speed)}×{fmt(s.area)}×({fmt(s.ch4_return)}−"
                 f"{fmt(s.ch4_intake)})/100 = {q:.2f} m³/min，{against}为 {fmt(report)} m³/min，"
                 f"{'高于' if more else '低于'}超过 ±15%",
-                rule="测风反算瓦斯涌出量与报告一致（±15%）",
-                source="测风报表反算 q = Q·(C回 − C进)/100；审查容差 ±15%（工程实践）",
+                rule_id="data.backcalc_emission",
                 ref=fig.ref if fig else None,
                 unit="m³/min",
                 figures={

@@ -43,12 +43,27 @@ class Evidence(BaseModel):
     detail: dict = Field(default_factory=dict)
 
 
+class Consequence(BaseModel):
+    """A consequence of a finding's root fault (a lower maximum, an allocation short of it, a standby
+    face or the mine total following): what rule it breaks, its severity on its own, the message and the
+    figures compared, and where in the PDF the figure was read."""
+
+    rule_id: str
+    location: str | None = None
+    severity: Severity
+    message: str
+    figures: dict[str, float | str | None] = Field(default_factory=dict)
+    page: int | None = None
+
+
 class Finding(BaseModel):
     """One review finding.
 
     ``figures`` holds the figures compared (e.g. ``{"stated": 114.0, "recomputed": 144.0}``, units in
     the keys' companion ``unit``); ``rule`` says what was checked and ``source`` the clause or standard
-    it rests on; ``page`` is the PDF page (1-based) the main figure was read from.
+    it rests on; ``page`` is the PDF page (1-based) the main figure was read from. ``rule_id`` is the
+    rule's id in :data:`vent_agent.review.rules.RULES`; ``consequences`` lists what the root fault leads
+    to (DOMAIN.md §5: one finding per root fault, at the severity of the worst of it and its consequences).
     """
 
     location: str | None
@@ -62,3 +77,5 @@ class Finding(BaseModel):
     page: int | None = None
     reviewer: str = "calc-verifier"
     evidence: list[Evidence] = Field(default_factory=list)
+    rule_id: str | None = None
+    consequences: list[Consequence] = Field(default_factory=list)

@@ -13,9 +13,9 @@ import datetime as dt
 
 from vent_agent.documents.plan import LocationPlan, Plan, SignOff
 from vent_agent.documents.plan_text import match_name
-from vent_agent.review.findings import Category, Finding, Severity
+from vent_agent.review.findings import Finding, Severity
 from vent_agent.review.repeat_rules import repeated_content_findings
-from vent_agent.review.rule_common import PLAN_RULES_SOURCE, cited_families, finding, plan_names
+from vent_agent.review.rule_common import cited_families, finding, plan_names
 
 REVIEWER = "form-reviewer"
 ROLE_RANK = {"编制": 0, "审核": 1, "批准": 2}
@@ -29,17 +29,8 @@ _BASIS_ITEMS = [
 ]
 
 
-def _f(location: str | None, severity: Severity, message: str, rule: str, **kw) -> Finding:
-    return finding(
-        REVIEWER,
-        location,
-        Category.FORM,
-        severity,
-        message,
-        rule=rule,
-        source=kw.pop("source", PLAN_RULES_SOURCE),
-        **kw,
-    )
+def _f(rule_id: str, location: str | None, severity: Severity, message: str, **kw) -> Finding:
+    return finding(rule_id, location, message, severity=severity, **kw)
 
 
 def review_form(plan: Plan) -> list[Finding]:
@@ -52,7 +43,7 @@ def review_form(plan: Plan) -> list[Finding]:
         *_allocation_coverage(plan),
         *_basis(plan),
         *_editions(plan),
-        *repeated_content_findings(plan, REVIEWER),
+        *repeated_content_findings(plan),
     ]
 
 
@@ -60,11 +51,11 @@ def _cover(plan: Plan) -> list[Finding]:
     out = []
     cover_page = 1 if plan.page_count else None
     if not plan.title:
-        out.append(_f(None, Severity.MINOR, "未识别到计划标题", "标题", page=cover_page))
+        out.append(_f("form.cover", None, Severity.MINOR, "未识别到计划标题", page=cover_page))
     if not plan.month:
-        out.append(_f(None, Severity.MINOR, "计划未写明执行月份（YYYY年M月）", "执行月份", page=cover_page))
+        out.append(_f("form.cover", None, Severity.MINOR, "计划未写明执行月份（YYYY年M月）", page=cover_page))
     if not plan.version:
-        out.append(_f(None, Severity.MINOR, "计划未注明版本号", "版本号", page=cover_page))
+        out.append(_f("form.cover", None, Severity.MINOR, "计划未注明版本号", page=cover_page))
     return out
 
 
@@ -75,10 +66,10 @@ def _signoffs(plan: Plan) -> list[Finding]:
     if not approvals:
         out.append(
             _f(
+                "form.approval_missing",
                 None,
                 Severity.MAJOR,
                 "缺少批准（总工程师）签字栏：计划未经批准，不能生效",
-                "审批签字齐全",
                 page=page,
                 figures={"role": "批准", "name": None, "date": None},
             )
@@ -87,10 +78,10 @@ def _signoffs(plan: Plan) -> list[Finding]:
         if not any(s.role == role for s in plan.signoffs):
             out.append(
                 _f(
+                    "form.signoff_missing",
                     None,
                     Severity.MINOR,
                     f"缺少{role}签字栏",
-                    "审批签字齐全",
                     page=page,
                     figures={"role": role},
                 )
@@ -101,10 +92,10 @@ def _signoffs(plan: Plan) -> list[Finding]:
             if s.role == "批准" and s.title and "总工" not in s.title:
                 out.append(
                     _f(
+                        "form.approver_title",
                         None,
                         Severity.MINOR,
                         f"批准人职务为“{s.title}”，配风计划应由总工程师批准",
-                        "批准人",
                         ref=s.ref,
                         figures={"title": s.title, "name": s.name},
                     )
@@ -119,10 +110,10 @@ def _signoffs(plan: Plan) -> list[Finding]:
             sev = Severity.MINOR
         out.append(
             _f(
+                "form.approval_missing" if s.role == "批准" else "form.signoff_missing",
                 None,
                 sev,
                 msg,
-                "审批签字齐全",
                 ref=s.ref,
                 page=(s.ref.page if s.ref else page),
                 figures={"role": s.role, "title": s.title, "name": s.name, "date": s.date},
@@ -147,10 +138,10 @@ def _dates(plan: Plan) -> list[Finding]:
         if author:
             out.append(
                 _f(
+                    "form.prepared_date",
                     None,
                     Severity.INFO,
                     f"未单独注明编制日期，以编制人签字日期 {author} 为准",
-                    "编制日期",
                     page=1,
                     figures={"prepared_date": None, "signed": author.isoformat()},
                 )
@@ -158,10 +149,10 @@ def _dates(plan: Plan) -> list[Finding]:
         else:
             out.append(
                 _f(
+                    "form.prepared_date",
                     None,
                     Severity.MINOR,
                     "计划未注明编制日期",
-                    "编制日期",
                     page=1,
                     figures={"prepared_date": None},
                 )
@@ -170,10 +161,10 @@ def _dates(plan: Plan) -> list[Finding]:
         if prepared and d < prepared:
             out.append(
                 _f(
+                    "form.date_order",
                     None,
                     Severity.MINOR,
                     f"{s.role}日期 {d} 早于编制日期 {prepared}",
-                    "签字日期不早于编制日期",
                     ref=s.ref,
                     figures={"role": s.role, "date": d.isoformat(), "prepared_date": prepared.isoformat()},
                 )
@@ -190,10 +181,10 @@ def _dates(plan: Plan) -> list[Finding]:
 
 def _order(later: SignOff, d_later: dt.date, earlier: SignOff, d_earlier: dt.date) -> Finding:
     return _f(
+        "form.date_order",
         None,
         Severity.MINOR,
         f"{later.role}日期 {d_later} 早于{earlier.role}日期 {d_earlier}，应为 编制 ≤ 审核 ≤ 批准",
-        "签字日期顺序",
         ref=later.ref,
         figures={f"{later.role}_date": d_later.isoformat(), f"{earlier.role}_date": d_earlier.isoformat()},
     )
@@ -211,10 +202,10 @@ def _month_window(
     if prepared and prepared >= end:
         out.append(
             _f(
+                "form.month_window",
                 None,
                 Severity.MINOR,
                 f"编制日期 {prepared} 晚于计划月份 {plan.month}",
-                "编制日期在执行月份之前",
                 page=1,
                 figures={"prepared_date": prepared.isoformat(), "month": plan.month},
             )
@@ -223,10 +214,10 @@ def _month_window(
         if s.role == "批准" and d > start:
             out.append(
                 _f(
+                    "form.month_window",
                     None,
                     Severity.MINOR,
                     f"批准日期 {d} 晚于计划月份开始 {start}，此前计划尚未生效",
-                    "批准日期在执行月份之前",
                     ref=s.ref,
                     figures={"approved": d.isoformat(), "month_start": start.isoformat()},
                 )
@@ -245,10 +236,10 @@ def _processes(plan: Plan) -> list[Finding]:
             what = "没有需风量计算过程" if loc is None else "计算过程中没有计算方法"
             out.append(
                 _f(
+                    "form.calculation_missing",
                     name,
                     Severity.MAJOR,
                     f"{name}{what}，需风量无依据",
-                    "每个用风地点有计算过程",
                     page=(loc.ref.page if loc and loc.ref else calc_page),
                     ref=loc.ref if loc else None,
                 )
@@ -256,28 +247,27 @@ def _processes(plan: Plan) -> list[Finding]:
             continue
         if loc.stated_required is None:
             out.append(
-                _f(name, Severity.MINOR, f"{name}未写明取最大值后的需风量 Q需", "计算过程完整", ref=loc.ref)
+                _f(
+                    "form.required_not_stated",
+                    name,
+                    Severity.MINOR,
+                    f"{name}未写明取最大值后的需风量 Q需",
+                    ref=loc.ref,
+                )
             )
         if loc.kind in _SPEED_CHECKED and loc.speed_check is None:
             out.append(
-                _f(
-                    name,
-                    Severity.MINOR,
-                    f"{name}缺少风速验算",
-                    "计算过程完整（风速验算）",
-                    ref=loc.ref,
-                    source="《煤矿安全规程》第157条",
-                )
+                _f("form.speed_check_missing", name, Severity.MINOR, f"{name}缺少风速验算", ref=loc.ref)
             )
     if plan.listed_locations:
         for loc in plan.locations:
             if match_name(loc.name, plan.listed_locations) is None:
                 out.append(
                     _f(
+                        "form.location_not_listed",
                         loc.name,
                         Severity.MINOR,
                         f"{loc.name}有计算过程，但不在用风地点清单中",
-                        "地点清单与计算一致",
                         ref=loc.ref,
                     )
                 )
@@ -293,10 +283,10 @@ def _allocation_coverage(plan: Plan) -> list[Finding]:
         if match_name(name, rows) is None:
             out.append(
                 _f(
+                    "form.allocation_missing",
                     name,
                     Severity.MAJOR,
                     f"{name}未列入风量分配表，没有配风量",
-                    "每个用风地点列入风量分配表",
                     page=page,
                 )
             )
@@ -304,10 +294,10 @@ def _allocation_coverage(plan: Plan) -> list[Finding]:
         if listed and match_name(r.location, listed) is None:
             out.append(
                 _f(
+                    "form.allocation_not_listed",
                     r.location,
                     Severity.MINOR,
                     f"风量分配表中的{r.location}不在用风地点清单中",
-                    "分配表与地点清单一致",
                     ref=r.ref,
                 )
             )
@@ -317,17 +307,17 @@ def _allocation_coverage(plan: Plan) -> list[Finding]:
 def _basis(plan: Plan) -> list[Finding]:
     page = plan.section_pages.get("basis", 1)
     if not plan.basis:
-        return [_f(None, Severity.MINOR, "计划未列出编制依据", "编制依据", page=page)]
+        return [_f("form.basis", None, Severity.MINOR, "计划未列出编制依据", page=page)]
     text = "".join(plan.basis)
     missing = [label for label, words in _BASIS_ITEMS if not any(w in text for w in words)]
     if not missing:
         return []
     return [
         _f(
+            "form.basis",
             None,
             Severity.MINOR,
             f"编制依据未列出：{'、'.join(missing)}",
-            "编制依据齐全",
             page=page,
             figures={"missing": "、".join(missing)},
         )
@@ -344,10 +334,10 @@ def _editions(plan: Plan) -> list[Finding]:
         first = next(iter(fams.values()))[0]
         return [
             _f(
+                "form.edition_mixed",
                 None,
                 Severity.MINOR,
                 f"引用的《煤矿安全规程》版本不一致（{shown}），应统一为一个版本",
-                "规程版本一致",
                 page=first.page,
                 figures={"editions": "、".join(sorted(fams))},
             )
@@ -355,6 +345,12 @@ def _editions(plan: Plan) -> list[Finding]:
     if not fams and any(c.document == "煤矿安全规程" for c in plan.citations):
         page = next(c.page for c in plan.citations if c.document == "煤矿安全规程")
         return [
-            _f(None, Severity.INFO, "引用《煤矿安全规程》未注明版本，按2025版条号审查", "规程版本", page=page)
+            _f(
+                "form.edition_unstated",
+                None,
+                Severity.INFO,
+                "引用《煤矿安全规程》未注明版本，按2025版条号审查",
+                page=page,
+            )
         ]
     return []

@@ -17,7 +17,7 @@ from __future__ import annotations
 from vent_agent.documents.plan import AllocationRow, Figure, LocationPlan, Plan
 from vent_agent.documents.plan_text import match_name
 from vent_agent.kb.thresholds import Threshold, ThresholdTable, fmt_number
-from vent_agent.review.findings import Category, Finding, Severity
+from vent_agent.review.findings import Finding, Severity
 from vent_agent.review.rule_common import clause_evidence, finding, plan_location, threshold_source
 
 REVIEWER = "data-checker"
@@ -43,15 +43,22 @@ def review_limits(
 _VERB = {">=": "达到", ">": "超过", "<": "低于", "<=": "不高于"}
 
 
-def _breach(row: AllocationRow, fig: Figure, t: Threshold, what: str, note: str = "") -> Finding:
+def _breach(
+    rule_id: str, row: AllocationRow, fig: Figure, t: Threshold, what: str, note: str = ""
+) -> Finding:
+    rule_id = (
+        "limit.gas_concentration"
+        if "浓度" in what
+        else "limit.temperature"
+        if what == "温度"
+        else "limit.wind_speed"
+    )
     return finding(
-        REVIEWER,
+        rule_id,
         row.location,
-        Category.REGULATION,
-        t.severity,
         f"{row.location}{what} {fmt_number(fig.value, t.unit)} {t.unit}，{_VERB[t.breach_op]}限值 {fmt_number(t.limit, t.unit)} {t.unit}"
         f"（应 {t.allowed_text()}）：{t.action}{note}",
-        rule=f"{what} {t.allowed_text()}",
+        severity=t.severity,
         source=threshold_source(t),
         ref=fig.ref,
         unit=t.unit,
@@ -71,7 +78,7 @@ def _gas_limits(row: AllocationRow, kind: str, table: ThresholdTable) -> list[Fi
             continue
         t = table.get(key_face if face else key_other)
         if t.breached(fig.value):
-            out.append(_breach(row, fig, t, what + ("（回风流）" if face else "")))
+            out.append(_breach("limit.gas_concentration", row, fig, t, what + ("（回风流）" if face else "")))
     return out
 
 
@@ -115,10 +122,12 @@ def _speed_limits(
             if fully_mech and t.is_upper and fig.value <= 5.0:
                 extra = "；综采工作面采取降尘措施后最高可至 5 m/s，请核实降尘措施"
                 out.append(
-                    _breach(row, fig, t, what, note + extra).model_copy(update={"severity": Severity.MINOR})
+                    _breach("limit.wind_speed", row, fig, t, what, note + extra).model_copy(
+                        update={"severity": Severity.MINOR}
+                    )
                 )
             else:
-                out.append(_breach(row, fig, t, what, note))
+                out.append(_breach("limit.wind_speed", row, fig, t, what, note))
     return out
 
 
@@ -134,5 +143,5 @@ def _heat_limits(row: AllocationRow, kind: str, table: ThresholdTable) -> list[F
     for key in keys:
         t = table.get(key)
         if t.breached(row.temperature.value):
-            return [_breach(row, row.temperature, t, "温度")]
+            return [_breach("limit.temperature", row, row.temperature, t, "温度")]
     return []

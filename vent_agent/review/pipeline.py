@@ -345,6 +345,7 @@ def _preview(agent: str, findings: list[Finding]) -> str:
     lines = [f"## {REVIEWERS[agent]}结果", f"发现问题 {len(findings)} 项。"]
     for f in findings[:5]:
         lines.append(f"- [{f.severity.value}] {f.location or '全局'}：{f.message}")
+        lines += [f"  - 后果：{c.message}" for c in f.consequences]
     return "\n".join(lines)[:300]
 
 

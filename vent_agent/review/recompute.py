@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from dataclasses import asdict, dataclass
 from typing import Any
 
 import calc
-from calc.result import CalcResult, MaxResult
+from calc.result import CalcResult, Coefficient, MaxResult
 from vent_agent.documents.plan import LocationPlan
 
 ROADWAY_CLASS_HINTS: tuple[tuple[str, str], ...] = (
@@ -182,9 +183,12 @@ RECOMPUTERS: dict[str, Callable[[LocationPlan, dict[str, float], dict[str, float
 }
 
 
-def recompute_location(loc: LocationPlan, required_by_location: dict[str, float]) -> MaxResult:
+def recompute_location(
+    loc: LocationPlan, required_by_location: dict[str, float], overrides: dict[str, float] | None = None
+) -> MaxResult:
     """Recompute ``loc``'s required Q (m³/min). ``required_by_location`` holds the recomputed values of
-    locations already done (normalised names), for standby faces.
+    locations already done (normalised names), for standby faces; ``overrides`` replaces plan inputs
+    by name (``{"v_climate": 1.5}``, see :func:`recompute_compliant`).
 
     Raises :class:`Unrecomputable` (unknown kind, missing inputs) or :class:`calc.errors.CalcInputError`.
     """
@@ -192,11 +196,110 @@ def recompute_location(loc: LocationPlan, required_by_location: dict[str, float]
     if fn is None:
         raise Unrecomputable(f"未识别的用风地点类别「{loc.kind_label or loc.kind}」")
     try:
-        return fn(loc, _inputs(loc), required_by_location)
+        return fn(loc, _inputs(loc) | dict(overrides or {}), required_by_location)
     except KeyError as exc:
         raise Unrecomputable(f"缺少核算参数 {exc.args[0]}") from exc
     except TypeError as exc:
         raise Unrecomputable(f"缺少核算参数：{exc}") from exc
+
+
+COEFFICIENT_INPUTS: dict[tuple[str, str], str] = {
+    ("calc_face_by_climate", "v"): "v_climate",
+    ("calc_face_by_climate", "k_h"): "k_h",
+    ("calc_face_by_climate", "k_l"): "k_l",
+    ("calc_face_by_gas", "k"): "k_gas",
+    ("calc_face_by_co2", "k"): "k_co2",
+    ("calc_tunnel_by_gas", "k"): "k_gas",
+    ("calc_other_by_gas", "k"): "k_gas",
+    ("calc_chamber_by_equipment", "θ"): "theta",
+}
+"""(method, coefficient symbol) → the plan input that sets it."""
+
+
+@dataclass(frozen=True)
+class Adjustment:
+    """A plan coefficient outside its range, replaced in the recomputation (DOMAIN.md §5).
+
+    ``given`` the plan's value, ``compliant`` the nearest bound of ``low``–``high`` (the least demanding
+    compliant value), ``default`` the range's midpoint; ``q_compliant``/``q_default`` the location's
+    required Q (m³/min) with each; ``note`` the table row (``intake_temp 23.5 °C → 23–26 °C …``).
+    """
+
+    method: str
+    method_cn: str
+    symbol: str
+    given: float
+    compliant: float
+    default: float
+    low: float
+    high: float
+    q_compliant: float
+    q_default: float
+    note: str = ""
+    key: str | None = None
+    key_value: float | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        """The adjustment as a JSON-able dict (stored on the location's recomputation)."""
+        return asdict(self)
+
+    @property
+    def lowers(self) -> bool:
+        """True when the plan's value is below the range (it lowers the requirement)."""
+        return self.given < self.low
+
+
+def _out_of_range(result: MaxResult) -> list[tuple[CalcResult, Coefficient, str]]:
+    out = []
+    for r in result.methods or [result]:
+        for c in r.coefficients:
+            name = COEFFICIENT_INPUTS.get((r.method, c.symbol))
+            if (
+                name
+                and c.origin == "given"
+                and c.valid_range
+                and not c.valid_range[0] <= c.value <= c.valid_range[1]
+            ):
+                out.append((r, c, name))
+    return out
+
+
+def recompute_compliant(
+    loc: LocationPlan, required_by_location: dict[str, float]
+) -> tuple[MaxResult, MaxResult, list[Adjustment]]:
+    """``loc`` recomputed as the plan states it and as the review judges it: every plan coefficient
+    outside its range replaced by the nearest bound (never inherited, DOMAIN.md §5).
+
+    Returns (as stated, compliant, adjustments); with no coefficient out of range the first two are the
+    same result and the list is empty. Raises as :func:`recompute_location`.
+    """
+    stated = recompute_location(loc, required_by_location)
+    bad = _out_of_range(stated)
+    if not bad:
+        return stated, stated, []
+    nearest = {n: min(max(c.value, c.valid_range[0]), c.valid_range[1]) for _, c, n in bad}  # type: ignore[index]
+    midpoint = {n: round(sum(c.valid_range) / 2, 6) for _, c, n in bad}  # type: ignore[arg-type]
+    compliant = recompute_location(loc, required_by_location, nearest)
+    at_default = recompute_location(loc, required_by_location, midpoint)
+    adjustments = [
+        Adjustment(
+            method=r.method,
+            method_cn=r.method_cn,
+            symbol=c.symbol,
+            given=c.value,
+            compliant=nearest[n],
+            default=midpoint[n],
+            low=c.valid_range[0],  # type: ignore[index]
+            high=c.valid_range[1],  # type: ignore[index]
+            q_compliant=compliant.value,
+            q_default=at_default.value,
+            note=c.note,
+            key=c.key,
+            key_value=c.key_value,
+        )
+        for r, c, n in bad
+    ]
+    return stated, compliant, adjustments
 
 
 def normalise_name(name: str) -> str:
@@ -204,4 +307,11 @@ def normalise_name(name: str) -> str:
     return re.sub(r"\s+", "", name)
 
 
-__all__ = ["Unrecomputable", "combine", "normalise_name", "recompute_location"]
+__all__ = [
+    "Adjustment",
+    "Unrecomputable",
+    "combine",
+    "normalise_name",
+    "recompute_compliant",
+    "recompute_location",
+]

@@ -10,12 +10,11 @@ from __future__ import annotations
 
 from vent_agent.documents.plan import Plan
 from vent_agent.documents.repeats import RepeatedContent
-from vent_agent.review.findings import Category, Evidence, Finding, Severity
-from vent_agent.review.rule_common import PLAN_RULES_SOURCE, finding
+from vent_agent.review.findings import Evidence, Finding
+from vent_agent.review.rule_common import finding
 
 RULE_ID = "form.repeated_content"
-"""The rule's id for the rules catalogue (the finding builder has no rule ids yet)."""
-RULE = "重复内容（同一计划或表格在文件中出现多次）"
+"""The rule's id in the catalogue (:data:`vent_agent.review.rules.RULES`)."""
 
 
 def page_ranges(pages: list[int]) -> str:
@@ -29,8 +28,9 @@ def page_ranges(pages: list[int]) -> str:
     return "、".join(out)
 
 
-def repeated_content_findings(plan: Plan, reviewer: str = "form-reviewer") -> list[Finding]:
-    """One form finding (minor) when the plan's PDF carries its content more than once; [] otherwise."""
+def repeated_content_findings(plan: Plan) -> list[Finding]:
+    """One finding of rule ``form.repeated_content`` (severity from the catalogue) when the plan's PDF
+    carries its content more than once; [] otherwise."""
     rep = plan.repeats
     if rep is None or (len(rep.copies) < 2 and not rep.tables_same_as):
         return []
@@ -50,13 +50,9 @@ def repeated_content_findings(plan: Plan, reviewer: str = "form-reviewer") -> li
         pages = [int(k.split(":")[0]) for _, k in tables[:1]] + [int(d.split(":")[0]) for d, _ in tables]
     return [
         finding(
-            reviewer,
+            RULE_ID,
             None,
-            Category.FORM,
-            Severity.MINOR,
             message,
-            rule=RULE,
-            source=PLAN_RULES_SOURCE,
             figures=figures,
             page=pages[0],
             evidence=[Evidence(kind="pdf", page=p) for p in pages[1:]],

@@ -26,7 +26,7 @@ REVIEWERS: dict[str, str] = {
 
 class LocationRecalc(BaseModel):
     """One location's recomputation by calc/: every method, the maximum, the bound checks, against what
-    the plan states (m³/min)."""
+    the plan states (m³/min). A coefficient outside its range is never inherited (``adjustments``)."""
 
     location: str
     kind: str
@@ -35,6 +35,10 @@ class LocationRecalc(BaseModel):
     allocated: float | None = None
     page: int | None = None
     note: str = ""
+    adjustments: list[dict[str, Any]] = Field(default_factory=list)
+    """Plan coefficients outside their range replaced by the nearest compliant value in ``result``
+    (:class:`vent_agent.review.recompute.Adjustment` as dicts: symbol, given, compliant, default, low,
+    high, q_compliant, q_default); ``result`` is the compliant recomputation."""
 
 
 class Remark(Finding):

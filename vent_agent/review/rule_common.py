@@ -8,10 +8,8 @@ from typing import Any
 from vent_agent.documents.plan import Citation, LocationPlan, Plan, SourceRef
 from vent_agent.documents.plan_text import match_name
 from vent_agent.kb.thresholds import Threshold
-from vent_agent.review.findings import Category, Evidence, Finding, Severity
-
-PLAN_RULES_SOURCE = "月度配风计划编制要求（封面、审批、计算过程）"
-DEFAULT_EDITION = "2025"
+from vent_agent.review.findings import Consequence, Evidence, Finding, Severity
+from vent_agent.review.rules import DEFAULT_EDITION, cite_article, rule
 
 
 def pdf_evidence(ref: SourceRef | None, what: str | None = None) -> Evidence | None:
@@ -53,42 +51,56 @@ def clause_evidence(t: Threshold) -> Evidence:
 
 
 def threshold_source(t: Threshold) -> str:
-    """``《煤矿安全规程》（2025版）第192条（2016版第173条）``."""
-    label = t.article_label()
-    if t.article is not None and t.alias_edition and t.article_aliases:
-        label += f"（{t.alias_edition}版第{t.article_aliases[0]}条）"
-    return label
+    """``《煤矿安全规程》（2025版）第192条（2016版第173条）`` (the one format, :func:`cite_article`); a
+    provision only the other edition numbers is cited in that edition alone."""
+    if t.article is not None:
+        return cite_article(t.article, t.edition, numbered_in=t.edition)
+    return t.article_label()
 
 
 def finding(
-    reviewer: str,
+    rule_id: str,
     location: str | None,
-    category: Category,
-    severity: Severity,
     message: str,
     *,
-    rule: str,
-    source: str,
+    severity: Severity | None = None,
+    kind: str | None = None,
+    edition: str = DEFAULT_EDITION,
+    source: str | None = None,
+    reviewer: str | None = None,
     figures: dict[str, Any] | None = None,
     unit: str | None = None,
     ref: SourceRef | None = None,
     page: int | None = None,
     evidence: list[Evidence | None] | None = None,
+    consequences: list[Consequence] | None = None,
 ) -> Finding:
-    """A finding; ``ref`` (the main figure's place in the PDF) gives the page and the first evidence."""
+    """The one finding builder of the review: a finding of catalogue rule ``rule_id``.
+
+    The rule's title, category, reviewer and default severity come from
+    :data:`vent_agent.review.rules.RULES`; ``source`` defaults to the rule's clauses for the location
+    ``kind`` cited in ``edition`` (pass it only for a clause more precise than the rule's, e.g. a
+    threshold's). ``ref`` (the main figure's place in the PDF) gives the page and the first evidence.
+    Raises KeyError for an id not in the catalogue. Example::
+
+        finding("form.unreadable_figure", "15216综采工作面", "采高无法可靠读取，未作核算", page=4)
+    """
+    r = rule(rule_id)
     ev = [e for e in [pdf_evidence(ref), *(evidence or [])] if e is not None]
     return Finding(
         location=location,
-        category=category,
-        severity=severity,
+        category=r.category,
+        severity=severity or r.severity,
         message=message,
         figures=dict(figures or {}),
         unit=unit,
-        rule=rule,
-        source=source,
+        rule=r.title,
+        source=source or r.source(kind, edition),
         page=page if page is not None else (ref.page if ref else None),
-        reviewer=reviewer,
+        reviewer=reviewer or r.reviewer,
         evidence=ev,
+        rule_id=rule_id,
+        consequences=list(consequences or []),
     )
 
 

@@ -23,12 +23,16 @@ from langchain_core.tools import BaseTool, StructuredTool
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model, field_validator
 
 from calc import CATALOG, DEFAULT_TABLES, PARAMS, CalcInfo, CalcInputError, CoefficientTables
+from calc.result import MaxResult
 
 RESULT_NOTE = (
     "风量单位 m³/min。返回 value（结果）、unit、method、method_cn、formula（公式）、substituted（代入数值的算式）、"
     "inputs、coefficients（系数及来源 given/table/default 与取值范围）、source（依据条款）、warnings（警告）；"
-    "取最大值的工具另有 methods、governing、checks（风速验算）。输入有误时返回 {error, param, reason}。"
+    "取最大值的工具另有 methods、governing、checks（风速验算）与 not_computed（缺少输入未计算的方法）："
+    "not_computed 非空时 value 只是已算方法的最大值（下限），不是需风量，回答时须说明缺哪些方法。"
+    "输入有误时返回 {error, param, reason}。"
 )
+INCOMPLETE_NOTE = "以下方法因缺少输入未计算：{names}。value 只是已算方法的最大值（下限），不能作为需风量。"
 
 
 def _not_bool(cls: Any, value: Any) -> Any:
@@ -65,12 +69,19 @@ def args_schema(name: str, func: Callable[..., Any]) -> type[BaseModel]:
 def run_calculator(
     name: str, func: Callable[..., Any], tables: CoefficientTables, **kwargs: Any
 ) -> dict[str, Any]:
-    """Call a calculator and return its result as a dict, or an error dict for a CalcInputError."""
+    """Call a calculator and return its result as a dict, or an error dict for a CalcInputError.
+
+    A maximum over an incomplete set of methods gets ``incomplete: true`` and a Chinese ``note`` naming
+    the methods not computed (DOMAIN.md §2: never presented as the requirement)."""
     try:
         result = func(**kwargs, tables=tables)
     except CalcInputError as err:
         return {**err.to_dict(), "method": name}
-    return result.model_dump(mode="json")  # type: ignore[no-any-return]
+    out: dict[str, Any] = result.model_dump(mode="json")
+    if isinstance(result, MaxResult) and result.not_computed:
+        out["incomplete"] = True
+        out["note"] = INCOMPLETE_NOTE.format(names="；".join(result.not_computed))
+    return out
 
 
 def _validation_error(name: str, err: ValidationError) -> str:

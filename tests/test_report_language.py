@@ -1,0 +1,53 @@
+"""The Word report an auditor signs is in Chinese: no English word or code identifier beyond the unit and
+formula symbols it needs and the words the plan itself contains (issue: a report in clean Chinese)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from docx import Document
+
+from vent_agent.cli import main
+from vent_agent.documents.pdf_text import extract_pdf
+
+DATA = Path(__file__).parent / "data"
+WORD = re.compile(r"[A-Za-z]{2,}")
+ALLOWED = {
+    # units and chemical formulae
+    "min", "kg", "kW", "kJ", "Pa", "CH", "CO", "NO", "SO", "NH",
+    # formula symbols of the methods (Q_mine, k_h, k_l, c_p, S_eff, …) and standards
+    "max", "mine", "eff", "AQ", "PDF", "SHA",
+}  # fmt: skip
+
+
+def docx_text(path: Path) -> str:
+    """Every text of the document: body paragraphs, table cells, headers and footers."""
+    doc = Document(str(path))
+    parts = [p.text for p in doc.paragraphs]
+    for table in doc.tables:
+        parts += [cell.text for row in table.rows for cell in row.cells]
+    for section in doc.sections:
+        parts += [p.text for p in section.footer.paragraphs] + [p.text for p in section.header.paragraphs]
+    return "\n".join(parts)
+
+
+def english_words(report: str, plan_text: str) -> set[str]:
+    """Latin words of two letters or more in the report that are neither allowed nor in the plan."""
+    own = set(WORD.findall(plan_text))
+    return {w for w in WORD.findall(report) if w not in ALLOWED and w not in own}
+
+
+@pytest.mark.parametrize("name", ["plan-2026-08-a.pdf", "plan-2026-08-b.pdf"])
+def test_report_has_no_english_beyond_the_plans_own(
+    name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture
+) -> None:
+    monkeypatch.setenv("VENT_DATA_DIR", str(tmp_path / "d"))
+    out = tmp_path / "report.docx"
+    with pytest.raises(SystemExit):
+        main(["review", str(DATA / name), "-o", str(out)])
+    capsys.readouterr()
+    plan_text = "\n".join(p.text for p in extract_pdf(DATA / name, max_pages=50).pages) + name
+    report = re.sub(r"\b[0-9a-f]{16}…", "", docx_text(out))  # the file's SHA-256 prefix
+    assert english_words(report, plan_text) == set()
