@@ -1,17 +1,19 @@
 """Benchmark of concurrent click interpretations against the real app (a plain script, not a test).
 
-Run: ``.venv/bin/python bench/bench_clicks.py [--n 100 500] [--chunk-delay-ms 5] [--only WORD …]``.
+Run: ``.venv/bin/python bench/bench_clicks.py [--n 200 500] [--chunk-delay-ms 5] [--clients 2]
+[--only WORD …] [--loop uvloop|asyncio]``.
 
 The app (:func:`vent_agent.app.create_app`, SQLite in a temp data dir, the embedded demo mine) is served
-by uvicorn on loopback; an httpx client in a separate process opens N ``POST /api/interpret/click/tun``
+by uvicorn (httptools, on uvloop by default, as ``vent-agent serve``) on loopback; a raw-socket client
+(``bench/_rawclient.py``) in ``--clients`` processes of its own opens N ``POST /api/interpret/click/tun``
 streams at once (tunnels of the demo mine in turn) and reads each to the end. For each N:
 
+- *fast, no model*: the deterministic interpretation (the baseline);
 - *fast, scripted model*: fast mode, the interpretation model a scripted chat model
   (``tests/scripted_model.py``) streaming a fixed text in 4-character chunks, ``--chunk-delay-ms`` apart;
-- *plan, scripted agent*: plan mode, the click agent driven by a scripted model that loads the skill,
-  queries the clicked tunnel, searches the knowledge base and writes a report (three tool calls);
-- *fast, no model*: the deterministic interpretation (the baseline); *plan, no model* (the same rules
-  with a notice) only with ``--only "plan, no model"``.
+- only with ``--only plan``: *plan, scripted agent* (the click agent driven by a scripted model that loads
+  the skill, queries the clicked tunnel, searches the knowledge base and writes a report) and *plan, no
+  model* (the same rules with a notice).
 
 Printed per configuration: failed streams (HTTP error, client error, ``error`` event, or not ending with
 ``done``), streams with a fallback notice, time to first event and total time per stream (p50/p99),
@@ -33,13 +35,13 @@ from typing import Any
 from _common import (
     ROOT,
     LoadSummary,
-    load_in_process,
     print_table,
     quiet_logs,
     raise_fd_limit,
     serve,
     summarise,
 )
+from _rawclient import raw_load
 from langchain_core.messages import AIMessage, BaseMessage
 
 from vent_agent.app import create_app
@@ -115,12 +117,13 @@ async def main(args: argparse.Namespace) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         app = create_app(Settings(_env_file=None, data_dir=Path(tmp) / "data"))
         async with serve(app) as url:
+            host, port = url.removeprefix("http://").rsplit(":", 1)[0], int(url.rsplit(":", 1)[1])
             state = app.state.vent
             tunnels = await state.source.query_tunnel_list()
             for n in args.n:
                 for label, mode, factory in configurations(args.chunk_delay_ms / 1000):
                     wanted = (
-                        any(word in label for word in args.only) if args.only else label != "plan, no model"
+                        any(word in label for word in args.only) if args.only else label.startswith("fast")
                     )
                     if not wanted:
                         continue
@@ -133,10 +136,10 @@ async def main(args: argparse.Namespace) -> None:
                         {"method": "POST", "path": "/api/interpret/click/tun", "json": b} for b in bodies
                     ]
                     if n == args.n[0]:  # warm-up of this path: imports, skill files, compiled statements
-                        await load_in_process(url, requests[:4], concurrency=4, timeout_s=args.timeout)
+                        await raw_load(host, port, requests[:4], concurrency=4, timeout_s=args.timeout)
                     logged.reset()
-                    wall, results = await load_in_process(
-                        url, requests, concurrency=n, timeout_s=args.timeout
+                    wall, results = await raw_load(
+                        host, port, requests, concurrency=n, clients=args.clients, timeout_s=args.timeout
                     )
                     s = summarise(wall, results)
                     warnings = logged.count
@@ -197,7 +200,9 @@ def parse_args() -> argparse.Namespace:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("--n", type=int, nargs="+", default=[100, 500], help="concurrent streams")
+    parser.add_argument("--n", type=int, nargs="+", default=[200, 500], help="concurrent streams")
+    parser.add_argument("--clients", type=int, default=2, help="client processes sharing the streams")
+    parser.add_argument("--loop", choices=["uvloop", "asyncio"], default="uvloop", help="the server's loop")
     parser.add_argument("--chunk-delay-ms", type=float, default=5.0, help="scripted model: ms between chunks")
     parser.add_argument("--only", nargs="+", help="run the configurations whose label contains a word")
     parser.add_argument("--timeout", type=float, default=120.0, help="time-out per stream, s")
@@ -205,4 +210,10 @@ def parse_args() -> argparse.Namespace:
 
 
 if __name__ == "__main__":
-    asyncio.run(main(parse_args()))
+    arguments = parse_args()
+    if arguments.loop == "uvloop":
+        import uvloop
+
+        uvloop.run(main(arguments))
+    else:
+        asyncio.run(main(arguments))

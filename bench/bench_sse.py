@@ -1,22 +1,26 @@
 """Benchmark of the durable SSE path against a bare sse-starlette endpoint (a plain script, not a test).
 
 Run: ``.venv/bin/python bench/bench_sse.py [--events 300] [--size 256] [--concurrency 1 16]
-[--postgres [ADMIN_URL]]``.
+[--rounds 3] [--clients 1] [--no-postgres | --postgres ADMIN_URL] [--loop uvloop|asyncio]``.
 
-Routes on one uvicorn server on loopback, measured in one process run:
+One uvicorn server (httptools, on uvloop by default) on loopback; in one run:
 
-- *durable*: a run started through :class:`vent_agent.runs.manager.RunManager` (SQLite in a temp dir;
-  with ``--postgres`` also a temporary PostgreSQL database) whose body emits ``--events`` ``progress``
-  events; each is appended to the run log (one commit per event) before subscribers are woken, and
-  :func:`vent_agent.api.sse.run_stream` tails the log;
-- *bare*: an ``EventSourceResponse`` yielding the same payloads (same keys, same sizes, same framing)
-  straight from a generator: no log, no broker (the baseline).
+- *bare*: an ``EventSourceResponse`` yielding ``--events`` payloads (same keys and sizes, the spec's
+  ``data: <json>\\n\\n`` framing) from a generator: no log, no broker (the baseline);
+- *durable, sqlite* / *durable, postgresql*: a run started through
+  :class:`vent_agent.runs.manager.RunManager` whose body emits the same events, answered with
+  :func:`vent_agent.api.sse.run_stream` as the spec routes are (one write per frame); every event is
+  committed to the log before it is sent (SQLite in a temp dir; PostgreSQL in a temporary database);
+- *replay*: a finished run of the same events read back from the log (``GET /api/runs/{id}/events``'
+  framing: ``id:`` lines, the frames ready at once in one write);
+- *join while running*: ``c`` clients joining, from seq 0, a run that emits the same events over ~3 s
+  (replay from the log, then the live tail): each must get every event once.
 
-An httpx client in a separate process reads ``--streams`` streams per level with at most ``c`` open at
-once, for each ``c`` of ``--concurrency``, in ``--rounds`` interleaved rounds (the fastest kept, the
-failed streams of all rounds counted). Printed per level: events per second over the wall time, time to
-first event (p50/p99), a stream's total time (p50) and the ratio durable/bare of each. A second table
-gives the log alone: ``RunManager.append_event`` called in a loop, no HTTP and no subscriber.
+The client (``bench/_rawclient.py``) reads raw sockets in ``--clients`` processes of its own, so it is
+not the bottleneck. Rounds are interleaved and the fastest kept (the failures of every round counted).
+Printed per level: failed streams (wrong event count, not ending with ``done``, HTTP or client error),
+events per second over the wall time, time to first event (p50/p99), a stream's total time (p50), each
+path's ratio to bare; then the log writer alone (events queued and committed, no HTTP).
 """
 
 from __future__ import annotations
@@ -25,21 +29,15 @@ import argparse
 import asyncio
 import contextlib
 import json
+import os
 import secrets
 import tempfile
 import time
 from collections.abc import AsyncIterator
 from pathlib import Path
 
-from _common import (
-    LoadSummary,
-    load_in_process,
-    print_table,
-    quiet_logs,
-    serve,
-    summarise,
-    temp_postgres,
-)
+from _common import LoadSummary, StreamResult, print_table, quiet_logs, serve, summarise, temp_postgres
+from _rawclient import raw_load
 from fastapi import FastAPI
 from sse_starlette import EventSourceResponse, ServerSentEvent
 
@@ -49,6 +47,7 @@ from vent_agent.runs.manager import RunManager
 from vent_agent.store.db import Database
 
 PG_ADMIN_URL = "postgresql://postgres@127.0.0.1:5432/test"
+JOIN_RUN_S = 3.0
 
 
 def filler(size: int, i: int) -> str:
@@ -57,22 +56,38 @@ def filler(size: int, i: int) -> str:
     return (head + "x" * size)[:size]
 
 
+def emitting(events: int, size: int, pause_every: int = 0, pause_s: float = 0.0):  # type: ignore[no-untyped-def]
+    """A run body emitting ``events`` events (the last ``done``), pausing ``pause_s`` every
+    ``pause_every`` events."""
+
+    async def body(em: Emitter) -> None:
+        for i in range(events - 1):
+            await em.emit("progress", message=filler(size, i))
+            if pause_every and i % pause_every == pause_every - 1:
+                await asyncio.sleep(pause_s)
+        await em.emit("done", message=filler(size, events - 1))
+
+    return body
+
+
 def bench_app(managers: dict[str, RunManager]) -> FastAPI:
-    """Routes ``/durable/{backend}`` (run + log + tail, one per manager) and ``/bare`` (generator), all
-    taking ``events`` and ``size`` (characters of each event's message)."""
+    """``/bare``, ``/durable/{backend}`` (run + log + tail), ``/replay/{backend}/{run_id}`` and
+    ``/join/{backend}/{run_id}``; ``events`` and ``size`` (characters of each message) as queries."""
     app = FastAPI()
 
     @app.get("/durable/{backend}")
     async def durable(backend: str, events: int, size: int) -> EventSourceResponse:
         manager = managers[backend]
-
-        async def body(em: Emitter) -> None:
-            for i in range(events - 1):
-                await em.emit("progress", message=filler(size, i))
-            await em.emit("done", message=filler(size, events - 1))
-
-        run_id = await manager.start("bench", body)
+        run_id = await manager.start("bench", emitting(events, size))
         return run_stream(manager, run_id)
+
+    @app.get("/replay/{backend}/{run_id}")
+    async def replay(backend: str, run_id: str) -> EventSourceResponse:
+        return run_stream(managers[backend], run_id, with_ids=True)
+
+    @app.get("/join/{backend}/{run_id}")
+    async def join(backend: str, run_id: str) -> EventSourceResponse:
+        return run_stream(managers[backend], run_id)
 
     @app.get("/bare")
     async def bare(events: int, size: int) -> EventSourceResponse:
@@ -91,29 +106,37 @@ def bench_app(managers: dict[str, RunManager]) -> FastAPI:
     return app
 
 
-async def append_rate(manager: RunManager, events: int, size: int) -> float:
-    """Events per second of ``append_event`` in a loop on one run (no HTTP, no subscriber)."""
-    started = asyncio.Event()
+def check(results: list[StreamResult], events: int) -> list[StreamResult]:
+    """Mark a stream that did not get exactly ``events`` events as failed."""
+    for r in results:
+        if r.error is None and r.events != events:
+            r.error = f"WrongCount: {r.events} events instead of {events}"
+    return results
+
+
+async def measure(url: str, paths: list[str], concurrency: int, events: int, clients: int) -> LoadSummary:
+    host, port = url.removeprefix("http://").split(":")
+    wall, results = await raw_load(host, int(port), list(paths), concurrency=concurrency, clients=clients)
+    return summarise(wall, check(results, events))
+
+
+async def writer_rate(manager: RunManager, events: int, size: int) -> float:
+    """Events per second through the log writer alone: one run, ``events`` queued, all committed."""
+    gate = asyncio.Event()
 
     async def idle(_em: Emitter) -> None:
-        started.set()
-        await asyncio.Event().wait()  # cancelled below
+        await gate.wait()
 
     run_id = await manager.start("bench", idle)
-    await started.wait()
     t = time.perf_counter()
     for i in range(events):
         payload = {"type": "progress", "message": filler(size, i), "seq": 10_000 + i, "run_id": run_id}
         await manager.append_event(run_id, 10_000 + i, payload)
+    await manager.writer.settle(run_id)
     rate = events / (time.perf_counter() - t)
-    await manager.cancel(run_id)
+    gate.set()
     await manager.wait(run_id)
     return rate
-
-
-async def measure(url: str, path: str, streams: int, concurrency: int) -> LoadSummary:
-    wall, results = await load_in_process(url, [{"path": path}] * streams, concurrency=concurrency)
-    return summarise(wall, results)
 
 
 @contextlib.asynccontextmanager
@@ -127,28 +150,55 @@ async def open_managers(tmp: Path, postgres: str | None) -> AsyncIterator[dict[s
         managers = {}
         for name, url in urls.items():
             db = Database(url)
-            await db.create_all()
+            await db.migrate()
             stack.push_async_callback(db.close)
             managers[name] = RunManager(db)
             stack.push_async_callback(managers[name].shutdown)
         yield managers
 
 
+async def finished_run(manager: RunManager, events: int, size: int) -> str:
+    run_id = await manager.start("bench", emitting(events, size))
+    await manager.wait(run_id)
+    return run_id
+
+
+def ratio_row(name: str, s: LoadSummary, bare: LoadSummary, c: int) -> tuple:
+    return (
+        f"{name} / bare, c={c}",
+        "",
+        "",
+        f"{s.events_per_s / bare.events_per_s:.3f}×",
+        f"{s.ttfe_p50_ms / bare.ttfe_p50_ms:.2f}×",
+        f"{s.ttfe_p99_ms / bare.ttfe_p99_ms:.2f}×",
+        f"{s.total_p50_ms / bare.total_p50_ms:.2f}×",
+    )
+
+
+def figure_row(name: str, s: LoadSummary, failed: int, rounds: int) -> tuple:
+    return (
+        name,
+        f"{s.streams}×{s.events_per_stream:.0f}",
+        f"{failed}/{s.streams * rounds}",
+        s.events_per_s,
+        s.ttfe_p50_ms,
+        s.ttfe_p99_ms,
+        s.total_p50_ms,
+    )
+
+
 async def main(args: argparse.Namespace) -> None:
     errors = quiet_logs()
-    rows, append_rows = [], []
-    query = f"events={args.events}&size={args.size}"
+    rows, join_rows, writer_rows = [], [], []
+    n, query = args.events, f"events={args.events}&size={args.size}"
     with tempfile.TemporaryDirectory() as tmp:
         async with open_managers(Path(tmp), args.postgres) as managers, serve(bench_app(managers)) as url:
-            paths = {"bare": f"/bare?{query}"} | {
-                f"durable, {name}": f"/durable/{name}?{query}" for name in managers
-            }
+            finished = {name: await finished_run(m, n, args.size) for name, m in managers.items()}
+            paths = {"bare": f"/bare?{query}"}
+            paths |= {f"durable, {name}": f"/durable/{name}?{query}" for name in managers}
+            paths |= {f"replay, {name}": f"/replay/{name}/{run_id}" for name, run_id in finished.items()}
             for path in paths.values():  # warm-up: imports, connections, compiled statements
-                await measure(url, path, 2, 1)
-            for name, manager in managers.items():
-                append_rows.append(
-                    (f"append_event, {name}", args.events, await append_rate(manager, args.events, args.size))
-                )
+                await measure(url, [path] * 2, 1, n, 1)
             for c in args.concurrency:
                 streams = max(args.streams, c)
                 figures: dict[str, LoadSummary] = {}
@@ -157,39 +207,40 @@ async def main(args: argparse.Namespace) -> None:
                 # burst of load elsewhere on the machine hits every path alike
                 for _ in range(args.rounds):
                     for name, path in paths.items():
-                        s = await measure(url, path, streams, c)
+                        s = await measure(url, [path] * streams, c, n, args.clients)
                         failed[name] += s.errors
                         if name not in figures or s.events_per_s > figures[name].events_per_s:
                             figures[name] = s
-                bare = figures["bare"]
                 for name, s in figures.items():
-                    rows.append(
-                        (
-                            f"{name}, c={c}",
-                            f"{s.streams}×{s.events_per_stream:.0f}",
-                            f"{failed[name]}/{s.streams * args.rounds}",
-                            s.events_per_s,
-                            s.ttfe_p50_ms,
-                            s.ttfe_p99_ms,
-                            s.total_p50_ms,
-                        )
-                    )
+                    rows.append(figure_row(f"{name}, c={c}", s, failed[name], args.rounds))
                 for name, s in figures.items():
                     if name != "bare":
-                        rows.append(
-                            (
-                                f"{name} / bare, c={c}",
-                                "",
-                                "",
-                                f"{s.events_per_s / bare.events_per_s:.3f}×",
-                                f"{s.ttfe_p50_ms / bare.ttfe_p50_ms:.2f}×",
-                                f"{s.ttfe_p99_ms / bare.ttfe_p99_ms:.2f}×",
-                                f"{s.total_p50_ms / bare.total_p50_ms:.1f}×",
-                            )
+                        rows.append(ratio_row(name, s, figures["bare"], c))
+                for name, manager in managers.items():
+                    pause_every = max(1, n // 30)
+                    run_id = await manager.start(
+                        "bench", emitting(n, args.size, pause_every, JOIN_RUN_S / 30)
+                    )
+                    await asyncio.sleep(JOIN_RUN_S / 6)  # the run is under way when they join
+                    s = await measure(url, [f"/join/{name}/{run_id}"] * c, c, n, args.clients)
+                    run = await manager.get(run_id)
+                    join_rows.append(
+                        (
+                            f"join while running, {name}, c={c}",
+                            f"{s.errors}/{s.streams}",
+                            s.events_per_stream,
+                            s.ttfe_p50_ms,
+                            s.ttfe_p99_ms,
+                            run.status if run else "?",
                         )
+                    )
+            for name, manager in managers.items():
+                writer_rows.append((f"log writer, {name}", 3000, await writer_rate(manager, 3000, args.size)))
+    load = f"load average {os.getloadavg()[0]:.1f} at the end"
     print_table(
-        f"Durable SSE (RunManager + event log + run_stream) vs bare sse-starlette: {args.events} events of "
-        f"{args.size}-char messages per stream, fastest of {args.rounds} rounds",
+        f"Durable SSE (RunManager + group-committed log + tail + run_stream) vs bare sse-starlette: {n} "
+        f"events of {args.size}-char messages per stream, fastest of {args.rounds} rounds, raw-socket "
+        f"client in {args.clients} process(es), server loop {args.loop}; {load}",
         [
             "path",
             "streams×events",
@@ -202,7 +253,14 @@ async def main(args: argparse.Namespace) -> None:
         rows,
     )
     print_table(
-        "The event log alone (one run, sequential appends)", ["what", "events", "events/s"], append_rows
+        f"Joining a run that emits {n} events over ~{JOIN_RUN_S:g} s (replay from the log, then live); {load}",
+        ["what", "failed", "events/stream", "TTFE p50 ms", "TTFE p99 ms", "run"],
+        join_rows,
+    )
+    print_table(
+        "The log writer alone (one run, events queued then committed)",
+        ["what", "events", "events/s"],
+        writer_rows,
     )
     if errors.count:
         print(f"{errors.count} errors logged by the server:\n{errors.report()}")
@@ -216,18 +274,25 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument("--size", type=int, default=256, help="characters of each event's message")
     parser.add_argument("--streams", type=int, default=4, help="streams per level (at least c)")
     parser.add_argument("--concurrency", type=int, nargs="+", default=[1, 16], help="open streams at once")
-    parser.add_argument("--rounds", type=int, default=2, help="interleaved rounds per level; fastest kept")
-    parser.add_argument(
-        "--postgres",
-        nargs="?",
-        const=PG_ADMIN_URL,
-        help=f"also measure on a temporary PostgreSQL database created through this URL ({PG_ADMIN_URL})",
+    parser.add_argument("--rounds", type=int, default=3, help="interleaved rounds per level; fastest kept")
+    parser.add_argument("--clients", type=int, default=1, help="client processes sharing the streams")
+    parser.add_argument("--loop", choices=["uvloop", "asyncio"], default="uvloop", help="the server's loop")
+    pg = parser.add_mutually_exclusive_group()
+    pg.add_argument(
+        "--postgres", default=PG_ADMIN_URL, help=f"admin URL of the PostgreSQL server ({PG_ADMIN_URL})"
     )
+    pg.add_argument("--no-postgres", dest="postgres", action="store_const", const=None, help="SQLite only")
     args = parser.parse_args()
-    if args.events < 1 or args.size < 16:
-        parser.error("--events ≥ 1 and --size ≥ 16")
+    if args.events < 2 or args.size < 16:
+        parser.error("--events ≥ 2 and --size ≥ 16")
     return args
 
 
 if __name__ == "__main__":
-    asyncio.run(main(parse_args()))
+    arguments = parse_args()
+    if arguments.loop == "uvloop":
+        import uvloop
+
+        uvloop.run(main(arguments))
+    else:
+        asyncio.run(main(arguments))

@@ -26,6 +26,7 @@ from reports.blocks import (
 )
 from reports.recalc import appendix_blocks, recalc_blocks
 from vent_agent.review.findings import SEVERITY_ORDER, Evidence, Finding, Severity
+from vent_agent.review.plausibility import coverage_paragraph
 from vent_agent.review.result import Remark, ReviewerOutcome, ReviewResult
 
 __all__ = ["FINDINGS_HEADER", "REMARKS_HEADER", "build_report", "fmt_num", "sorted_findings"]
@@ -242,6 +243,7 @@ def summary_blocks(result: ReviewResult) -> list[Block]:
         Heading(H_SUMMARY, 1),
         Table(header=header, rows=(Row(cells),)),
         Para(f"结论：{verdict(result)}", strong=True),
+        *([Para(cov)] if (cov := coverage_paragraph(result.coverage)) else []),
         Bullets(
             (
                 f"审查依据：{L.edition_label(result.edition)}；{BASIS_STANDARDS}",

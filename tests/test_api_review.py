@@ -48,6 +48,10 @@ async def test_review_stream_follows_the_spec(client: httpx.AsyncClient, plan_b_
     assert any(e["type"] == "progress" and e.get("download_url") == done["download_url"] for e in events)
     text = _report_text(events)
     assert text.startswith("# 配风计划审查报告") and "15216综采工作面" in text
+    # coverage: the ten locations, every figure read but the 1.33 written in the m³/min column
+    cov = done["coverage"]
+    assert (cov["locations_found"], cov["figures_not_read"], cov["unreadable"]) == (10, 1, False)
+    assert cov["figures_read"] > 100 and "识别情况：共识别用风地点 10 个" in text
 
 
 async def test_report_download_is_a_docx_with_cjk_fonts(

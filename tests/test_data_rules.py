@@ -75,7 +75,8 @@ def test_plan_b_ch4_reaches_limit_is_critical(plan_b: Plan, ref: JsonReferenceDa
     assert (f.location, f.category) == ("15220回风顺槽掘进工作面", Category.REGULATION)
     assert f.figures == {"value": 1.05, "limit": 1.0, "op": ">="}
     assert "第192条" in f.source and "第173条" in f.source
-    assert (f.page, f.evidence[0].table, f.evidence[0].row) == (4, 1, 5)
+    assert (f.page, f.evidence[0].table, f.evidence[0].row) == (4, 1, 4)  # 序号 4; table row 5
+    assert f.evidence[0].detail["cell_row"] == 5
     assert f.evidence[-1].kind == "clause"
     # the survey shows 0.28 %: the table's figure is also flagged as not matching it
     assert any(

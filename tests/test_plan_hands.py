@@ -19,6 +19,7 @@ import pypdfium2 as pdfium
 import pytest
 
 from tests.pdf_factory import build_pdf
+from tests.pg import in_ci
 from tests.plan_hands.faults import demo_faults, seed_faults
 from tests.plan_hands.hands import HANDS, Hand
 from tests.plan_hands.model import PlanDoc, demo_plan
@@ -30,37 +31,26 @@ DATA = Path(__file__).parent / "data"
 CLEAN, SEEDED = "clean", "seeded"
 BY_NAME = {h.name: h for h in HANDS}
 
-KNOWN: dict[tuple[str, str], str] = {
-    ("tabular-m3s", CLEAN): "reader: calculation tables not read (没有计算方法); m³/s required values "
-    "taken as m³/min (计划取 18.9); the charging chamber's H₂ input read as 200 (40000 m³/min)",
-    ("tabular-m3s", SEEDED): "reader: m³/s allocation not converted: misses allocated < required at "
-    "中央变电所 and the units slip at 井下爆炸材料库",
-    ("units-in-cells", CLEAN): "reader: allocation table without 序号 and with units in cells: rows of "
-    "15216/15218 not found, 1,132.2 read as 1.0, ΣQ and capacity read as 6.0/7.0, stamp sign-off not read",
-    ("units-in-cells", SEEDED): "reader: units in cells: misses 中央变电所 allocated < required and the "
-    "units slip at 井下爆炸材料库",
-    ("landscape-split", CLEAN): "reader: sign-off dates without a year (7月28日) not read: 批准日期缺失",
-    ("fullwidth-m3h", CLEAN): "reader: full-width digits and thousands separators (１，１３２．２ read as "
-    "1.0), m³/h allocation read as m³/min (72000 m³/min)",
-    (
-        "fullwidth-m3h",
-        SEEDED,
-    ): "reader: m³/h allocation not converted: misses 中央变电所 allocated < required",
-    ("tabular-split-cells", CLEAN): "reader: calculation tables not read (没有计算方法), the charging "
-    "chamber's H₂ input read as 200, stamp sign-off not read (缺少批准签字栏)",
-    ("tabular-split-cells", SEEDED): "reader: calculation tables and m³/s in cells: misses the gas slip, "
-    "the rock-heading speed, 中央变电所 allocated < required and the units slip",
-    ("two-row-header", CLEAN): "reader: calculation tables not read (没有计算方法), the charging chamber's "
-    "H₂ input read as 200 (40000 m³/min), ΣQ and capacity with thousands separators read as 6.0/7.0",
-    ("scanned", CLEAN): "reader: OCR reads θ 0.01 as 0:01; the unread figure is replaced by the default "
-    "0.02 and raises majors at 主排水泵房 (按发热量计算不符, 需风量偏低 419.7, 配风量小于需风量)",
-}
+KNOWN: dict[tuple[str, str], str] = {}
 
 
 def _param(hand: Hand, prop: str):  # type: ignore[no-untyped-def]
     reason = KNOWN.get((hand.name, prop))
     marks = [pytest.mark.xfail(strict=True, reason=reason)] if reason else []
     return pytest.param(hand.name, marks=marks, id=hand.name)
+
+
+def _render(plan: PlanDoc, hand: Hand) -> bytes:
+    """The hand's PDF of ``plan``; the scanned hand needs a CJK font for PDFium: without one the test is
+    skipped with the reason (failed under ``CI=true``, whose ``.ci/run`` installs fonts-noto-cjk)."""
+    try:
+        return render_plan(plan, hand)
+    except RuntimeError as exc:
+        if "CJK font" not in str(exc):
+            raise
+        if in_ci():
+            pytest.fail(f"CI=true requires a CJK font: {exc}")
+        pytest.skip(str(exc))
 
 
 @pytest.fixture(scope="session")
@@ -78,7 +68,7 @@ def reviewed(corpus: tuple[PlanDoc, PlanDoc]) -> Callable[[str, str], list[Findi
     def get(hand: str, variant: str) -> list[Finding] | str:
         if (hand, variant) not in cache:
             plan = corpus[0] if variant == CLEAN else corpus[1]
-            cache[hand, variant] = review_pdf(render_plan(plan, BY_NAME[hand]), f"{hand}-{variant}.pdf")
+            cache[hand, variant] = review_pdf(_render(plan, BY_NAME[hand]), f"{hand}-{variant}.pdf")
         return cache[hand, variant]
 
     return get
@@ -164,5 +154,5 @@ def test_hands_write_what_they_choose(corpus: tuple[PlanDoc, PlanDoc], texts: di
 
 def test_the_scanned_hand_has_no_text_layer(corpus: tuple[PlanDoc, PlanDoc]) -> None:
     (hand,) = [h for h in HANDS if h.scanned]
-    pages = _text(render_plan(corpus[0], hand))
+    pages = _text(_render(corpus[0], hand))
     assert len(pages) >= 4 and all(not p.strip() for p in pages)

@@ -233,7 +233,8 @@ def test_allocation_rows(plan_a: Plan) -> None:
             if fig is not None:
                 assert fig.unit == unit
                 assert (fig.ref.page, fig.ref.table) == (4, 1)
-    assert [r.ref.row for r in rows] == list(range(2, 13))
+    assert [r.ref.row for r in rows] == list(range(1, 12))  # as the plan numbers them (序号)
+    assert [r.ref.cell_row for r in rows] == list(range(2, 13))  # the physical row, header counted
     assert rows[3].ch4.ref.column == "CH₄(%)"  # type: ignore[union-attr]
 
 

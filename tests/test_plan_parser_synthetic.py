@@ -80,7 +80,8 @@ def test_variant_block_across_page_break_with_running_header(variant: Plan) -> N
     ]
     assert heading.stated_required.value == 765.0  # type: ignore[union-attr]
     chamber = variant.locations[2]
-    assert chamber.stated_required.unit == "m³/s" and chamber.stated_required.value == 3.12  # type: ignore[union-attr]
+    req = chamber.stated_required
+    assert req is not None and (req.value, req.unit, req.unit_written) == (187.2, "m³/min", "m³/s")
     assert chamber.inputs["power_kw"].value == 500
 
 
@@ -93,7 +94,8 @@ def test_variant_two_row_header_table_and_totals(variant: Plan) -> None:
     assert first.ch4.value == 0.42 and first.temperature.value == 21.0  # type: ignore[union-attr]
     assert rows[2].measured_speed is None and first.planned_speed is None
     t = variant.totals
-    assert t.stated_sum.value == 1910.5 and t.stated_sum.ref.row == 6  # type: ignore[union-attr]  # the 合计 row
+    assert t.stated_sum.value == 1910.5 and t.stated_sum.ref.row == 4  # type: ignore[union-attr]  # the 合计 row
+    assert t.stated_sum.ref.cell_row == 6  # type: ignore[union-attr]  # two header rows above
     assert t.k_mine.value == 1.2 and t.mine_total.value == 2292.6  # type: ignore[union-attr]
     assert t.max_people.value == 150 and t.capacity.value == 3000  # type: ignore[union-attr]
 
@@ -132,8 +134,10 @@ def test_text_only_plan() -> None:
     assert face.methods[1].stated.value == 491.9 and face.methods[2].stated.ref.page == 2  # type: ignore[union-attr]
     rows = plan.allocation
     assert [r.location for r in rows] == ["8101采煤工作面", "8102备用工作面", "9201岩巷掘进工作面"]
-    assert rows[0].required_q.unit == "m³/s" and rows[0].required_q.value == 15.0  # type: ignore[union-attr]
-    assert rows[1].measured_speed is None and rows[1].allocated_q.value == 8.0  # type: ignore[union-attr]
+    req = rows[0].required_q
+    assert req is not None and (req.value, req.unit, req.unit_written) == (900.0, "m³/min", "m³/s")
+    assert req.ref.text == "15.0" and req.ref.confidence == "inferred"  # read by position from a text line
+    assert rows[1].measured_speed is None and rows[1].allocated_q.value == 480.0  # type: ignore[union-attr]
     assert rows[2].ch4.value == 1.0 and rows[2].ch4.ref.page == 2 and rows[2].ref.row == 3  # type: ignore[union-attr]
     assert [(s.role, s.title, s.name, s.date) for s in plan.signoffs] == [
         ("编制", "通风技术员", "张三", "2026-09-25"),

@@ -151,8 +151,11 @@ async def test_cancel_before_the_first_step_is_recorded(manager: RunManager) -> 
     async def body(em):
         ran.append(True)
 
-    run_id = await manager.start("test", body)
-    assert await manager.cancel(run_id)  # no await in between: the task has not started yet
+    starting = asyncio.create_task(manager.start("test", body))
+    await asyncio.sleep(0)  # start() has queued the run and made its task, which has not run yet
+    (run_id,) = manager.local_run_ids
+    assert await manager.cancel(run_id)
+    assert await starting == run_id
     await manager.wait(run_id)
     assert ran == []
     events = await collect(manager, run_id)
@@ -172,3 +175,12 @@ async def test_shutdown_records_every_running_run_as_cancelled(manager: RunManag
     for run_id in (started, fresh):
         assert (await manager.get(run_id)).status == "cancelled"
         assert (await collect(manager, run_id))[-1]["type"] == "done"
+
+
+def test_frames_are_joined_without_cutting_one() -> None:
+    from vent_agent.api.sse import joined
+
+    frames = [b"a" * 300, b"b" * 300, b"c" * 500, b"d" * 2000, b"e" * 10]
+    assert list(joined(frames, 0)) == frames  # the spec's routes: each frame its own write
+    assert list(joined(frames, 1024)) == [b"a" * 300 + b"b" * 300, b"c" * 500, b"d" * 2000, b"e" * 10]
+    assert b"".join(joined(frames, 64 * 1024)) == b"".join(frames)

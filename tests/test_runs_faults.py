@@ -19,39 +19,119 @@ from vent_agent.store.models import RunRow
 async def manager(tmp_path: Path):  # type: ignore[no-untyped-def]
     db = Database(f"sqlite+aiosqlite:///{tmp_path / 'runs.db'}")
     await db.migrate()
-    yield RunManager(db, poll_s=0.05)
+    mgr = RunManager(db, poll_s=0.05)
+    yield mgr
+    await mgr.shutdown()
     await db.close()
 
 
+class Flaky:
+    """The log writer's transactions, of which the next ``fail`` raise ``error`` (nothing written)."""
+
+    def __init__(self, write_once, error: Exception, fail: int) -> None:  # type: ignore[no-untyped-def]
+        self.write_once, self.error, self.left = write_once, error, fail
+
+    async def __call__(self, writes):  # type: ignore[no-untyped-def]
+        if self.left > 0:
+            self.left -= 1
+            raise self.error
+        return await self.write_once(writes)
+
+
+def _flaky(manager: RunManager, monkeypatch: pytest.MonkeyPatch, error: Exception, fail: int) -> Flaky:
+    flaky = Flaky(manager.writer._write_once, error, fail)
+    monkeypatch.setattr(manager.writer, "_write_once", flaky)
+    return flaky
+
+
 async def test_a_locked_database_is_retried(manager: RunManager, monkeypatch: pytest.MonkeyPatch) -> None:
-    failures = {"left": 2}
-    real_session = manager.db.session
-
-    def session():  # type: ignore[no-untyped-def]
-        s = real_session()
-        commit = s.commit
-
-        async def locked_commit() -> None:
-            if failures["left"] > 0:
-                failures["left"] -= 1
-                raise OperationalError("INSERT", {}, Exception("database is locked"))
-            await commit()
-
-        s.commit = locked_commit  # type: ignore[method-assign]
-        return s
+    gate = asyncio.Event()
 
     async def body(em):  # type: ignore[no-untyped-def]
+        await gate.wait()
         await em.emit("progress", message="一")
 
     run_id = await manager.start("click_tun", body)
-    monkeypatch.setattr(manager.db, "session", session)
+    flaky = _flaky(manager, monkeypatch, OperationalError("INSERT", {}, Exception("database is locked")), 2)
+    gate.set()
     await manager.wait(run_id)
-    monkeypatch.setattr(manager.db, "session", real_session)
     events = [e.type for e in await manager.events_after(run_id, 0)]
-    assert events == ["progress", "done"] and failures["left"] == 0
+    assert events == ["progress", "done"] and flaky.left == 0
+    assert (await manager.get(run_id)).status == "done"  # type: ignore[union-attr]
 
 
-async def test_a_run_whose_done_cannot_be_logged_still_ends(manager: RunManager, monkeypatch: pytest.MonkeyPatch) -> None:
+async def test_a_run_whose_events_cannot_be_written_ends_failed_and_sends_nothing_unwritten(
+    manager: RunManager, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A batch that fails for good (not a lock): its events are never delivered, the run is stopped and
+    ends with error + done right after its last committed event."""
+    step = asyncio.Event()
+    reached = []
+
+    async def body(em):  # type: ignore[no-untyped-def]
+        await em.emit("progress", message="一")
+        await step.wait()
+        await em.emit("progress", message="二")  # this batch fails
+        await asyncio.sleep(0.5)
+        reached.append(True)
+        await em.emit("progress", message="三")
+
+    run_id = await manager.start("click_tun", body)
+    seen: list[dict] = []
+
+    async def read() -> None:
+        async for ev in manager.subscribe(run_id, 0):
+            seen.append(ev.payload)
+            if ev.seq == 1:
+                _flaky(manager, monkeypatch, RuntimeError("disk I/O error"), 1)
+                step.set()
+
+    await asyncio.wait_for(read(), 10)
+    await manager.wait(run_id)
+    assert not reached  # the body was stopped
+    assert [(e["seq"], e["type"]) for e in seen] == [(1, "progress"), (2, "error"), (3, "done")]
+    assert "二" not in str(seen)
+    logged = [e.payload for e in await manager.events_after(run_id, 0)]
+    assert logged == seen
+    run = await manager.get(run_id)
+    assert run is not None and run.status == "failed" and run.last_seq == 3
+
+
+async def test_one_runs_failed_write_does_not_break_the_others(manager: RunManager) -> None:
+    """A batch failing for one run only (here a seq already taken, as when another worker closed the
+    run) is split: the other runs' events in it are written and delivered."""
+    gate = asyncio.Event()
+
+    async def body(em):  # type: ignore[no-untyped-def]
+        await gate.wait()
+        for i in range(20):
+            await em.emit("progress", message=f"m{i}")
+
+    good = [await manager.start("click_tun", body) for _ in range(3)]
+
+    async def bad_body(em):  # type: ignore[no-untyped-def]
+        await em.emit("progress", message="first")
+        await gate.wait()
+        em.seq = 0  # the next event takes seq 1 again: a unique-key violation
+        await em.emit("progress", message="again")
+        await asyncio.sleep(3600)
+
+    bad = await manager.start("click_tun", bad_body)
+    await asyncio.sleep(0.05)
+    gate.set()
+    for run_id in good:
+        events = [e.payload async for e in manager.subscribe(run_id, 0)]
+        assert [e["seq"] for e in events] == list(range(1, 22)) and events[-1]["type"] == "done"
+        assert (await manager.get(run_id)).status == "done"  # type: ignore[union-attr]
+    await asyncio.wait_for(manager.wait(bad), 10)
+    events = [e.payload async for e in manager.subscribe(bad, 0)]
+    assert [e["type"] for e in events] == ["progress", "error", "done"] and events[0]["message"] == "first"
+    assert (await manager.get(bad)).status == "failed"  # type: ignore[union-attr]
+
+
+async def test_a_run_whose_done_cannot_be_logged_still_ends(
+    manager: RunManager, monkeypatch: pytest.MonkeyPatch
+) -> None:
     original = manager.append_event
 
     async def no_done(run_id, seq, payload):  # type: ignore[no-untyped-def]

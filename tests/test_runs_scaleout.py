@@ -34,7 +34,7 @@ from vent_agent.runs.broker_pg import PgNotifyBroker
 from vent_agent.runs.broker_redis import RedisBroker
 from vent_agent.runs.emitter import Emitter
 from vent_agent.runs.lifecycle import make_broker, open_runs
-from vent_agent.runs.manager import RunManager
+from vent_agent.runs.manager import LOST_MESSAGE, RunManager
 from vent_agent.runs.retention import RetentionSweep
 from vent_agent.runs.tables import RunWorkerRow, WorkerRow
 from vent_agent.runs.workers import WorkerHeartbeat, new_worker_id
@@ -139,6 +139,45 @@ async def test_other_worker_tails_a_run_live_and_misses_nothing(pair: Pair) -> N
     assert [e["seq"] for e in seen] == list(range(3, 17))
     assert seen[-1]["type"] == "done"
     assert seen == (await _collect(pair.a, run_id))[2:]
+
+
+async def test_replay_to_live_handover_under_load_on_both_workers(pair: Pair) -> None:
+    """Several busy runs on A; readers join each at staggered moments from various ``after`` points, on A
+    (in-memory tail, kept small so late readers catch up from the log first) and on B (log + broker):
+    every reader gets exactly the events after its point, in order, as logged."""
+    pair.a.tail_bytes = 4096  # a few dozen events: readers joining late start behind the window
+    bursts, per_burst = 15, 40
+
+    async def body(em: Emitter) -> None:
+        for b in range(bursts):
+            for i in range(per_burst):
+                await em.emit("progress", message=f"burst {b} event {i} " + "风" * 20)
+            await asyncio.sleep(0.01)
+
+    run_ids = [await pair.a.start("click_tun", body) for _ in range(4)]
+    total = bursts * per_burst + 1  # + done
+
+    async def reader(mgr: RunManager, run_id: str, delay_s: float, after: int) -> tuple[int, list[dict]]:
+        await asyncio.sleep(delay_s)
+        got = [ev.payload async for ev in mgr.subscribe(run_id, after)]
+        return after, got
+
+    readers = [
+        reader(mgr, run_id, delay, after)
+        for run_id in run_ids
+        for mgr in (pair.a, pair.b)
+        for delay, after in ((0, 0), (0.03, 0), (0.05, 7), (0.08, 150), (0.12, 0), (0.2, 400))
+    ]
+    results = await asyncio.wait_for(asyncio.gather(*readers), GUARD_S * 2)
+    logs = {run_id: await _collect(pair.b, run_id) for run_id in run_ids}
+    for log_ in logs.values():
+        assert [e["seq"] for e in log_] == list(range(1, total + 1)) and log_[-1]["type"] == "done"
+    for (after, got), (run_id, _mgr, _d) in zip(
+        results,
+        [(r, m, d) for r in run_ids for m in (pair.a, pair.b) for d in range(6)],
+        strict=True,
+    ):
+        assert got == logs[run_id][after:], f"reader after {after} of {run_id}"
 
 
 async def test_cancel_from_the_other_worker(pair: Pair) -> None:
@@ -465,3 +504,62 @@ async def test_malformed_and_own_messages_are_ignored() -> None:
     broker._received('{"op": "run", "run": "r", "from": "other"}')
     broker._received('{"op": "cancel", "run": "x", "from": "other"}')
     assert waiter.is_set() and cancelled == ["x"]
+
+
+async def test_a_lost_chat_run_keeps_its_turn_in_the_history(live: RunManager, db: Database) -> None:
+    """A chat run closed because its worker died leaves the assistant turn it streamed, with the error,
+    in its session's history; a click run (no session) leaves none, and a turn stored before the worker
+    died is not stored twice."""
+    from vent_agent.sessions import store as sessions
+
+    session = await sessions.create_session(db, "alice")
+    run_id = await _foreign_run(db, "gone", host="other-host", pid=1, age_s=3 * 3600, events=0)
+    async with db.session() as s:
+        run = await s.get(RunRow, run_id)
+        run.kind, run.session_id, run.user_name, run.last_seq = "chat", session.id, "alice", 2  # type: ignore[union-attr]
+        s.add(run)
+        for seq, content in ((1, "风量"), (2, "正常")):
+            payload = (
+                f'{{"type":"token","source":"main","content":"{content}","seq":{seq},"run_id":"{run_id}"}}'
+            )
+            s.add(EventRow(run_id=run_id, seq=seq, type="token", payload=payload))
+        await s.commit()
+    click = await _foreign_run(db, "gone-too", host="other-host", pid=1, age_s=3 * 3600)
+    assert await live.heartbeat.sweep() == 2  # type: ignore[union-attr]
+    history, total = await sessions.history(db, session.id, 50, 0)
+    assert total == 1
+    (turn,) = history
+    assert turn["role"] == "assistant" and turn["content"] == "风量正常" and turn["run_id"] == run_id
+    assert turn["error"] == LOST_MESSAGE
+    assert (await live.get(click)).status == "failed"  # type: ignore[union-attr]
+    from vent_agent.runs.lost_turn import store_lost_turn
+
+    assert not await store_lost_turn(db, "chat", session.id, run_id, [])  # already stored
+
+
+async def test_the_log_writer_reconnects_when_its_connection_is_killed(pg_module_url: str) -> None:
+    """The writer keeps its own PostgreSQL connection; a broken one is replaced and the batch retried:
+    the run goes on with nothing lost."""
+    database = Database(pg_module_url)
+    mgr = RunManager(database, poll_s=0.1)
+    step = asyncio.Event()
+
+    async def body(em: Emitter) -> None:
+        await em.emit("progress", message="before")
+        await step.wait()
+        await em.emit("progress", message="after")
+
+    try:
+        run_id = await mgr.start("review", body)
+        await mgr.writer.settle(run_id)
+        raw = await mgr.writer._conn.get_raw_connection()  # type: ignore[union-attr]
+        admin = await asyncpg.connect(database.raw_dsn)
+        await admin.execute("SELECT pg_terminate_backend($1)", raw.driver_connection.get_server_pid())
+        await admin.close()
+        step.set()
+        events = await _collect(mgr, run_id)
+        assert [(e["seq"], e.get("message")) for e in events][:2] == [(1, "before"), (2, "after")]
+        assert events[-1]["type"] == "done" and (await mgr.get(run_id)).status == "done"  # type: ignore[union-attr]
+    finally:
+        await mgr.shutdown()
+        await database.close()

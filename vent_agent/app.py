@@ -11,7 +11,20 @@ from contextlib import AsyncExitStack, asynccontextmanager
 from fastapi import FastAPI
 from fastapi.middleware.cors import CORSMiddleware
 
-from vent_agent.api import chat, client_js, health, interpret, model, reports, review, runs, sessions, skills
+from vent_agent.api import (
+    chat,
+    client_js,
+    health,
+    interpret,
+    mine,
+    model,
+    reports,
+    review,
+    runs,
+    sessions,
+    skills,
+)
+from vent_agent.api.console import mount_console
 from vent_agent.api.errors import install_error_handlers
 from vent_agent.auth import make_user_service
 from vent_agent.graphs.checkpoint import open_checkpointer
@@ -92,6 +105,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             max_age=600,
         )
     install_error_handlers(app)
-    for module in (health, interpret, review, reports, runs, chat, sessions, model, skills, client_js):
+    for module in (health, interpret, review, reports, runs, chat, sessions, model, skills, client_js, mine):
         app.include_router(module.router)
+    mount_console(app)
     return app

@@ -17,7 +17,9 @@ app = typer.Typer(add_completion=False, no_args_is_help=True, help="vent-agentï¼
 def serve(
     host: Annotated[str | None, typer.Option(help="listen address (default VENT_HOST or 127.0.0.1)")] = None,
     port: Annotated[int | None, typer.Option(help="listen port (default VENT_PORT or 8070)")] = None,
-    log_level: Annotated[str | None, typer.Option(help="debug, info, warning (default VENT_LOG_LEVEL)")] = None,
+    log_level: Annotated[
+        str | None, typer.Option(help="debug, info, warning (default VENT_LOG_LEVEL)")
+    ] = None,
 ) -> None:
     """Start the HTTP service on the embedded defaults (SQLite in VENT_DATA_DIR, the demo mine)."""
     import uvicorn
@@ -36,6 +38,8 @@ def serve(
         port=port or settings.port,
         log_level=level,
         log_config=None,
+        loop="auto",  # uvloop where installed (a dependency except on Windows)
+        http="auto",  # httptools where installed
     )
 
 

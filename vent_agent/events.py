@@ -393,10 +393,21 @@ class ChatDone(Done):
     session_id: str
 
 
+class ReviewCoverage(BaseModel):
+    """What a review could read (``done.coverage``): locations found, figures read with confidence,
+    figures not read (uncertain, implausible or against the plan's own arithmetic), unreadable plan."""
+
+    locations_found: int = 0
+    figures_read: int = 0
+    figures_not_read: int = 0
+    unreadable: bool = False
+
+
 class ReviewDone(Done):
-    """A review's ``done``: ``审查完成`` with ``download_url`` and ``summary``, or ``审查失败``."""
+    """A review's ``done``: ``审查完成`` with ``download_url``, ``summary`` and ``coverage``, or ``审查失败``."""
 
     thread_id: str
+    coverage: ReviewCoverage | None = None
 
 
 Event = Annotated[

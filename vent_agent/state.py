@@ -17,6 +17,8 @@ from vent_agent.skills.registry import SkillRegistry
 from vent_agent.store.db import Database
 from vent_agent.upstream.base import VentilationSource
 
+CLICK_SLOTS = 4
+
 
 @dataclass
 class AppState:
@@ -35,3 +37,6 @@ class AppState:
     models: ModelRegistry | None = None
     skills: SkillRegistry | None = None
     prompt_parts: dict[str, dict[str, str]] = field(default_factory=dict)
+    # click interpretations computing at once (data, facts, text); the others wait after their first
+    # events, so that a burst of clicks still gets its first events at once
+    click_slots: asyncio.Semaphore = field(default_factory=lambda: asyncio.Semaphore(CLICK_SLOTS))

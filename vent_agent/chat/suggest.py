@@ -10,6 +10,9 @@ import re
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import HumanMessage, SystemMessage
 
+from vent_agent.llm.chunks import model_name
+from vent_agent.observability import metrics
+
 log = logging.getLogger(__name__)
 
 PROMPT = (
@@ -44,7 +47,8 @@ async def suggest_followups(
     ]
     try:
         async with asyncio.timeout(timeout_s):
-            reply = await model.ainvoke(messages, config={"tags": ["suggestions"], "callbacks": []})
+            with metrics.time_model(model_name(model)):
+                reply = await model.ainvoke(messages, config={"tags": ["suggestions"], "callbacks": []})
     except Exception as exc:  # suggestions are a nicety: never fail the turn for them
         log.info("no follow-up suggestions: %s", exc)
         return []

@@ -26,23 +26,41 @@ LocationKind = Literal[
 ]
 
 
+Confidence = Literal["exact", "inferred", "uncertain"]
+"""How sure the reader is of a figure: ``exact`` (a labelled table cell or a labelled statement, unit
+resolved), ``inferred`` (read by position from text lines, or its unit assumed because none is written),
+``uncertain`` (the reading is ambiguous: a range, a row with fewer values than columns…)."""
+
+
 class SourceRef(BaseModel):
-    """Where a figure was read: 1-based page; table index, row and column label for table cells;
-    the raw text it was read from."""
+    """Where a figure was read: 1-based page; for table cells the 1-based table on the page, the row as
+    the plan numbers it (its 序号) or else the 1-based data row under the header (header rows are never
+    counted), and the column label; the raw text it was read from.
+
+    ``cell_row`` is the 1-based row of the physical table as extracted (header rows counted), to trace
+    a cell back to the extraction; ``confidence`` says how sure the reader is (:data:`Confidence`)."""
 
     page: int
     table: int | None = None
     row: int | None = None
     column: str | None = None
     text: str = ""
+    cell_row: int | None = None
+    confidence: Confidence = "exact"
 
 
 class Figure(BaseModel):
-    """A number as the plan states it, with its unit as written (``m³/min``, ``m³/s``, ``m²``, ``%``…)."""
+    """A number as the plan states it. Flows (air volumes, gas emissions) are converted once, when
+    read, to m³/min: ``unit`` is then ``m³/min`` and ``unit_written`` the unit as the plan wrote it
+    (``m³/s``, ``m3/h``, ``立方米/分`` …; None when the same). Other figures keep the plan's unit
+    (``m²``, ``m/s``, ``%``, ``℃``…). ``upper`` is the upper end of a range written ``1.5–1.8``
+    (``value`` is then its lower end)."""
 
     value: float
     unit: str | None = None
     ref: SourceRef
+    unit_written: str | None = None
+    upper: float | None = None
 
 
 class MethodStatement(BaseModel):
@@ -139,6 +157,17 @@ class Citation(BaseModel):
     page: int | None = None
 
 
+class ReadingGap(BaseModel):
+    """Something the plan shows that the reader could not attribute: ``topic`` is ``calculation``
+    (calculation statements outside any location block, or a block with formulas but no method read)
+    or ``signoff`` (approval words in the text but no sign-off read); ``location`` when known."""
+
+    topic: Literal["calculation", "signoff", "allocation"]
+    location: str | None = None
+    page: int | None = None
+    note: str = ""
+
+
 class Plan(BaseModel):
     """A parsed monthly air-distribution plan."""
 
@@ -158,6 +187,8 @@ class Plan(BaseModel):
     char_count: int = 0
     warnings: list[str] = Field(default_factory=list)
     citations: list[Citation] = Field(default_factory=list)
+    gaps: list[ReadingGap] = Field(default_factory=list)
+    """What the plan shows but the reader could not attribute (see :class:`ReadingGap`)."""
     section_pages: dict[str, int] = Field(default_factory=dict)
     """First page of each recognised section: basis, overview, locations, calculation, allocation,
     totals, measures, signoff."""

@@ -15,6 +15,7 @@ import re
 from vent_agent.documents.plan import Figure, LocationPlan, MethodStatement, SourceRef, SpeedCheckStatement
 from vent_agent.documents.plan_sections import Block, Statement, split_statements
 from vent_agent.documents.plan_text import NUM, NUM_RE, TextDoc, numbers, operand_value, squeeze, unit_after
+from vent_agent.documents.plan_units import FLOW_UNITS, read_figure
 
 METHOD_KEYS: list[tuple[str, str]] = [
     ("standby", r"备用"),
@@ -120,9 +121,7 @@ def _ref(doc: TextDoc, offset: int, text: str) -> SourceRef:
 def _figure(doc: TextDoc, st: Statement, text: str, base: int, m: re.Match[str], context: str) -> Figure:
     """The number ``m`` found in ``text`` (which starts at ``st.body[base]``), with the unit after it."""
     value = operand_value(m.group(0)) if m.group(0).endswith("%") else float(m.group(0))
-    return Figure(
-        value=value, unit=unit_after(text, m.end()), ref=_ref(doc, st.offset(base + m.start()), context)
-    )
+    return read_figure(value, unit_after(text, m.end()), _ref(doc, st.offset(base + m.start()), context))
 
 
 def _tokens(expr: str) -> list[str]:
@@ -153,6 +152,10 @@ def parse_method(doc: TextDoc, st: Statement, names: list[str]) -> MethodStateme
     """A ``method`` statement → :class:`MethodStatement` (stated result with unit and page)."""
     body = st.body.rstrip(" 。.;,")
     parts = body.split("=")
+    while len(parts) > 2 and _PLAIN.fullmatch(parts[-1].strip()) and _PLAIN.fullmatch(parts[-2].strip()):
+        # "= 630.0 m³/min = 10.50 m³/s": the result restated in another unit; the first one counts
+        parts.pop()
+        body = "=".join(parts)
     last_start = len(body) - len(parts[-1])
     last = parts[-1]
     stated = None
@@ -184,6 +187,10 @@ def parse_method(doc: TextDoc, st: Statement, names: list[str]) -> MethodStateme
     if symbolic:
         ms.symbols = _symbols(_strip_names(symbolic, names), operand_text)
     return ms
+
+
+_PLAIN = re.compile(rf"{NUM}\s*(?:m\s*\^?[³3]\s*/\s*(?:min|s|h)|立方米?\s*/\s*\S{{1,2}})?")
+"""A result alone: a number with, at most, a flow unit."""
 
 
 def _rematch(text: str, pos: int) -> re.Match[str]:
@@ -296,13 +303,59 @@ def _count_inputs(doc: TextDoc, st: Statement, clause: str, base: int, inputs: d
             inputs[key] = _figure(doc, st, clause, base, _rematch(clause, m.start(1)), clause)
 
 
-def parse_block(doc: TextDoc, block: Block, names: list[str], kind: str) -> tuple[LocationPlan, list[str]]:
-    """A block → (LocationPlan with inputs, methods, stated maximum and speed check; warnings)."""
+def _outside(start: int, end: int, skip: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """The parts of ``[start, end)`` outside the ``skip`` spans."""
+    out, pos = [], start
+    for a, b in sorted(skip):
+        if b <= pos or a >= end:
+            continue
+        if a > pos:
+            out.append((pos, a))
+        pos = max(pos, b)
+    if pos < end:
+        out.append((pos, end))
+    return out
+
+
+def _speed_check_unit(loc: LocationPlan, flow_unit: str | None) -> None:
+    """A speed check written without a unit (``3.25 ≤ Q需 ≤ 41.22``) is in the unit of the block's
+    calculation table, else of its stated maximum (``Q需 = 18.87 m³/s``): converted to m³/min."""
+    sc = loc.speed_check
+    if sc is None or re.search(r"/\s*min|/\s*分", sc.ref.text):
+        return
+    unit = flow_unit or (loc.stated_required.unit_written if loc.stated_required else None)
+    factor = FLOW_UNITS.get(unit or "", 1.0)
+    if factor != 1.0:
+        sc.lower = round(sc.lower * factor, 6) if sc.lower is not None else None
+        sc.upper = round(sc.upper * factor, 6) if sc.upper is not None else None
+
+
+def parse_block(
+    doc: TextDoc,
+    block: Block,
+    names: list[str],
+    kind: str,
+    *,
+    skip: list[tuple[int, int]] | None = None,
+    tabled: list[MethodStatement] | None = None,
+    tabled_required: Figure | None = None,
+    flow_unit: str | None = None,
+) -> tuple[LocationPlan, list[str]]:
+    """A block → (LocationPlan with inputs, methods, stated maximum and speed check; warnings).
+
+    ``skip``: document spans (a calculation table's lines) left out of the prose reading; ``tabled`` and
+    ``tabled_required``: the methods and the maximum read from that table; ``flow_unit``: the table's
+    result unit, which a speed check written without a unit shares (``3.25 ≤ Q需 ≤ 41.22`` in m³/s)."""
     warnings: list[str] = []
     loc = LocationPlan(name=block.name, ref=SourceRef(page=block.page, text=squeeze(block.heading)))
     inputs: dict[str, Figure] = {}
     rock = None
-    for st in split_statements(doc, block.start, block.end):
+    statements = [
+        st for a, b in _outside(block.start, block.end, skip or []) for st in split_statements(doc, a, b)
+    ]
+    loc.methods.extend(tabled or [])
+    loc.stated_required = tabled_required
+    for st in statements:
         if st.kind == "params":
             got, r = parse_params(doc, st, kind)
             rock = rock or r
@@ -312,12 +365,13 @@ def parse_block(doc: TextDoc, block: Block, names: list[str], kind: str) -> tupl
             loc.methods.append(parse_method(doc, st, names))
         elif st.kind == "max":
             m = list(NUM_RE.finditer(st.body.split("=")[-1]))
-            if m:
+            if m and tabled_required is None:
                 tail = st.body.split("=")[-1]
                 off = len(st.body) - len(tail)
                 loc.stated_required = _figure(doc, st, tail, off, m[0], st.label + st.body)
         elif st.kind == "speed":
             loc.speed_check = parse_speed_check(doc, st) or loc.speed_check
+    _speed_check_unit(loc, flow_unit)
     for ms in loc.methods:
         for sym, value in ms.symbols.items():
             key = _SYMBOL_INPUTS.get(ms.method, {}).get(sym.lower().replace("₄", "4").replace("₂", "2"))
@@ -329,9 +383,9 @@ def parse_block(doc: TextDoc, block: Block, names: list[str], kind: str) -> tupl
                 )
             elif key not in inputs:
                 ref = ms.stated.ref if ms.stated else SourceRef(page=block.page, text=ms.expression)
-                inputs[key] = Figure(
-                    value=value, unit=None, ref=ref.model_copy(update={"text": ms.expression})
-                )
+                # read from the substituted expression, term for term with the symbols
+                ref = ref.model_copy(update={"text": ms.expression, "confidence": "inferred"})
+                inputs[key] = Figure(value=value, unit=None, ref=ref)
     if not loc.methods:
         warnings.append(f"{block.name}: 未找到需风量计算方法 / no calculation method found")
     if loc.stated_required is None and loc.methods:

@@ -25,7 +25,9 @@ from typing import TypeVar
 from vent_agent.documents.pdf_text import ExtractedPdf
 from vent_agent.documents.plan import Citation, Figure, LocationPlan, Plan, SourceRef, Totals
 from vent_agent.documents.plan_blocks import parse_block, rock_of
-from vent_agent.documents.plan_sections import Section, find_blocks, find_sections, section
+from vent_agent.documents.plan_calc_tables import CalcGroup, anchor_groups, calc_groups, is_calc_table
+from vent_agent.documents.plan_gaps import calculation_gaps, signoff_gaps
+from vent_agent.documents.plan_sections import Block, Section, find_blocks, find_sections, section
 from vent_agent.documents.plan_tables import (
     allocation_rows,
     classify_kind,
@@ -44,7 +46,15 @@ from vent_agent.documents.plan_text import (
     squeeze,
     unit_after,
 )
-from vent_agent.documents.plan_textual import allocation_lines, location_lines, signoff_lines
+from vent_agent.documents.plan_textual import ROLE_INLINE, allocation_lines, location_lines, signoff_lines
+from vent_agent.documents.plan_units import (
+    UNIT_TEXT,
+    canonical_unit,
+    convert_figure,
+    infer_column_units,
+    is_flow,
+    read_figure,
+)
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -94,7 +104,8 @@ def parse_plan(extracted: ExtractedPdf) -> Plan:
     plan.listed_locations = [name for name, _, _ in listed]
     total_row = _guarded(plan, "allocation", lambda: _allocation(plan, doc, sections, tables), {})
     _guarded(plan, "sign-off", lambda: _signoffs(plan, doc, sections, tables), None)
-    _guarded(plan, "calculation", lambda: _locations(plan, doc, sections, listed), None)
+    _guarded(plan, "calculation", lambda: _locations(plan, doc, sections, listed, tables), None)
+    _guarded(plan, "allocation units", lambda: _allocation_units(plan), None)
     if not plan.listed_locations:
         plan.listed_locations = [loc.name for loc in plan.locations] or [r.location for r in plan.allocation]
     plan.totals = _guarded(plan, "totals", lambda: _totals(doc, sections, total_row), Totals())
@@ -249,9 +260,11 @@ def _listed(doc, sections, tables, warnings) -> list[tuple[str, str, SourceRef]]
 
 def _allocation(plan: Plan, doc: TextDoc, sections: list[Section], tables) -> dict[str, Figure]:
     rows, total, warns = [], {}, []
+    sec = section(sections, "allocation")
     for t in tables:
         if t.kind == "allocation":
-            got, tot, w = allocation_rows(t)
+            lines = _section_lines(doc, sec) if sec else [x for x in doc.lines if x.page == t.page]
+            got, tot, w = allocation_rows(t, caption_unit(lines))
             rows += got
             total = total or tot
             warns += w
@@ -264,20 +277,85 @@ def _allocation(plan: Plan, doc: TextDoc, sections: list[Section], tables) -> di
     return total
 
 
+def caption_unit(lines) -> str | None:
+    """A flow unit stated for a table in its caption or a note (``（单位：m³/s）``), if any."""
+    for line in lines:
+        m = re.search(rf"单\s*位\s*[:：]\s*({UNIT_TEXT})", line.text)
+        if m and is_flow(unit := canonical_unit(m.group(1))):
+            return unit
+    return None
+
+
+def _allocation_units(plan: Plan) -> None:
+    """Allocation flow columns written without a unit, whose figures are 60 times off the same
+    locations' calculated requirement, were written in m³/s (or m³/h): converted, and said so."""
+    columns: dict[str, list[tuple[Figure, float | None]]] = {}
+    for row in plan.allocation:
+        loc = plan.location(match_name(row.location, [x.name for x in plan.locations]) or row.location)
+        ref = loc.stated_required.value if loc and loc.stated_required else None
+        for fld in ("required_q", "allocated_q", "measured_q"):
+            fig = getattr(row, fld)
+            if fig is not None:
+                columns.setdefault(fld, []).append((fig, ref))
+    for fld, unit in infer_column_units(columns).items():
+        for row in plan.allocation:
+            fig = getattr(row, fld)
+            if fig is not None and fig.unit_written is None:
+                setattr(row, fld, convert_figure(fig, unit))
+        plan.warnings.append(
+            f"风量分配表 {fld} 列未注明单位，按与计算部分的对比判为 {unit} 并换算 / unit inferred"
+        )
+
+
 def _signoffs(plan: Plan, doc: TextDoc, sections: list[Section], tables) -> None:
+    """Sign-offs from a sign-off table, else from the sign-off section's lines, else from role lines
+    (``编制：…``) anywhere in the document (a cover or the last page), else from the last lines."""
     for t in tables:
         if t.kind == "signoff":
-            plan.signoffs = signoffs(t)
+            plan.signoffs = signoffs(t, plan.month)
             return
     sec = section(sections, "signoff")
-    lines = _section_lines(doc, sec) if sec else doc.lines[-12:]
-    plan.signoffs, warns = signoff_lines(lines)
-    plan.warnings.extend(warns)
+    candidates = [_section_lines(doc, sec)] if sec else []
+    candidates.append([line for line in doc.lines if ROLE_INLINE.search(line.text)])
+    candidates.append(doc.lines[-12:])
+    for lines in candidates:
+        plan.signoffs, warns = signoff_lines(lines, plan.month)
+        if plan.signoffs:
+            plan.warnings.extend(warns)
+            break
     if not plan.signoffs:
         plan.warnings.append("未找到审批签字栏 / no sign-off block found")
+    plan.gaps += signoff_gaps(doc, plan.signoffs)
 
 
-def _locations(plan: Plan, doc: TextDoc, sections: list[Section], listed) -> None:
+Tabled = tuple[dict[int, list[CalcGroup]], dict[int, list[tuple[int, int]]], list[CalcGroup]]
+
+
+def _calc_tables(doc: TextDoc, tables, blocks: list[Block]) -> Tabled:
+    """Calculation tables → (block index → its groups, block index → document spans of table lines to
+    leave out of its prose, groups naming a location that has no block). A group with a location
+    column goes to the block of that name, one without to the block holding its lines."""
+    groups = [g for t in tables if is_calc_table(t) for g in calc_groups(t)]
+    methods: dict[int, list[CalcGroup]] = {}
+    skips: dict[int, list[tuple[int, int]]] = {}
+    for g, first, last in anchor_groups(doc, groups):
+        i = next((n for n, b in reversed(list(enumerate(blocks))) if b.first_line <= first), None)
+        if i is not None:
+            skips.setdefault(i, []).append(doc.span(first, last + 1))
+            if g.location is None:
+                methods.setdefault(i, []).append(g)
+    names = [b.name for b in blocks]
+    unplaced = []
+    for g in (g for g in groups if g.location):
+        hit = match_name(g.location or "", names)
+        if hit is None:
+            unplaced.append(g)
+        else:
+            methods.setdefault(names.index(hit), []).append(g)
+    return methods, skips, unplaced
+
+
+def _locations(plan: Plan, doc: TextDoc, sections: list[Section], listed, tables=()) -> None:
     calc = section(sections, "calculation")
     if calc is not None:
         first, end = calc.first_line + 1, calc.end_line
@@ -289,14 +367,31 @@ def _locations(plan: Plan, doc: TextDoc, sections: list[Section], listed) -> Non
     known = [name for name, _, _ in listed] + [r.location for r in plan.allocation]
     labels = {name: label for name, label, _ in listed}
     by_name: dict[str, LocationPlan] = {}
-    for block in find_blocks(doc, first, end, known):
+    located: dict[int, LocationPlan] = {}
+    blocks = find_blocks(doc, first, end, known)
+    tabled, skips, unplaced = _calc_tables(doc, tables, blocks)
+    for g in unplaced:  # one table over all locations, without a heading per location
+        name = g.location or ""
+        blocks.append(Block(name, name, "", first_line=end, start=0, end=0, page=g.page))
+        tabled[len(blocks) - 1] = [g]
+    for n, block in enumerate(blocks):
         listed_name = match_name(block.name, list(labels)) or block.name
         label = labels.get(listed_name, "")
         kind = classify_kind(label, listed_name)
         if kind == "unknown" and block.hint:
             kind = classify_kind("", block.hint)
         label = label or block.hint
-        loc, warns = parse_block(doc, block, known, kind)
+        groups = tabled.get(n, [])
+        loc, warns = parse_block(
+            doc,
+            block,
+            known,
+            kind,
+            skip=skips.get(n, []),
+            tabled=[m for g in groups for m in g.methods],
+            tabled_required=next((g.stated_required for g in groups if g.stated_required), None),
+            flow_unit=next((g.unit for g in groups if g.unit), None),
+        )
         plan.warnings.extend(warns)
         if kind == "unknown":
             kind = next(
@@ -319,7 +414,9 @@ def _locations(plan: Plan, doc: TextDoc, sections: list[Section], listed) -> Non
             prev.speed_check = prev.speed_check or loc.speed_check
         else:
             by_name[listed_name] = loc
+        located[n] = by_name[listed_name]
     plan.locations = list(by_name.values())
+    plan.gaps += calculation_gaps(doc, first, end, blocks, located)
 
 
 def _standby_of(loc: LocationPlan, known: list[str], label: str) -> str | None:
@@ -348,10 +445,8 @@ def _sentences(doc: TextDoc, sec: Section | None) -> list[tuple[str, int]]:
 def _fig(doc: TextDoc, sentence: str, offset: int, m: re.Match[str] | None) -> Figure | None:
     if m is None:
         return None
-    return Figure(
-        value=float(m.group(1)),
-        unit=unit_after(sentence, m.end(1)),
-        ref=SourceRef(page=doc.page_at(offset), text=sentence),
+    return read_figure(
+        float(m.group(1)), unit_after(sentence, m.end(1)), SourceRef(page=doc.page_at(offset), text=sentence)
     )
 
 

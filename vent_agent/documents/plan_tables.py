@@ -7,7 +7,14 @@ foot of its page, the second at the head of the next), drops a repeated header r
 split by the break. Cell texts wrapped over lines are joined (``15216综采\\n工作面`` → ``15216综采工作面``).
 
 Source references are human-facing: ``SourceRef.table`` is the 1-based table number on its page and
-``SourceRef.row`` the 1-based row number in that physical table (header rows counted).
+``SourceRef.row`` the row as the plan numbers it (its 序号) or else the 1-based data row under the header
+(header rows are never counted); ``SourceRef.cell_row`` is the 1-based row of the physical table (header
+rows counted), for tracing the cell back to the extraction.
+
+Allocation tables are read by their header words in any column order (需风量/需要风量/计算风量,
+配风量/计划风量/分配风量, 断面/有效断面, 风速/计划风速, 实测…). Units come from the header
+(``需风量(m³/s)``, a unit row under the header, a ``单位：m³/s`` note) or from the cell (``1.33 m³/s``);
+flows are converted to m³/min once, here (:mod:`plan_units`).
 """
 
 from __future__ import annotations
@@ -17,7 +24,16 @@ from dataclasses import dataclass, field
 
 from vent_agent.documents.pdf_text import ExtractedTable
 from vent_agent.documents.plan import AllocationRow, Figure, LocationKind, SignOff, SourceRef
-from vent_agent.documents.plan_text import normalize, normalize_unit, parse_date, parse_number, squeeze
+from vent_agent.documents.plan_text import DATE_TEXT, normalize, parse_date, parse_number, squeeze
+from vent_agent.documents.plan_units import (
+    KNOWN_UNITS,
+    UNIT_TEXT,
+    canonical_unit,
+    is_flow,
+    parse_quantity,
+    read_figure,
+    unit_for,
+)
 
 KIND_RULES: list[tuple[LocationKind, str]] = [
     ("standby_face", r"备用"),
@@ -43,19 +59,20 @@ _ATTR_WORDS = [
 TOTAL_ROW = re.compile(r"^(?:合计|总计|小计|汇总|矿井合计|总需风量)")
 
 ALLOCATION_COLUMNS: list[tuple[str, str]] = [
-    ("index", r"序号|编号"),
-    ("location", r"用风地点|地点|名称|位置"),
-    ("measured_speed", r"实测风速|实际风速|实测.*风速"),
-    ("planned_speed", r"计划风速|设计风速|配风风速|^风速"),
-    ("measured_q", r"实测风量|实际风量|实测.*风量"),
-    ("required_q", r"需风量|需要风量|计算风量"),
-    ("allocated_q", r"配风量|分配风量|计划风量|配风"),
+    ("index", r"^(?:序号|编号|序)$"),
+    ("location", r"用风地点|地点|名称|位置|用风场所"),
+    ("measured_speed", r"实测风速|实际风速|实测.*风速|测定风速"),
+    ("planned_speed", r"计划风速|设计风速|配风风速|分配风速|^风速"),
+    ("measured_q", r"实测风量|实际风量|实测.*风量|测定风量"),
+    ("required_q", r"需风量|需要风量|计算风量|应需风量|需风"),
+    ("allocated_q", r"配风量|分配风量|计划风量|供风量|配风"),
     ("area", r"断面"),
     ("gas_emission", r"涌出量"),
     ("ch4", r"CH\s*[₄4]|CH\b|CH\(|甲烷|瓦斯"),
     ("co2", r"CO\s*[₂2]|二氧化碳"),
     ("temperature", r"温度"),
 ]
+FLOW_FIELDS = {"required_q", "allocated_q", "measured_q"}
 FIGURE_FIELDS = {
     "required_q",
     "allocated_q",
@@ -91,8 +108,14 @@ class Cell:
     col: int
 
     def ref(self, column: str | None = None) -> SourceRef:
+        """Where the cell is; ``row`` is the physical row until the caller numbers it as the plan does."""
         return SourceRef(
-            page=self.page, table=self.table, row=self.row, column=column, text=squeeze(self.raw or "")
+            page=self.page,
+            table=self.table,
+            row=self.row,
+            column=column,
+            text=squeeze(self.raw or ""),
+            cell_row=self.row,
         )
 
 
@@ -135,6 +158,9 @@ def classify_table(t: LogicalTable) -> str | None:
         if len(roles) >= 2:
             return "signoff"
     head = " ".join(c.text for r in t.rows[:3] for c in r)
+    first = " ".join(first_row)
+    if re.search(r"方法|依据", first) and re.search(r"结果|计算值", first) and re.search(r"公式|参数", first):
+        return "calculation"
     if re.search(r"地点|名称", head) and re.search(r"配风|分配|计划风量|实测", head):
         return "allocation"
     if re.search(r"地点|名称", head) and re.search(r"类别|类型|性质|分类", head):
@@ -143,7 +169,7 @@ def classify_table(t: LogicalTable) -> str | None:
 
 
 def _is_header_like(row: list[Cell]) -> bool:
-    return sum(1 for c in row if parse_number(c.text) is not None) < 2
+    return sum(1 for c in row if parse_quantity(c.text) is not None) < 2
 
 
 def logical_tables(tables: list[ExtractedTable]) -> list[LogicalTable]:
@@ -190,7 +216,7 @@ def _append(into: LogicalTable, more: LogicalTable) -> None:
     into.rows.extend(rows)
 
 
-def _header_labels(rows: list[list[Cell]], n_cols: int) -> list[str]:
+def header_labels(rows: list[list[Cell]], n_cols: int) -> list[str]:
     """Column labels from the header rows. In the first header row a None cell continues the cell to
     its left (a horizontal span); in later rows it continues the cell above (nothing to add)."""
     labels = [""] * n_cols
@@ -207,12 +233,25 @@ def _header_labels(rows: list[list[Cell]], n_cols: int) -> list[str]:
 
 
 def column_unit(label: str) -> str | None:
-    """The unit written in a column header: ``需风量(m³/min)`` → ``m³/min``."""
-    m = re.findall(r"[(（]([^()（）]*)[)）]", normalize(label))
-    if m:
-        return normalize_unit(m[-1])
-    m2 = re.search(r"(m[³3]/min|m[³3]/s|m/s|m[²2]|%|℃|°C)$", label)
-    return normalize_unit(m2.group(1)) if m2 else None
+    """The unit written in a column header, canonical: ``需风量(m³/s)`` → ``m³/s``, ``配风量m3/min`` →
+    ``m³/min``, ``风速（米/秒）`` → ``m/s``; None when the header writes none."""
+    text = normalize(label)
+    for inner in reversed(re.findall(r"[(（\[]([^()（）\[\]]*)[)）\]]", text)):
+        unit = canonical_unit(inner.replace("单位", "").strip(":："))
+        if unit in KNOWN_UNITS:
+            return unit
+    m = re.search(rf"({UNIT_TEXT})\s*$", text)
+    return canonical_unit(m.group(1)) if m else None
+
+
+def table_unit(t: LogicalTable) -> str | None:
+    """A unit stated for the whole table in a ``单位：m³/s`` cell (or None)."""
+    for row in t.rows[:3]:
+        for c in row:
+            m = re.search(rf"单位\s*[:：]?\s*({UNIT_TEXT})", c.text)
+            if m:
+                return canonical_unit(m.group(1))
+    return None
 
 
 def column_fields(labels: list[str]) -> dict[int, str]:
@@ -220,7 +259,8 @@ def column_fields(labels: list[str]) -> dict[int, str]:
     out: dict[int, str] = {}
     used: set[str] = set()
     for i, label in enumerate(labels):
-        bare = re.sub(r"[(（][^()（）]*[)）]", "", label)
+        bare = re.sub(r"[(（][^()（）]*[)）]", "", normalize(label))
+        bare = re.sub(rf"(?:{UNIT_TEXT})\s*$", "", bare).strip()
         for fld, pattern in ALLOCATION_COLUMNS:
             if fld not in used and re.search(pattern, bare):
                 out[i] = fld
@@ -229,12 +269,16 @@ def column_fields(labels: list[str]) -> dict[int, str]:
     return out
 
 
-def allocation_rows(t: LogicalTable) -> tuple[list[AllocationRow], dict[str, Figure], list[str]]:
-    """Allocation table → (rows, figures of a 合计 row by field, warnings)."""
+def allocation_rows(
+    t: LogicalTable, caption_unit: str | None = None
+) -> tuple[list[AllocationRow], dict[str, Figure], list[str]]:
+    """Allocation table → (rows, figures of a 合计 row by field, warnings). Columns in any order;
+    flows converted to m³/min (the unit of the cell, else of the column, else of the table or of its
+    caption ``caption_unit``; a flow column without any unit is read as m³/min, ``inferred``)."""
     n_header = 0
     while n_header < min(3, len(t.rows)) and _is_header_like(t.rows[n_header]):
         n_header += 1
-    labels = _header_labels(t.rows[:n_header], t.n_cols)
+    labels = header_labels(t.rows[:n_header], t.n_cols)
     fields = column_fields(labels)
     warnings = []
     if "location" not in fields.values():
@@ -242,30 +286,59 @@ def allocation_rows(t: LogicalTable) -> tuple[list[AllocationRow], dict[str, Fig
     for need in ("required_q", "allocated_q"):
         if need not in fields.values():
             warnings.append(f"风量分配表缺少 {need} 列 / allocation table: no {need} column")
+    table_wide = table_unit(t) or caption_unit
+    units = {i: column_unit(labels[i]) or (table_wide if fields[i] in FLOW_FIELDS else None) for i in fields}
     loc_col = next(i for i, f in fields.items() if f == "location")
+    idx_col = next((i for i, f in fields.items() if f == "index"), None)
     rows: list[AllocationRow] = []
     total: dict[str, Figure] = {}
+    data_row = 0
     for row in t.rows[n_header:]:
+        if [c.text for c in row] == [c.text for c in t.rows[0]]:
+            continue  # a header repeated inside the table
         name = row[loc_col].text if loc_col < len(row) else ""
+        data_row += 1
+        number = parse_number(row[idx_col].text) if idx_col is not None and idx_col < len(row) else None
+        row_no = int(number) if number is not None and number == int(number) else data_row
         figures: dict[str, Figure] = {}
         for i, fld in fields.items():
             if fld not in FIGURE_FIELDS or i >= len(row):
                 continue
-            value = parse_number(row[i].text)
-            if value is not None:
-                figures[fld] = Figure(value=value, unit=column_unit(labels[i]), ref=row[i].ref(labels[i]))
+            got = _cell_figure(row[i], labels[i], units[i], fld, row_no)
+            if got is not None:
+                figures[fld] = got
         if not name and not figures:
+            data_row -= 1
             continue
         if TOTAL_ROW.match(name) or (not name and row[0].text and TOTAL_ROW.match(row[0].text)):
             total = figures
             continue
         if not name:
-            warnings.append(
-                f"风量分配表第 {row[0].row} 行没有地点名称 / allocation row {row[0].row}: no name"
-            )
+            warnings.append(f"风量分配表第 {row_no} 行没有地点名称 / allocation row {row_no}: no name")
             continue
-        rows.append(AllocationRow(location=name, ref=row[loc_col].ref(labels[loc_col]), **figures))
+        ref = row[loc_col].ref(labels[loc_col]).model_copy(update={"row": row_no})
+        rows.append(AllocationRow(location=name, ref=ref, **figures))
     return rows, total, warnings
+
+
+def _cell_figure(cell: Cell, label: str, unit: str | None, fld: str, row_no: int) -> Figure | None:
+    """The figure of one allocation cell (None for a blank, a dash or text). The cell's own unit wins
+    over the column's; a range ``1.5–1.8`` is kept with its upper end and marked ``uncertain``."""
+    q = parse_quantity(cell.text)
+    if q is None:
+        return None
+    value, upper, written = q
+    ref = cell.ref(label).model_copy(update={"row": row_no})
+    if upper is not None:
+        ref.confidence = "uncertain"
+    quantity = "flow" if fld in FLOW_FIELDS else fld
+    written_unit = unit_for(quantity, canonical_unit(written) if written else unit)
+    if fld in FLOW_FIELDS:
+        if written_unit is not None and not is_flow(written_unit):
+            ref.confidence = "uncertain"  # a flow column holding e.g. m/s
+            written_unit = None
+        return read_figure(value, written_unit, ref, flow=True, upper=upper)
+    return read_figure(value, written_unit, ref, upper=upper)
 
 
 def location_rows(t: LogicalTable) -> list[tuple[str, str, SourceRef]]:
@@ -273,12 +346,16 @@ def location_rows(t: LogicalTable) -> list[tuple[str, str, SourceRef]]:
     labels = [c.text for c in t.rows[0]]
     name_col = next((i for i, x in enumerate(labels) if re.search(r"地点|名称", x)), 1)
     kind_col = next((i for i, x in enumerate(labels) if re.search(r"类别|类型|性质|分类", x)), None)
+    idx_col = next((i for i, x in enumerate(labels) if re.fullmatch(r"序号|编号|序", x)), None)
     out = []
-    for row in t.rows[1:]:
+    for n, row in enumerate(t.rows[1:], start=1):
         if name_col >= len(row) or not row[name_col].text:
             continue
         label = row[kind_col].text if kind_col is not None and kind_col < len(row) else ""
-        out.append((row[name_col].text, label, row[name_col].ref(labels[name_col])))
+        number = parse_number(row[idx_col].text) if idx_col is not None and idx_col < len(row) else None
+        row_no = int(number) if number is not None and number == int(number) else n
+        ref = row[name_col].ref(labels[name_col]).model_copy(update={"row": row_no})
+        out.append((row[name_col].text, label, ref))
     return out
 
 
@@ -297,8 +374,10 @@ def _attr_of(text: str) -> str | None:
     return None
 
 
-def signoffs(t: LogicalTable) -> list[SignOff]:
-    """Sign-off table (roles across the columns, or down the first column) → one SignOff per role."""
+def signoffs(t: LogicalTable, plan_month: str | None = None) -> list[SignOff]:
+    """Sign-off table (roles across the columns, or down the first column) → one SignOff per role.
+    A cell holding a name and a date (``李明 2026.7.25``) gives both; ``7月25日`` takes its year
+    from ``plan_month``."""
     grid = t.rows
     across = sum(1 for c in grid[0] if role_of(c.text)) >= 2
     if not across:  # transpose: roles down the first column
@@ -312,25 +391,28 @@ def signoffs(t: LogicalTable) -> list[SignOff]:
         for row in grid[1:]:
             if c >= len(row):
                 continue
-            attr = _attr_of(row[0].text) or _guess_attr(row[c].text)
+            attr = _attr_of(row[0].text) or _guess_attr(row[c].text, plan_month)
             cell = row[c]
             value = cell.text or None
             if attr == "title" and value:
                 so.title = value
             elif attr == "name":
-                so.name = None if value in (None, "/", "—", "-") else value
+                date = parse_date(value, plan_month)
+                name = squeeze(DATE_TEXT.sub(" ", value)) if value and date else value
+                so.name = None if name in (None, "", "/", "—", "-") else name
+                so.date = so.date or date
                 so.ref = cell.ref("name")
             elif attr == "date":
-                so.date = parse_date(value)
+                so.date = parse_date(value, plan_month)
                 if so.ref is None or so.ref.column == "role":
                     so.ref = cell.ref("date")
         out.append(so)
     return out
 
 
-def _guess_attr(text: str) -> str | None:
-    if parse_date(text):
+def _guess_attr(text: str, plan_month: str | None = None) -> str | None:
+    if parse_date(text, plan_month) and not re.search(r"[\u4e00-\u9fff]{2}\s", text):
         return "date"
-    if re.search(r"工程师|技术员|区长|科长|矿长|主任|总工", text):
+    if re.search(r"工程师|技术员|区长|科长|矿长|主任|总工|副总|队长", text):
         return "title"
     return "name" if text else None

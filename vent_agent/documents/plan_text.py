@@ -23,7 +23,8 @@ NUM = r"(?<![A-Za-z_\d.])-?\d+(?:\.\d+)?"
 """A number not glued to a preceding letter or digit (``Q15216`` is a name, not 15216)."""
 NUM_RE = re.compile(NUM + r"(?:\s*%)?")
 UNIT_RE = re.compile(
-    r"\s*(m\s*[³3]\s*/\s*min|m\s*[³3]\s*/\s*s|m\s*[³3]\s*/\s*h|m\s*/\s*s|m\s*[²2]|m\s*[³3]|kW|kg|℃|°C|%|m|人|台|辆)",
+    r"\s*(m\s*\^?[³3]\s*/\s*min|m\s*\^?[³3]\s*/\s*s|m\s*\^?[³3]\s*/\s*h|立方米?\s*/\s*(?:分钟?|秒|小?时)"
+    r"|m\s*/\s*s|m\s*\^?[²2]|m\s*\^?[³3]|kW|kg|℃|°C|%|m|人|台|辆)",
 )
 DASHES = {"", "—", "——", "–", "-", "--", "/", "／", "无", "…", "...", "－"}
 
@@ -123,29 +124,77 @@ def unit_after(text: str, pos: int) -> str | None:
     return normalize_unit(m.group(1)) if m else None
 
 
-def parse_date(text: str | None) -> str | None:
-    """The first date in ``text`` as ISO ``YYYY-MM-DD`` (``2026 年 7 月 25 日``, ``2026.7.25``,
-    ``2026-07-25``; whitespace anywhere); None when there is none or it is not a calendar date."""
-    if not text:
-        return None
-    m = _DATE_RE.search(re.sub(r"\s+", "", normalize(text)))
-    if not m:
-        return None
+_CN_DIGITS = {
+    "〇": 0,
+    "零": 0,
+    "○": 0,
+    "Ｏ": 0,
+    "O": 0,
+    "一": 1,
+    "二": 2,
+    "三": 3,
+    "四": 4,
+    "五": 5,
+    "六": 6,
+    "七": 7,
+    "八": 8,
+    "九": 9,
+}
+_CN_DATE_RE = re.compile(
+    r"([〇零○Ｏ一二三四五六七八九]{4})年([一二三四五六七八九十]{1,3})月([一二三四五六七八九十]{1,3})日"
+)
+_SHORT_DATE_RE = re.compile(r"(?<![\d年./\-])(\d{1,2})月(\d{1,2})日")
+_DATE_FORM = (
+    r"\d{4}\s*[年./\-]\s*\d{1,2}\s*[月./\-]\s*\d{1,2}\s*日?"
+    r"|(?<![\d年./\-])\d{1,2}\s*月\s*\d{1,2}\s*日"
+    r"|[〇零○一二三四五六七八九]{4}\s*年\s*[一二三四五六七八九十]{1,3}\s*月\s*[一二三四五六七八九十]{1,3}\s*日"
+)
+DATE_TEXT = re.compile(_DATE_FORM)
+"""Any written date form :func:`all_dates` reads (for cutting dates out of a text)."""
+
+
+def _cn_number(text: str) -> int:
+    """``二十五`` → 25, ``十`` → 10, ``七`` → 7."""
+    if "十" in text:
+        tens, _, ones = text.partition("十")
+        return (_CN_DIGITS[tens] if tens else 1) * 10 + (_CN_DIGITS[ones] if ones else 0)
+    return _CN_DIGITS[text]
+
+
+def _iso(y: int, m: int, d: int) -> str | None:
     try:
-        return _dt.date(int(m.group(1)), int(m.group(2)), int(m.group(3))).isoformat()
+        return _dt.date(y, m, d).isoformat()
     except ValueError:
         return None
 
 
-def all_dates(text: str) -> list[str]:
-    """Every valid date of ``text`` in order, ISO."""
-    out = []
-    for m in _DATE_RE.finditer(re.sub(r"\s+", "", normalize(text))):
-        try:
-            out.append(_dt.date(int(m.group(1)), int(m.group(2)), int(m.group(3))).isoformat())
-        except ValueError:
-            continue
-    return out
+def all_dates(text: str | None, plan_month: str | None = None) -> list[str]:
+    """Every valid date of ``text`` in order, ISO: ``2026年7月25日``, ``2026.7.25``, ``2026-07-25``,
+    ``2026/7/25`` (whitespace anywhere), ``二〇二六年七月二十五日``, and ``7月25日`` when the plan's month
+    (``YYYY-MM``) is given: the year of the plan month, or the year before for a month more than six
+    months after it (a January plan signed 12月25日)."""
+    if not text:
+        return []
+    s = re.sub(r"\s+", "", normalize(text))
+    found: list[tuple[int, str | None]] = []
+    for m in _DATE_RE.finditer(s):
+        found.append((m.start(), _iso(int(m.group(1)), int(m.group(2)), int(m.group(3)))))
+    for m in _CN_DATE_RE.finditer(s):
+        y = int("".join(str(_CN_DIGITS[c]) for c in m.group(1)))
+        found.append((m.start(), _iso(y, _cn_number(m.group(2)), _cn_number(m.group(3)))))
+    if plan_month and re.fullmatch(r"\d{4}-\d{2}", plan_month):
+        year, month = int(plan_month[:4]), int(plan_month[5:])
+        for m in _SHORT_DATE_RE.finditer(s):
+            mm = int(m.group(1))
+            found.append((m.start(), _iso(year - 1 if mm > month + 6 else year, mm, int(m.group(2)))))
+    return [d for _, d in sorted(found) if d]
+
+
+def parse_date(text: str | None, plan_month: str | None = None) -> str | None:
+    """The first date in ``text`` as ISO ``YYYY-MM-DD`` (the forms of :func:`all_dates`); None when
+    there is none or it is not a calendar date."""
+    dates = all_dates(text, plan_month)
+    return dates[0] if dates else None
 
 
 def parse_month(text: str) -> str | None:
@@ -212,9 +261,22 @@ def _running_lines(pages: list[list[str]]) -> set[str]:
     return {x for x, n in counts.items() if n >= max(3, (len(pages) * 2 + 2) // 3)}
 
 
+_THOUSANDS = re.compile(
+    r"(?<![\d.,])\d{1,3}(?:,\d{3})+(?=\.\d|\s*(?:m|立方|万|人|kW|kg|%|℃))"
+    rf"|(?<=[{CJK}])\d{{1,3}}(?:,\d{{3}})+(?=\s*$)"
+)
+
+
+def join_thousands(text: str) -> str:
+    """Drop thousands separators from numbers written ``1,132.2`` or ``6,075 m³/min`` (a decimal part
+    or a unit must follow, or the line end after a CJK label (``能力7,600``, its unit wrapped), so that
+    a list ``max(630,152)`` is left alone)."""
+    return _THOUSANDS.sub(lambda m: m.group(0).replace(",", ""), text)
+
+
 def build_doc(extracted: ExtractedPdf) -> TextDoc:
     """The document's lines: normalised, blank lines, page numbers and running headers/footers dropped."""
-    raw_pages = [[normalize(x) for x in p.text.splitlines()] for p in extracted.pages]
+    raw_pages = [[join_thousands(normalize(x)) for x in p.text.splitlines()] for p in extracted.pages]
     raw_pages = [[x for x in lines if x.strip()] for lines in raw_pages]
     running = _running_lines([[x.strip() for x in lines] for lines in raw_pages])
     out: list[Line] = []

@@ -10,16 +10,29 @@ missing ones at its end. The parser records a warning whenever it relies on them
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from vent_agent.documents.plan import AllocationRow, Figure, SignOff, SourceRef
 from vent_agent.documents.plan_tables import (
     FIGURE_FIELDS,
+    FLOW_FIELDS,
     TOTAL_ROW,
     column_fields,
     column_unit,
     role_of,
 )
-from vent_agent.documents.plan_text import DASHES, Line, all_dates, name_key, parse_number, squeeze
+from vent_agent.documents.plan_text import (
+    DASHES,
+    DATE_TEXT,
+    Line,
+    all_dates,
+    name_key,
+    normalize,
+    parse_date,
+    parse_number,
+    squeeze,
+)
+from vent_agent.documents.plan_units import canonical_unit, parse_quantity, read_figure, unit_for
 
 KIND_LABEL = (
     r"(?:采煤|回采|综采|综放|炮采|备用|掘进)工作面(?:\([^)]*\))?|机电硐室|爆炸材料库|炸药库|充电硐室"
@@ -88,16 +101,28 @@ def allocation_lines(lines: list[Line]) -> tuple[list[AllocationRow], dict[str, 
         if len(values) < len(value_cols):
             warnings.append(f"风量分配表 {name}: 数值 {len(values)} 个，少于列数 {len(value_cols)}")
         figures = {}
+        short = len(values) < len(value_cols)
         for (text, page, _), col in zip(values, value_cols, strict=False):
             fld = fields.get(col)
-            value = parse_number(text)
-            if fld in FIGURE_FIELDS and value is not None:
-                ref = SourceRef(page=page, row=index, column=labels[col], text=text)
-                figures[fld] = Figure(value=value, unit=column_unit(labels[col]), ref=ref)
+            q = parse_quantity(text)
+            if fld in FIGURE_FIELDS and q is not None:
+                value, upper, written = q
+                # read by position: inferred; a row with fewer values than columns: uncertain
+                sure = "uncertain" if short or upper is not None else "inferred"
+                ref = SourceRef(page=page, row=index or n + 1, column=labels[col], text=text, confidence=sure)
+                unit = canonical_unit(written) if written else column_unit(labels[col])
+                unit = unit_for("flow" if fld in FLOW_FIELDS else str(fld), unit)
+                figures[fld] = read_figure(value, unit, ref, flow=fld in FLOW_FIELDS, upper=upper)
         if TOTAL_ROW.match(name):
             total = figures
             continue
-        ref = SourceRef(page=group[0].page, row=index, column=labels[loc_col], text=squeeze(group[0].text))
+        ref = SourceRef(
+            page=group[0].page,
+            row=index or n + 1,
+            column=labels[loc_col],
+            text=squeeze(group[0].text),
+            confidence="inferred",
+        )
         rows.append(AllocationRow(location=name, ref=ref, **figures))
     return rows, total, warnings
 
@@ -110,7 +135,7 @@ def _row_start(text: str) -> bool:
 
 
 def _value_like(token: str) -> bool:
-    return token in DASHES or parse_number(token) is not None
+    return token in DASHES or parse_number(token) is not None or parse_quantity(token) is not None
 
 
 def _tokens(group: list[Line], skip_index: bool) -> list[tuple[str, int, int]]:
@@ -127,16 +152,47 @@ def _tokens(group: list[Line], skip_index: bool) -> list[tuple[str, int, int]]:
     return out
 
 
-def signoff_lines(lines: list[Line]) -> tuple[list[SignOff], list[str]]:
-    """Lines of the sign-off section → (sign-offs, warnings). Reads ``编制：李明 2026年7月25日`` lines,
-    or a grid written as lines (``编制 审核 批准`` / ``职务 …`` / ``签字 …`` / ``日期 …``)."""
-    inline = []
+_ROLES = "|".join(
+    r"\s*".join(word)
+    for word in [
+        "编制",
+        "编写",
+        "制表",
+        "拟制",
+        "审核",
+        "审查",
+        "复核",
+        "校核",
+        "批准",
+        "审批",
+        "签发",
+        "审定",
+    ]
+)
+ROLE_INLINE = re.compile(
+    rf"(?<![\u4e00-\u9fff])({_ROLES})\s*(?:人|者)?\s*[:：]"
+    rf"|[【\[〔(（]\s*({_ROLES})\s*(?:人|者)?\s*[】\]〕)）]\s*[:：]?"
+)
+"""A role label followed by a colon, or in brackets as on a stamp, anywhere in a line
+(``编制：李明 2026年7月25日  审核：…``, ``【批准】总工程师 陈卫东``)."""
+
+
+def signoff_lines(lines: list[Line], plan_month: str | None = None) -> tuple[list[SignOff], list[str]]:
+    """Lines of the sign-off section → (sign-offs, warnings). Reads role lines such as
+    ``编制：李明 2026年7月25日`` (several roles on one line, titles, several people per role, any date
+    form; ``7月25日`` takes its year from ``plan_month``), or a grid written as lines
+    (``编制 审核 批准`` / ``职务 …`` / ``签字 …`` / ``日期 …``)."""
+    inline: list[SignOff] = []
     for line in lines:
-        m = re.match(r"^\s*(编制|编写|审核|审查|复核|批准|审批|签发)人?\s*[:：]\s*(.*)$", line.text)
-        if m:
-            inline.append((role_of(m.group(1)) or m.group(1), m.group(2), line))
+        marks = list(ROLE_INLINE.finditer(line.text))
+        if not marks and inline:  # a stamp's second line: 日期：… or 签字：… of the role above
+            _continue_signoff(inline, line, plan_month)
+        for n, m in enumerate(marks):
+            stop = marks[n + 1].start() if n + 1 < len(marks) else len(line.text)
+            word = re.sub(r"\s+", "", m.group(1) or m.group(2))
+            inline += _inline_signoffs(role_of(word) or word, line.text[m.end() : stop], line, plan_month)
     if inline:
-        return [_inline_signoff(role, rest, line) for role, rest, line in inline], []
+        return inline, []
     head = next(
         (i for i, line in enumerate(lines) if sum(1 for t in line.text.split() if role_of(t)) >= 2), None
     )
@@ -158,7 +214,7 @@ def signoff_lines(lines: list[Line]) -> tuple[list[SignOff], list[str]]:
     warnings = []
     for attr, attr_lines in attrs.items():
         text = " ".join(x.text for x in attr_lines)
-        values = all_dates(text) if attr == "date" else text.split()
+        values = all_dates(text, plan_month) if attr == "date" else text.split()
         if len(values) < len(out):
             label = {"title": "职务", "name": "签字", "date": "日期"}[attr]
             warnings.append(
@@ -172,16 +228,58 @@ def signoff_lines(lines: list[Line]) -> tuple[list[SignOff], list[str]]:
     return out, warnings
 
 
-def _inline_signoff(role: str, rest: str, line: Line) -> SignOff:
-    dates = all_dates(rest)
-    text = re.sub(r"\d{4}\s*[年./\-]\s*\d{1,2}\s*[月./\-]\s*\d{1,2}\s*日?", " ", rest)
-    words = [w for w in re.split(r"[\s,，:：]+", text) if w and w not in DASHES]
-    title = " ".join(w for w in words if _TITLE_WORDS.search(w))
-    names = [w for w in words if not _TITLE_WORDS.search(w) and not re.search(r"签字|日期|职务", w)]
-    return SignOff(
-        role=role,
-        title=title,
-        name=names[0] if names else None,
-        date=dates[0] if dates else None,
-        ref=SourceRef(page=line.page, text=line.text),
-    )
+def _inline_signoffs(role: str, rest: str, line: Line, plan_month: str | None) -> list[SignOff]:
+    """One role's text (``通风区长 王五 2026.7.26 通风副总 赵六 2026.7.27``) → one SignOff per person:
+    a title or a name after a completed person starts the next one; a date closes a person. Names
+    spaced out (``李 明``) are joined; labels (签字、日期、职务) are dropped."""
+    ref = SourceRef(page=line.page, text=squeeze(line.text), confidence="inferred")
+    text = DATE_TEXT.sub(lambda m: f" @{parse_date(m.group(0), plan_month) or ''} ", normalize(rest))
+    text = re.sub(r"[(（]?(?:签字|签名|签章|盖章|日期|时间|职务|职称|姓名)[)）]?\s*[:：]?", " ", text)
+    text = re.sub(r"(?<=[\u4e00-\u9fff])\s+(?=[\u4e00-\u9fff])", "", text)
+    out: list[SignOff] = [SignOff(role=role, ref=ref)]
+
+    def person(field: str, value: str) -> None:
+        cur = out[-1]
+        done = (cur.date is not None) if field == "date" else bool(cur.title or cur.name or cur.date)
+        if field == "name":
+            done = bool(cur.name or cur.date)
+        if done:
+            out.append(cur := SignOff(role=role, ref=ref))
+        setattr(cur, field, value)
+
+    for tok in (t for t in re.split(r"[\s,，、;；:：]+", text) if t and t not in DASHES):
+        if tok.startswith("@"):
+            if len(tok) > 1:
+                person("date", tok[1:])
+            continue
+        pos = 0
+        for m in _TITLE_RE.finditer(tok):
+            if m.start() > pos:
+                _name(tok[pos : m.start()], person)
+            person("title", m.group(0))
+            pos = m.end()
+        _name(tok[pos:], person)
+    return out
+
+
+def _continue_signoff(inline: list[SignOff], line: Line, plan_month: str | None) -> None:
+    """Fill the last sign-off's missing date or name from a following ``日期：…`` / ``签字：…`` line."""
+    last = inline[-1]
+    m = re.match(r"^\s*(日期|时间|签字|签名|姓名)\s*[:：]?\s*(.*)$", line.text)
+    if not m:
+        return
+    more = _inline_signoffs(last.role, m.group(2), line, plan_month)[0]
+    if m.group(1) in ("日期", "时间"):
+        last.date = last.date or more.date
+    else:
+        last.name = last.name or more.name
+
+
+_TITLE_RE = re.compile(
+    r"[\u4e00-\u9fff]{0,4}?(?:副总工程师|总工程师|工程师|技术员|区长|科长|矿长|主任|副总|总工|队长|经理|书记|负责人)"
+)
+
+
+def _name(text: str, person: Callable[[str, str], None]) -> None:
+    if re.fullmatch(r"[\u4e00-\u9fff·]{2,4}|[A-Za-z][A-Za-z .]{1,30}", text):
+        person("name", text)

@@ -98,7 +98,8 @@ async def interpret_click(
     await em.send(Thinking(source="fast", node="fetching_data", message=f"正在查询{what}监测数据..."))
     await em.send(Executing(source="fast", tools=[tool], message=f"正在{tool_label(tool)}..."))
     try:
-        facts = await load_facts()
+        async with state.click_slots:  # CPU work: a burst of clicks must not hold the event loop
+            facts = await load_facts()
     except (NotFoundError, UpstreamError) as exc:
         await em.send(Error(message=str(exc)))
         await em.send(ClickDone(thread_id=em.run_id, message="解读失败"))
@@ -120,7 +121,8 @@ async def interpret_click(
                 )
                 if kind == "token":
                     answer.append(text)
-            await references_event(em.send, "".join(answer), citations)
+            async with state.click_slots:
+                await references_event(em.send, "".join(answer), citations)
             return
         except Exception as exc:  # fall back to the rule-based text, never a bare failure
             log.warning("interpretation model call failed: %s", exc)
@@ -133,10 +135,11 @@ async def interpret_click(
                     notice="rule_fallback",
                 )
             )
-    text = render_interpretation(facts)
-    for i, piece in enumerate(chunk_text(text, 64)):
-        await em.send(Token(source="fast", content=piece, replace=True if replace and i == 0 else None))
-    await references_event(em.send, text, citations, check_figures=False)
+    async with state.click_slots:
+        text = render_interpretation(facts)
+        for i, piece in enumerate(chunk_text(text, 64)):
+            await em.send(Token(source="fast", content=piece, replace=True if replace and i == 0 else None))
+        await references_event(em.send, text, citations, check_figures=False)
 
 
 def click_done_fields(run_id: str) -> dict[str, Any]:

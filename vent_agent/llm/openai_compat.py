@@ -7,14 +7,16 @@ runs without a model and interpretations are rendered deterministically. This mo
 
 from __future__ import annotations
 
+import time
 from collections.abc import AsyncIterator
 
 import httpx
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessageChunk, BaseMessage, HumanMessage, SystemMessage
 
-from vent_agent.llm.chunks import content_text, reasoning_text
+from vent_agent.llm.chunks import content_text, model_name, reasoning_text
 from vent_agent.llm.compat import VentChatOpenAI
+from vent_agent.observability import metrics
 from vent_agent.settings import Settings
 
 
@@ -53,14 +55,24 @@ async def stream_text(model: BaseChatModel, messages: list[dict[str, str]]) -> A
     """Stream one model call as ``("token", text)`` and ``("reasoning", text)`` pieces.
 
     Reasoning is read with :func:`~vent_agent.llm.chunks.reasoning_text`. Raises whatever the client
-    raises (time-out, HTTP error); the caller decides the fallback.
+    raises (time-out, HTTP error); the caller decides the fallback. The call's time and time to its first
+    piece are counted in ``/metrics`` (an exception, or the caller stopping early, as an error).
     """
-    async for chunk in model.astream(to_messages(messages)):
-        if not isinstance(chunk, AIMessageChunk):
-            continue
-        reasoning = reasoning_text(chunk)
-        if reasoning:
-            yield "reasoning", reasoning
-        text = content_text(chunk)
-        if text:
-            yield "token", text
+    started = time.perf_counter()
+    first: float | None = None
+    ok = False
+    try:
+        async for chunk in model.astream(to_messages(messages)):
+            if not isinstance(chunk, AIMessageChunk):
+                continue
+            reasoning = reasoning_text(chunk)
+            text = content_text(chunk)
+            if first is None and (reasoning or text):
+                first = time.perf_counter() - started
+            if reasoning:
+                yield "reasoning", reasoning
+            if text:
+                yield "token", text
+        ok = True
+    finally:
+        metrics.observe_model_call(model_name(model), time.perf_counter() - started, ok, first)

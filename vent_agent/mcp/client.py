@@ -43,6 +43,7 @@ from mcp.shared.memory import create_connected_server_and_client_session
 from pydantic import ValidationError
 
 from vent_agent.mcp.schemas import ANSWER_TYPES, TOOL_NAMES, ToolAnswer, monthly_from_answers
+from vent_agent.observability import metrics
 from vent_agent.review.reference import (
     MONTH_PATTERN,
     MonthlyReference,
@@ -307,7 +308,15 @@ async def _load(
 
 
 async def _call(tool: BaseTool, record: ToolCallRecord) -> ToolAnswer | None:
-    """Call one tool as a LangChain tool call; fill ``record``; the validated answer or None."""
+    """Call one tool as a LangChain tool call; fill ``record``; the validated answer or None. Counted
+    in ``/metrics`` (tool latency, outcome error when no valid answer came)."""
+    started = time.perf_counter()
+    answer = await _call_once(tool, record)
+    metrics.observe_tool_call(tool.name, time.perf_counter() - started, answer is not None)
+    return answer
+
+
+async def _call_once(tool: BaseTool, record: ToolCallRecord) -> ToolAnswer | None:
     started = time.perf_counter()
     try:
         msg = await tool.ainvoke(

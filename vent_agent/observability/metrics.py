@@ -67,9 +67,9 @@ def run_ended(kind: str, outcome: str | None, *, local: bool = True) -> None:
         RUNS_ACTIVE.labels(kind).dec()
 
 
-def event_appended(type_: str) -> None:
-    """Count one event written to the run log."""
-    EVENTS_APPENDED.labels(type_).inc()
+def event_appended(type_: str, count: int = 1) -> None:
+    """Count ``count`` events of ``type_`` written to the run log."""
+    EVENTS_APPENDED.labels(type_).inc(count)
 
 
 def observe_tool_call(tool: str, seconds: float, ok: bool = True) -> None:

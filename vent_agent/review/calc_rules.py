@@ -14,6 +14,8 @@ from calc import formatting as calc_fmt
 from calc.errors import CalcInputError
 from calc.result import MaxResult
 from vent_agent.documents.plan import AllocationRow, LocationPlan, MethodStatement, Plan, SourceRef
+from vent_agent.documents.plan_units import FLOW_UNITS
+from vent_agent.observability import metrics
 from vent_agent.review.arith import close, substituted_value
 from vent_agent.review.calc_common import Where as _Where
 from vent_agent.review.calc_common import calc_ev as _calc_ev
@@ -306,15 +308,19 @@ def _allocation_checks(
     target = max(v for v in (required, result.value if result else None, 0.0) if v is not None)
     table_req = row.required_q
     if table_req is not None and target > 0:
-        written = table_req.value
+        written = table_req.value / FLOW_UNITS.get(table_req.unit_written or "", 1.0)  # as in its cell
+        column = table_req.unit_written or table_req.unit or "m³/min"
         as_min = _stated(table_req)
-        if as_min is not None and not close(as_min, target) and close(written * 60, target, rel=0.01):
+        slip = next(
+            (u for u, f in FLOW_UNITS.items() if u != column and close(written * f, target, rel=0.01)), None
+        )
+        if as_min is not None and not close(as_min, target) and slip is not None:
             out.append(
                 _finding(
                     "calc.unit_mismatch",
                     at,
                     Severity.MINOR,
-                    f"风量分配表需风量写作 {written}（按 m³/s 计），所在列单位为 {table_req.unit or 'm³/min'}；核算为 {target:.1f} m³/min",
+                    f"风量分配表需风量写作 {written:g}（按 {slip} 计），所在列单位为 {column}；核算为 {target:.1f} m³/min",
                     figures={"stated": written, "recomputed": target},
                     ref=table_req.ref,
                 )
@@ -374,7 +380,8 @@ async def review_calc(
         note = ""
         here: list[Finding] = []
         try:
-            _, result, adjustments = recompute_compliant(loc, required_by_loc)
+            with metrics.time_tool(tool):
+                _, result, adjustments = recompute_compliant(loc, required_by_loc)
         except (Unrecomputable, CalcInputError) as exc:
             note = str(exc)
             here.append(

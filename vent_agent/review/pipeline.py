@@ -51,6 +51,7 @@ from vent_agent.review.calc_rules import review_calc
 from vent_agent.review.findings import Finding
 from vent_agent.review.form_rules import review_form
 from vent_agent.review.model_reading import cap_model_findings, read_unmapped_tables
+from vent_agent.review.plausibility import audit_plan, gate_findings, unreadable_message
 from vent_agent.review.reference import ReferenceData
 from vent_agent.review.remarks import DEFAULT_TIMEOUT_S, review_remarks
 from vent_agent.review.repeat_rules import with_copy_pages
@@ -486,6 +487,9 @@ async def review_plan(
         if garbage:
             hint += f"；第 {'、'.join(map(str, garbage))} 页文字层为乱码"
         raise ReviewFailed(f"未能从 PDF 中识别出配风计划内容（无用风地点与风量分配表）{hint}")
+    checks, coverage = audit_plan(plan)
+    if coverage.unreadable:
+        raise ReviewFailed(unreadable_message(coverage))
     await emit(
         ReviewProgress(
             message=f"PDF 文本提取完成，共 {plan.char_count} 字符。正在初始化审查智能体...",
@@ -503,8 +507,8 @@ async def review_plan(
         settings=settings,
         reference_sink=sink,
     )
-    for o in outcomes:  # no major or critical finding rests on a model-read figure alone
-        o.findings = cap_model_findings(o.findings, plan)
+    for o in outcomes:  # no major or critical finding on a figure not read with confidence
+        o.findings = cap_model_findings(gate_findings(o.findings, plan, checks), plan)
     for o in outcomes:  # a plan read once from several copies: each finding lists the copies' pages
         o.findings = with_copy_pages(o.findings, plan.repeats)
     await emit(ReviewProgress(message="3个子智能体均已审查完成，正在汇总审查结果..."))
@@ -528,4 +532,5 @@ async def review_plan(
         reference_source=outcome.source if outcome else None,
         reference_status=outcome.status.value if outcome else None,
         reference_calls=[c.to_dict() for c in outcome.calls] if outcome else [],
+        coverage=coverage,
     )

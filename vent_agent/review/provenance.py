@@ -217,7 +217,9 @@ def _pdf_link(ev: Evidence, extracted: ExtractedPdf | None) -> TraceLink:
                 detail=detail,
             )
         if table is not None:
-            cells = [c for c in table.cells if c.row == ev.row - 1] if ev.row is not None else table.cells
+            # ``row`` is the plan's row number (序号 or data row); ``cell_row`` the table's own row
+            cell_row = ev.detail.get("cell_row", ev.row)
+            cells = [c for c in table.cells if c.row == cell_row - 1] if cell_row is not None else table.cells
             row_text = _squash("".join(c.text or "" for c in cells))
             if not cells:
                 return TraceLink(

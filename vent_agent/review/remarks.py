@@ -50,6 +50,7 @@ from vent_agent.events import AgentThinking, AgentToolResult, EventModel
 from vent_agent.events import Send as Emit
 from vent_agent.llm.providers import build_chat_model
 from vent_agent.llm.registry import configured_models
+from vent_agent.observability import metrics
 from vent_agent.review.findings import Category, Finding, Severity
 from vent_agent.review.remarks_digest import citable_figures, findings_digest, plan_digest
 from vent_agent.review.result import REVIEWERS, Remark
@@ -366,7 +367,8 @@ async def review_remarks(
     notes: list[str] = []
     try:
         async with asyncio.timeout(timeout_s):
-            answer = await model.ainvoke(build_messages(agent, plan, findings, max_remarks))
+            with metrics.time_model(name):
+                answer = await model.ainvoke(build_messages(agent, plan, findings, max_remarks))
         items, bad = parse_answer(answer_text(answer.content))
         remarks, notes = to_remarks(agent, items, plan, findings, max_remarks=max_remarks)
         if bad:

@@ -16,6 +16,7 @@ from calc.result import MaxResult
 from vent_agent.documents.quality import PageRead
 from vent_agent.documents.repeats import RepeatedContent
 from vent_agent.review.findings import SEVERITY_ORDER, Finding
+from vent_agent.review.plausibility import Coverage
 
 REVIEWERS: dict[str, str] = {
     "form-reviewer": "基本形式审查",
@@ -103,6 +104,8 @@ class ReviewResult(BaseModel):
     reference_status: str | None = None
     reference_calls: list[dict[str, Any]] = Field(default_factory=list)
     """Every reference-data (MCP) call of the data-checker: tool, inputs, output or error, duration."""
+    coverage: Coverage | None = None
+    """What the review could read: locations found, figures read and not read (DOMAIN.md §5)."""
 
     @property
     def findings(self) -> list[Finding]:

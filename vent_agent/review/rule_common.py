@@ -16,7 +16,10 @@ def pdf_evidence(ref: SourceRef | None, what: str | None = None) -> Evidence | N
     """Evidence for a figure read from the PDF (page, table, row, column, text as read)."""
     if ref is None:
         return None
-    detail = {"what": what} if what else {}
+    detail: dict[str, Any] = {"what": what} if what else {}
+    if ref.cell_row is not None:
+        detail["cell_row"] = ref.cell_row  # the physical table row, for tracing (``row`` is the plan's)
+    detail["confidence"] = ref.confidence
     return Evidence(
         kind="pdf",
         page=ref.page,

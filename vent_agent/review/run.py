@@ -9,7 +9,7 @@ from pathlib import Path as FilePath
 
 from reports.labels import severity_label
 from vent_agent.documents.upload import sha256_file
-from vent_agent.events import Error, ReviewDone, ReviewProgress, SeverityCounts
+from vent_agent.events import Error, ReviewCoverage, ReviewDone, ReviewProgress, SeverityCounts
 from vent_agent.review.findings import Severity
 from vent_agent.review.pipeline import ReviewFailed, ReviewRequest, review_plan
 from vent_agent.review.provenance import Artifact, build_record, save_record
@@ -75,6 +75,7 @@ async def review_run(
                 download_url=report.download_url,
                 message="审查完成",
                 summary=SeverityCounts(**counts),
+                coverage=ReviewCoverage(**result.coverage.to_event()) if result.coverage else None,
             )
         )
     else:

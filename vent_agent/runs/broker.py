@@ -13,7 +13,7 @@ import asyncio
 import json
 import logging
 from collections import defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 
 log = logging.getLogger(__name__)
 
@@ -29,9 +29,12 @@ class InProcessBroker:
     """
 
     kind = "in-process"
+    fans_out = False  # whether _send reaches other workers
 
     def __init__(self, origin: str = "") -> None:
         self.origin = origin
+        self._outbox: set[str] = set()
+        self._sender: asyncio.Task[None] | None = None
         self._waiters: dict[str, set[asyncio.Event]] = defaultdict(set)
         self._cancel_handlers: list[CancelHandler] = []
         self._paused_until = 0.0
@@ -75,6 +78,20 @@ class InProcessBroker:
         """Wake every subscriber of ``run_id``, here and in the other workers. Never raises."""
         self.wake(run_id)
         await self._send_safely("run", run_id)
+
+    def publish_soon(self, run_ids: Iterable[str]) -> None:
+        """Wake this process' subscribers of ``run_ids`` now and the other workers' from a background
+        task (one message per run, however many batches named it meanwhile). Never raises."""
+        for run_id in run_ids:
+            self.wake(run_id)
+            if self.fans_out:
+                self._outbox.add(run_id)
+        if self._outbox and (self._sender is None or self._sender.done()):
+            self._sender = asyncio.create_task(self._send_outbox(), name=f"broker-{self.kind}-outbox")
+
+    async def _send_outbox(self) -> None:
+        while self._outbox:
+            await self._send_safely("run", self._outbox.pop())
 
     def on_cancel(self, handler: CancelHandler) -> None:
         """Call ``handler(run_id)`` when any worker asks for a run to be cancelled."""

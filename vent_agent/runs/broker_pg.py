@@ -29,6 +29,7 @@ class PgNotifyBroker(InProcessBroker):
     """
 
     kind = "postgres-notify"
+    fans_out = True
 
     def __init__(
         self,

@@ -28,6 +28,7 @@ class RedisBroker(InProcessBroker):
     """
 
     kind = "redis"
+    fans_out = True
 
     def __init__(
         self, url: str, origin: str, *, channel: str = DEFAULT_CHANNEL, connect_timeout_s: float = 5.0

@@ -72,7 +72,9 @@ def fit_frames(payload: dict[str, Any], run_id: str, cap: int = FRAME_CAP) -> li
         room = cap - probe({**payload, "content": ""})
         if room > 0:
             pieces = [{**payload, "content": piece} for piece in split_text(payload["content"], room)]
-            for piece in pieces[1:]:  # a text that replaces the answer so far does so once, in its first piece
+            for piece in pieces[
+                1:
+            ]:  # a text that replaces the answer so far does so once, in its first piece
                 piece.pop("replace", None)
             return pieces
     model = CATALOGUE.get(kind)

@@ -1,9 +1,12 @@
 """Runs: background execution of a streamed request, its event log, replay and live tail, cancel.
 
-A run's events are appended to the log (``run_events``) *before* subscribers are woken, each with a
-dense per-run ``seq``. A subscriber reads the log after the last ``seq`` it has, then waits for the
-broker; so the hand-over from replay to live neither loses nor repeats an event. The HTTP connection
-only tails the log: a client disconnect does not stop the run.
+A run's events go to the process' one log writer (:mod:`.log_writer`), which commits whatever is queued
+in one transaction; each event carries a dense per-run ``seq`` and is delivered only after its batch
+committed: to this process' subscribers from the run's in-memory tail (:mod:`.tail`), to the others and
+to replays from the log. A subscriber reads the log after the last ``seq`` it has, then follows the tail
+(or, for a run of another worker, waits for the broker and reads the log again); so the hand-over from
+replay to live neither loses nor repeats an event. The HTTP connection only tails the run: a client
+disconnect does not stop it.
 
 Several workers may share one database: each run records the worker executing it (``run_workers``), a
 subscriber on any worker tails any run (the broker wakes it across workers, or it polls), and a cancel
@@ -24,22 +27,22 @@ import contextlib
 import json
 import logging
 import secrets
+from collections import Counter
 from collections.abc import AsyncIterator, Awaitable, Callable
-from dataclasses import dataclass
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import delete, func, or_, update
-from sqlalchemy.exc import OperationalError
-from sqlalchemy.exc import TimeoutError as PoolTimeout
 from sqlmodel import select
-from tenacity import AsyncRetrying, retry_if_exception, stop_after_delay, wait_random_exponential
 
 from vent_agent.observability import metrics
 from vent_agent.observability.context import bind_run
 from vent_agent.runs.broker import InProcessBroker
 from vent_agent.runs.emitter import Emitter
+from vent_agent.runs.log_writer import EventItem, FinishItem, LogWriter, RunLogFailed, retrying
+from vent_agent.runs.lost_turn import store_lost_turn
 from vent_agent.runs.tables import RunWorkerRow
+from vent_agent.runs.tail import DEFAULT_TAIL_BYTES, RunTail, StoredEvent
 from vent_agent.runs.workers import new_worker_id
 from vent_agent.store.db import Database
 from vent_agent.store.models import EventRow, RunRow, SessionRow, utcnow
@@ -52,16 +55,15 @@ log = logging.getLogger(__name__)
 
 TERMINAL = {"done", "failed", "cancelled"}
 LOST_MESSAGE = "处理该请求的服务实例异常退出，运行已中断，请重试"
+TAIL_LINGER_S = 10.0
+LOG_FAILED_MESSAGE = "运行事件无法写入日志，运行已中断，请重试"
 DELETED_MESSAGE = "该运行所属的会话已被删除，运行已终止"
 
 
-@dataclass
-class StoredEvent:
-    """An event read back from the log."""
-
-    seq: int
-    type: str
-    payload: dict[str, Any]
+def dumps(payload: dict[str, Any]) -> str:
+    """An event's one-line JSON, as logged and sent: compact, non-ASCII kept (the frame is
+    ``data: <this>\\n\\n``)."""
+    return json.dumps(payload, ensure_ascii=False, separators=(",", ":"))
 
 
 class SessionBusy(Exception):
@@ -73,7 +75,7 @@ def _release(run_ids: list[str]) -> Any:
     return update(SessionRow).where(SessionRow.active_run_id.in_(run_ids)).values(active_run_id=None)
 
 
-def _deleted_end(run_id: str, run: RunRow | None, last: int, last_type: str) -> list[StoredEvent]:
+def _deleted_end(run_id: str, session_id: str | None, last: int, last_type: str) -> list[StoredEvent]:
     """The end a subscriber gives a run deleted before it read the logged one: ``error`` (unless the
     last event read was one) then ``done``, numbered on after ``last``."""
     types = (["error"] if last_type != "error" else []) + ["done"]
@@ -81,8 +83,10 @@ def _deleted_end(run_id: str, run: RunRow | None, last: int, last_type: str) -> 
     for i, type_ in enumerate(types, start=1):
         fields: dict[str, Any] = {"message": DELETED_MESSAGE}
         if type_ == "done":
-            fields["session_id"] = run.session_id if run is not None else None
-        out.append(StoredEvent(last + i, type_, {"type": type_, **fields, "seq": last + i, "run_id": run_id}))
+            fields["session_id"] = session_id
+        out.append(
+            StoredEvent(last + i, type_, dumps({"type": type_, **fields, "seq": last + i, "run_id": run_id}))
+        )
     return out
 
 
@@ -93,27 +97,14 @@ class RunCancelled(Exception):
 RunBody = Callable[[Emitter], Awaitable[None]]
 
 
-def _transient(exc: BaseException) -> bool:
-    """SQLite's write lock not obtained in time, or no pooled connection free in time."""
-    return isinstance(exc, PoolTimeout) or (isinstance(exc, OperationalError) and "locked" in str(exc))
-
-
-def _retrying() -> AsyncRetrying:
-    """Retry a log write that met a transient store error (nothing is committed when one fails)."""
-    return AsyncRetrying(
-        retry=retry_if_exception(_transient),
-        stop=stop_after_delay(30),
-        wait=wait_random_exponential(0.05, 1),
-        reraise=True,
-    )
-
-
 class RunManager:
-    """Starts runs as background tasks and serves their events from the log.
+    """Starts runs as background tasks and serves their events.
 
     ``broker``: wakes subscribers (in-process by default; Redis or NOTIFY across workers); ``poll_s``:
-    how often a subscriber re-reads the log when no wake-up comes (s); ``worker_id``: this process'
-    id in ``workers``/``run_workers`` (a new one by default).
+    how often a subscriber of another worker's run re-reads the log when no wake-up comes (s);
+    ``worker_id``: this process' id in ``workers``/``run_workers`` (a new one by default);
+    ``tail_bytes``: the bound of each local run's in-memory tail (bytes of JSON); ``max_queue``: events
+    queued to the log writer before emitters wait.
     """
 
     def __init__(
@@ -123,6 +114,8 @@ class RunManager:
         poll_s: float = 1.0,
         *,
         worker_id: str | None = None,
+        tail_bytes: int = DEFAULT_TAIL_BYTES,
+        max_queue: int | None = None,
     ) -> None:
         self.db = db
         self.worker_id = worker_id or (
@@ -131,8 +124,14 @@ class RunManager:
         self.broker = broker or InProcessBroker(self.worker_id)
         self.broker.on_cancel(self._cancel_task)
         self.poll_s = poll_s
+        self.tail_bytes = tail_bytes
+        self.writer = LogWriter(db, on_committed=self._committed, on_failed=self._log_failed)
+        if max_queue:
+            self.writer.max_queue = max_queue
         self._tasks: dict[str, asyncio.Task[None]] = {}
         self._kinds: dict[str, str] = {}
+        self._sessions: dict[str, str | None] = {}
+        self._tails: dict[str, RunTail] = {}
         self._started: set[str] = set()
         self._cancel_before_start: set[str] = set()
         self.heartbeat: WorkerHeartbeat | None = None  # set by runs.lifecycle.open_runs
@@ -159,7 +158,7 @@ class RunManager:
         :class:`SessionBusy` (nothing recorded) when another run holds the session.
         """
         run_id = secrets.token_urlsafe(18)
-        async for attempt in _retrying():
+        async for attempt in retrying():
             with attempt:
                 async with self.db.session() as s:
                     s.add(RunRow(id=run_id, kind=kind, session_id=session_id, user_name=user_name))
@@ -195,23 +194,40 @@ class RunManager:
         done_fields: Callable[[str], dict[str, Any]] | None = None,
         run_id: str | None = None,
     ) -> str:
-        """Record a run (unless ``run_id`` names one :meth:`reserve` recorded) and execute
-        ``body(emitter)`` in the background; return the run id.
+        """Record a run (and this worker as its executor), unless ``run_id`` names one :meth:`reserve`
+        recorded, and execute ``body(emitter)`` in the background; return the run id once the run's rows
+        are committed (raises the store's error when they cannot be).
 
         If ``body`` raises, an ``error`` event (Chinese message) and a ``done`` event are appended and the
         run is marked failed; if it returns without a ``done`` event, one is appended with
         ``done_fields(run_id)``.
         """
-        if run_id is None:
-            run_id = await self.reserve(kind, session_id=session_id, user_name=user_name)
+        reserved = run_id is not None
+        run_id = run_id or secrets.token_urlsafe(18)
+        run = RunRow(id=run_id, kind=kind, session_id=session_id, user_name=user_name).model_dump()
+        worker = RunWorkerRow(run_id=run_id, worker_id=self.worker_id).model_dump()
+        self._tails[run_id] = RunTail(run_id, self.tail_bytes)
         emitter = Emitter(self, run_id)
         self._kinds[run_id] = kind
-        metrics.run_started(kind)
+        self._sessions[run_id] = session_id
+        # The body's task is made first, the run's rows then queued: the body runs before the writer
+        # wakes, so its first events join the run's rows in one transaction.
         task = asyncio.create_task(
             self._execute(run_id, body, emitter, done_fields, session_id), name=f"run-{run_id}"
         )
         self._tasks[run_id] = task
         task.add_done_callback(lambda _t: self._forget(run_id))
+        if reserved:  # its rows are committed already
+            self.writer.track(run_id)
+            metrics.run_started(kind)
+            return run_id
+        created = await self.writer.create(run, worker)
+        try:
+            await created
+        except BaseException:  # nothing of the run was written: it never existed
+            task.cancel()
+            raise
+        metrics.run_started(kind)
         return run_id
 
     def _forget(self, run_id: str) -> None:
@@ -219,6 +235,12 @@ class RunManager:
         self._started.discard(run_id)
         self._cancel_before_start.discard(run_id)
         self._kinds.pop(run_id, None)
+        self._sessions.pop(run_id, None)
+        self.writer.forget(run_id)
+        tail = self._tails.get(run_id)
+        if tail is not None and not tail.ended:  # its end was not logged by this worker: the log says
+            tail.end()
+            del self._tails[run_id]
 
     async def _execute(
         self,
@@ -269,47 +291,94 @@ class RunManager:
                 fields = done_fields(emitter.run_id) if done_fields else {}
                 await emitter.emit("done", **{**fields, "message": message})
                 await emitter.flush()
+        except RunLogFailed:  # the log refused the run: _finish closes it
+            pass
         except Exception:  # the log itself failed: nothing more can be recorded
             log.exception("could not record the end of run %s", emitter.run_id)
 
-    async def append_event(self, run_id: str, seq: int, payload: dict[str, Any]) -> None:
-        """Write one event to the log, then wake the run's subscribers (in every worker)."""
-        type_ = str(payload.get("type"))
-        async for attempt in _retrying():
-            with attempt:
-                async with self.db.session() as s:
-                    s.add(
-                        EventRow(
-                            run_id=run_id,
-                            seq=seq,
-                            type=type_,
-                            payload=json.dumps(payload, ensure_ascii=False),
-                        )
-                    )
-                    await s.exec(update(RunRow).where(RunRow.id == run_id).values(last_seq=seq))
-                    await s.commit()
-        metrics.event_appended(type_)
-        await self.broker.publish(run_id)
+    async def append_event(
+        self, run_id: str, seq: int, payload: dict[str, Any], data: str | None = None
+    ) -> None:
+        """Queue one event for the log and return (waiting only while the writer's queue is full). It
+        reaches subscribers, here and in every worker, once its batch has committed.
+
+        ``payload``: the event including ``seq`` and ``run_id``; ``data``: its JSON as made by
+        :func:`dumps`, when the caller has it already (it is then logged and sent as it is). Raises
+        :class:`RunLogFailed` when the run's earlier writes failed for good.
+        """
+        await self.writer.put(
+            EventItem(run_id, seq, str(payload.get("type")), data if data is not None else dumps(payload))
+        )
+
+    def _committed(self, events: list[EventItem], finished: list[tuple[FinishItem, bool]]) -> None:
+        """After a commit: feed the local tails, count, wake subscribers here and in other workers."""
+        runs: dict[str, list[StoredEvent]] = {}
+        for ev in events:
+            runs.setdefault(ev.run_id, []).append(StoredEvent(ev.seq, ev.type, ev.data))
+        for run_id, stored in runs.items():
+            tail = self._tails.get(run_id)
+            if tail is not None:
+                tail.add(stored)
+        for type_, count in Counter(ev.type for ev in events).items():
+            metrics.event_appended(type_, count)
+        for item, applied in finished:
+            tail = self._tails.get(item.run_id)
+            if tail is None:
+                continue
+            tail.end()
+            if applied:  # kept a while for subscribers arriving just after the end
+                asyncio.get_running_loop().call_later(TAIL_LINGER_S, self._drop_tail, item.run_id, tail)
+            else:  # another worker closed the run (taken for dead): the log has its end, not the tail
+                del self._tails[item.run_id]
+        self.broker.publish_soon([*runs, *(item.run_id for item, _ in finished if item.run_id not in runs)])
+
+    def _drop_tail(self, run_id: str, tail: RunTail) -> None:
+        if self._tails.get(run_id) is tail:
+            del self._tails[run_id]
+
+    def _log_failed(self, run_id: str, exc: BaseException) -> None:
+        """A run's writes failed for good: stop its body (its end is then written by :meth:`_finish`)."""
+        log.error("run %s: its events could not be logged (%s); it is ended", run_id, exc)
+        task = self._tasks.get(run_id)
+        if task is not None and run_id in self._started and task.cancelling() == 0:
+            task.cancel()
 
     async def _finish(self, run_id: str, status: str, error: str | None, last_seq: int) -> None:
-        async for attempt in _retrying():
-            with attempt:
-                async with self.db.session() as s:
-                    result = await s.exec(
-                        update(RunRow)
-                        .where(RunRow.id == run_id, RunRow.status == "running")
-                        .values(status=status, error=error, finished_at=utcnow(), last_seq=last_seq)
-                    )
-                    await s.exec(_release([run_id]))
-                    await s.commit()
-        # rowcount 0: the run was already closed as lost (this worker was taken for dead)
-        metrics.run_ended(self._kinds.get(run_id, "unknown"), status if result.rowcount else None)
-        await self.broker.publish(run_id)
+        """Write the run's end after its last event; a broken run (its log writes failed) gets an
+        ``error`` and a ``done`` after its last committed event and ends failed. Never raises."""
+        kind = self._kinds.get(run_id, "unknown")
+        try:
+            try:
+                applied = await self.writer.finish(run_id, status, error, last_seq)
+            except RunLogFailed:
+                if run_id in self.writer.dropped:  # deleted with its session: nothing to record
+                    metrics.run_ended(kind, None)
+                    return
+                status, error = "failed", LOG_FAILED_MESSAGE
+                applied = await self._close_broken(run_id)
+        except Exception:  # the store is gone: local subscribers end at what was logged (_forget)
+            log.exception("could not record the end of run %s", run_id)
+            metrics.run_ended(kind, None)
+            return
+        # not applied: the run was already closed as lost (this worker was taken for dead)
+        metrics.run_ended(kind, status if applied else None)
+
+    async def _close_broken(self, run_id: str) -> bool:
+        last = self.writer.broken.get(run_id, 0)
+        fields = [
+            {"type": "error", "message": LOG_FAILED_MESSAGE},
+            {"type": "done", "session_id": self._sessions.get(run_id), "message": LOG_FAILED_MESSAGE},
+        ]
+        for i, f in enumerate(fields, start=1):
+            data = dumps({**f, "seq": last + i, "run_id": run_id})
+            await self.writer.put(EventItem(run_id, last + i, f["type"], data, closing=True))
+        return await self.writer.finish(run_id, "failed", LOG_FAILED_MESSAGE, last + 2, closing=True)
 
     async def fail_lost_run(self, run_id: str, message: str = LOST_MESSAGE) -> bool:
         """Close a running run whose worker died: append ``error`` then ``done`` after the last logged
-        event and mark it failed, in one transaction. False when it is no longer running (another
-        worker closed it first)."""
+        event and mark it failed, in one transaction; a run of a session then gets its assistant turn
+        (what was streamed, with the error) in the session's history. False when it is no longer running
+        (another worker closed it first)."""
         async with self.db.session() as s:
             result = await s.exec(
                 update(RunRow)
@@ -325,24 +394,23 @@ class RunManager:
                 (last + 1, {"type": "error", "message": message, "worker_lost": True}),
                 (last + 2, {"type": "done", "session_id": run.session_id, "message": message}),
             ):
-                payload = {**fields, "seq": seq, "run_id": run_id}
-                s.add(
-                    EventRow(
-                        run_id=run_id,
-                        seq=seq,
-                        type=fields["type"],
-                        payload=json.dumps(payload, ensure_ascii=False),
-                    )
-                )
+                payload = dumps({**fields, "seq": seq, "run_id": run_id})
+                s.add(EventRow(run_id=run_id, seq=seq, type=fields["type"], payload=payload))
             await s.exec(update(RunRow).where(RunRow.id == run_id).values(last_seq=last + 2))
             await s.exec(_release([run_id]))
-            kind = run.kind
+            kind, session_id = run.kind, run.session_id
             await s.commit()
         metrics.event_appended("error")
         metrics.event_appended("done")
         metrics.run_ended(kind, "lost", local=False)
         log.warning("run %s closed as failed: its worker is gone", run_id)
         await self.broker.publish(run_id)
+        if session_id is not None:
+            try:
+                events = await self._read_log(run_id, 0, 100_000)
+                await store_lost_turn(self.db, kind, session_id, run_id, events)
+            except Exception:  # the run is closed; its history turn is a convenience
+                log.exception("could not store the assistant turn of lost run %s", run_id)
         return True
 
     async def get(self, run_id: str) -> RunRow | None:
@@ -357,40 +425,73 @@ class RunManager:
             return row.worker_id if row else None
 
     async def events_after(self, run_id: str, after: int, limit: int = 500) -> list[StoredEvent]:
-        """Logged events of ``run_id`` with ``seq > after``, in order."""
+        """Logged events of ``run_id`` with ``seq > after``, in order. For a run of this process, what
+        it has queued so far is committed first (a run body reading its own events back sees them all)."""
+        await self.writer.settle(run_id)
+        return await self._read_log(run_id, after, limit)
+
+    async def _read_log(self, run_id: str, after: int, limit: int = 500) -> list[StoredEvent]:
         async with self.db.session() as s:
             rows = await s.exec(
-                select(EventRow)
+                select(EventRow.seq, EventRow.type, EventRow.payload)
                 .where(EventRow.run_id == run_id, EventRow.seq > after)
                 .order_by(EventRow.seq)
                 .limit(limit)
             )
-            return [StoredEvent(r.seq, r.type, json.loads(r.payload)) for r in rows]
+            return [StoredEvent(seq, type_, payload) for seq, type_, payload in rows]
 
     async def subscribe(self, run_id: str, after: int = 0) -> AsyncIterator[StoredEvent]:
         """Replay the run's events after ``after``, then tail it live until it ends (whichever worker
-        executes it). A run deleted under the subscriber (its session deleted) before it read the end
-        still ends with ``error`` then ``done`` (not logged: the log is gone)."""
+        executes it). Yields each committed event once, in seq order."""
+        async for batch in self.subscribe_batches(run_id, after):
+            for ev in batch:
+                yield ev
+
+    async def subscribe_batches(self, run_id: str, after: int = 0) -> AsyncIterator[list[StoredEvent]]:
+        """As :meth:`subscribe`, the events ready at each step together (non-empty lists)."""
+        tail = self._tails.get(run_id)
+        if tail is None:
+            async for batch in self._subscribe_log(run_id, after):
+                yield batch
+            return
+        last, last_type, session_id = after, "", self._sessions.get(run_id)
+        while True:
+            ready = tail.after(last)
+            if ready is None and not tail.deleted:  # behind the tail's window: catch up from the log
+                ready = await self._read_log(run_id, last)
+            if ready:
+                yield ready
+                last, last_type = ready[-1].seq, ready[-1].type
+                continue
+            if tail.ended:  # nothing after ``last`` and nothing more to come
+                if tail.deleted and last_type != "done":
+                    yield _deleted_end(run_id, session_id, last, last_type)
+                return
+            await tail.wait(self.poll_s)
+
+    async def _subscribe_log(self, run_id: str, after: int) -> AsyncIterator[list[StoredEvent]]:
+        """The tail of a run executing elsewhere (or ended): read the log, wait for the broker, again. A
+        run deleted under the subscriber (its session deleted) before it read the end still ends with
+        ``error`` then ``done`` (not logged: the log is gone)."""
         last, last_type, seen = after, "", await self.get(run_id)
         while True:
             waiter = self.broker.listen(run_id)
             try:
-                batch = await self.events_after(run_id, last)
-                for ev in batch:
-                    last, last_type = ev.seq, ev.type
-                    yield ev
+                batch = await self._read_log(run_id, last)
                 if batch:
+                    last, last_type = batch[-1].seq, batch[-1].type
+                    yield batch
                     continue
                 run = await self.get(run_id)
                 if run is None and seen is not None and last_type != "done":
-                    for ev in _deleted_end(run_id, seen, last, last_type):
-                        yield ev
+                    yield _deleted_end(run_id, seen.session_id, last, last_type)
                     return
                 if run is None or (run.status in TERMINAL and last >= run.last_seq):
                     return
                 seen = run
                 with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(waiter.wait(), self.poll_s)
+                    async with asyncio.timeout(self.poll_s):
+                        await waiter.wait()
             finally:
                 self.broker.unlisten(run_id, waiter)
 
@@ -465,6 +566,12 @@ class RunManager:
         sessions they held."""
         if not run_ids:
             return
+        for run_id in run_ids:
+            tail = self._tails.pop(run_id, None)
+            if tail is not None:
+                tail.deleted = True
+                tail.end()
+        await self.writer.drop([r for r in run_ids if r in self._tasks])
         async with self.db.session() as s:
             await s.exec(_release(run_ids))
             await s.exec(delete(EventRow).where(EventRow.run_id.in_(run_ids)))
@@ -493,3 +600,4 @@ class RunManager:
             self._cancel_task(run_id)
         if tasks:
             await asyncio.gather(*tasks, return_exceptions=True)
+        await self.writer.close()

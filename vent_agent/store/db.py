@@ -69,7 +69,7 @@ class Database:
             if path and path != ":memory:":
                 Path(path).parent.mkdir(parents=True, exist_ok=True)
             self.engine: AsyncEngine = create_async_engine(self.url)
-            event.listen(self.engine.sync_engine, "connect", _sqlite_pragmas)
+            event.listen(self.engine.sync_engine, "connect", sqlite_pragmas)
         else:
             self.engine = create_async_engine(self.url, pool_pre_ping=True, pool_size=10, max_overflow=20)
         self.session = async_sessionmaker(self.engine, class_=AsyncSession, expire_on_commit=False)
@@ -140,7 +140,7 @@ def _sqlite_migration_engine(url: str) -> AsyncEngine:
 
     @event.listens_for(engine.sync_engine, "connect")
     def _connect(dbapi_conn, _record) -> None:  # type: ignore[no-untyped-def]
-        _sqlite_pragmas(dbapi_conn, _record)
+        sqlite_pragmas(dbapi_conn, _record)
         dbapi_conn.isolation_level = None
 
     @event.listens_for(engine.sync_engine, "begin")
@@ -150,7 +150,7 @@ def _sqlite_migration_engine(url: str) -> AsyncEngine:
     return engine
 
 
-def _sqlite_pragmas(dbapi_conn, _record) -> None:  # type: ignore[no-untyped-def]
+def sqlite_pragmas(dbapi_conn, _record) -> None:  # type: ignore[no-untyped-def]
     cur = dbapi_conn.cursor()
     cur.execute("PRAGMA journal_mode=WAL")
     cur.execute("PRAGMA synchronous=NORMAL")

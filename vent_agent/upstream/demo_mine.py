@@ -16,6 +16,7 @@ cached until the hour changes.
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -115,6 +116,7 @@ class DemoMine(VentilationSource):
             }
         self.planted: tuple[PlantedAnomaly, ...] = tuple(PlantedAnomaly(**a) for a in net["anomalies"])
         self._cache: dict[str, _Series] = {}
+        self._alarm_cache: dict[tuple[str, datetime], list[AlarmRecord]] = {}
         self._cache_end: datetime | None = None
         self._times: list[datetime] = []
 
@@ -154,6 +156,7 @@ class DemoMine(VentilationSource):
                 (end_utc - timedelta(hours=k)).astimezone(self.tz) for k in range(HISTORY_HOURS - 1, -1, -1)
             ]
             self._cache.clear()
+            self._alarm_cache.clear()
             self._cache_end = end
         series = self._cache.get(device_id)
         if series is None:
@@ -173,8 +176,18 @@ class DemoMine(VentilationSource):
         return last.model_copy(update={"time": self.now().replace(second=0, microsecond=0)})
 
     def _alarms(self, device: Device, since: datetime) -> list[AlarmRecord]:
-        """The device's alarm episodes (by its own alarm limits) that ended at or after ``since``."""
+        """The device's alarm episodes (by its own alarm limits) that ended at or after ``since``; kept
+        until the history moves on (the same hour's series gives the same episodes)."""
         s = self._series(device.device_id)
+        key = (device.device_id, since)
+        cached = self._alarm_cache.get(key)
+        if cached is not None and s is self._cache.get(device.device_id):
+            return list(cached)
+        alarms = self._scan_alarms(device, since, s)
+        self._alarm_cache[key] = alarms
+        return list(alarms)
+
+    def _scan_alarms(self, device: Device, since: datetime, s: _Series) -> list[AlarmRecord]:
         running = s.values.get("running")
         out: list[AlarmRecord] = []
         for lim in device.alarm_limits:
@@ -211,7 +224,12 @@ class DemoMine(VentilationSource):
     # -- VentilationSource ----------------------------------------------------------------------------
 
     async def query_tun_data_by_id(self, tun_id: str) -> TunnelData:
-        """The tunnel, its devices, their real-time snapshots and their alarms of the last 24 h."""
+        """The tunnel, its devices, their real-time snapshots and their alarms of the last 24 h. Computed
+        in a worker thread (the alarm episodes scan each device's history: CPU work that would otherwise
+        hold the event loop while hundreds of clicks wait for their first event)."""
+        return await asyncio.to_thread(self._tun_data, tun_id)
+
+    def _tun_data(self, tun_id: str) -> TunnelData:
         tunnel = self._tunnel(tun_id)
         devices = self._devices_of(tun_id)
         since = self.latest_time() - ALARM_WINDOW
@@ -223,7 +241,11 @@ class DemoMine(VentilationSource):
         )
 
     async def query_device_data_by_id(self, device_id: str) -> DeviceData:
-        """The device, its tunnel, its real-time snapshot and its alarms of the last 24 h."""
+        """The device, its tunnel, its real-time snapshot and its alarms of the last 24 h (computed in a
+        worker thread, as :meth:`query_tun_data_by_id`)."""
+        return await asyncio.to_thread(self._device_data, device_id)
+
+    def _device_data(self, device_id: str) -> DeviceData:
         device = self._device(device_id)
         since = self.latest_time() - ALARM_WINDOW
         return DeviceData(

@@ -1,0 +1,214 @@
+"""Calculation processes written as tables: ``计算方法 | 计算公式 | 参数取值 | 计算结果(m³/s)`` in any column
+order (an optional 用风地点 column for one table over all locations), one row per method and a
+``需风量取值 | 取各方法最大值 | — | 18.87`` row for the stated maximum.
+
+Each row becomes the same :class:`MethodStatement` a prose line gives: the method key from its label,
+the formula with the parameters substituted (``Q = 100 × q × k = 100 × 4.20 × 1.5 = 10.50 m³/s``), the
+operands of that substitution, the symbols' values (``q`` = 4.20, ``k`` = 1.5), and the stated result
+converted to m³/min once, from the unit of the result column or cell. Results are ``exact`` table cells.
+
+A table is tied to a location in one of two ways: by its location column, or by where its rows stand in
+the text layer (the location block whose lines hold its first row; :func:`anchor_groups`). The lines a
+table occupies are then left out of the block's prose reading, so that ``Q = 100 × q × k`` is never read
+as a gas emission of 100.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from vent_agent.documents.plan import Figure, MethodStatement
+from vent_agent.documents.plan_blocks import method_key
+from vent_agent.documents.plan_tables import Cell, LogicalTable, column_unit, header_labels
+from vent_agent.documents.plan_text import NUM, TextDoc, name_key, numbers, operand_value, squeeze
+from vent_agent.documents.plan_units import KNOWN_UNITS, canonical_unit, parse_quantity, read_figure, unit_for
+
+CALC_COLUMNS: list[tuple[str, str]] = [
+    ("location", r"用风地点|地点|名称"),
+    ("formula", r"公式|计算式|表达式"),
+    ("params", r"参数|取值|代入|已知|数据"),
+    ("result", r"结果|计算值|需风量|风量|^Q"),
+    ("method", r"方法|依据|项目|计算$"),
+]
+MAX_ROW = re.compile(r"取值|最大值|取大值|最终|确定需风量|^Q\s*需|^需风量$")
+_PARAM = re.compile(rf"^\s*([^=:：]{{1,24}}?)\s*[=:：]\s*({NUM}\s*%?)\s*(.*)$")
+
+
+def calc_columns(labels: list[str]) -> dict[str, int]:
+    """Field → column index of a calculation table's header (the first column for each field)."""
+    out: dict[str, int] = {}
+    for i, label in enumerate(labels):
+        bare = re.sub(r"[(（][^()（）]*[)）]", "", label)
+        for fld, pattern in CALC_COLUMNS:
+            if fld not in out and re.search(pattern, bare):
+                out[fld] = i
+                break
+    return out
+
+
+def is_calc_table(t: LogicalTable) -> bool:
+    """Whether the table's first row is a calculation table's header."""
+    if not t.rows:
+        return False
+    cols = calc_columns([c.text for c in t.rows[0]])
+    return "method" in cols and "result" in cols and ("formula" in cols or "params" in cols)
+
+
+@dataclass
+class CalcGroup:
+    """The rows of one location's calculation in a table: methods, the stated maximum, the location
+    named by a location column (else None), the first and last row's method text (to find the
+    table's lines in the text layer), and the result unit as written."""
+
+    methods: list[MethodStatement] = field(default_factory=list)
+    stated_required: Figure | None = None
+    location: str | None = None
+    page: int = 0
+    first: tuple[str, str] = ("", "")
+    last: tuple[str, str] = ("", "")
+    header: tuple[str, str] = ("", "")
+    unit: str | None = None
+
+
+def _units_row(cells: list[str]) -> bool:
+    """A header row holding only units (``(m³/s)``, ``m3/min``) and blanks."""
+    filled = [c.strip("()（）[] ") for c in cells if c.strip()]
+    return bool(filled) and all(canonical_unit(c) in KNOWN_UNITS for c in filled)
+
+
+def _params(text: str) -> dict[str, float]:
+    """``q = 4.20 m³/min；k = 1.5`` → {"q": 4.2, "k": 1.5} (percentages as fractions)."""
+    out: dict[str, float] = {}
+    for part in re.split(r"[;；,，]\s*", text):
+        m = _PARAM.match(part)
+        if m:
+            out[re.sub(r"\s+", "", m.group(1))] = operand_value(m.group(2))
+    return out
+
+
+def _substitute(formula: str, values: dict[str, float]) -> str:
+    """The right-hand side of ``formula`` with each symbol replaced by its value (longest first)."""
+    rhs = formula.split("=", 1)[1] if "=" in formula else formula
+    for sym in [k for k in values if f"Σ{k}" in rhs and "n" in values]:  # ΣP with n vehicles of P kW
+        rhs = rhs.replace(f"Σ{sym}", f"{values['n']:g} × {values[sym]:g}")
+    for sym in sorted(values, key=len, reverse=True):
+        pattern = rf"(?<![A-Za-z\u4e00-\u9fff_]){re.escape(sym)}(?![A-Za-z0-9\u4e00-\u9fff_])"
+        rhs = re.sub(pattern, f"{values[sym]:g}", rhs)
+    return squeeze(rhs)
+
+
+def _result(cell: Cell, label: str) -> Figure | None:
+    q = parse_quantity(cell.text)
+    if q is None:
+        return None
+    value, upper, written = q
+    unit = unit_for("flow", canonical_unit(written) if written else column_unit(label))
+    ref = cell.ref(label)
+    if upper is not None:
+        ref.confidence = "uncertain"
+    return read_figure(value, unit, ref, flow=True, upper=upper)
+
+
+def calc_groups(t: LogicalTable) -> list[CalcGroup]:
+    """A calculation table → one group per location (a group ends after its maximum row, or when the
+    location column names another location)."""
+    n_header = 1
+    while n_header < len(t.rows) and _units_row([c.text for c in t.rows[n_header]]):
+        n_header += 1  # a row of units under the header words: (m³/s) under 计算结果
+    labels = header_labels(t.rows[:n_header], t.n_cols)
+    cols = calc_columns(labels)
+    groups: list[CalcGroup] = []
+    header = _signature([c.text for c in t.rows[0]])
+    cur = CalcGroup(header=header)
+    place: str | None = None
+
+    def close() -> None:
+        nonlocal cur
+        if cur.methods or cur.stated_required:
+            groups.append(cur)
+        cur = CalcGroup(header=header)
+
+    def text(row: list[Cell], fld: str) -> str:
+        i = cols.get(fld)
+        return row[i].text if i is not None and i < len(row) else ""
+
+    for row in t.rows[n_header:]:
+        if [c.text for c in row] == [c.text for c in t.rows[0]]:
+            continue  # the header repeated after a page break
+        name = text(row, "location")
+        if name and name_key(name) != name_key(place or ""):
+            close()
+            place = name
+        cur.location = place
+        label = text(row, "method")
+        res_i = cols["result"]
+        stated = _result(row[res_i], labels[res_i]) if res_i < len(row) else None
+        if not label and stated is None:
+            continue
+        cur.page = cur.page or row[0].page
+        cur.first = cur.first if cur.first[0] else _signature([c.text for c in row])
+        cur.last = _signature([c.text for c in row])
+        if stated is not None and cur.unit is None:
+            cur.unit = stated.unit_written or stated.unit
+        if MAX_ROW.search(label) and not re.search(r"^按", label):
+            cur.stated_required = stated
+            close()
+            continue
+        formula, params = text(row, "formula"), text(row, "params")
+        values = _params(params)
+        substituted = _substitute(formula, values) if "=" in formula else ""
+        written = squeeze(row[res_i].text) if res_i < len(row) else ""
+        unit = (
+            f" {stated.unit_written or stated.unit}" if stated and not re.search(r"[a-z/]", written) else ""
+        )
+        expression = " = ".join(x for x in (squeeze(formula), substituted, written + unit) if x)
+        key = method_key(label, expression)
+        ms = MethodStatement(
+            method=key,
+            label=label,
+            expression=expression,
+            operands=numbers(substituted) if substituted and not re.search(r"[A-Za-z]", substituted) else [],
+            stated=stated,
+            symbols={k: v for k, v in values.items() if not re.match(r"Q[\d\u4e00-\u9fff]", k)},
+        )
+        if not ms.operands and substituted:
+            ms.operands = numbers(substituted)
+        cur.methods.append(ms)
+    close()
+    return groups
+
+
+def _signature(cells: list[str]) -> tuple[str, str]:
+    """How a row starts in the text layer: its first non-empty cell and the start of the second."""
+    keys = [name_key(c) for c in cells if name_key(c)]
+    return (keys[0] if keys else "", keys[1][:4] if len(keys) > 1 else "")
+
+
+def _at(keys: list[str], i: int, sig: tuple[str, str]) -> bool:
+    """Whether line ``i`` starts the row of signature ``sig`` (its first cell may wrap, so only the
+    cell's start is compared, and the second cell may follow on the next line)."""
+    if not sig[0] or not keys[i].startswith(sig[0][:10]):
+        return False
+    return sig[1] in keys[i] or (i + 1 < len(keys) and sig[1] in keys[i + 1])
+
+
+def anchor_groups(doc: TextDoc, groups: list[CalcGroup]) -> list[tuple[CalcGroup, int, int]]:
+    """Each group without a location column, with the lines (first, last inclusive) its rows occupy in
+    the text layer (found by how each row starts: its first cell and the start of its second, so in
+    any column order); groups whose rows cannot be found are left out. Groups are searched in order,
+    each after the previous one's lines."""
+    out: list[tuple[CalcGroup, int, int]] = []
+    pos = 0
+    keys = [name_key(line.text) for line in doc.lines]
+    for g in groups:
+        lines = range(pos, len(keys))
+        start = next((i for i in lines if _at(keys, i, g.first) and doc.lines[i].page >= g.page), None)
+        if start is None:
+            continue
+        end = next((i for i in range(start + 1, len(keys)) if _at(keys, i, g.last)), start)
+        if start > 0 and _at(keys, start - 1, g.header):
+            start -= 1  # the header line belongs to the table
+        out.append((g, start, end))
+        pos = end + 1
+    return out

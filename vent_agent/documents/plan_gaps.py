@@ -1,0 +1,52 @@
+"""What a plan shows but the reader could not attribute (:class:`~vent_agent.documents.plan.ReadingGap`).
+
+A missing calculation or sign-off is a major fault of a plan, but only when the plan really lacks it:
+calculation statements outside every location block, or approval lines that no sign-off was read from,
+mean the reader failed, and the review then says so instead of judging (DOMAIN.md §5).
+"""
+
+from __future__ import annotations
+
+import re
+
+from vent_agent.documents.plan import LocationPlan, ReadingGap, SignOff
+from vent_agent.documents.plan_sections import Block
+from vent_agent.documents.plan_text import NUM, TextDoc, squeeze
+
+_CALC_LINE = re.compile(rf"^按.{{1,18}}?(?:计算|核算)\s*[:：]|^Q\s*需?\s*=.*{NUM}")
+_APPROVAL = re.compile(r"(?:^|[\s【\[(（])批\s*准\s*(?:人)?\s*(?:[:：】\]）)]|\s+\S)")
+
+
+def calculation_gaps(
+    doc: TextDoc, first: int, end: int, blocks: list[Block], located: dict[int, LocationPlan]
+) -> list[ReadingGap]:
+    """Calculation statements between lines ``first`` and ``end`` outside every block, and blocks
+    (``located``: block index → its location) with formulas in their text but no method read."""
+    inside = {
+        i
+        for n, b in enumerate(blocks)
+        for i in range(b.first_line, blocks[n + 1].first_line if n + 1 < len(blocks) else end)
+    }
+    orphans = [i for i in range(first, end) if i not in inside and _CALC_LINE.search(doc.lines[i].text)]
+    gaps = []
+    if orphans:
+        page = doc.lines[orphans[0]].page
+        note = f"{len(orphans)} 行计算式未能归属到用风地点（第{page}页起）"
+        gaps.append(ReadingGap(topic="calculation", page=page, note=note))
+    for n, loc in located.items():
+        block = blocks[n]
+        if not loc.methods and re.search(rf"=\s*{NUM}", doc.text[block.start : block.end]):
+            note = f"{loc.name}的计算式未能识别"
+            gaps.append(ReadingGap(topic="calculation", location=loc.name, page=block.page, note=note))
+    return gaps
+
+
+def signoff_gaps(doc: TextDoc, signoffs: list[SignOff]) -> list[ReadingGap]:
+    """An approval line (``批准：…``, ``【批准】…``, ``批准 总工程师 …``) when no 批准 sign-off was read."""
+    if any(s.role == "批准" for s in signoffs):
+        return []
+    lines = [x for x in doc.lines if _APPROVAL.search(x.text) and len(squeeze(x.text)) > 3]
+    if not lines:
+        return []
+    page = lines[-1].page
+    return [ReadingGap(topic="signoff", page=page, note=f"第{page}页有批准栏字样，但未能读出批准签字")]

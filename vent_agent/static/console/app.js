@@ -1,0 +1,49 @@
+// app.js — the console's entry: the token box (localStorage; the demo tokens offered when the service
+// uses its built-in demo user service), the three views switched by the URL hash.
+
+import { api, banner, getToken, setToken } from './api.js';
+import { initChat, loadSessions } from './chat.js';
+import { initMap } from './map.js';
+import { initReview } from './review.js';
+
+const VIEWS = ['map', 'chat', 'review'];
+
+function show() {
+  const view = VIEWS.includes(location.hash.slice(1)) ? location.hash.slice(1) : 'map';
+  for (const v of VIEWS) document.getElementById(`view-${v}`).hidden = v !== view;
+  document.querySelectorAll('.tabs a').forEach((a) => a.classList.toggle('active', a.dataset.view === view));
+}
+
+async function initToken() {
+  const input = document.getElementById('token-input');
+  const note = document.getElementById('token-note');
+  input.value = getToken();
+  document.getElementById('token-form').addEventListener('submit', (e) => {
+    e.preventDefault();
+    setToken(input.value.trim());
+    note.textContent = input.value.trim() ? '已保存' : '已清除';
+    banner('');
+    loadSessions();
+  });
+  try {
+    const cfg = await api('/api/console/config');
+    const list = document.getElementById('demo-tokens');
+    list.replaceChildren(...cfg.demo_tokens.map((t) => Object.assign(document.createElement('option'), { value: t.token, label: `示范用户 ${t.user_name}` })));
+    if (cfg.demo_tokens.length) {
+      note.textContent = `内置示范用户服务：可用 ${cfg.demo_tokens.map((t) => `${t.token}（${t.user_name}）`).join('、')}`;
+      if (!getToken()) {
+        setToken(cfg.demo_tokens[0].token);
+        input.value = cfg.demo_tokens[0].token;
+      }
+    }
+  } catch (err) {
+    note.textContent = '';
+  }
+}
+
+window.addEventListener('hashchange', show);
+show();
+await initToken();
+initMap();
+initChat();
+initReview();

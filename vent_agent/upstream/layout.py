@@ -1,0 +1,86 @@
+"""The drawing of a ventilation network: node coordinates, each tunnel's end nodes, fixed device spots.
+
+Data, not code: ``vent_agent/data/demo_layout.json`` holds the demo mine's schematic plan (metres, x east,
+y north). A tunnel the layout does not name has no coordinates (the map leaves it out); a device without a
+fixed spot is placed along its tunnel, the tunnel's devices spread evenly between 20 % and 80 % of its
+length and set off to one side so they do not hide the line.
+"""
+
+from __future__ import annotations
+
+import json
+from functools import lru_cache
+from pathlib import Path
+
+from pydantic import BaseModel
+
+from vent_agent.upstream.models import Device
+
+LAYOUT_FILE = Path(__file__).resolve().parent.parent / "data" / "demo_layout.json"
+DEVICE_OFFSET_M = 28.0  # a device symbol's distance from its tunnel's line, m
+
+
+class Node(BaseModel):
+    """A tunnel end: ``node_id``, a name and its coordinates (m)."""
+
+    node_id: str
+    name: str
+    x: float
+    y: float
+
+
+class Layout(BaseModel):
+    """Nodes by id, each tunnel's ``(from, to)`` node ids, fixed device spots ``{node, dx, dy}``."""
+
+    units: str = "m"
+    nodes: dict[str, Node]
+    tunnels: dict[str, tuple[str, str]]
+    devices: dict[str, dict[str, float | str]]
+
+    def ends(self, tun_id: str) -> tuple[Node, Node] | None:
+        """The end nodes of a tunnel, or None when the layout does not draw it."""
+        pair = self.tunnels.get(tun_id)
+        return (self.nodes[pair[0]], self.nodes[pair[1]]) if pair else None
+
+    def device_spots(self, tun_id: str, devices: list[Device]) -> dict[str, tuple[float, float]]:
+        """``device_id → (x, y)`` (m) for the devices of one tunnel: a fixed spot where the layout has
+        one, else evenly along the tunnel (20–80 % of its length), set off by :data:`DEVICE_OFFSET_M`.
+        Devices of an undrawn tunnel without a fixed spot are left out."""
+        spots: dict[str, tuple[float, float]] = {}
+        loose = []
+        for d in devices:
+            fixed = self.devices.get(d.device_id)
+            if fixed:
+                node = self.nodes[str(fixed["node"])]
+                spots[d.device_id] = (node.x + float(fixed.get("dx", 0)), node.y + float(fixed.get("dy", 0)))
+            else:
+                loose.append(d)
+        ends = self.ends(tun_id)
+        if ends is None or not loose:
+            return spots
+        a, b = ends
+        length = max(((b.x - a.x) ** 2 + (b.y - a.y) ** 2) ** 0.5, 1e-9)
+        nx, ny = -(b.y - a.y) / length, (b.x - a.x) / length  # unit normal
+        for i, d in enumerate(loose):
+            f = 0.5 if len(loose) == 1 else 0.2 + 0.6 * i / (len(loose) - 1)
+            side = DEVICE_OFFSET_M if i % 2 == 0 else -DEVICE_OFFSET_M
+            spots[d.device_id] = (a.x + f * (b.x - a.x) + side * nx, a.y + f * (b.y - a.y) + side * ny)
+        return spots
+
+
+@lru_cache(maxsize=4)
+def load_layout(path: Path = LAYOUT_FILE) -> Layout:
+    """Read and check a layout file (every tunnel end and device node must be a known node).
+    Raises ``ValueError`` for a dangling node id, ``OSError``/``json.JSONDecodeError`` for a bad file."""
+    raw = json.loads(path.read_text(encoding="utf-8"))
+    nodes = {nid: Node(node_id=nid, **rec) for nid, rec in raw["nodes"].items()}
+    layout = Layout(
+        units=raw.get("units", "m"), nodes=nodes, tunnels=raw["tunnels"], devices=raw.get("devices", {})
+    )
+    used = [n for pair in layout.tunnels.values() for n in pair] + [
+        str(s["node"]) for s in layout.devices.values()
+    ]
+    missing = sorted({n for n in used if n not in nodes})
+    if missing:
+        raise ValueError(f"layout {path.name}: unknown nodes {missing}")
+    return layout
