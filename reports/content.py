@@ -81,6 +81,8 @@ def _evidence_line(ev: Evidence) -> str | None:
     if ev.kind == "calc" and d.get("substituted"):
         return f"核算：{d['substituted']}"
     label = L.EVIDENCE_KIND_LABELS.get(ev.kind, ev.kind)
+    if ev.kind == "pdf":  # where it was read (page, table, row, how sure) is the page cell's and the trace's
+        return f"{label}：“{ev.text}”" if ev.text else None
     detail = "，".join(f"{k}={d[k]}" for k in sorted(d) if k != "what")
     if ev.text and detail:
         return f"{label}：{ev.text}（{detail}）"

@@ -26,6 +26,7 @@ from vent_agent.documents.plan_text import match_name
 from vent_agent.review.arith import close, substituted_value
 from vent_agent.review.findings import Category, Evidence, Finding, Severity
 from vent_agent.review.model_reading import MODEL_MARK
+from vent_agent.review.rule_common import finding
 
 
 @dataclass(frozen=True)
@@ -352,8 +353,6 @@ def coverage_paragraph(coverage: Coverage | None) -> str:
 
 # --- the gate --------------------------------------------------------------------------------------
 
-GATE_RULE = "读数合理性：数值须单位明确、量级合理、与计划自身算术一致，方可据以判定重大问题"
-GATE_SOURCE = "配风计划审查规则（DOMAIN §5 读数合理性）"
 _AIR_KEYS = ("stated", "recomputed", "required", "allocated", "value", "planned", "total")
 
 
@@ -429,16 +428,7 @@ def gate_findings(findings: list[Finding], plan: Plan, checks: list[FigureCheck]
             out.append(f)
             continue
         if f.location not in held:
-            info = Finding(
-                location=f.location,
-                category=Category.FORM,
-                severity=Severity.INFO,
-                message="",
-                rule=GATE_RULE,
-                source=GATE_SOURCE,
-                page=f.page,
-                reviewer=f.reviewer,
-            )
+            info = finding("form.unreadable_figure", f.location, "", page=f.page, reviewer=f.reviewer)
             held[f.location] = (info, [], [])
             out.append(info)
         info, not_read, not_judged = held[f.location]
