@@ -11,7 +11,8 @@ Which limits apply:
 - CH₄, CO₂, O₂, CO, temperature: the thresholds of the sensor's ``location_class`` (第156、158、192、
   193、194条; 2016版第172、655条);
 - air volume of a tunnel (m³/min): 4 m³/min per person of ``max_workers`` and per kW of ``diesel_kw``
-  (第159条);
+  (第159条); of a heading: its required air volume, the maximum of every method its data allows, and
+  its consistency with the auxiliary fans' delivery (:mod:`vent_agent.interpret.heading`);
 - fans: the device's alarm limits (``Device.alarm_limits``) while it runs, and its running state
   (主要通风机 第177条, 局部通风机 第184条) unless it is the standby (``state == "备用"``).
 """
@@ -36,6 +37,7 @@ from vent_agent.interpret.assess import (
     reported_limit,
     threshold_rules,
 )
+from vent_agent.interpret.heading import heading_air_volume
 from vent_agent.kb.thresholds import BreachOp, ThresholdTable
 from vent_agent.settings import Settings
 from vent_agent.upstream.base import VentilationSource
@@ -329,7 +331,10 @@ async def gather_tunnel_facts(
     for d in data.devices:
         assessments += device_assessments(d, data.latest.get(d.device_id), tunnel, table)
     wind = next((a.value for a in assessments if a.quantity == "wind_speed" and a.value is not None), None)
-    if wind is not None:
+    if wind is not None and tunnel.kind == "heading":
+        fans = [d for d in data.devices if d.device_type == "aux_fan"]
+        assessments += heading_air_volume(tunnel, 60.0 * wind * tunnel.area, fans, data.latest, table)
+    elif wind is not None:
         assessments.append(air_volume_assessment(tunnel, wind, table))
     histories = await _recent(source, data.devices)
     since = now - ANOMALY_WINDOW
