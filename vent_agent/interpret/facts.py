@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import asyncio
 from datetime import datetime, timedelta
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 from zoneinfo import ZoneInfo
 
 from pydantic import BaseModel, Field
@@ -37,7 +37,10 @@ from vent_agent.interpret.assess import (
     reported_limit,
     threshold_rules,
 )
+from vent_agent.interpret.cite import kb_label
 from vent_agent.interpret.heading import heading_air_volume
+from vent_agent.kb.numerals import find_article_refs
+from vent_agent.kb.search import KnowledgeBase, get_knowledge_base
 from vent_agent.kb.thresholds import BreachOp, ThresholdTable
 from vent_agent.settings import Settings
 from vent_agent.upstream.base import VentilationSource
@@ -54,6 +57,7 @@ from vent_agent.upstream.models import (
 )
 
 ANOMALY_WINDOW = timedelta(hours=24)
+_Cited = TypeVar("_Cited", Assessment, "Anomaly")
 FAN_CLASSES = {"fan": "主要通风机", "aux_fan": "局部通风机"}
 STANDBY = "备用"
 
@@ -128,10 +132,12 @@ class InterpretationFacts(BaseModel):
         return max((a.status for a in self.assessments), key=STATUS_RANK.__getitem__, default="ok")
 
     def articles(self) -> list[str]:
-        """Every article label the facts carry (assessments, anomalies, references), in order."""
+        """Every article label (with its 第N条) the facts carry (assessments, anomalies, references), in
+        order; a source the knowledge base does not hold (no number, see :mod:`~vent_agent.interpret.cite`)
+        is not an article one may cite."""
         labels = [a.article for a in self.assessments] + [a.article for a in self.anomalies]
         labels += [r.article for r in self.references]
-        return list(dict.fromkeys(x for x in labels if x))
+        return list(dict.fromkeys(x for x in labels if x and find_article_refs(x)))
 
 
 # -- rules per device ---------------------------------------------------------------------------------
@@ -279,15 +285,27 @@ def _now(settings: Settings, now: datetime | None) -> datetime:
     return now.replace(tzinfo=tz) if now.tzinfo is None else now.astimezone(tz)
 
 
-def _references(table: ThresholdTable, assessments: list[Assessment], classes: list[str]) -> list[Reference]:
+def _kb_cited(items: list[_Cited], kb: KnowledgeBase) -> list[_Cited]:
+    """``items`` with each ``article``/``source`` cited only as far as the knowledge base holds it."""
+    return [
+        x.model_copy(update={"article": kb_label(x.article, kb), "source": kb_label(x.source, kb)})
+        for x in items
+    ]
+
+
+def _references(
+    table: ThresholdTable, assessments: list[Assessment], classes: list[str], kb: KnowledgeBase
+) -> list[Reference]:
     """The provisions behind the assessments' governing limits, then every threshold of ``classes``
-    (e.g. the main fan's standby and reversal requirements), each once."""
+    (e.g. the main fan's standby and reversal requirements), each once (labelled as
+    :func:`~vent_agent.interpret.cite.kb_label` says)."""
     keys = [a.threshold_key for a in assessments if a.threshold_key]
     keys += [t.key for cls in classes for t in table.for_class(cls)]
     refs: dict[tuple[str, str], Reference] = {}
     for key in dict.fromkeys(keys):
         t = table.get(key)
-        ref = Reference(article=t.article_label(), requirement=t.action, clause=t.clause)
+        label = kb_label(t.article_label(), kb) or t.article_label()
+        ref = Reference(article=label, requirement=t.action, clause=t.clause)
         refs.setdefault((ref.article, ref.clause or ref.requirement), ref)
     return list(refs.values())
 
@@ -319,11 +337,13 @@ async def gather_tunnel_facts(
     now: datetime | None = None,
     *,
     table: ThresholdTable | None = None,
+    kb: KnowledgeBase | None = None,
 ) -> InterpretationFacts:
     """The facts of tunnel ``tun_id``: each device's latest value against its limits, the tunnel's air
     volume, the anomalies of the 24 h before ``now`` (default: the wall clock in the mine time zone).
     Raises :class:`~vent_agent.upstream.models.NotFoundError` for an unknown tunnel."""
     table = table or ThresholdTable.load(settings.regulation_edition)
+    kb = kb or get_knowledge_base(settings.kb_dir, settings.regulation_edition)
     now = _now(settings, now)
     data = await source.query_tun_data_by_id(tun_id)
     tunnel = data.tunnel
@@ -357,9 +377,9 @@ async def gather_tunnel_facts(
         ),
         edition=table.edition,
         edition_label=table.article_label(),
-        assessments=assessments,
-        anomalies=sorted(anomalies, key=lambda a: a.start),
-        references=_references(table, assessments, []),
+        assessments=_kb_cited(assessments, kb),
+        anomalies=_kb_cited(sorted(anomalies, key=lambda a: a.start), kb),
+        references=_references(table, assessments, [], kb),
         alarms=data.alarms,
         notes=notes,
     )
@@ -372,12 +392,14 @@ async def gather_device_facts(
     now: datetime | None = None,
     *,
     table: ThresholdTable | None = None,
+    kb: KnowledgeBase | None = None,
 ) -> InterpretationFacts:
     """The facts of device ``device_id``: a fan's operating values against its rated point and alarm
     limits (and its running state against 第177/184条), a sensor's value against the limit of its
     measuring point, the anomalies of the 24 h before ``now``. Raises ``NotFoundError`` for an unknown
     device."""
     table = table or ThresholdTable.load(settings.regulation_edition)
+    kb = kb or get_knowledge_base(settings.kb_dir, settings.regulation_edition)
     now = _now(settings, now)
     data = await source.query_device_data_by_id(device_id)
     device, tunnel = data.device, data.tunnel
@@ -408,9 +430,9 @@ async def gather_device_facts(
         **_timing([data.latest] if data.latest else [], now, settings),
         edition=table.edition,
         edition_label=table.article_label(),
-        assessments=assessments,
-        anomalies=anomalies,
-        references=_references(table, assessments, classes),
+        assessments=_kb_cited(assessments, kb),
+        anomalies=_kb_cited(anomalies, kb),
+        references=_references(table, assessments, classes, kb),
         alarms=data.alarms,
         notes=notes,
     )
