@@ -297,17 +297,26 @@ def _references(
     table: ThresholdTable, assessments: list[Assessment], classes: list[str], kb: KnowledgeBase
 ) -> list[Reference]:
     """The provisions behind the assessments' governing limits, then every threshold of ``classes``
-    (e.g. the main fan's standby and reversal requirements), each once (labelled as
+    (e.g. the main fan's standby and reversal requirements), one entry per article (labelled as
     :func:`~vent_agent.interpret.cite.kb_label` says)."""
     keys = [a.threshold_key for a in assessments if a.threshold_key]
     keys += [t.key for cls in classes for t in table.for_class(cls)]
-    refs: dict[tuple[str, str], Reference] = {}
+    by_article: dict[str, list[Reference]] = {}
     for key in dict.fromkeys(keys):
         t = table.get(key)
         label = kb_label(t.article_label(), kb) or t.article_label()
-        ref = Reference(article=label, requirement=t.action, clause=t.clause)
-        refs.setdefault((ref.article, ref.clause or ref.requirement), ref)
-    return list(refs.values())
+        by_article.setdefault(label, []).append(
+            Reference(article=label, requirement=t.action, clause=t.clause)
+        )
+    return [_merge_references(refs) for refs in by_article.values()]
+
+
+def _merge_references(refs: list[Reference]) -> Reference:
+    """One reference per article: the distinct texts of its clauses in order, a text contained in
+    another dropped (第177条's standby sentence inside its running-and-standby excerpt)."""
+    texts = list(dict.fromkeys(r.clause or r.requirement for r in refs))
+    kept = [t for t in texts if not any(t != o and t in o for o in texts)]
+    return Reference(article=refs[0].article, requirement=refs[0].requirement, clause="".join(kept))
 
 
 async def _recent(source: VentilationSource, devices: list[Device]) -> list[list[Reading]]:
