@@ -58,7 +58,7 @@ def reading(device_id: str, **values: float) -> Reading:
 def test_requirement_is_the_maximum_of_every_method_not_the_head_count() -> None:
     t = heading()
     a, consistency = heading_air_volume(
-        t, 320.0, [fan()], {"JF-1": reading("JF-1", running=1, air_volume=300)}, TABLE
+        t, 0.5, [fan()], {"JF-1": reading("JF-1", running=1, air_volume=300)}, TABLE
     )
     expected = calc_tunnel_air_volume_max(
         gas_emission=2.0, k_gas=1.5, fan_intake_q=300, fan_count=1, area=10.0, heading_type="coal", workers=12
@@ -72,31 +72,29 @@ def test_requirement_is_the_maximum_of_every_method_not_the_head_count() -> None
 
 def test_explosives_and_plan_requirement_govern_when_larger() -> None:
     latest = {"JF-1": reading("JF-1", running=1, air_volume=300)}
-    a, _ = heading_air_volume(heading(explosive_kg=30), 700.0, [fan()], latest, TABLE)
+    a, _ = heading_air_volume(heading(explosive_kg=30), 1.0, [fan()], latest, TABLE)
     assert a.limit == 750.0 and a.status == "breach" and "按炸药量计算" in (a.source or "")
-    b, _ = heading_air_volume(heading(required_q=800), 700.0, [fan()], latest, TABLE)
+    b, _ = heading_air_volume(heading(required_q=800), 1.0, [fan()], latest, TABLE)
     assert b.limit == 800.0 and "配风计划需风量" in (b.source or "")
 
 
 def test_methods_that_could_not_be_computed_are_named() -> None:
-    a, *rest = heading_air_volume(heading(gas_emission=None), 500.0, [], {}, TABLE)
+    a, *rest = heading_air_volume(heading(gas_emission=None), 0.8, [], {}, TABLE)
     assert "未能计算" in a.basis and "按瓦斯涌出量计算" in a.basis and "按局部通风机吸风量计算" in a.basis
     assert "下限" in a.basis and a.limit == 48.0 and rest == []  # no running fan: no consistency row
 
 
-@pytest.mark.parametrize(
-    ("q", "status"), [(300.0, "ok"), (300.0 * (1 + FLOW_MARGIN), "ok"), (600.0, "warning")]
-)
-def test_flow_above_the_fans_delivery_is_a_data_inconsistency(q: float, status: str) -> None:
+@pytest.mark.parametrize(("v", "status"), [(0.5, "ok"), (0.5 * (1 + FLOW_MARGIN), "ok"), (1.0, "warning")])
+def test_flow_above_the_fans_delivery_is_a_data_inconsistency(v: float, status: str) -> None:
     latest = {"JF-1": reading("JF-1", running=1, air_volume=300), "JF-2": reading("JF-2", running=0)}
-    _, c = heading_air_volume(heading(), q, [fan(), fan("JF-2", "备用")], latest, TABLE)
+    _, c = heading_air_volume(heading(), v, [fan(), fan("JF-2", "备用")], latest, TABLE)
     assert c.status == status and c.severity is None and c.source == "数据核查"
     assert ("非安全判定" in c.action) == (status == "warning")
 
 
 def test_two_running_fans_deliver_together() -> None:
     latest = {"JF-1": reading("JF-1", running=1, air_volume=300), "JF-2": reading("JF-2", running=1)}
-    a, c = heading_air_volume(heading(), 600.0, [fan(), fan("JF-2")], latest, TABLE)
+    a, c = heading_air_volume(heading(), 1.0, [fan(), fan("JF-2")], latest, TABLE)
     assert c.status == "ok" and "额定 330" in c.basis  # the second fan without a flow reading: its rating
     assert a.limit == 630 + 150  # Q_f·I + 60·v_min·S with Q_f the mean delivery, I = 2
 

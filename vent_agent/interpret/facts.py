@@ -362,7 +362,7 @@ async def gather_tunnel_facts(
     wind = next((a.value for a in assessments if a.quantity == "wind_speed" and a.value is not None), None)
     if wind is not None and tunnel.kind == "heading":
         fans = [d for d in data.devices if d.device_type == "aux_fan"]
-        assessments += heading_air_volume(tunnel, 60.0 * wind * tunnel.area, fans, data.latest, table)
+        assessments += heading_air_volume(tunnel, wind, fans, data.latest, table)
     elif wind is not None:
         assessments.append(air_volume_assessment(tunnel, wind, table))
     histories = await _recent(source, data.devices)

@@ -88,15 +88,17 @@ def heading_requirement(
 
 
 def heading_air_volume(
-    tunnel: Tunnel, q: float, fans: list[Device], latest: dict[str, Reading], table: ThresholdTable
+    tunnel: Tunnel, wind_speed: float, fans: list[Device], latest: dict[str, Reading], table: ThresholdTable
 ) -> list[Assessment]:
-    """The measured air volume ``q`` (m³/min, 60·v·S) of heading ``tunnel`` against its governing
+    """The air volume q = 60·v·S (m³/min) of heading ``tunnel`` from its measured ``wind_speed`` (m/s)
+    against its governing
     requirement (the larger of the computed maximum and the plan's ``required_q``), and, when a running
     auxiliary fan's delivery is known, the consistency of ``q`` with it (a ``warning`` to check the
     data when q exceeds the delivery by more than :data:`FLOW_MARGIN`)."""
     fan_q, fan_count, fan_how = fan_delivery(fans, latest)
     result = heading_requirement(tunnel, fan_q, fan_count, table)
-    basis = [f"Q = 60 × v × S = {q:.1f} m³/min"]
+    q = 60.0 * wind_speed * tunnel.area
+    basis = [f"Q = 60 × v × S = 60 × {wind_speed:g} × {tunnel.area:g} = {q:.1f} m³/min"]
     candidates: list[tuple[float, str]] = []
     if result is not None:
         basis += [f"{m.method_cn}：{m.substituted}" for m in result.methods]
@@ -143,7 +145,7 @@ def heading_air_volume(
 def _consistency(q: float, fan_q: float, fan_how: str) -> Assessment:
     """The heading flow against the forcing fans' delivery (see the module doc)."""
     ratio = q / fan_q if fan_q else float("inf")
-    ok = ratio <= 1 + FLOW_MARGIN
+    ok = round(q, 1) <= round(fan_q * (1 + FLOW_MARGIN), 1)  # as shown, to 0.1 m³/min
     return Assessment(
         quantity="flow_consistency",
         label="风量与局部通风机供风一致性",
