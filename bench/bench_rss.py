@@ -1,8 +1,10 @@
 """Memory of a started service: idle RSS, and peak RSS under click streams and plan reviews (a plain
 script, not a test).
 
-Run: ``.venv/bin/python bench/bench_rss.py [--clicks 100] [PDF …]`` (default PDFs: plan-2026-08-b.pdf and
-its scan plan-2026-08-b-scanned.pdf from ../shared/samples). Linux only (reads ``/proc``).
+Run: ``.venv/bin/python bench/bench_rss.py [--clicks 100] [--scan-pages 50] [PDF …]`` (default PDFs:
+plan-2026-08-b.pdf and its scan plan-2026-08-b-scanned.pdf from ../shared/samples). ``--scan-pages N``
+adds a review of an N-page scan built from the scanned sample's pages repeated in turn (written to the
+temporary directory). Linux only (reads ``/proc``).
 
 ``vent-agent serve`` runs in a subprocess on the embedded defaults (SQLite in a temp data dir, the demo
 mine, no model). Once ``/healthz`` answers (the knowledge base index is built in the lifespan, before
@@ -164,7 +166,7 @@ async def review(url: str, pdf: Path) -> str:
         "file": str(pdf),
         "form": {"force_refresh": "true"},
     }
-    _wall, results = await load_in_process(url, [request], concurrency=1, timeout_s=170)
+    _wall, results = await load_in_process(url, [request], concurrency=1, timeout_s=1800)
     r: StreamResult = results[0]
     return "ok" if r.ok else f"failed: {r.error or r.last_type} (HTTP {r.status})"
 
@@ -182,6 +184,21 @@ async def wait_ready(url: str, proc: subprocess.Popen[bytes], timeout_s: float =
                     return time.perf_counter() - start
             await asyncio.sleep(0.2)
     raise RuntimeError("vent-agent serve did not answer /healthz in time")
+
+
+def build_scan(source: Path, pages: int, out: Path) -> Path:
+    """An ``pages``-page PDF made of ``source``'s pages repeated in turn (PDFium page import), at ``out``."""
+    import pypdfium2 as pdfium
+
+    src = pdfium.PdfDocument(source)
+    dst = pdfium.PdfDocument.new()
+    n = len(src)
+    for i in range(pages):
+        dst.import_pages(src, [i % n], index=len(dst))
+    dst.save(out)
+    dst.close()
+    src.close()
+    return out
 
 
 def mib(kib: int) -> float:
@@ -207,7 +224,11 @@ async def main(args: argparse.Namespace) -> None:
             phases = [
                 await measure(proc.pid, f"{args.clicks} concurrent fast clicks", clicks(url, args.clicks))
             ]
-            for pdf in args.pdfs:
+            pdfs = list(args.pdfs)
+            if args.scan_pages:
+                scanned = next((p for p in pdfs if "scanned" in p.name), DEFAULT_PDFS[1])
+                pdfs.append(build_scan(scanned, args.scan_pages, Path(tmp) / f"scan-{args.scan_pages}p.pdf"))
+            for pdf in pdfs:
                 phases.append(await measure(proc.pid, f"review of {pdf.name}", review(url, pdf)))
         finally:
             proc.terminate()
@@ -259,6 +280,9 @@ def parse_args() -> argparse.Namespace:
     )
     parser.add_argument("pdfs", nargs="*", type=Path, default=DEFAULT_PDFS, help="plans to review")
     parser.add_argument("--clicks", type=int, default=100, help="concurrent click streams")
+    parser.add_argument(
+        "--scan-pages", type=int, default=0, help="also review a scan of this many pages (0: none)"
+    )
     args = parser.parse_args()
     missing = [p for p in args.pdfs if not p.is_file()]
     if missing:

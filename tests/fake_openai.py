@@ -42,6 +42,8 @@ class FakeTurn:
     shared_index: bool = False
     omit_index: bool = False
     interleave: bool = False
+    object_arguments: bool = False
+    """Send each call's ``arguments`` as a JSON object (whole, in its head delta), as some servers do."""
     usage: dict[str, int] = field(default_factory=lambda: dict(DEFAULT_USAGE))
     cut_after: int | None = None
     """Close the stream after this many answer chunks: no finish_reason, no usage, no ``[DONE]``."""
@@ -100,6 +102,9 @@ class FakeOpenAI:
                 {"index": index, "function": {"arguments": args[j : j + call.piece]}}
                 for j in range(0, len(args), call.piece)
             ]
+            if turn.object_arguments:
+                head["function"]["arguments"] = call.arguments
+                pieces = []
             if turn.omit_index:
                 for delta in (head, *pieces):
                     del delta["index"]
@@ -159,7 +164,12 @@ class FakeOpenAI:
                 {
                     "id": c.id,
                     "type": "function",
-                    "function": {"name": c.name, "arguments": json.dumps(c.arguments, ensure_ascii=False)},
+                    "function": {
+                        "name": c.name,
+                        "arguments": c.arguments
+                        if turn.object_arguments
+                        else json.dumps(c.arguments, ensure_ascii=False),
+                    },
                 }
                 for c in turn.tool_calls
             ]

@@ -20,9 +20,11 @@ from vent_agent.settings import Settings
 DATA = Path(__file__).parent / "data"
 
 
-async def _review(client: httpx.AsyncClient, pdf: Path, **form: str) -> tuple[httpx.Response, list[dict]]:
+async def _review(
+    client: httpx.AsyncClient, pdf: Path, headers: dict[str, str] | None = None, **form: str
+) -> tuple[httpx.Response, list[dict]]:
     files = {"file": (pdf.name, pdf.read_bytes(), "application/pdf")}
-    resp = await client.post("/api/vent/review/pdf", files=files, data=form)
+    resp = await client.post("/api/vent/review/pdf", files=files, data=form, headers=headers)
     return resp, (parse_spec_stream(resp.text) if resp.status_code == 200 else [])
 
 
@@ -30,9 +32,13 @@ def _report_text(events: list[dict]) -> str:
     return "".join(e["content"] for e in events if e["type"] == "token")
 
 
-async def test_review_stream_follows_the_spec(client: httpx.AsyncClient, plan_b_pdf: Path) -> None:
-    resp, events = await _review(client, plan_b_pdf, session_id="s-1")
-    assert resp.status_code == 200 and resp.headers["x-session-id"] == "s-1"
+async def test_review_stream_follows_the_spec(client: httpx.AsyncClient, app, plan_b_pdf: Path) -> None:  # type: ignore[no-untyped-def]
+    from vent_agent.sessions import store
+
+    session = await store.create_session(app.state.vent.db, "zhangsan", mode="full", title="审查")
+    token = {"x-access-token": "demo-token"}
+    resp, events = await _review(client, plan_b_pdf, token, session_id=session.id)
+    assert resp.status_code == 200 and resp.headers["x-session-id"] == session.id
     types = [e["type"] for e in events]
     assert types[0] == "progress" and types[-1] == "done"
     assert any(e.get("hash_id") for e in events if e["type"] == "progress")
@@ -44,7 +50,7 @@ async def test_review_stream_follows_the_spec(client: httpx.AsyncClient, plan_b_
     assert any(e["type"] == "agent_executing" and e["tools"] for e in events)
     assert types.index("token") > max(i for i, t in enumerate(types) if t == "agent_done")
     done = events[-1]
-    assert done["session_id"] == "s-1" and done["download_url"].endswith(".docx")
+    assert done["session_id"] == session.id and done["download_url"].endswith(".docx")
     assert any(e["type"] == "progress" and e.get("download_url") == done["download_url"] for e in events)
     text = _report_text(events)
     assert text.startswith("# 配风计划审查报告") and "15216综采工作面" in text
@@ -123,7 +129,7 @@ async def test_scanned_plan_b_over_http_finds_what_its_text_layer_finds(
     seed_scanned_cache: Callable[[Path], None],
 ) -> None:
     seed_scanned_cache(settings.cache_dir)  # the session's OCR of the scan (the review itself runs)
-    _, scanned = await _review(client, scanned_b_pdf, session_id="s-scan")
+    _, scanned = await _review(client, scanned_b_pdf)
     _, text_layer = await _review(client, plan_b_pdf)
     assert scanned[-1]["type"] == "done" and scanned[-1]["download_url"].endswith(".docx")
     assert any(e.get("hash_id") for e in scanned if e["type"] == "progress")
@@ -211,10 +217,15 @@ async def test_second_review_uses_the_cache_unless_forced(
     assert any(e.get("page_progress") for e in events)
 
 
-async def test_replay_of_a_review_carries_its_session(client: httpx.AsyncClient, plan_a_pdf: Path) -> None:
-    resp, _ = await _review(client, plan_a_pdf, session_id="s-9")
+async def test_replay_of_a_review_carries_its_session(
+    client: httpx.AsyncClient, app, plan_a_pdf: Path
+) -> None:  # type: ignore[no-untyped-def]
+    from vent_agent.sessions import store
+
+    session = await store.create_session(app.state.vent.db, "zhangsan", session_id="s-9")
+    resp, _ = await _review(client, plan_a_pdf, {"x-access-token": "demo-token"}, session_id="s-9")
     replay = await client.get(f"/api/runs/{resp.headers['x-run-id']}/events")
-    assert replay.headers["x-session-id"] == "s-9"
+    assert replay.headers["x-session-id"] == session.id == "s-9"
 
 
 @pytest.mark.parametrize("session_id", ["会话一", "abc\r\nX-Evil: 1", "abc\x00", "a b", "x" * 200])

@@ -55,8 +55,11 @@ HYPOTHESIS = settings(
     phases=[Phase.explicit, Phase.generate],
     suppress_health_check=list(HealthCheck),
 )
-CONFIG = schemathesis.Config.from_dict({"max-stream-events": 1000})
-"""Read a stream to its end (the embedded service's streams are short), not the first 20 events."""
+CONFIG = schemathesis.Config.from_dict(
+    {"max-stream-events": 1000, "generation": {"with-security-parameters": False}}
+)
+"""Read a stream to its end (the embedded service's streams are short), not the first 20 events. The
+``x-access-token`` security scheme is not generated: every call sends the demo token (``TOKEN``)."""
 
 PATH_RESOURCE = {"session_id": "session", "run_id": "run", "report_id": "report", "name": "skill"}
 """Path parameters that name a resource, and which seeded resource to put there."""

@@ -3,6 +3,7 @@ that sends no index at all, on the wire."""
 
 from __future__ import annotations
 
+import pytest
 from langchain_core.messages import AIMessageChunk, HumanMessage
 
 from tests.fake_openai import FakeOpenAI, FakeToolCall, FakeTurn
@@ -74,3 +75,30 @@ async def test_tool_calls_without_index_on_the_wire() -> None:
         ("c1", "query_tun_data_by_id", {"tun_id": "15216"}),
         ("c2", "get_current_time", {}),
     ]
+
+
+@pytest.mark.parametrize("provider", ["openai", "deepseek", "qwen"])
+@pytest.mark.parametrize("streaming", [True, False])
+async def test_tool_call_arguments_sent_as_an_object(provider: str, streaming: bool) -> None:
+    calls = [
+        FakeToolCall(id="c1", name="query_tun_data_by_id", arguments={"tun_id": "15216", "名称": "回风巷"}),
+        FakeToolCall(id="c2", name="get_current_time", arguments={}),
+    ]
+    fake = FakeOpenAI(turns=[FakeTurn(tool_calls=calls, object_arguments=True)])
+    with live_server(fake.app) as url:
+        config = ModelConfig(
+            name="m", base_url=f"{url}/v1", provider=provider, model="fake-model", api_key="k"
+        )
+        model = build_chat_model(config, "off").model_copy(update={"streaming": streaming})
+        if streaming:
+            message = None
+            async for chunk in model.astream([HumanMessage("15216 怎么样？")]):
+                message = chunk if message is None else message + chunk
+        else:
+            message = await model.ainvoke([HumanMessage("15216 怎么样？")])
+    assert fake.requests[0].get("stream", False) is streaming
+    assert [(c["id"], c["name"], c["args"]) for c in message.tool_calls] == [
+        ("c1", "query_tun_data_by_id", {"tun_id": "15216", "名称": "回风巷"}),
+        ("c2", "get_current_time", {}),
+    ]
+    assert not getattr(message, "invalid_tool_calls", None)

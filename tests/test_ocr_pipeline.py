@@ -154,7 +154,7 @@ async def test_an_unavailable_engine_is_a_clear_failure(
     def unavailable(*_a: Any, **_k: Any) -> None:
         raise OcrUnavailable("未配置 PaddleOCR 模型目录（VENT_PADDLE_MODEL_DIR）")
 
-    monkeypatch.setattr(pipeline, "load_engine", unavailable)
+    monkeypatch.setattr(pipeline, "load_configured_engine", unavailable)
     with pytest.raises(ReviewFailed, match="OCR 引擎不可用.*VENT_PADDLE_MODEL_DIR"):
         await review_plan(_req(scanned_pdf), settings, Events(), None)
 
@@ -166,7 +166,7 @@ async def test_api_stream_of_a_scan_without_plan_content(
         [["项目", "内容"], ["天气", "晴"]], col_widths=[200, 200], lines_above=["会议纪要"]
     )
     engine = FakeEngine(pages=[other.boxes, other.boxes])
-    monkeypatch.setattr(pipeline, "load_engine", lambda *_a, **_k: engine)
+    monkeypatch.setattr(pipeline, "load_configured_engine", lambda *_a, **_k: engine)
     files = {"file": ("scan.pdf", scanned_pdf.read_bytes(), "application/pdf")}
     resp = await client.post("/api/vent/review/pdf", files=files)
     events = parse_spec_stream(resp.text)

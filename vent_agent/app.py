@@ -10,6 +10,8 @@ from contextlib import AsyncExitStack, asynccontextmanager
 
 from fastapi import FastAPI
 from fastapi.middleware.cors import CORSMiddleware
+from sqlalchemy.engine import make_url
+from sqlalchemy.exc import ArgumentError
 
 from vent_agent.api import (
     chat,
@@ -26,6 +28,8 @@ from vent_agent.api import (
 )
 from vent_agent.api.console import mount_console
 from vent_agent.api.errors import install_error_handlers
+from vent_agent.api.openapi import install_openapi
+from vent_agent.api.uploads import ChineseBodyLimit
 from vent_agent.auth import make_user_service
 from vent_agent.graphs.checkpoint import open_checkpointer
 from vent_agent.kb.search import get_knowledge_base
@@ -40,6 +44,17 @@ from vent_agent.store.db import Database
 from vent_agent.upstream import close_source, make_source
 
 log = logging.getLogger(__name__)
+
+MULTIPART_OVERHEAD = 1 << 20
+"""Bytes allowed on top of ``max_upload_mb`` for an upload's other form fields and multipart framing."""
+
+
+def masked_url(url: str) -> str:
+    """A database URL for the log: whole, its password replaced by ``***``."""
+    try:
+        return make_url(url).render_as_string(hide_password=True)
+    except ArgumentError:
+        return "<unparseable database URL>"
 
 
 def create_app(settings: Settings | None = None) -> FastAPI:
@@ -79,7 +94,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             )
         if state.interpret_model is None:
             log.warning("no language model configured (VENT_LLM_*): interpretations are rule-based")
-        log.info("vent-agent ready: data dir %s, database %s", settings.data_dir, db.url.split("///")[0])
+        log.info("vent-agent ready: data dir %s, database %s", settings.data_dir, masked_url(db.url))
         try:
             yield
         finally:
@@ -105,7 +120,13 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             max_age=600,
         )
     install_error_handlers(app)
-    for module in (health, interpret, review, reports, runs, chat, sessions, model, skills, client_js, mine):
-        app.include_router(module.router)
+    install_openapi(app)
+    upload_limit = (settings.max_upload_mb << 20) + MULTIPART_OVERHEAD
+    json_limit = settings.max_json_body_kb << 10
+    app.add_middleware(ChineseBodyLimit, json_limit=json_limit, upload_limit=settings.max_upload_mb << 20)
+    for module in (health, interpret, reports, runs, sessions, model, client_js, mine):
+        app.include_router(module.router, max_body_size=json_limit)
+    for module in (review, chat, skills):  # multipart uploads
+        app.include_router(module.router, max_body_size=upload_limit)
     mount_console(app)
     return app

@@ -218,6 +218,16 @@ class Interrupt(_Parts):
     thread_id: str | None = None
 
 
+class ReviewCoverage(BaseModel):
+    """What a review could read (``done.coverage``): locations found, figures read with confidence,
+    figures not read (uncertain, implausible or against the plan's own arithmetic), unreadable plan."""
+
+    locations_found: int = 0
+    figures_read: int = 0
+    figures_not_read: int = 0
+    unreadable: bool = False
+
+
 class Progress(EventModel):
     """Progress of a click, a review or a chat (spec: progress); the flows' fields are below."""
 
@@ -232,6 +242,8 @@ class Progress(EventModel):
     download_url: str | None = None
     queued: bool | None = None
     summary: SeverityCounts | None = None
+    file_name: str | None = None
+    coverage: ReviewCoverage | None = None
 
 
 class ClickProgress(Progress):
@@ -247,7 +259,9 @@ class ChatProgress(Progress):
 
 
 class ReviewProgress(Progress):
-    """A review's progress: ``agent: "system"``, the upload's ``hash_id`` and per-page progress."""
+    """A review's progress: ``agent: "system"``, the upload's ``hash_id`` and per-page progress; the
+    first event of a standalone review names the uploaded file as the client sent it (``file_name``); the
+    "审查完成" progress of a review inside a session or a chat carries ``summary`` and ``coverage``."""
 
     agent: str = "system"
 
@@ -382,16 +396,6 @@ class ChatDone(Done):
 
     thread_id: str
     session_id: str
-
-
-class ReviewCoverage(BaseModel):
-    """What a review could read (``done.coverage``): locations found, figures read with confidence,
-    figures not read (uncertain, implausible or against the plan's own arithmetic), unreadable plan."""
-
-    locations_found: int = 0
-    figures_read: int = 0
-    figures_not_read: int = 0
-    unreadable: bool = False
 
 
 class ReviewDone(Done):

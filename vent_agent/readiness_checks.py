@@ -7,7 +7,7 @@ import asyncio
 
 from fastapi import FastAPI
 
-from vent_agent.documents.ocr import OcrUnavailable, load_engine
+from vent_agent.documents.ocr import OcrUnavailable, load_configured_engine
 from vent_agent.kb.search import get_knowledge_base
 from vent_agent.observability.readiness import readiness_registry
 from vent_agent.state import AppState
@@ -36,9 +36,7 @@ def register_readiness(app: FastAPI, state: AppState) -> None:
             return "disabled (VENT_OCR_ENGINE=none)"
         if not ocr_state:
             try:
-                engine = await asyncio.to_thread(
-                    load_engine, settings.ocr_engine, paddle_model_dir=settings.paddle_model_dir
-                )
+                engine = await asyncio.to_thread(load_configured_engine, settings)
                 ocr_state["ok"], ocr_state["detail"] = True, engine.name
             except OcrUnavailable as exc:
                 ocr_state["ok"], ocr_state["detail"] = False, str(exc)

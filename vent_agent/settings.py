@@ -56,6 +56,16 @@ class Settings(BaseSettings):
 
     # Uploads and review
     max_upload_mb: int = 30
+    max_upload_disk_mb: int = Field(
+        default=4096, description="Cap on the disk all uploads may use (507 when full); 0: no cap"
+    )
+    upload_retention_hours: float = Field(
+        default=168.0,
+        description="Uploads, reports and provenance of reviews outside a session are deleted after this, h",
+    )
+    max_json_body_kb: int = Field(
+        default=1024, description="Body size limit of JSON requests (413 above), KiB"
+    )
     max_pdf_pages: int = 200
     review_concurrency: int = 2
     review_model_reading: bool = Field(
@@ -66,6 +76,11 @@ class Settings(BaseSettings):
 
     ocr_engine: Literal["rapidocr", "paddle", "none"] = "rapidocr"
     ocr_concurrency: int = 1
+    ocr_isolation: Literal["process", "thread"] = Field(
+        default="process", description="process: OCR in recycled worker processes (memory given back)"
+    )
+    ocr_worker_max_pages: int = Field(default=25, description="An OCR worker process is replaced after this")
+    ocr_worker_idle_s: float = Field(default=10.0, description="OCR worker processes exit after this idle, s")
     ocr_max_render_px: int = Field(default=4000, description="Cap on a rendered page's longer side, px")
     paddle_model_dir: Path | None = Field(default=None, description="Local PaddleOCR model directory")
 

@@ -24,14 +24,15 @@ from vent_agent.api.errors import ApiError
 from vent_agent.api.review import SESSION_ID_PATTERN
 from vent_agent.api.sessions import session_of
 from vent_agent.api.sse import run_stream
+from vent_agent.api.uploads import UploadRoute
 from vent_agent.chat.service import ChatTurn, chat_run, pending_interrupt, resume_run, thread_exists
-from vent_agent.documents.upload import UploadRejected, save_pdf_upload
+from vent_agent.documents.upload import UploadRejected, check_upload_room, save_pdf_upload
 from vent_agent.runs.emitter import Emitter
 from vent_agent.runs.manager import RunBody, SessionBusy
 from vent_agent.sessions import store
 from vent_agent.state import AppState
 
-router = APIRouter(prefix="/api/chat", tags=["chat"])
+router = APIRouter(prefix="/api/chat", tags=["chat"], route_class=UploadRoute)
 
 MAX_MESSAGE = 8000
 PENDING = "当前会话有待审批的执行计划，请先批准或拒绝（POST /api/chat/resume）后再发送新消息"
@@ -100,6 +101,9 @@ async def chat(
         attachment = None
         if file is not None and (file.filename or file.size):
             try:
+                await check_upload_room(
+                    state.settings.uploads_dir, state.settings.max_upload_disk_mb << 20, file.size or 0
+                )
                 saved = await save_pdf_upload(
                     file, state.settings.uploads_dir / session.id, state.settings.max_upload_mb << 20
                 )

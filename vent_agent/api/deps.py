@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import Depends, Request
+from fastapi import Depends, Request, Security
+from fastapi.security import APIKeyHeader
 
 from vent_agent.api.errors import ApiError
 from vent_agent.auth import AuthError, User, authenticate
@@ -24,22 +25,31 @@ def public_base_url(request: Request, state: AppState) -> str:
 
 StateDep = Annotated[AppState, Depends(get_state)]
 
+ACCESS_TOKEN = APIKeyHeader(
+    name="x-access-token",
+    scheme_name="AccessToken",
+    description="登录令牌（通风系统 /sys/user/getUserInfo 验证）",
+    auto_error=False,
+)
+"""The spec's ``x-access-token`` header, declared as the OpenAPI security scheme ``AccessToken``."""
+TokenDep = Annotated[str | None, Security(ACCESS_TOKEN)]
 
-async def require_user(request: Request, state: StateDep) -> User:
+
+async def require_user(state: StateDep, token: TokenDep) -> User:
     """The caller identified by ``x-access-token``; :class:`ApiError` 401/500/502/504 otherwise (spec)."""
     try:
-        return await authenticate(state.users, request.headers.get("x-access-token"))
+        return await authenticate(state.users, token)
     except AuthError as exc:
         raise ApiError(exc.status, exc.message) from exc
 
 
-async def require_admin(request: Request, state: StateDep) -> User | None:
+async def require_admin(state: StateDep, token: TokenDep) -> User | None:
     """For routes that change the service for everyone (model switch, thinking level, skill toggle and
     upload): a token is needed unless ``admin_needs_token`` is off (a deviation from the spec, which asks
     none; docs/API_DOCUMENTATION.md). Returns the caller, or None when no token is needed and none given."""
-    if not state.settings.admin_needs_token and not request.headers.get("x-access-token"):
+    if not state.settings.admin_needs_token and not token:
         return None
-    return await require_user(request, state)
+    return await require_user(state, token)
 
 
 CurrentUser = Annotated[User, Depends(require_user)]

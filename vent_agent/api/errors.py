@@ -8,6 +8,7 @@ from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.middleware.body_limit import MAX_BODY_SIZE_SCOPE_KEY
 
 log = logging.getLogger(__name__)
 
@@ -84,6 +85,30 @@ def _describe(exc: RequestValidationError) -> str:
     return "请求参数错误：" + "；".join(parts) if parts else "请求参数错误"
 
 
+_HTTP_MESSAGES = {
+    400: "请求体解析失败",
+    401: "未登录或令牌无效",
+    403: "无权访问",
+    404: "资源不存在",
+    405: "不支持该请求方法",
+    406: "不支持请求的响应格式",
+    409: "请求与当前状态冲突",
+    411: "缺少 Content-Length",
+    413: "请求体过大",
+    415: "不支持的请求体类型",
+    429: "请求过于频繁，请稍后再试",
+}
+
+
+def http_message(status: int, body_limit: int | None = None) -> str:
+    """The Chinese message for an HTTP error raised by Starlette or FastAPI with an English text
+    (``body_limit``: the route's body size limit in bytes, named in a 413)."""
+    if status == 413 and body_limit:
+        limit = f"{body_limit / (1 << 20):.0f} MB" if body_limit >= 1 << 20 else f"{body_limit >> 10} KB"
+        return f"请求体过大：上限 {limit}"
+    return _HTTP_MESSAGES.get(status, "请求错误" if status < 500 else "服务器内部错误")
+
+
 def install_error_handlers(app: FastAPI) -> None:
     """Register the handlers that give every error the spec's shape."""
 
@@ -96,14 +121,10 @@ def install_error_handlers(app: FastAPI) -> None:
         return JSONResponse({"error": _describe(exc)}, status_code=400)
 
     @app.exception_handler(StarletteHTTPException)
-    async def _http(_req: Request, exc: StarletteHTTPException) -> JSONResponse:
-        message = exc.detail if isinstance(exc.detail, str) else "请求错误"
-        if exc.status_code == 404 and message == "Not Found":
-            message = "资源不存在"
-        elif exc.status_code == 400 and message.isascii():
-            message = f"请求体解析失败（{message}）"
-        elif exc.status_code == 405:
-            message = "不支持该请求方法"
+    async def _http(req: Request, exc: StarletteHTTPException) -> JSONResponse:
+        message = exc.detail if isinstance(exc.detail, str) else ""
+        if not message or message.isascii():  # Starlette's and FastAPI's own texts are English
+            message = http_message(exc.status_code, req.scope.get(MAX_BODY_SIZE_SCOPE_KEY))
         return JSONResponse({"error": message}, status_code=exc.status_code, headers=exc.headers)
 
     @app.exception_handler(Exception)

@@ -4,11 +4,13 @@ check), ``GET /metrics`` (Prometheus text format)."""
 
 from __future__ import annotations
 
+import asyncio
+
 from fastapi import APIRouter, Request, Response
 from fastapi.responses import JSONResponse
 
 from vent_agent.api.deps import StateDep
-from vent_agent.observability.metrics import render_latest
+from vent_agent.observability.metrics import render_latest, set_upload_disk
 from vent_agent.observability.readiness import readiness_registry
 from vent_agent.state import AppState
 from vent_agent.store.db import migrations_head
@@ -64,7 +66,9 @@ async def readyz(request: Request, state: StateDep) -> JSONResponse:
 
 
 @router.get("/metrics", response_class=Response)
-async def metrics() -> Response:
-    """The service's metrics in Prometheus' text format (runs, events, tool/model latency, OCR pages)."""
+async def metrics(state: StateDep) -> Response:
+    """The service's metrics in Prometheus' text format (runs, events, tool/model latency, OCR pages,
+    upload disk use, cap and retention)."""
+    await asyncio.to_thread(set_upload_disk, state.settings)
     data, content_type = render_latest()
     return Response(content=data, media_type=content_type)

@@ -17,6 +17,7 @@ from vent_agent.interpret.agent import ClickTarget
 from vent_agent.interpret.facts import gather_device_facts, gather_tunnel_facts
 from vent_agent.interpret.run import FactsLoader, click_body, click_done_fields
 from vent_agent.state import AppState
+from vent_agent.upstream.models import DeviceType
 
 router = APIRouter(prefix="/api/interpret/click", tags=["interpret"])
 
@@ -38,7 +39,7 @@ class DeviceClick(_ClickBase):
 
     device_id: str = Field(min_length=1, max_length=128)
     device_name: str = Field(min_length=1, max_length=200)
-    device_type: str = Field(min_length=1, max_length=64)
+    device_type: DeviceType = Field(description="设备类型编码（设备类型字典 get_device_kind_dict）")
 
 
 async def _stream(

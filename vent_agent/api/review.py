@@ -8,13 +8,14 @@ from fastapi import APIRouter, File, Form, Request, UploadFile
 from sse_starlette import EventSourceResponse
 
 from vent_agent.api.deps import StateDep, public_base_url
-from vent_agent.api.errors import ApiError
+from vent_agent.api.review_upload import review_session, save_review_upload
 from vent_agent.api.sse import run_stream
-from vent_agent.documents.upload import UploadRejected, save_pdf_upload
+from vent_agent.api.uploads import UploadRoute
 from vent_agent.review.pipeline import ReviewRequest
 from vent_agent.review.run import review_body
+from vent_agent.review.session_turns import record_review_request
 
-router = APIRouter(prefix="/api/vent/review", tags=["review"])
+router = APIRouter(prefix="/api/vent/review", tags=["review"], route_class=UploadRoute)
 
 SESSION_ID_PATTERN = r"^[A-Za-z0-9._:-]{1,128}$"
 """Session ids travel in the ``X-Session-Id`` header: printable ASCII without separators."""
@@ -29,18 +30,22 @@ async def review_pdf(
     message: Annotated[str | None, Form(max_length=4000)] = None,
     force_refresh: Annotated[bool, Form()] = False,
 ) -> EventSourceResponse:
-    """Save and sniff the upload (400 not a PDF or empty, 413 too large), then stream the review."""
-    try:
-        saved = await save_pdf_upload(file, state.settings.uploads_dir, state.settings.max_upload_mb << 20)
-    except UploadRejected as exc:
-        raise ApiError(exc.status, exc.message) from exc
+    """Save and sniff the upload (400 not a PDF or empty, 413 too large, 507 upload disk full), then
+    stream the review. ``session_id`` must be the caller's own session (401 without ``x-access-token``,
+    404 unknown or another user's); the review then joins that session's history."""
+    session = await review_session(request, state, session_id)
+    uploads_dir = state.settings.uploads_dir / session.id if session else state.settings.uploads_dir
+    saved = await save_review_upload(state, file, uploads_dir)
     req = ReviewRequest(saved.path, saved.sha256, saved.file_name, force_refresh, message)
     base_url = public_base_url(request, state)
+    if session is not None:
+        await record_review_request(state, session, message, saved.file_name)
 
+    sid = session.id if session else None
     run_id = await state.runs.start(
         "review",
-        review_body(state, req, base_url, session_id),
-        session_id=session_id,
-        done_fields=lambda rid: {"session_id": session_id, "thread_id": rid},
+        review_body(state, req, base_url, session),
+        session_id=sid,
+        done_fields=lambda rid: {"session_id": sid, "thread_id": rid},
     )
-    return run_stream(state.runs, run_id, session_id=session_id, ping_s=state.settings.sse_ping_s)
+    return run_stream(state.runs, run_id, session_id=sid, ping_s=state.settings.sse_ping_s)

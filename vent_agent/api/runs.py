@@ -37,7 +37,7 @@ async def _visible_run(request: Request, state: AppState, run_id: str) -> RunRow
     if run is None:
         raise ApiError(404, "运行不存在")
     if run.user_name is not None:
-        user = await require_user(request, state)
+        user = await require_user(state, request.headers.get("x-access-token"))
         if user.user_name != run.user_name:
             raise ApiError(404, "运行不存在")
     return run

@@ -16,10 +16,11 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from vent_agent.api.deps import AdminUser, StateDep
 from vent_agent.api.errors import ApiError
+from vent_agent.api.uploads import UploadRoute
 from vent_agent.skills.errors import SkillError
 from vent_agent.skills.registry import SkillRegistry
 
-router = APIRouter(prefix="/api/skills", tags=["skills"])
+router = APIRouter(prefix="/api/skills", tags=["skills"], route_class=UploadRoute)
 
 
 def get_skills(state: StateDep) -> SkillRegistry:

@@ -191,7 +191,9 @@ async def _build_graph(state: AppState, em: Emitter, turn: ChatTurn, mode: str, 
             context_schema=AgentContext,
         )
         _remember_prompt(state, turn.session.id, prompt, extras)
-    return build_supervisor(agent, review, checkpointer=state.checkpointer, context_schema=AgentContext)
+    return build_supervisor(
+        agent, review, checkpointer=state.checkpointer, context_schema=AgentContext, plan_mode=mode == "plan"
+    )
 
 
 def _remember_prompt(state: AppState, session_id: str, prompt: str, extras: PromptExtras) -> None:
@@ -404,7 +406,9 @@ async def resume_run(em: Emitter, state: AppState, turn: ChatTurn, action: str) 
     """The body of an approve run: resume the interrupted graph with the user's decision."""
     turn.start_clock(state.settings.run_timeout_s)
     model = await state.models.chat_model()
-    if model is None:
+    pending = await pending_interrupt(state, turn.session.id, turn.thread_id)
+    review_pending = isinstance(getattr(pending, "value", None), dict) and pending.value.get("kind") == REVIEW
+    if model is None and not review_pending:  # an approved review needs no model
         await em.send(Error(message=NO_MODEL))
         await em.send(_done(turn, "对话失败"))
         return

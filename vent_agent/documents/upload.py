@@ -2,21 +2,22 @@
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import os
-import re
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
 from fastapi import UploadFile
 
+from vent_agent.documents.file_names import safe_file_name
+
 CHUNK = 1 << 16
-_SAFE_NAME = re.compile(r"[^\w.\-\u4e00-\u9fff]+")
 
 
 class UploadRejected(ValueError):
-    """An upload refused before any processing; ``status`` is the HTTP status to answer (400, 413)."""
+    """An upload refused before any processing; ``status`` is the HTTP status to answer (400, 413, 507)."""
 
     def __init__(self, status: int, message: str) -> None:
         super().__init__(message)
@@ -32,12 +33,6 @@ class SavedUpload:
     sha256: str
     size: int
     file_name: str
-
-
-def safe_file_name(name: str | None) -> str:
-    """The client's file name reduced to a safe base name (no directories, no control characters)."""
-    base = os.path.basename((name or "").replace("\\", "/")) or "plan.pdf"
-    return _SAFE_NAME.sub("_", base)[:120] or "plan.pdf"
 
 
 async def save_pdf_upload(upload: UploadFile, uploads_dir: Path, max_bytes: int) -> SavedUpload:
@@ -69,6 +64,29 @@ async def save_pdf_upload(upload: UploadFile, uploads_dir: Path, max_bytes: int)
         return SavedUpload(final, sha, size, safe_file_name(upload.filename))
     finally:
         tmp.unlink(missing_ok=True)
+
+
+def disk_usage(root: Path) -> int:
+    """Bytes of the regular files under ``root`` (0 when it does not exist)."""
+    total = 0
+    for dirpath, _dirs, files in os.walk(root):
+        for name in files:
+            try:
+                total += os.stat(os.path.join(dirpath, name), follow_symlinks=False).st_size
+            except OSError:  # removed meanwhile
+                continue
+    return total
+
+
+async def check_upload_room(root: Path, cap_bytes: int, incoming: int) -> int:
+    """Raise :class:`UploadRejected` 507 when the uploads under ``root`` plus ``incoming`` bytes would
+    exceed ``cap_bytes`` (``max_upload_disk_mb``; 0 = no cap); returns the bytes in use."""
+    used = await asyncio.to_thread(disk_usage, root)
+    if cap_bytes > 0 and used + incoming > cap_bytes:
+        raise UploadRejected(
+            507, f"上传文件的存储空间已满（上限 {cap_bytes >> 20} MB），请稍后再试或联系管理员清理"
+        )
+    return used
 
 
 def sha256_file(path: Path) -> str:

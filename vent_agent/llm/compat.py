@@ -8,11 +8,14 @@ Why subclass at all (checked against langchain-openai 1.7, langchain-deepseek 1.
   DeepSeek's thinking mode requires it for every assistant turn that made tool calls ("The
   reasoning_content in the thinking mode must be passed back to the API", HTTP 400), so a tool loop
   breaks on its second model call (langchain-ai/langchain issues #34166, #37389, #39370).
+* Some OpenAI-compatible servers send a tool call's ``function.arguments`` as a JSON object instead of
+  the JSON string the API defines; LangChain then fails the turn. The object is serialised as it stands
+  (:func:`serialise_tool_arguments`), streamed or not.
 * Some OpenAI-compatible servers stream parallel tool calls that all carry ``index: 0`` (told apart only
   by ``id``) or no index at all; LangChain merges chunks by index, and the calls are glued into one
   garbage call (``"get_aget_b"``, ``'{"x":1}{"y":2}'``).
 
-:class:`ReasoningRoundTrip` fixes the three for any ``BaseChatOpenAI`` subclass, and refuses a streamed
+:class:`ReasoningRoundTrip` fixes the four for any ``BaseChatOpenAI`` subclass, and refuses a streamed
 response that ends with neither a ``finish_reason`` nor complete tool calls (the server or a proxy closed
 the stream early; ``langchain-openai`` would return the partial text as if it were the answer): streamed and
 non-streamed ``reasoning_content`` (or ``reasoning``) lands in ``additional_kwargs["reasoning_content"]``
@@ -131,16 +134,55 @@ def _delta_reasoning(chunk: Mapping[str, Any]) -> str | None:
     return value if isinstance(value, str) and value else None
 
 
+def serialise_tool_arguments(calls: list[Any]) -> list[Any] | None:
+    """``calls`` (raw ``tool_calls`` of a message or delta) with each ``function.arguments`` that is
+    not a string (a JSON object or array sent as such) serialised to JSON text; None when all are
+    strings (or absent) already."""
+    fixed, changed = [], False
+    for call in calls:
+        function = call.get("function") if isinstance(call, dict) else None
+        args = function.get("arguments") if isinstance(function, dict) else None
+        if args is not None and not isinstance(args, str):
+            call = {**call, "function": {**function, "arguments": json.dumps(args, ensure_ascii=False)}}
+            changed = True
+        fixed.append(call)
+    return fixed if changed else None
+
+
 def _with_tool_call_indexes(chunk: dict) -> dict:
     """A copy of a raw stream chunk whose tool-call deltas all have an ``index`` key (None when the
-    server sent none): ``langchain-openai`` drops every tool call of a delta when one lacks it."""
+    server sent none: ``langchain-openai`` drops every tool call of a delta when one lacks it) and
+    string ``arguments`` (:func:`serialise_tool_arguments`)."""
     choices = chunk.get("choices") or []
     delta = choices[0].get("delta") if choices and isinstance(choices[0], dict) else None
     calls = delta.get("tool_calls") if isinstance(delta, dict) else None
-    if not calls or all(isinstance(c, dict) and "index" in c for c in calls):
+    if not calls:
         return chunk
-    fixed_calls = [{"index": None, **c} if isinstance(c, dict) else c for c in calls]
+    serialised = serialise_tool_arguments(calls)
+    if serialised is None and all(isinstance(c, dict) and "index" in c for c in calls):
+        return chunk
+    fixed_calls = [{"index": None, **c} if isinstance(c, dict) else c for c in serialised or calls]
     return {**chunk, "choices": [{**choices[0], "delta": {**delta, "tool_calls": fixed_calls}}, *choices[1:]]}
+
+
+def _with_string_arguments(response: Any) -> Any:
+    """A non-streamed response (dict or openai model) whose tool calls' ``arguments`` are all strings:
+    the response itself when they are, else its dict with them serialised."""
+    raw = response if isinstance(response, dict) else response.model_dump()
+    choices = raw.get("choices")
+    if not isinstance(choices, list):
+        return response
+    changed = False
+    new_choices = []
+    for choice in choices:
+        message = choice.get("message") if isinstance(choice, dict) else None
+        calls = message.get("tool_calls") if isinstance(message, dict) else None
+        serialised = serialise_tool_arguments(calls) if isinstance(calls, list) else None
+        if serialised is not None:
+            choice = {**choice, "message": {**message, "tool_calls": serialised}}
+            changed = True
+        new_choices.append(choice)
+    return {**raw, "choices": new_choices} if changed else response
 
 
 class ReasoningRoundTrip:
@@ -165,6 +207,7 @@ class ReasoningRoundTrip:
         return gen
 
     def _create_chat_result(self, response: Any, generation_info: dict | None = None) -> ChatResult:
+        response = _with_string_arguments(response)
         result = super()._create_chat_result(response, generation_info)  # type: ignore[misc]
         raw = response if isinstance(response, dict) else response.model_dump()
         choices = raw.get("choices") or []

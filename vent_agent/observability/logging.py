@@ -42,6 +42,10 @@ def make_handler(fmt: LogFormat = "plain", stream=None) -> logging.Handler:  # t
     return handler
 
 
+QUIET_LIBRARIES = ("bm25s",)
+"""Libraries whose loggers are held at WARNING or above, whatever the service's level."""
+
+
 def configure_logging(fmt: LogFormat = "plain", level: str | int = "INFO", stream=None) -> None:  # type: ignore[no-untyped-def]
     """Send the root logger (and uvicorn's loggers) to one handler in ``fmt``; idempotent: a second call
     replaces the handler it installed before. ``level``: a logging level name or number."""
@@ -51,6 +55,8 @@ def configure_logging(fmt: LogFormat = "plain", level: str | int = "INFO", strea
             root.removeHandler(h)
     root.addHandler(make_handler(fmt, stream))
     root.setLevel(level)
+    for name in QUIET_LIBRARIES:  # they set their own loggers to DEBUG
+        logging.getLogger(name).setLevel(max(root.level, logging.WARNING))
     for name in ("uvicorn", "uvicorn.error", "uvicorn.access"):
         lg = logging.getLogger(name)
         lg.handlers.clear()

@@ -4,7 +4,8 @@ Names (all prefixed ``vent_``): ``runs_started_total{kind}``, ``runs_total{kind,
 done, failed, cancelled, lost — a run whose worker died), ``runs_active{kind}``,
 ``events_appended_total{type}``, ``tool_latency_seconds{tool,outcome}``,
 ``model_latency_seconds{model,outcome}``, ``model_first_token_seconds{model}``,
-``ocr_pages_total{engine,outcome}``, ``ocr_page_seconds{engine}``. Served by ``GET /metrics``.
+``ocr_pages_total{engine,outcome}``, ``ocr_page_seconds{engine}``, ``upload_disk_used_bytes``,
+``upload_disk_cap_bytes`` (0: no cap), ``upload_retention_hours``. Served by ``GET /metrics``.
 
 Each worker process keeps its own figures; scrape every worker (one target each), as usual for several
 processes behind a load balancer.
@@ -15,8 +16,12 @@ from __future__ import annotations
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import TYPE_CHECKING
 
 from prometheus_client import CONTENT_TYPE_LATEST, REGISTRY, Counter, Gauge, Histogram, generate_latest
+
+if TYPE_CHECKING:
+    from vent_agent.settings import Settings
 
 LATENCY_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120)
 
@@ -44,6 +49,12 @@ OCR_PAGES = Counter(
 )
 OCR_PAGE_SECONDS = Histogram(
     "vent_ocr_page_seconds", "OCR time of one page, s", ["engine"], buckets=LATENCY_BUCKETS
+)
+
+UPLOAD_DISK_USED = Gauge("vent_upload_disk_used_bytes", "Bytes the uploaded files use on disk")
+UPLOAD_DISK_CAP = Gauge("vent_upload_disk_cap_bytes", "Cap on the uploads' disk use (0: none), bytes")
+UPLOAD_RETENTION = Gauge(
+    "vent_upload_retention_hours", "Age after which review files outside sessions are deleted, h"
 )
 
 
@@ -120,6 +131,15 @@ def time_model(model: str) -> Iterator[None]:
         ok = True
     finally:
         observe_model_call(model, time.perf_counter() - start, ok)
+
+
+def set_upload_disk(settings: Settings) -> None:
+    """Refresh the upload gauges: disk in use under ``uploads_dir`` (walks it), cap and retention."""
+    from vent_agent.documents.upload import disk_usage
+
+    UPLOAD_DISK_USED.set(disk_usage(settings.uploads_dir))
+    UPLOAD_DISK_CAP.set(settings.max_upload_disk_mb << 20)
+    UPLOAD_RETENTION.set(settings.upload_retention_hours)
 
 
 def render_latest() -> tuple[bytes, str]:

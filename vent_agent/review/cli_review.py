@@ -6,6 +6,7 @@ page as it is read."""
 from __future__ import annotations
 
 import json
+import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -49,11 +50,28 @@ def finding_rows(findings: list[Any]) -> list[dict[str, Any]]:
     ]
 
 
+def user_cache_dir() -> Path:
+    """The user's cache directory for vent-agent (``$XDG_CACHE_HOME/vent-agent``, default
+    ``~/.cache/vent-agent``)."""
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "vent-agent"
+
+
+def cli_settings() -> Settings:
+    """The settings of ``vent-agent review``: ``VENT_DATA_DIR`` when set (the service's extraction
+    cache is shared), else the user's cache directory, so a review never creates ``./data`` in the
+    working directory."""
+    settings = Settings()
+    if "data_dir" in settings.model_fields_set:
+        return settings
+    return settings.model_copy(update={"data_dir": user_cache_dir()})
+
+
 async def run_cli_review(plan: Path, output: Path | None, *, as_json: bool, force_refresh: bool) -> int:
     """Review ``plan``; write ``output`` (.docx) when given. Returns the exit code: 0 no major or
     critical finding, 1 some, 2 the plan could not be reviewed (or a reviewer failed)."""
     err = Console(stderr=True)
-    settings = Settings()
+    settings = cli_settings()
     req = ReviewRequest(plan, sha256_file(plan), plan.name, force_refresh)
     with Progress(
         SpinnerColumn(), TextColumn("{task.description}"), BarColumn(), console=err, transient=True

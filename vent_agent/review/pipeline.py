@@ -23,7 +23,13 @@ from zoneinfo import ZoneInfo
 from langchain_core.language_models import BaseChatModel
 from pydantic import BaseModel
 
-from vent_agent.documents.ocr import OCR_LAYOUT_VERSION, OcrEngine, OcrUnavailable, load_engine, ocr_pages
+from vent_agent.documents.ocr import (
+    OCR_LAYOUT_VERSION,
+    OcrEngine,
+    OcrUnavailable,
+    load_configured_engine,
+    ocr_pages,
+)
 from vent_agent.documents.pdf_text import ExtractedPdf, PdfError, extract_pdf
 from vent_agent.documents.plan import Plan
 from vent_agent.documents.plan_parser import parse_plan
@@ -137,9 +143,7 @@ async def _ocr(
     async with ocr_slots if ocr_slots is not None else contextlib.nullcontext():
         if engine is None:
             try:
-                engine = await asyncio.to_thread(
-                    load_engine, settings.ocr_engine, paddle_model_dir=settings.paddle_model_dir
-                )
+                engine = await asyncio.to_thread(load_configured_engine, settings)
             except OcrUnavailable as exc:
                 raise ReviewFailed(
                     f"PDF 有 {len(missing)} 页没有文字层（扫描件），但 OCR 引擎不可用：{exc}"

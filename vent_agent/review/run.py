@@ -15,9 +15,11 @@ from vent_agent.review.pipeline import ReviewFailed, ReviewRequest, review_plan
 from vent_agent.review.provenance import Artifact, build_record, save_record
 from vent_agent.review.publish import PublishedReport, publish_docx, stream_markdown
 from vent_agent.review.result import ReviewResult
+from vent_agent.review.session_turns import record_review_answer, review_done_fields
 from vent_agent.runs.emitter import Emitter
 from vent_agent.runs.manager import RunBody
 from vent_agent.state import AppState
+from vent_agent.store.models import SessionRow
 
 
 async def review_run(
@@ -67,6 +69,7 @@ async def review_run(
         )
     await _save_provenance(em, state, result, report, session_id)
     counts = result.counts()
+    coverage = ReviewCoverage(**result.coverage.to_event()) if result.coverage else None
     if final:
         await em.send(
             ReviewDone(
@@ -75,13 +78,16 @@ async def review_run(
                 download_url=report.download_url,
                 message="审查完成",
                 summary=SeverityCounts(**counts),
-                coverage=ReviewCoverage(**result.coverage.to_event()) if result.coverage else None,
+                coverage=coverage,
             )
         )
     else:
         await em.send(
             ReviewProgress(
-                message="审查完成", download_url=report.download_url, summary=SeverityCounts(**counts)
+                message="审查完成",
+                download_url=report.download_url,
+                summary=SeverityCounts(**counts),
+                coverage=coverage,
             )
         )
     found = "，".join(f"{severity_label(Severity(k))} {v} 项" for k, v in counts.items() if v) or "未发现问题"
@@ -112,11 +118,20 @@ async def _save_provenance(
     await asyncio.to_thread(save_record, state.settings.reports_dir, record)
 
 
-def review_body(state: AppState, req: ReviewRequest, base_url: str, session_id: str | None) -> RunBody:
-    """The body of a ``POST /api/vent/review/pdf`` run: the saved upload's review, ended with ``done``."""
+def review_body(state: AppState, req: ReviewRequest, base_url: str, session: SessionRow | None) -> RunBody:
+    """The body of a ``POST /api/vent/review/pdf`` run: the saved upload's review, ended with ``done``.
+    With the caller's ``session`` the review joins its history (:mod:`vent_agent.review.session_turns`;
+    the user turn is stored by the route before the run starts)."""
 
     async def body(em: Emitter) -> None:
-        await em.send(ReviewProgress(message="正在保存上传的 PDF 文件..."))
-        await review_run(em, state, req, base_url, session_id)
+        await em.send(
+            ReviewProgress(message=f"正在保存上传的 PDF 文件《{req.file_name}》...", file_name=req.file_name)
+        )
+        if session is None:
+            await review_run(em, state, req, base_url, None)
+            return
+        summary = await review_run(em, state, req, base_url, session.id, final=False)
+        await record_review_answer(state, em, session, summary)
+        await em.send(ReviewDone(**await review_done_fields(state, em, session.id)))
 
     return body

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
+from vent_agent.review.retention import ReviewFileSweep
 from vent_agent.runs.broker import InProcessBroker
 from vent_agent.runs.manager import RunManager
 from vent_agent.runs.retention import RetentionSweep
@@ -60,7 +61,10 @@ async def open_runs(
     manager = RunManager(db, broker=broker, poll_s=poll_s, worker_id=worker_id)
     heartbeat = WorkerHeartbeat(manager, interval_s=heartbeat_s, dead_after_s=dead_after_s)
     retention = RetentionSweep(
-        manager, retention_hours=settings.event_retention_hours, every_s=settings.retention_sweep_s
+        manager,
+        retention_hours=settings.event_retention_hours,
+        every_s=settings.retention_sweep_s,
+        also=[ReviewFileSweep(settings, db).sweep] if hasattr(settings, "upload_retention_hours") else [],
     )
     try:
         await heartbeat.start()

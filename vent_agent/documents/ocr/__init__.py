@@ -2,7 +2,13 @@
 PaddleOCR (optional, :mod:`.paddle`) behind it, and the layout that turns boxes into the text-layer
 path's page structure (:mod:`.layout`, :mod:`.rules`, :mod:`.tables`, :mod:`.page`)."""
 
-from vent_agent.documents.ocr.engine import OcrBox, OcrEngine, OcrUnavailable, load_engine
+from vent_agent.documents.ocr.engine import (
+    OcrBox,
+    OcrEngine,
+    OcrUnavailable,
+    load_configured_engine,
+    load_engine,
+)
 from vent_agent.documents.ocr.page import OCR_LAYOUT_VERSION, OcrStats, ocr_pages
 
 __all__ = [
@@ -11,6 +17,7 @@ __all__ = [
     "OcrEngine",
     "OcrStats",
     "OcrUnavailable",
+    "load_configured_engine",
     "load_engine",
     "ocr_pages",
 ]

@@ -14,12 +14,17 @@ from __future__ import annotations
 
 import threading
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
-from typing import Literal, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Literal, Protocol, runtime_checkable
 
 from PIL import Image
 
+if TYPE_CHECKING:
+    from vent_agent.settings import Settings
+
 EngineName = Literal["rapidocr", "paddle", "none"]
+Isolation = Literal["process", "thread"]
 
 Point = tuple[float, float]
 
@@ -65,30 +70,69 @@ class OcrEngine(Protocol):
     def recognise(self, image: Image.Image) -> list[OcrBox]: ...
 
 
-_LOADED: dict[tuple[str, str | None], OcrEngine] = {}
+_LOADED: dict[tuple[str, str | None, str], OcrEngine] = {}
 _LOAD_LOCK = threading.Lock()
 
 
-def load_engine(engine: EngineName, *, paddle_model_dir: Path | None = None) -> OcrEngine | None:
+def load_engine(
+    engine: EngineName,
+    *,
+    paddle_model_dir: Path | None = None,
+    isolation: Isolation = "thread",
+    workers: int = 1,
+    max_tasks_per_worker: int = 25,
+    idle_s: float = 10.0,
+) -> OcrEngine | None:
     """The engine named by ``settings.ocr_engine`` (``rapidocr``, ``paddle``), loaded once per process;
     None for ``none`` (OCR switched off).
+
+    ``isolation="thread"``: the engine runs in this process (callers use worker threads).
+    ``isolation="process"`` (the service's default, ``VENT_OCR_ISOLATION``): a
+    :class:`~vent_agent.documents.ocr.pool.ProcessOcrEngine` whose ``workers`` processes load the engine,
+    are replaced after ``max_tasks_per_worker`` calls and exit after ``idle_s`` seconds without a call,
+    so the engine's memory goes back to the system; it is probed (loaded in a worker) before it is
+    returned.
 
     Raises :class:`OcrUnavailable` when the engine's package is not installed or its models cannot be
     loaded (for ``paddle``: ``paddle_model_dir`` unset or missing, see docs/OCR.md).
     """
     if engine == "none":
         return None
-    key = (engine, str(paddle_model_dir) if paddle_model_dir else None)
+    key = (engine, str(paddle_model_dir) if paddle_model_dir else None, isolation)
     with _LOAD_LOCK:
         if key not in _LOADED:
-            if engine == "rapidocr":
+            if engine not in ("rapidocr", "paddle"):
+                raise OcrUnavailable(f"未知的 OCR 引擎：{engine} / unknown OCR engine: {engine}")
+            if isolation == "process":
+                from vent_agent.documents.ocr.pool import ProcessOcrEngine
+
+                pooled = ProcessOcrEngine(
+                    engine,
+                    partial(load_engine, engine, paddle_model_dir=paddle_model_dir),
+                    workers=workers,
+                    max_tasks_per_worker=max_tasks_per_worker,
+                    idle_s=idle_s,
+                )
+                pooled.probe()
+                _LOADED[key] = pooled
+            elif engine == "rapidocr":
                 from vent_agent.documents.ocr.rapid import RapidOcrEngine
 
                 _LOADED[key] = RapidOcrEngine()
-            elif engine == "paddle":
+            else:
                 from vent_agent.documents.ocr.paddle import PaddleOcrEngine
 
                 _LOADED[key] = PaddleOcrEngine.from_model_dir(paddle_model_dir)
-            else:
-                raise OcrUnavailable(f"未知的 OCR 引擎：{engine} / unknown OCR engine: {engine}")
         return _LOADED[key]
+
+
+def load_configured_engine(settings: Settings) -> OcrEngine | None:
+    """:func:`load_engine` with the service's OCR settings (``VENT_OCR_*``)."""
+    return load_engine(
+        settings.ocr_engine,
+        paddle_model_dir=settings.paddle_model_dir,
+        isolation=settings.ocr_isolation,
+        workers=settings.ocr_concurrency,
+        max_tasks_per_worker=settings.ocr_worker_max_pages,
+        idle_s=settings.ocr_worker_idle_s,
+    )

@@ -1,0 +1,85 @@
+"""OCR in recycled worker processes (documents/ocr/pool.py): calls run in another process, a worker is
+replaced after its quota of calls, the pool exits when idle, a failing engine is OcrUnavailable."""
+
+from __future__ import annotations
+
+import os
+import time
+from functools import partial
+
+import pytest
+from PIL import Image
+
+from vent_agent.documents.ocr.engine import OcrBox, OcrUnavailable, load_engine
+from vent_agent.documents.ocr.pool import ProcessOcrEngine
+
+
+class PidEngine:
+    """Answers one box whose text is the worker's pid and whose width is the image's."""
+
+    name = "pid-ocr"
+
+    def recognise(self, image: Image.Image) -> list[OcrBox]:
+        return [OcrBox.from_rect(str(os.getpid()), 0.9, 0, 0, image.size[0], image.size[1])]
+
+
+def make_pid_engine() -> PidEngine:
+    return PidEngine()
+
+
+def broken_engine() -> PidEngine:
+    raise OcrUnavailable("模型缺失 / models missing")
+
+
+def test_calls_run_in_a_recycled_worker_process() -> None:
+    engine = ProcessOcrEngine("pid-ocr", make_pid_engine, max_tasks_per_worker=2, idle_s=60)
+    try:
+        image = Image.new("RGB", (37, 11), "white")
+        pids = [engine.recognise(image)[0].text for _ in range(4)]
+        assert str(os.getpid()) not in pids
+        assert pids[0] == pids[1] and pids[2] == pids[3] and pids[1] != pids[2]  # replaced after 2 calls
+        box = engine.recognise(image)[0]
+        assert box.bbox == (0, 0, 37, 11)  # the pixels crossed the boundary intact
+        text, score = engine.read_line(image)  # no read_line on the engine: recognise's boxes joined
+        assert text.isdigit() and score == pytest.approx(0.9)
+    finally:
+        engine.close()
+    assert not engine.running
+
+
+def test_pool_exits_when_idle_and_starts_again() -> None:
+    engine = ProcessOcrEngine("pid-ocr", make_pid_engine, idle_s=0.2)
+    try:
+        first = engine.probe()
+        assert first == "pid-ocr" and engine.running
+        deadline = time.monotonic() + 10
+        while engine.running and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not engine.running
+        assert engine.recognise(Image.new("RGB", (8, 8)))[0].text.isdigit()
+    finally:
+        engine.close()
+
+
+def test_engine_that_cannot_load_is_unavailable() -> None:
+    engine = ProcessOcrEngine("broken", broken_engine, idle_s=60)
+    try:
+        with pytest.raises(OcrUnavailable, match="模型缺失"):
+            engine.probe()
+    finally:
+        engine.close()
+
+
+def test_load_engine_in_process_isolation_probes_the_engine() -> None:
+    with pytest.raises(OcrUnavailable):
+        load_engine("paddle", paddle_model_dir=None, isolation="process", idle_s=0.1)
+    engine = load_engine("rapidocr", isolation="process", idle_s=5)
+    assert isinstance(engine, ProcessOcrEngine) and engine.name == "rapidocr"
+    assert load_engine("rapidocr", isolation="process") is engine
+    engine.close()
+
+
+def test_factory_is_picklable_for_spawn() -> None:
+    import pickle
+
+    pickle.dumps(partial(load_engine, "rapidocr", paddle_model_dir=None))

@@ -1,0 +1,181 @@
+"""Multipart bodies read the way the users' clients send them: file names and text fields.
+
+Starlette (1.x) parses multipart bodies with python-multipart, whose ``parse_options_header`` drops
+RFC 5987 parameters (``filename*=``), so a part carrying only ``filename*`` became a text field (and the
+upload "missing"); a text field or a file name whose bytes are not UTF-8 was silently decoded as
+Latin-1 (mojibake); and its errors are English. :class:`UploadRoute` (set as ``route_class`` of the
+routers that take uploads) hands the endpoint a :class:`FormRequest`, whose multipart parser:
+
+- takes a part with ``filename`` or ``filename*`` as a file, its name decoded by
+  :func:`~vent_agent.documents.file_names.header_file_name` (``filename*`` preferred; GB18030 bytes
+  decoded; otherwise ``plan.pdf``);
+- refuses a text field that is not valid in the body's charset (UTF-8 unless the Content-Type says
+  otherwise) with 400 ``字段 <name> 不是 UTF-8 编码的文本``;
+- answers its errors in Chinese (400).
+
+Other content types are parsed by Starlette unchanged.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Coroutine
+from contextlib import aclosing
+from tempfile import SpooledTemporaryFile
+from typing import Any
+
+from fastapi import Request, Response
+from fastapi.routing import APIRoute
+from python_multipart.multipart import parse_options_header
+from starlette.datastructures import FormData, Headers, UploadFile
+from starlette.exceptions import HTTPException
+from starlette.formparsers import MultiPartException, MultiPartParser
+from starlette.responses import JSONResponse
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from vent_agent.api.errors import http_message
+from vent_agent.documents.file_names import header_file_name
+
+_EXTENDED = re.compile(rb";\s*filename\*\s*=\s*([^;]*)", re.IGNORECASE)
+_SIZE = re.compile(r"(\d+)KB")
+
+
+class _NotText(MultiPartException):
+    """A text field whose bytes are not valid in the body's charset."""
+
+
+def chinese_multipart_error(message: str) -> str:
+    """A Chinese message for python-multipart/Starlette's English one (sizes kept)."""
+    size = _SIZE.search(message)
+    if message.startswith(("Field exceeded", "Part exceeded")) and size:
+        return f"表单字段过大：单个字段上限 {size.group(1)} KB"
+    if message.startswith("Too many files"):
+        return "上传的文件过多"
+    if message.startswith("Too many fields"):
+        return "表单字段过多"
+    if "boundary" in message:
+        return "multipart 请求缺少 boundary"
+    if "Content-Disposition" in message:
+        return "表单部件缺少 Content-Disposition 的 name"
+    return "multipart 请求体格式错误"
+
+
+class _Parser(MultiPartParser):
+    """Starlette's multipart parser with RFC 5987 file names, GB18030 fallback and strict text fields."""
+
+    def on_headers_finished(self) -> None:
+        super().on_headers_finished()
+        raw = bytes(self._current_part.content_disposition or b"")
+        _, options = parse_options_header(raw)
+        match = _EXTENDED.search(raw)
+        extended = match.group(1).decode("latin-1") if match else None
+        name = header_file_name(options.get(b"filename"), extended)
+        if name is None:
+            return
+        if self._current_part.file is None:  # only ``filename*``: Starlette took it for a text field
+            self._current_fields -= 1
+            self._current_files += 1
+            if self._current_files > self.max_files:
+                raise MultiPartException(f"Too many files. Maximum number of files is {self.max_files}.")
+            spool: SpooledTemporaryFile[bytes] = SpooledTemporaryFile(max_size=self.spool_max_size)  # noqa: SIM115 - closed with the form
+            self._files_to_close_on_error.append(spool)
+            self._current_part.file = UploadFile(
+                file=spool,  # type: ignore[arg-type]
+                size=0,
+                filename=name,
+                headers=Headers(raw=self._current_part.item_headers),
+            )
+        else:
+            self._current_part.file.filename = name
+
+    def on_part_end(self) -> None:
+        part = self._current_part
+        if part.file is None:
+            try:
+                bytes(part.data).decode(self._charset or "utf-8")
+            except (UnicodeDecodeError, LookupError):
+                raise _NotText(f"字段 {part.field_name} 不是 UTF-8 编码的文本") from None
+        super().on_part_end()
+
+
+class FormRequest(Request):
+    """A request whose multipart form is read by :class:`_Parser` (see the module docstring)."""
+
+    async def _get_form(
+        self,
+        *,
+        max_files: int | float = 1000,
+        max_fields: int | float = 1000,
+        max_part_size: int = 1024 * 1024,
+    ) -> FormData:
+        content_type, _ = parse_options_header(self.headers.get("Content-Type"))
+        if self._form is not None or content_type != b"multipart/form-data":
+            return await super()._get_form(
+                max_files=max_files, max_fields=max_fields, max_part_size=max_part_size
+            )
+        try:
+            async with aclosing(self.stream()) as stream:
+                parser = _Parser(
+                    self.headers,
+                    stream,
+                    max_files=max_files,
+                    max_fields=max_fields,
+                    max_part_size=max_part_size,
+                )
+                self._form = await parser.parse()
+        except _NotText as exc:
+            raise HTTPException(400, f"请求参数错误：{exc.message}") from exc
+        except MultiPartException as exc:
+            raise HTTPException(400, chinese_multipart_error(exc.message)) from exc
+        return self._form
+
+
+class UploadRoute(APIRoute):
+    """An :class:`~fastapi.routing.APIRoute` whose endpoint gets a :class:`FormRequest`."""
+
+    def get_route_handler(self) -> Callable[[Request], Coroutine[Any, Any, Response]]:
+        handler = super().get_route_handler()
+
+        async def route_handler(request: Request) -> Response:
+            return await handler(FormRequest(request.scope, request.receive))
+
+        return route_handler
+
+
+class ChineseBodyLimit:
+    """ASGI middleware: Starlette's body-size limiter (FastAPI ``max_body_size``, set per router in
+    ``create_app``) answers a body whose Content-Length is over the limit with a plain-text
+    ``Content Too Large``, bypassing the exception handlers; this turns that answer into the spec's
+    ``{"error": "请求体过大：上限 …"}`` (413). ``json_limit`` / ``upload_limit`` (bytes) name the limit
+    for JSON and multipart requests."""
+
+    def __init__(self, app: ASGIApp, *, json_limit: int, upload_limit: int) -> None:
+        self.app = app
+        self.json_limit = json_limit
+        self.upload_limit = upload_limit
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        multipart = Headers(scope=scope).get("content-type", "").startswith("multipart/")
+        limit = self.upload_limit if multipart else self.json_limit
+        replaced = False
+
+        async def send_chinese(message: Message) -> None:
+            nonlocal replaced
+            if message["type"] == "http.response.start" and message["status"] == 413:
+                headers = Headers(raw=message.get("headers", []))
+                if headers.get("content-type", "").startswith("text/plain"):
+                    replaced = True
+                    response = JSONResponse({"error": http_message(413, limit)}, status_code=413)
+                    await send(
+                        {"type": "http.response.start", "status": 413, "headers": response.raw_headers}
+                    )
+                    await send({"type": "http.response.body", "body": response.body})
+                    return
+            if replaced:  # the plain-text body that followed
+                return
+            await send(message)
+
+        await self.app(scope, receive, send_chinese)

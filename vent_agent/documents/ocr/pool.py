@@ -1,0 +1,183 @@
+"""OCR in recycled worker processes, so that the engine's memory goes back to the system.
+
+An OCR engine on ONNX Runtime (or Paddle) grows its process by several hundred MiB while it reads a
+large page and keeps most of it: run in the service's own process, a review of a scan left the service
+at about three times its idle size. :class:`ProcessOcrEngine` keeps the same
+:class:`~vent_agent.documents.ocr.engine.OcrEngine` interface but runs every call in a
+:class:`concurrent.futures.ProcessPoolExecutor` (``spawn`` start method: the workers share nothing with
+the service's threads and event loop):
+
+- each worker loads the engine once (``factory``, a picklable callable, run by the pool's initializer)
+  and is replaced after ``max_tasks_per_worker`` calls (``max_tasks_per_child``), which bounds what one
+  worker can pile up;
+- the pool is shut down once no call has been made for ``idle_s`` seconds (all workers exit), and started
+  again by the next call; the first call after that pays the engine's load time again (about 2 s).
+
+Images cross the process boundary as raw pixels (mode, size, bytes); boxes come back pickled.
+"""
+
+from __future__ import annotations
+
+import logging
+import multiprocessing
+import threading
+from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from typing import Any
+
+from PIL import Image
+
+from vent_agent.documents.ocr.engine import OcrBox, OcrEngine, OcrUnavailable
+
+log = logging.getLogger(__name__)
+
+EngineFactory = Callable[[], OcrEngine | None]
+"""Builds the engine inside a worker; raises :class:`OcrUnavailable` when it cannot."""
+
+PackedImage = tuple[str, tuple[int, int], bytes]
+
+_WORKER_ENGINE: OcrEngine | None = None
+_WORKER_ERROR: str | None = None
+
+
+def _init_worker(factory: EngineFactory) -> None:
+    """Pool initializer: load the engine once per worker (an error is kept and raised on each call)."""
+    global _WORKER_ENGINE, _WORKER_ERROR
+    try:
+        _WORKER_ENGINE = factory()
+    except OcrUnavailable as exc:
+        _WORKER_ERROR = str(exc)
+    except Exception as exc:  # any other failure to build the engine reaches the caller as OcrUnavailable
+        _WORKER_ERROR = f"OCR 引擎加载失败 / cannot load the OCR engine: {exc}"
+
+
+def _worker_engine() -> OcrEngine:
+    if _WORKER_ENGINE is None:
+        raise OcrUnavailable(_WORKER_ERROR or "OCR 引擎未加载 / no OCR engine in the worker")
+    return _WORKER_ENGINE
+
+
+def _pack(image: Image.Image) -> PackedImage:
+    image = image.convert("RGB")
+    return image.mode, image.size, image.tobytes()
+
+
+def _unpack(packed: PackedImage) -> Image.Image:
+    mode, size, data = packed
+    return Image.frombytes(mode, size, data)
+
+
+def _probe() -> str:
+    """Runs in a worker: the loaded engine's name (raises OcrUnavailable when it failed to load)."""
+    return _worker_engine().name
+
+
+def _recognise(packed: PackedImage) -> list[OcrBox]:
+    return _worker_engine().recognise(_unpack(packed))
+
+
+def _read_line(packed: PackedImage) -> tuple[str, float]:
+    from vent_agent.documents.ocr.recover import read_line
+
+    return read_line(_worker_engine(), _unpack(packed))
+
+
+class ProcessOcrEngine:
+    """An :class:`~vent_agent.documents.ocr.engine.OcrEngine` whose calls run in recycled worker
+    processes (see the module docstring).
+
+    ``name``: the engine's name (for progress messages and cache keys). ``workers``: pool size (the
+    service's OCR concurrency). Calls are blocking and thread-safe. Raises :class:`OcrUnavailable` when
+    the engine cannot load in the worker, or the worker died (e.g. killed for memory) during a call.
+    """
+
+    def __init__(
+        self,
+        name: str,
+        factory: EngineFactory,
+        *,
+        workers: int = 1,
+        max_tasks_per_worker: int = 25,
+        idle_s: float = 10.0,
+    ) -> None:
+        self.name = name
+        self._factory = factory
+        self._workers = max(1, workers)
+        self._max_tasks = max(1, max_tasks_per_worker)
+        self._idle_s = idle_s
+        self._lock = threading.Lock()
+        self._executor: ProcessPoolExecutor | None = None
+        self._busy = 0
+        self._timer: threading.Timer | None = None
+
+    @property
+    def running(self) -> bool:
+        """True while the worker pool is up (between a call and the idle shut-down)."""
+        return self._executor is not None
+
+    def _acquire(self) -> ProcessPoolExecutor:
+        with self._lock:
+            if self._timer is not None:
+                self._timer.cancel()
+                self._timer = None
+            if self._executor is None:
+                self._executor = ProcessPoolExecutor(
+                    self._workers,
+                    mp_context=multiprocessing.get_context("spawn"),
+                    initializer=_init_worker,
+                    initargs=(self._factory,),
+                    max_tasks_per_child=self._max_tasks,
+                )
+            self._busy += 1
+            return self._executor
+
+    def _release(self) -> None:
+        with self._lock:
+            self._busy -= 1
+            if self._busy == 0 and self._executor is not None:
+                self._timer = threading.Timer(self._idle_s, self._shutdown_if_idle)
+                self._timer.daemon = True
+                self._timer.start()
+
+    def _shutdown_if_idle(self) -> None:
+        with self._lock:
+            if self._busy or self._executor is None:
+                return
+            executor, self._executor, self._timer = self._executor, None, None
+        executor.shutdown(wait=True, cancel_futures=True)
+        log.debug("OCR worker pool of %s shut down after %.0f s idle", self.name, self._idle_s)
+
+    def _call(self, fn: Callable[..., Any], *args: Any) -> Any:
+        executor = self._acquire()
+        try:
+            return executor.submit(fn, *args).result()
+        except BrokenProcessPool as exc:
+            with self._lock:  # a dead worker breaks the pool: the next call starts a new one
+                if self._executor is executor:
+                    self._executor = None
+            executor.shutdown(wait=False, cancel_futures=True)
+            raise OcrUnavailable(f"OCR 工作进程意外退出 / the OCR worker process died: {exc}") from exc
+        finally:
+            self._release()
+
+    def probe(self) -> str:
+        """Load the engine in a worker now; its name. Raises :class:`OcrUnavailable` when it cannot."""
+        return self._call(_probe)
+
+    def recognise(self, image: Image.Image) -> list[OcrBox]:
+        """Text boxes of an image, found and read in a worker (see ``OcrEngine.recognise``)."""
+        return self._call(_recognise, _pack(image))
+
+    def read_line(self, image: Image.Image) -> tuple[str, float]:
+        """One text line read in a worker: the engine's recognition-only ``read_line`` when it has one."""
+        return self._call(_read_line, _pack(image))
+
+    def close(self) -> None:
+        """Shut the pool down now (waits for running calls)."""
+        with self._lock:
+            if self._timer is not None:
+                self._timer.cancel()
+            executor, self._executor, self._timer = self._executor, None, None
+        if executor is not None:
+            executor.shutdown(wait=True, cancel_futures=True)
