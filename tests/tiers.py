@@ -4,9 +4,9 @@
   ``pg_module_url`` or ``redis_url``; or it is the ``postgres``/``redis`` case of a parametrised fixture
   (``store_url[postgres]``); or its code, its fixtures' code, or a function or class of ``tests/`` they
   call (followed transitively) names a helper of ``tests/pg.py`` that opens such a service.
-- ``slow``: over ~5 s on an unloaded machine (real OCR of the scanned sample, Node, worker processes):
-  the test uses a fixture or helper that does such work, or is listed in ``SLOW_TESTS`` (measured with
-  ``pytest --durations=0``), or carries ``@pytest.mark.slow`` itself.
+- ``slow``: the slowest tests, over ~5 s on a loaded 2-core machine (real OCR of the scanned sample, Node,
+  Chromium, worker processes, the plan hands): the test uses a fixture or helper that does such work, or
+  is listed in ``SLOW_TESTS`` (measured with ``pytest --durations=0``), or carries ``@pytest.mark.slow``.
 - ``unit``: neither; the day-to-day tier is ``pytest -m unit``.
 
 The markers are declared in pyproject.toml (``--strict-markers``); CI runs every tier.
