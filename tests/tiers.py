@@ -41,6 +41,7 @@ SLOW_TESTS = frozenset(
         "tests/test_fuzz_openapi.py",  # schemathesis over every operation
         "tests/test_mcp_server.py::test_stdio_child_process",
         "tests/test_ocr_engines.py::test_rapidocr_reads_an_image_offline",
+        "tests/test_ocr_pool.py",  # OCR in worker processes, started and recycled
         "tests/test_plan_hands.py",  # renders and reviews every hand; the scanned one is OCR'd
         "tests/test_report_language.py",  # full reviews of both sample plans
         "tests/test_demo_mine.py::test_history_720_hourly_points_per_device",
