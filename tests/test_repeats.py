@@ -149,3 +149,42 @@ def test_the_provenance_of_a_bound_plan_traces_every_copy(tmp_path: Path) -> Non
         assert all(lk.status == "ok" for lk in links), (f.message, [lk.reason for lk in links])
         copies += sum(1 for lk in links if (lk.detail.get("page") or 0) > 5)
     assert copies >= len(record.findings) - 2  # every finding with a page also points at its copy
+
+
+PLAN_A = DATA / "plan-2026-08-a.pdf"
+
+
+@pytest.mark.parametrize(
+    ("first", "second", "reviewed"),
+    [(PLAN_A, PLAN_B, [1, 2, 3, 4, 5]), (PLAN_B, PLAN_A, [6, 7, 8, 9, 10])],
+    ids=["a-then-b", "b-then-a"],
+)
+def test_two_differing_versions_are_not_mixed(
+    first: Path, second: Path, reviewed: list[int], tmp_path: Path
+) -> None:
+    """Two versions bound together: the most complete copy (plan a: it has a location plan b lacks) is
+    reviewed alone, never one version's calculations against the other's tables, and one major finding
+    says the effective version is unclear."""
+    pdf = tmp_path / "versions.pdf"
+    pdf.write_bytes(bind([first, second]))
+    got = review_file(pdf, tmp_path / "d")
+    alone = review_file(PLAN_A, tmp_path / "s")
+    conflicting = [f for f in got.findings if f.rule_id == "form.conflicting_versions"]
+    rest = [f for f in got.findings if f.rule_id != "form.conflicting_versions"]
+    (one,) = conflicting
+    assert one.severity == Severity.MAJOR and "生效版本不明" in one.message
+    assert f"仅审查了第{page_ranges(reviewed)}页" in one.message
+    assert got.repeats is not None and got.repeats.reviewed == reviewed
+    shift = reviewed[0] - 1
+    expected = [f.model_copy(update={"page": f.page + shift if f.page else f.page}) for f in alone.findings]
+    assert finding_keys(rest) == finding_keys(expected)
+    assert not [f for f in got.findings if f.rule_id == RULE_ID]
+
+
+def test_copies_differing_only_in_page_numbers_are_copies() -> None:
+    from vent_agent.documents.repeats import _differs, _lines
+
+    body = "\n".join(f"第{i}行：15216综采工作面需风量 1132.2 m³/min" for i in range(8))
+    for a, b in [("第 1 页", "第 6 页"), ("- 1 -", "- 6 -"), ("1/5", "6/10"), ("第1页共5页", "第6页共10页")]:
+        assert not _differs(_lines(f"{body}\n{a}"), _lines(f"{body}\n{b}"))
+    assert _differs(_lines(body), _lines(body.replace("1132.2", "1123.2")))

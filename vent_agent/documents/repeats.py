@@ -17,6 +17,12 @@ occurred in the current run. The run holding the most distinct contents is the c
 complete copy; the first of equals); from the other runs, a page whose content is in the reviewed
 copy (or was already kept) is dropped, anything else (an appendix, a page only one copy has) is kept.
 A ruled table on a kept page whose cells equal those of a table already kept is dropped too.
+
+Copies that differ: when a dropped page's lines are not those of the kept page it matched (beyond page
+numbers), the copies are different versions of the plan (a draft bound with the final one, two months'
+plans). Mixing them would review one version's calculations against another's tables, so then only the
+reviewed copy's run is read (every other run left out whole) and ``differing`` names the pages that
+differ: the review says the effective version is unclear instead of guessing.
 """
 
 from __future__ import annotations
@@ -43,12 +49,15 @@ class RepeatedContent(BaseModel):
     ``copies``: each copy's pages that repeat content of another copy, in document order, the copy
     reviewed first; ``reviewed``: the pages kept for reading; ``same_as``: each dropped page → the kept
     page with its content; ``tables_same_as``: ``"page:index"`` of each dropped table on a kept page →
-    ``"page:index"`` of the kept table (0-based index on its page)."""
+    ``"page:index"`` of the kept table (0-based index on its page); ``differing``: see the module
+    docstring."""
 
     copies: list[list[int]] = Field(default_factory=list)
     reviewed: list[int] = Field(default_factory=list)
     same_as: dict[int, int] = Field(default_factory=dict)
     tables_same_as: dict[str, str] = Field(default_factory=dict)
+    differing: dict[int, int] = Field(default_factory=dict)
+    """Each page of another copy whose content differs from the reviewed copy's → that page."""
 
     def copies_of(self, page: int) -> list[int]:
         """The other pages holding the content of kept ``page`` (empty when it has none)."""
@@ -71,6 +80,14 @@ class RepeatedContent(BaseModel):
 
 def _lines(text: str) -> frozenset[str]:
     return frozenset(x for line in fold(text).splitlines() if (x := _WS.sub("", line)))
+
+
+_PAGE_NUMBER = re.compile(r"^(第?\d+页?(共\d+页)?|-?\d+-?|\d+/\d+|page\d+(of\d+)?)$", re.IGNORECASE)
+
+
+def _differs(a: frozenset[str], b: frozenset[str]) -> bool:
+    """True when two pages matched as the same content differ in a line other than a page number."""
+    return any(not _PAGE_NUMBER.match(line) for line in a ^ b)
 
 
 def _similar(a: frozenset[str], b: frozenset[str]) -> bool:
@@ -120,6 +137,20 @@ def _repeated_tables(extracted: ExtractedPdf, keep: set[int]) -> dict[str, str]:
     return dropped
 
 
+def _lead_pages(run: list[int], first_at: int, classes: dict[int, int], repeated: set[int]) -> list[int]:
+    """Move to a new copy the pages at the end of ``run`` that stand before its first repeated page:
+    the copy whose repeated page sits at ``first_at`` in ``run`` had that many pages before it (a cover,
+    a contents page), and so has the next copy. Only pages of no repeated content move (a page the
+    current copy shares with others stays in it). Returns the moved pages, removed from ``run``."""
+    moved: list[int] = []
+    for p in reversed(run[first_at + 1 :]):
+        if len(moved) == first_at or classes.get(p) in repeated:
+            break
+        moved.insert(0, p)
+    del run[len(run) - len(moved) :]
+    return moved
+
+
 def find_repeats(extracted: ExtractedPdf) -> RepeatedContent | None:
     """The repeated content of ``extracted`` (see the module docstring); None when nothing repeats."""
     classes, short = _page_classes(extracted)
@@ -128,15 +159,15 @@ def find_repeats(extracted: ExtractedPdf) -> RepeatedContent | None:
         sizes[c] = sizes.get(c, 0) + 1
     repeated = {c for c, n in sizes.items() if n > 1}
     runs: list[list[int]] = [[]]
-    seen: set[int] = set()
+    seen: dict[int, int] = {}  # class → its page in the current run
     for page in extracted.pages:
         c = classes.get(page.page)
         if c in repeated and c in seen:
-            runs.append([])
-            seen = set()
+            runs.append(_lead_pages(runs[-1], runs[-1].index(seen[c]), classes, repeated))
+            seen = {classes[p]: p for p in runs[-1] if p in classes}
         runs[-1].append(page.page)
         if c is not None:
-            seen.add(c)
+            seen.setdefault(c, page.page)
     keep_all = {p.page for p in extracted.pages}
     if not repeated:
         dropped_tables = _repeated_tables(extracted, keep_all)
@@ -165,13 +196,18 @@ def find_repeats(extracted: ExtractedPdf) -> RepeatedContent | None:
                 same_as[p] = kept_of_class[c]
             else:
                 kept_of_class[c] = p
-    reviewed = sorted(keep_all - set(same_as))
+    lines = {page.page: _lines(page.text) for page in extracted.pages}
+    differing = {p: k for p, k in same_as.items() if _differs(lines[p], lines[k])}
+    # different versions: read the reviewed copy alone, never a mixture of versions
+    dropped = {p for i, run in enumerate(runs) if i != best for p in run} if differing else set(same_as)
+    reviewed = sorted(keep_all - dropped)
     order = [best, *(i for i in range(len(runs)) if i != best)]
     copied = set(same_as) | set(same_as.values())
     copies = [cp for i in order if (cp := [p for p in runs[i] if classes.get(p) in repeated or p in copied])]
     return RepeatedContent(
         copies=copies,
         reviewed=reviewed,
-        same_as=same_as,
+        same_as={} if differing else same_as,  # another version's page is no copy of a finding's place
         tables_same_as=_repeated_tables(extracted, set(reviewed)),
+        differing=differing,
     )

@@ -34,6 +34,8 @@ def repeated_content_findings(plan: Plan) -> list[Finding]:
     rep = plan.repeats
     if rep is None or (len(rep.copies) < 2 and not rep.tables_same_as):
         return []
+    if rep.differing:
+        return [_conflicting_versions(rep)]
     if len(rep.copies) >= 2:
         where = "；".join(f"第{page_ranges(c)}页" for c in rep.copies)
         message = (
@@ -58,6 +60,27 @@ def repeated_content_findings(plan: Plan) -> list[Finding]:
             evidence=[Evidence(kind="pdf", page=p) for p in pages[1:]],
         )
     ]
+
+
+def _conflicting_versions(rep: RepeatedContent) -> Finding:
+    """The finding of rule ``form.conflicting_versions``: copies whose contents differ, the one reviewed,
+    and the pages that differ from it."""
+    where = "；".join(f"第{page_ranges(c)}页" for c in rep.copies)
+    pairs = sorted(rep.differing.items())
+    shown = "、".join(f"第{p}页与第{k}页" for p, k in pairs[:6]) + ("等" if len(pairs) > 6 else "")
+    message = (
+        f"文件中含 {len(rep.copies)} 份内容不一致的配风计划（{where}），{shown}内容不同；生效版本不明，"
+        f"仅审查了第{page_ranges(rep.reviewed)}页，其余版本未审查。请确认生效版本，正式文件只保留一份"
+    )
+    pages = sorted({rep.copies[0][0], *rep.differing})
+    return finding(
+        "form.conflicting_versions",
+        None,
+        message,
+        figures={"copies": len(rep.copies), "copy_pages": where, "differing_pages": len(pairs)},
+        page=pages[0],
+        evidence=[Evidence(kind="pdf", page=p) for p in pages[1:]],
+    )
 
 
 def with_copy_pages(findings: list[Finding], repeats: RepeatedContent | None) -> list[Finding]:
