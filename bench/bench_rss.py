@@ -4,7 +4,7 @@ script, not a test).
 Run: ``.venv/bin/python bench/bench_rss.py [--clicks 100] [--scan-pages 50] [PDF …]`` (default PDFs:
 plan-2026-08-b.pdf and its scan plan-2026-08-b-scanned.pdf from ../shared/samples). ``--scan-pages N``
 adds a review of an N-page scan built from the scanned sample's pages repeated in turn (written to the
-temporary directory). Linux only (reads ``/proc``).
+temporary directory; ``--scan-from PDF`` picks another scan to repeat). Linux only (reads ``/proc``).
 
 ``vent-agent serve`` runs in a subprocess on the embedded defaults (SQLite in a temp data dir, the demo
 mine, no model). Once ``/healthz`` answers (the knowledge base index is built in the lifespan, before
@@ -234,7 +234,7 @@ async def main(args: argparse.Namespace) -> None:
             ]
             pdfs = list(args.pdfs)
             if args.scan_pages:
-                scanned = next((p for p in pdfs if "scanned" in p.name), DEFAULT_PDFS[1])
+                scanned = args.scan_from or next((p for p in pdfs if "scanned" in p.name), DEFAULT_PDFS[1])
                 pdfs.append(build_scan(scanned, args.scan_pages, Path(tmp) / f"scan-{args.scan_pages}p.pdf"))
             for pdf in pdfs:
                 phases.append(await measure(proc.pid, f"review of {pdf.name}", review(url, pdf)))
@@ -302,6 +302,12 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument("--clicks", type=int, default=100, help="concurrent click streams")
     parser.add_argument(
         "--scan-pages", type=int, default=0, help="also review a scan of this many pages (0: none)"
+    )
+    parser.add_argument(
+        "--scan-from",
+        type=Path,
+        default=None,
+        help="the scan whose pages --scan-pages repeats (default: the scanned PDF given, or the sample)",
     )
     args = parser.parse_args()
     missing = [p for p in args.pdfs if not p.is_file()]
