@@ -13,7 +13,9 @@
 4. puts a ``PageText`` (``source="ocr"``, lines top to bottom, the cells of a table row on one line)
    and the page's ``ExtractedTable`` s (bbox in PDF points) in place of the empty page.
 
-It is synchronous and CPU-bound: the caller runs it in a worker thread. Boxes below ``min_score`` are
+It is synchronous and CPU-bound: the caller runs it in a worker thread. An engine that reads whole PDF
+pages itself (:class:`PdfPageReader`: the OCR worker pool) is given the path and each page number
+instead, and steps 1-3 run in its worker process (:func:`read_pdf_page`). Boxes below ``min_score`` are
 dropped. A page the engine fails on keeps ``source="none"`` and a warning; other pages go on.
 """
 
