@@ -112,6 +112,8 @@ FIGURE_LABELS: dict[str, str] = {
     "low": "下限",
     "high": "上限",
     "role": "审批环节",
+    "copies": "副本数",
+    "copy_pages": "副本所在页",
     "title": "职务",
     "name": "签字",
     "date": "日期",

@@ -15,6 +15,10 @@ from vent_agent.documents.plan import Plan
 from vent_agent.documents.plan_parser import parse_plan
 from vent_agent.settings import Settings
 
+# The PostgreSQL/Redis/worker fixtures (tests/pg.py) for every module, and the tier (unit, store, slow)
+# every test is given at collection (tests/tiers.py).
+pytest_plugins = ["tests.pg", "tests.tiers"]
+
 DATA = Path(__file__).parent / "data"
 
 # Never let a developer's .env or environment point tests at a real model or service.

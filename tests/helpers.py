@@ -16,6 +16,13 @@ import uvicorn
 from vent_agent.events import FRAME_CAP
 
 DATA_FRAME = re.compile(r"^data: \{.*\}$")
+_CLOCK = re.compile(r"\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}(:\d{2})?|约 \d+ 分钟|\d+ 分钟前")
+
+
+def without_clock(text: str) -> str:
+    """``text`` with its clock readings (times shown to the minute, ages in minutes) replaced by ``…``:
+    two interpretations of the same data made a moment apart may straddle a minute."""
+    return _CLOCK.sub("…", text)
 
 
 def parse_spec_stream(body: str) -> list[dict[str, Any]]:

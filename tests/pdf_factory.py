@@ -33,12 +33,21 @@ class Page:
     y: float = 60.0  # the flowing-text cursor
     width: float = PAGE_W
     height: float = PAGE_H  # a landscape page swaps the two
+    image: bytes | None = None  # a JPEG drawn over the whole page, under the text (a scan)
+    image_px: tuple[int, int] = (0, 0)
 
-    def text(self, x: float, y: float, s: str, size: float = 10.5) -> None:
+    def text(self, x: float, y: float, s: str, size: float = 10.5, *, invisible: bool = False) -> None:
+        """A text run; ``invisible`` draws it in render mode 3 (neither filled nor stroked: the hidden
+        text layer of a scan)."""
         if s:
+            mode = "3 Tr " if invisible else ""
             self.ops.append(
-                f"BT /F1 {size} Tf 1 0 0 1 {x:.2f} {self.height - y - size:.2f} Tm <{_hex(s)}> Tj ET"
+                f"BT {mode}/F1 {size} Tf 1 0 0 1 {x:.2f} {self.height - y - size:.2f} Tm <{_hex(s)}> Tj ET"
             )
+
+    def scan(self, jpeg: bytes, width_px: int, height_px: int) -> None:
+        """Put a scanned page image (JPEG bytes) under everything on the page."""
+        self.image, self.image_px = jpeg, (width_px, height_px)
 
     def line(self, x0: float, y0: float, x1: float, y1: float) -> None:
         self.ops.append(f"{x0:.2f} {self.height - y0:.2f} m {x1:.2f} {self.height - y1:.2f} l S")
@@ -101,15 +110,23 @@ def build_pdf(pages: list[Page], *, encrypt: bool = False) -> bytes:
     empty (the file cannot be opened without it)."""
     n = len(pages)
     font, desc, cid = 3 + 2 * n, 4 + 2 * n, 5 + 2 * n
+    image_obj: dict[int, int] = {}
+    for i, page in enumerate(pages):
+        if page.image is not None:
+            image_obj[i] = 6 + 2 * n + len(image_obj) + (1 if encrypt else 0)
     objs: list[bytes] = [
         b"<< /Type /Catalog /Pages 2 0 R >>",
         f"<< /Type /Pages /Kids [{' '.join(f'{3 + 2 * i} 0 R' for i in range(n))}] /Count {n} >>".encode(),
     ]
     for i, page in enumerate(pages):
-        content = "\n".join(page.ops).encode()
+        ops = (
+            [f"q {page.width:g} 0 0 {page.height:g} 0 0 cm /Im0 Do Q"] if i in image_obj else []
+        ) + page.ops
+        content = "\n".join(ops).encode()
+        xobj = f" /XObject << /Im0 {image_obj[i]} 0 R >>" if i in image_obj else ""
         objs.append(
             f"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 {page.width:g} {page.height:g}] "
-            f"/Resources << /Font << /F1 {font} 0 R >> >> /Contents {4 + 2 * i} 0 R >>".encode()
+            f"/Resources << /Font << /F1 {font} 0 R >>{xobj} >> /Contents {4 + 2 * i} 0 R >>".encode()
         )
         objs.append(b"<< /Length %d >>\nstream\n" % len(content) + content + b"\nendstream")
     objs.append(
@@ -127,6 +144,15 @@ def build_pdf(pages: list[Page], *, encrypt: bool = False) -> bytes:
     if encrypt:
         objs.append(
             b"<< /Filter /Standard /V 1 /R 2 /O <" + b"11" * 32 + b"> /U <" + b"22" * 32 + b"> /P -44 >>"
+        )
+    for i in image_obj:
+        page = pages[i]
+        w, h = page.image_px
+        objs.append(
+            f"<< /Type /XObject /Subtype /Image /Width {w} /Height {h} /ColorSpace /DeviceRGB "
+            f"/BitsPerComponent 8 /Filter /DCTDecode /Length {len(page.image or b'')} >>\nstream\n".encode()
+            + (page.image or b"")
+            + b"\nendstream"
         )
     out = io.BytesIO()
     out.write(b"%PDF-1.4\n%\xe2\xe3\xcf\xd3\n")

@@ -185,7 +185,7 @@ def pg_module_url() -> Iterator[str]:
 
 def store_url_for(kind: str, request: pytest.FixtureRequest, tmp_path: Path) -> str:
     """A migrated, empty store of ``kind``: ``sqlite`` (a new file under ``tmp_path``) or ``postgres``
-    (the module's database, emptied; needs the ``pg_module_url`` fixture importable by the module)."""
+    (the module's database, emptied; through the ``pg_module_url`` fixture)."""
     if kind == "sqlite":
         url = f"sqlite+aiosqlite:///{tmp_path / 'store.db'}"
         run_sync(_migrate(url))

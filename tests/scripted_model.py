@@ -60,8 +60,11 @@ class ScriptedChatModel(BaseChatModel):
         raise IndexError(f"script exhausted at call {n}")
 
     def _generate(
-        self, messages: list[BaseMessage], stop: list[str] | None = None,
-        run_manager: CallbackManagerForLLMRun | None = None, **kwargs: Any,
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: CallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
     ) -> ChatResult:
         return ChatResult(generations=[ChatGeneration(message=self._next(messages))])
 
@@ -78,16 +81,27 @@ class ScriptedChatModel(BaseChatModel):
             yield AIMessageChunk(
                 content="",
                 tool_call_chunks=[
-                    {"name": tc["name"], "args": json.dumps(tc["args"], ensure_ascii=False), "id": tc["id"],
-                     "index": idx, "type": "tool_call_chunk"}
+                    {
+                        "name": tc["name"],
+                        "args": json.dumps(tc["args"], ensure_ascii=False),
+                        "id": tc["id"],
+                        "index": idx,
+                        "type": "tool_call_chunk",
+                    }
                 ],
             )
-        yield AIMessageChunk(content="", usage_metadata={"input_tokens": 100, "output_tokens": 20, "total_tokens": 120},
-                             chunk_position="last")
+        yield AIMessageChunk(
+            content="",
+            usage_metadata={"input_tokens": 100, "output_tokens": 20, "total_tokens": 120},
+            chunk_position="last",
+        )
 
     def _stream(
-        self, messages: list[BaseMessage], stop: list[str] | None = None,
-        run_manager: CallbackManagerForLLMRun | None = None, **kwargs: Any,
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: CallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
     ) -> Iterator[ChatGenerationChunk]:
         for chunk in self._chunks(self._next(messages)):
             if run_manager and chunk.content:
@@ -95,8 +109,11 @@ class ScriptedChatModel(BaseChatModel):
             yield ChatGenerationChunk(message=chunk)
 
     async def _astream(
-        self, messages: list[BaseMessage], stop: list[str] | None = None,
-        run_manager: AsyncCallbackManagerForLLMRun | None = None, **kwargs: Any,
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: AsyncCallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
     ) -> AsyncIterator[ChatGenerationChunk]:
         for chunk in self._chunks(self._next(messages)):
             if self.delay_s:

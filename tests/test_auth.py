@@ -27,7 +27,12 @@ async def user_info(request: Request) -> Response:
     HITS.append(token)
     if token == "good":
         return JSONResponse(
-            {"success": True, "code": 200, "message": "", "result": {"userInfo": {"id": "7", "username": "wangwu", "realname": "王五"}}}
+            {
+                "success": True,
+                "code": 200,
+                "message": "",
+                "result": {"userInfo": {"id": "7", "username": "wangwu", "realname": "王五"}},
+            }
         )
     if token == "expired":
         return JSONResponse({"success": False, "code": 401, "message": "Token失效，请重新登录"})
@@ -55,7 +60,10 @@ def user_service() -> Iterator[str]:
 async def _client(settings: Settings) -> AsyncIterator[httpx.AsyncClient]:
     app = create_app(settings)
     transport = httpx.ASGITransport(app=app)
-    async with app.router.lifespan_context(app), httpx.AsyncClient(transport=transport, base_url="http://t") as c:
+    async with (
+        app.router.lifespan_context(app),
+        httpx.AsyncClient(transport=transport, base_url="http://t") as c,
+    ):
         yield c
 
 

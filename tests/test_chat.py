@@ -1,5 +1,6 @@
 """POST /api/chat and /api/chat/resume driven by scripted chat models: tool calls, parallel tool calls,
-todos, reasoning, plan-mode interrupts (approve, reject, double resume, restart), budgets, history."""
+todos, reasoning, plan-mode interrupts (approve, reject, double resume, restart; a resume not repeating
+what was sent before the interrupt), budgets, the run time-out, a model down, spec messages, history."""
 
 from __future__ import annotations
 
@@ -20,7 +21,9 @@ def types(events: list[dict]) -> list[str]:
     return [e["type"] for e in events]
 
 
-async def chat(client: httpx.AsyncClient, message: str, headers=TOKEN, **form) -> tuple[httpx.Response, list[dict]]:
+async def chat(
+    client: httpx.AsyncClient, message: str, headers=TOKEN, **form
+) -> tuple[httpx.Response, list[dict]]:
     resp = await client.post("/api/chat", data={"message": message, **form}, headers=headers)
     return resp, (parse_spec_stream(resp.text) if resp.status_code == 200 else [])
 
@@ -45,7 +48,9 @@ async def test_tool_calls_tokens_todos_and_history(app, client: httpx.AsyncClien
         script=[
             says(
                 "我先查询数据。",
-                tool_call("write_todos", {"todos": [{"content": "查询15216巷道数据", "status": "in_progress"}]}),
+                tool_call(
+                    "write_todos", {"todos": [{"content": "查询15216巷道数据", "status": "in_progress"}]}
+                ),
                 tool_call("query_tun_data_by_id", {"tun_id": "15216"}),
                 reasoning="用户问风速，先查数据",
             ),
@@ -60,7 +65,15 @@ async def test_tool_calls_tokens_todos_and_history(app, client: httpx.AsyncClien
     assert resp.headers["x-run-id"]
     t = types(events)
     assert t[0] == "agent_start" and events[0]["agent"] == "通风对话助手"
-    for expected in ("thinking", "reasoning", "executing", "tool_call", "tool_result", "updated_todo_list", "token"):
+    for expected in (
+        "thinking",
+        "reasoning",
+        "executing",
+        "tool_call",
+        "tool_result",
+        "updated_todo_list",
+        "token",
+    ):
         assert expected in t, expected
     assert t.index("agent_done") < t.index("suggestions") < t.index("done") == len(t) - 1
     executing = next(e for e in events if e["type"] == "executing")
@@ -86,7 +99,11 @@ async def test_tool_calls_tokens_todos_and_history(app, client: httpx.AsyncClien
 async def test_failing_tool_does_not_kill_the_run(app, client: httpx.AsyncClient) -> None:
     model = ScriptedChatModel(
         script=[
-            says("", tool_call("query_tun_data_by_id", {"tun_id": "NO-SUCH"}), tool_call("calc_face_by_workers", {"n": -1})),
+            says(
+                "",
+                tool_call("query_tun_data_by_id", {"tun_id": "NO-SUCH"}),
+                tool_call("calc_face_by_workers", {"n": -1}),
+            ),
             says("查询失败，未找到该巷道。"),
         ],
         fallback=says(""),
@@ -142,7 +159,9 @@ async def test_plan_mode_interrupt_then_approve(app, client: httpx.AsyncClient) 
     busy, _ = await chat(client, "再问一个", session_id=sid)
     assert busy.status_code == 409 and "审批" in busy.json()["error"]
     # another user cannot approve it
-    foreign = await client.post("/api/chat/resume", json={"session_id": sid, "action": "approve"}, headers=OTHER)
+    foreign = await client.post(
+        "/api/chat/resume", json={"session_id": sid, "action": "approve"}, headers=OTHER
+    )
     assert foreign.status_code == 404
 
     resp = await client.post("/api/chat/resume", json={"session_id": sid, "action": "approve"}, headers=TOKEN)
@@ -153,7 +172,9 @@ async def test_plan_mode_interrupt_then_approve(app, client: httpx.AsyncClient) 
     assert "160" in "".join(e["content"] for e in after if e["type"] == "token")
     # the todo tool ran once, before the interrupt, and not again on resume
     assert sum(1 for m in model.seen[-2] if m.type == "tool" and m.name == "write_todos") == 1
-    again = await client.post("/api/chat/resume", json={"session_id": sid, "action": "approve"}, headers=TOKEN)
+    again = await client.post(
+        "/api/chat/resume", json={"session_id": sid, "action": "approve"}, headers=TOKEN
+    )
     assert again.status_code == 409
     async with app.state.vent.db.session() as s:
         from sqlmodel import select
@@ -185,12 +206,18 @@ async def test_resume_errors(app, client: httpx.AsyncClient) -> None:
     use_model(app, ScriptedChatModel(script=[says("好的")], fallback=says("")))
     resp, _ = await chat(client, "你好")
     sid = resp.headers["x-session-id"]
-    nothing = await client.post("/api/chat/resume", json={"session_id": sid, "action": "approve"}, headers=TOKEN)
+    nothing = await client.post(
+        "/api/chat/resume", json={"session_id": sid, "action": "approve"}, headers=TOKEN
+    )
     assert nothing.status_code == 409
-    unknown = await client.post("/api/chat/resume", json={"session_id": "nope", "action": "approve"}, headers=TOKEN)
+    unknown = await client.post(
+        "/api/chat/resume", json={"session_id": "nope", "action": "approve"}, headers=TOKEN
+    )
     assert unknown.status_code == 404
     no_thread = await client.post(
-        "/api/chat/resume", json={"session_id": sid, "thread_id": "other-thread", "action": "approve"}, headers=TOKEN
+        "/api/chat/resume",
+        json={"session_id": sid, "thread_id": "other-thread", "action": "approve"},
+        headers=TOKEN,
     )
     assert no_thread.status_code == 404
     bad = await client.post("/api/chat/resume", json={"session_id": sid, "action": "maybe"}, headers=TOKEN)
@@ -210,7 +237,9 @@ async def test_approval_survives_a_restart(tmp_path: Path) -> None:
     async with second.router.lifespan_context(second):
         use_model(second, model)
         async with httpx.AsyncClient(transport=httpx.ASGITransport(app=second), base_url="http://t") as c:
-            resp = await c.post("/api/chat/resume", json={"session_id": sid, "action": "approve"}, headers=TOKEN)
+            resp = await c.post(
+                "/api/chat/resume", json={"session_id": sid, "action": "approve"}, headers=TOKEN
+            )
             after = parse_spec_stream(resp.text)
     assert types(after)[-1] == "done"
     assert [e["tool"] for e in after if e["type"] == "tool_call"] == ["calc_face_by_workers"]
@@ -247,7 +276,9 @@ async def test_bad_chat_form_is_400(client: httpx.AsyncClient, bad: dict) -> Non
     assert resp.status_code == 400 and "error" in resp.json()
 
 
-async def test_saved_preference_reaches_the_next_prompt_of_that_user_only(app, client: httpx.AsyncClient) -> None:
+async def test_saved_preference_reaches_the_next_prompt_of_that_user_only(
+    app, client: httpx.AsyncClient
+) -> None:
     model = ScriptedChatModel(
         script=[
             says("", tool_call("save_user_preference", {"key": "风量单位", "value": "风量一律用 m³/s 表示"})),
@@ -266,7 +297,9 @@ async def test_saved_preference_reaches_the_next_prompt_of_that_user_only(app, c
     assert "风量一律用 m³/s 表示" not in str(model.seen[n][0].content)
 
 
-async def test_chat_with_a_plan_pdf_runs_the_review_without_a_model(app, client: httpx.AsyncClient, plan_b_pdf) -> None:
+async def test_chat_with_a_plan_pdf_runs_the_review_without_a_model(
+    app, client: httpx.AsyncClient, plan_b_pdf
+) -> None:
     use_model(app, None)  # reviews keep working with no model
     with plan_b_pdf.open("rb") as fh:
         resp = await client.post(
@@ -296,10 +329,91 @@ async def test_chat_with_a_plan_pdf_runs_the_review_without_a_model(app, client:
     assert (await client.get(url.replace("http://testserver", ""))).status_code == 404
 
 
-async def test_pdf_with_another_question_goes_to_the_dialogue_agent(app, client: httpx.AsyncClient, plan_b_pdf) -> None:
+async def test_pdf_with_another_question_goes_to_the_dialogue_agent(
+    app, client: httpx.AsyncClient, plan_b_pdf
+) -> None:
     from vent_agent.graphs.supervisor import wants_review
 
     assert wants_review("帮我审查这份配风计划", {"kind": "pdf"})
     assert wants_review("", {"kind": "pdf"})
     assert not wants_review("15216 风速多少？", {"kind": "pdf"})
     assert not wants_review("审查", None)
+
+
+async def test_resume_does_not_repeat_what_was_sent_before_the_interrupt(
+    app, client: httpx.AsyncClient
+) -> None:
+    use_model(
+        app,
+        ScriptedChatModel(
+            script=[
+                says(
+                    "",
+                    tool_call("write_todos", {"todos": [{"content": "计算", "status": "pending"}]}),
+                    tool_call("request_plan_approval", {"plan": "按人数计算"}),
+                ),
+                says("按人数计算需风量为 160 m³/min。"),
+            ],
+            fallback=says(""),
+        ),
+    )
+    r = await client.post("/api/chat", data={"message": "算需风量", "mode": "plan"}, headers=TOKEN)
+    sid = r.headers["x-session-id"]
+    before = parse_spec_stream(r.text)
+    assert [e["tool"] for e in before if e["type"] == "tool_result"] == ["write_todos"]
+    after = parse_spec_stream(
+        (
+            await client.post(
+                "/api/chat/resume", json={"session_id": sid, "action": "approve"}, headers=TOKEN
+            )
+        ).text
+    )
+    assert [e["tool"] for e in after if e["type"] == "tool_result"] == ["request_plan_approval"]
+    assert "updated_todo_list" not in types(after)
+
+
+async def test_model_down_gives_a_clear_error_and_keeps_the_turn(app, client: httpx.AsyncClient) -> None:
+    use_model(app, ScriptedChatModel(script=[says("x")], fail_at={0}))
+    r = await client.post("/api/chat", data={"message": "风速？"}, headers=TOKEN)
+    events = parse_spec_stream(r.text)
+    assert types(events)[-2:] == ["error", "done"]
+    assert "模型服务调用失败" in events[-2]["message"] and events[-1]["message"] == "对话失败"
+    assert "agent_done" not in types(events)
+    hist = (await client.get(f"/api/chat/history/{r.headers['x-session-id']}", headers=TOKEN)).json()
+    assert hist["total"] == 2 and "模型服务调用失败" in hist["messages"][1]["error"]
+
+
+async def test_spec_messages_on_done_and_tool_call(app, client: httpx.AsyncClient) -> None:
+    use_model(
+        app,
+        ScriptedChatModel(
+            script=[says("", tool_call("get_device_kind_dict", {})), says("好")], fallback=says("")
+        ),
+    )
+    events = parse_spec_stream(
+        (await client.post("/api/chat", data={"message": "设备类型"}, headers=TOKEN)).text
+    )
+    assert events[-1]["message"] == "对话完成"
+    call = next(e for e in events if e["type"] == "tool_call")
+    assert call["message"] == "调用工具：查询设备类型字典"
+
+
+async def test_a_hanging_model_ends_at_the_run_time_out(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from vent_agent.app import create_app
+    from vent_agent.settings import Settings
+
+    app = create_app(Settings(_env_file=None, data_dir=tmp_path / "d", run_timeout_s=1.0))
+    async with app.router.lifespan_context(app):
+        use_model(
+            app,
+            ScriptedChatModel(script=[says("思考中" * 200)], chunk_size=1, delay_s=0.05, fallback=says("")),
+        )
+        async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://t") as c:
+            events = parse_spec_stream(
+                (await c.post("/api/chat", data={"message": "风速？"}, headers=TOKEN)).text
+            )
+    notice = [e for e in events if e.get("notice") == "run_timeout"]
+    assert notice and events[-1]["type"] == "done"
+    assert "思考中" in "".join(
+        e["content"] for e in events if e["type"] == "token"
+    )  # the partial answer stays

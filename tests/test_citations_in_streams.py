@@ -1,7 +1,7 @@
 """Citations in answers: the click interpretation of 15216 cites the right row of 表6; a chat answer
 citing an article it never retrieved, or one that does not exist, loses that citation, with a warning,
 and the history keeps the corrected text; an approved plan may cite what it retrieved before the
-interrupt."""
+interrupt. A rule-based interpretation has no false figure warnings and is never cut by the check."""
 
 from __future__ import annotations
 
@@ -81,3 +81,21 @@ async def test_approved_plan_may_cite_what_it_retrieved_before_the_interrupt(
     refs = refs_of(parse_spec_stream(resumed.text))
     assert not [w for w in refs["warnings"] if w["removed"]]
     assert refs["references"][0]["article"] == 157
+
+
+async def test_rule_based_interpretation_has_no_false_figure_warnings(app, client: httpx.AsyncClient) -> None:
+    r = await client.post(
+        "/api/interpret/click/tun", json={"tun_id": "15216", "tun_name": "15216 辅运起坡段"}
+    )
+    refs = next(e for e in parse_spec_stream(r.text) if e["type"] == "references")
+    assert refs["warnings"] == []
+
+
+async def test_rule_based_text_is_never_cut_by_the_citation_check(app, client: httpx.AsyncClient) -> None:
+    for tun_id in ("15216-GZM", "15216"):
+        r = await client.post(
+            "/api/interpret/click/tun", json={"tun_id": tun_id, "tun_name": "x", "mode": "fast"}
+        )
+        events = parse_spec_stream(r.text)
+        refs = next(e for e in events if e["type"] == "references")
+        assert "content" not in refs and refs["warnings"] == []

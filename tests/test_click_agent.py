@@ -23,7 +23,9 @@ def click_script() -> list:
 async def test_plan_mode_runs_the_agent(app, client: httpx.AsyncClient) -> None:
     model = ScriptedChatModel(script=click_script())
     app.state.vent.interpret_model = model
-    resp = await client.post("/api/interpret/click/tun", json={"tun_id": "15216", "tun_name": "15216 辅运起坡段"})
+    resp = await client.post(
+        "/api/interpret/click/tun", json={"tun_id": "15216", "tun_name": "15216 辅运起坡段"}
+    )
     events = parse_spec_stream(resp.text)
     t = [e["type"] for e in events]
     assert t[0] == "thinking" and events[0]["source"] == "main" and events[0]["node"] == "model"

@@ -67,9 +67,10 @@ async def test_ocr_progress_per_page_then_the_cache(settings: Settings, scanned_
         {"page": 2, "total": 2},
     ]
     assert [f["ocr_progress"] for f in events.with_field("ocr_progress")] == [
-        {"page": 1, "total": 2},
-        {"page": 2, "total": 2},
+        {"page": 1, "total": 2, "pdf_page": 1, "reason": "no_text_layer"},
+        {"page": 2, "total": 2, "pdf_page": 2, "reason": "no_text_layer"},
     ]
+    assert [p.ocr_reason for p in extracted.pages] == ["no_text_layer", "no_text_layer"]
     assert all(f["hash_id"] == sha256_file(scanned_pdf) for f in events.with_field("ocr_progress"))
     assert "2 页没有文字层" in events.messages()
     assert [p.source for p in extracted.pages] == ["ocr", "ocr"] and extracted.pages_without_text == []
@@ -172,7 +173,11 @@ async def test_api_stream_of_a_scan_without_plan_content(
     events = parse_spec_stream(resp.text)
     assert resp.status_code == 200
     ocr = [e for e in events if e.get("ocr_progress")]
-    assert [e["ocr_progress"] for e in ocr] == [{"page": 1, "total": 2}, {"page": 2, "total": 2}]
+    assert [{k: e["ocr_progress"][k] for k in ("page", "total")} for e in ocr] == [
+        {"page": 1, "total": 2},
+        {"page": 2, "total": 2},
+    ]
+    assert all(e["ocr_progress"]["reason"] == "no_text_layer" for e in ocr)
     assert all(e["type"] == "progress" and e["agent"] == "system" and e["hash_id"] for e in ocr)
     assert [e["type"] for e in events][-2:] == ["error", "done"]
     assert "未能从 PDF 中识别出配风计划内容" in events[-2]["message"]

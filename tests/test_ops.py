@@ -15,8 +15,10 @@ import pytest
 from prometheus_client import REGISTRY
 from sqlalchemy import text
 
+from tests.chat_helpers import TOKEN, use_model
 from tests.helpers import parse_spec_stream
 from tests.pg import scaleout_app
+from tests.scripted_model import ScriptedChatModel, says, tool_call
 from vent_agent.api import runs as runs_api
 from vent_agent.observability import metrics
 from vent_agent.observability.context import bound
@@ -27,7 +29,6 @@ from vent_agent.settings import Settings
 from vent_agent.store.db import Database, migrations_head
 
 TUN = {"tun_id": "15216", "tun_name": "15216 辅运起坡段", "mode": "fast"}
-TOKEN = {"x-access-token": "demo-token"}  # zhangsan (the built-in user service's demo tokens)
 OTHER = {"x-access-token": "demo-token-2"}  # lisi
 
 
@@ -254,3 +255,16 @@ async def test_scaleout_app_serves_and_reports_its_worker(tmp_path: Path) -> Non
             body = (await c.get("/readyz")).json()
             assert body["status"] == "ready"
             assert body["broker"]["worker_id"] == app.state.vent.runs.heartbeat.worker_id
+
+
+async def test_metrics_record_model_and_tool_latency(app, client: httpx.AsyncClient) -> None:
+    use_model(
+        app,
+        ScriptedChatModel(
+            script=[says("", tool_call("get_device_kind_dict", {})), says("好")], fallback=says("")
+        ),
+    )
+    await client.post("/api/chat", data={"message": "设备类型"}, headers=TOKEN)
+    text = (await client.get("/metrics")).text
+    assert 'vent_tool_latency_seconds_count{outcome="ok",tool="get_device_kind_dict"}' in text
+    assert "vent_model_latency_seconds_count" in text and 'model="ScriptedChatModel"' in text

@@ -26,7 +26,11 @@ async def test_provenance_and_the_15216_maximum_trace(app, client: httpx.AsyncCl
     assert prov["sha256"] and prov["run_id"] == events[-1]["run_id"]
     docx = prov["artifacts"][0]
     assert docx["kind"] == "docx" and len(docx["sha256"]) == 64 and docx["download_url"].endswith(".docx")
-    assert {t["agent"] for t in prov["tasks"] if t.get("agent")} >= {"form-reviewer", "data-checker", "calc-verifier"}
+    assert {t["agent"] for t in prov["tasks"] if t.get("agent")} >= {
+        "form-reviewer",
+        "data-checker",
+        "calc-verifier",
+    }
     assert {c["tool"] for c in prov["reference_calls"]} == {
         "query_monthly_mining_plan",
         "query_working_face_procedure",
@@ -55,7 +59,11 @@ async def test_provenance_and_the_15216_maximum_trace(app, client: httpx.AsyncCl
 async def test_data_finding_traces_to_its_mcp_record(app, client: httpx.AsyncClient, plan_b_pdf) -> None:
     report_id, _ = await review(client, plan_b_pdf)
     prov = (await client.get(f"/api/reports/{report_id}/provenance")).json()
-    idx = next(f["index"] for f in prov["findings"] if f["location"] == "15220回风顺槽掘进工作面" and f["category"] == "data")
+    idx = next(
+        f["index"]
+        for f in prov["findings"]
+        if f["location"] == "15220回风顺槽掘进工作面" and f["category"] == "data"
+    )
     trace = (await client.get(f"/api/reports/{report_id}/findings/{idx}/trace")).json()
     ref = next(lk for lk in trace["links"] if lk["kind"] == "reference")
     assert ref["status"] == "ok" and ref["detail"]["call"]["tool"] == "query_gas_identification_report"
@@ -65,7 +73,9 @@ async def test_a_broken_chain_says_where(app, client: httpx.AsyncClient, plan_b_
     report_id, _ = await review(client, plan_b_pdf)
     path = record_path(app.state.vent.settings.reports_dir, report_id)
     record = json.loads(path.read_text(encoding="utf-8"))
-    n, finding = next((i, f) for i, f in enumerate(record["findings"], 1) if any(e["kind"] == "pdf" for e in f["evidence"]))
+    n, finding = next(
+        (i, f) for i, f in enumerate(record["findings"], 1) if any(e["kind"] == "pdf" for e in f["evidence"])
+    )
     ev = next(e for e in finding["evidence"] if e["kind"] == "pdf")
     ev["page"] = 99  # a page the plan does not have
     path.write_text(json.dumps(record, ensure_ascii=False), encoding="utf-8")
@@ -94,3 +104,13 @@ async def test_trace_numbers_are_the_report_table_numbers(app, client: httpx.Asy
     for row, f in zip(rows, prov["findings"], strict=True):
         assert int(row.split("|")[1]) == f["index"]
         assert (f["location"] or "全矿") in row or f["location"] is None
+
+
+async def test_provenance_shows_no_server_paths(app, client: httpx.AsyncClient, plan_a_pdf) -> None:
+    with plan_a_pdf.open("rb") as fh:
+        r = await client.post("/api/vent/review/pdf", files={"file": ("a.pdf", fh, "application/pdf")})
+    rid = parse_spec_stream(r.text)[-1]["download_url"].rsplit("/", 1)[-1].removesuffix(".docx")
+    body = (await client.get(f"/api/reports/{rid}/provenance")).json()
+    assert "/" not in (body["extraction_cache"] or "") and all(
+        "/" not in a["path"] for a in body["artifacts"]
+    )

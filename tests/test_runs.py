@@ -1,15 +1,12 @@
 """The run layer: events logged before they are sent, replay + live tail with no loss or repeat,
 runs outliving their client, token merging, cancel, failure paths — on SQLite and on PostgreSQL."""
 
-# ruff: noqa: F811  (the store fixtures are imported from tests.pg and named as parameters)
-
 from __future__ import annotations
 
 import asyncio
 
 import pytest
 
-from tests.pg import db, pg_module_url, store_url  # noqa: F401  (fixtures: SQLite and PostgreSQL)
 from vent_agent.runs.manager import RunManager
 from vent_agent.store.db import Database
 

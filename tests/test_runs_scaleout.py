@@ -2,8 +2,6 @@
 worker B through each broker (PostgreSQL NOTIFY, Redis, or polling of the log); heartbeats close only a
 dead worker's runs; retention purges click-interpretation runs; brokers survive a lost connection."""
 
-# ruff: noqa: F811  (the store fixtures are imported from tests.pg and named as parameters)
-
 from __future__ import annotations
 
 import asyncio
@@ -19,16 +17,7 @@ import pytest
 from sqlalchemy import update
 from sqlmodel import select
 
-from tests.pg import (  # noqa: F401  (fixtures)
-    REDIS_URL,
-    db,
-    pg_module_url,
-    require_postgres,
-    require_redis,
-    store_url,
-    store_url_for,
-    unique_channel,
-)
+from tests.pg import REDIS_URL, require_postgres, require_redis, store_url_for, unique_channel
 from vent_agent.runs.broker import InProcessBroker
 from vent_agent.runs.broker_pg import PgNotifyBroker
 from vent_agent.runs.broker_redis import RedisBroker

@@ -1,7 +1,11 @@
 """Session routes: the caller's own sessions only (404 for everyone else on every route), list order,
-mode, pin, title validation, context usage, delete removing everything of the session."""
+mode, pin, title validation (in Chinese), context usage, times in the mine's local time, delete removing
+everything of the session (the checkpoints of every thread too), a rejected upload leaving no session."""
 
 from __future__ import annotations
+
+from datetime import datetime, timedelta
+from zoneinfo import ZoneInfo
 
 import httpx
 import pytest
@@ -38,7 +42,9 @@ ROUTES = [
 
 
 @pytest.mark.parametrize(("method", "path", "body"), ROUTES)
-async def test_another_user_gets_404_everywhere(chatty, client: httpx.AsyncClient, method, path, body) -> None:
+async def test_another_user_gets_404_everywhere(
+    chatty, client: httpx.AsyncClient, method, path, body
+) -> None:
     sid = await new_session(client)
     url = path.format(sid=sid)
     foreign = await client.request(method, url, json=body, headers=OTHER)
@@ -71,16 +77,29 @@ async def test_list_pin_title_mode(chatty, client: httpx.AsyncClient) -> None:
     assert [s["session_id"] for s in page["sessions"]] == [b] and page["total"] == 2
     unpin = (await client.put(f"/api/sessions/{a}/pin", headers=TOKEN)).json()
     assert unpin["pinned"] is False
-    assert (await client.get(f"/api/sessions/{b}/mode", headers=TOKEN)).json() == {"session_id": b, "mode": "plan"}
+    assert (await client.get(f"/api/sessions/{b}/mode", headers=TOKEN)).json() == {
+        "session_id": b,
+        "mode": "plan",
+    }
     r = await client.put(f"/api/sessions/{b}/mode", json={"mode": "full"}, headers=TOKEN)
     assert r.json() == {"session_id": b, "mode": "full", "message": "已切换为「full」模式"}
-    r = await client.put(f"/api/sessions/{a}/title", json={"title": " 15216 工作面需风量计算 "}, headers=TOKEN)
+    r = await client.put(
+        f"/api/sessions/{a}/title", json={"title": " 15216 工作面需风量计算 "}, headers=TOKEN
+    )
     assert r.json() == {"session_id": a, "title": "15216 工作面需风量计算", "message": "标题已更新"}
 
 
 @pytest.mark.parametrize(
     "body",
-    [{"title": "x" * 101}, {"title": ""}, {"title": "   "}, {"title": "a\x00b"}, {}, {"title": 5}, {"mode": "plan"}],
+    [
+        {"title": "x" * 101},
+        {"title": ""},
+        {"title": "   "},
+        {"title": "a\x00b"},
+        {},
+        {"title": 5},
+        {"mode": "plan"},
+    ],
 )
 async def test_bad_titles_are_400(chatty, client: httpx.AsyncClient, body) -> None:
     sid = await new_session(client)
@@ -90,7 +109,9 @@ async def test_bad_titles_are_400(chatty, client: httpx.AsyncClient, body) -> No
 
 async def test_bad_mode_and_paging_are_400(chatty, client: httpx.AsyncClient) -> None:
     sid = await new_session(client)
-    assert (await client.put(f"/api/sessions/{sid}/mode", json={"mode": "auto"}, headers=TOKEN)).status_code == 400
+    assert (
+        await client.put(f"/api/sessions/{sid}/mode", json={"mode": "auto"}, headers=TOKEN)
+    ).status_code == 400
     assert (await client.get("/api/sessions?limit=0", headers=TOKEN)).status_code == 400
     assert (await client.get("/api/sessions?offset=-1", headers=TOKEN)).status_code == 400
 
@@ -127,3 +148,41 @@ async def test_delete_removes_everything(chatty, client: httpx.AsyncClient) -> N
         assert list(await s.exec(select(EventRow)))  # the other session's events stay
     assert await state.checkpointer.aget_tuple({"configurable": {"thread_id": sid}}) is None
     assert (await client.get(f"/api/chat/history/{sid}", headers=TOKEN)).status_code == 404
+
+
+async def test_delete_removes_checkpoints_of_every_thread(app, client: httpx.AsyncClient) -> None:
+    use_model(app, ScriptedChatModel(script=[], fallback=says("好的。")))
+    resp = await client.post("/api/chat", data={"message": "你好", "thread_id": "t-2"}, headers=TOKEN)
+    sid = resp.headers["x-session-id"]
+    saver = app.state.vent.checkpointer
+    assert await saver.aget_tuple({"configurable": {"thread_id": f"{sid}::t-2"}}) is not None
+    await client.delete(f"/api/sessions/{sid}", headers=TOKEN)
+    assert await saver.aget_tuple({"configurable": {"thread_id": f"{sid}::t-2"}}) is None
+
+
+async def test_rejected_upload_leaves_no_session(app, client: httpx.AsyncClient) -> None:
+    r = await client.post(
+        "/api/chat",
+        data={"message": "审查"},
+        files={"file": ("x.txt", b"hello", "text/plain")},
+        headers=TOKEN,
+    )
+    assert r.status_code == 400
+    assert (await client.get("/api/sessions", headers=TOKEN)).json()["total"] == 0
+
+
+async def test_validation_errors_are_chinese(app, client: httpx.AsyncClient) -> None:
+    use_model(app, ScriptedChatModel(script=[], fallback=says("好")))
+    sid = (await client.post("/api/chat", data={"message": "你好"}, headers=TOKEN)).headers["x-session-id"]
+    r = await client.put(f"/api/sessions/{sid}/title", json={"title": "x" * 101}, headers=TOKEN)
+    assert r.status_code == 400 and "过长（最多 100 个字符）" in r.json()["error"]
+    r = await client.put(f"/api/sessions/{sid}/mode", json={"mode": "auto"}, headers=TOKEN)
+    assert "取值无效，可选" in r.json()["error"]
+
+
+async def test_session_times_are_the_mines_local_time(app, client: httpx.AsyncClient) -> None:
+    use_model(app, ScriptedChatModel(script=[], fallback=says("好")))
+    await client.post("/api/chat", data={"message": "你好"}, headers=TOKEN)
+    created = (await client.get("/api/sessions", headers=TOKEN)).json()["sessions"][0]["created_at"]
+    local_now = datetime.now(ZoneInfo("Asia/Shanghai")).replace(tzinfo=None)
+    assert abs(datetime.fromisoformat(created) - local_now) < timedelta(minutes=2)

@@ -2,8 +2,6 @@
 changed without a migration fails here), an old create_all database is adopted, concurrent start-ups
 migrate once, and rows round-trip (time zones, JSON text, service state)."""
 
-# ruff: noqa: F811  (the store fixtures are imported from tests.pg and named as parameters)
-
 from __future__ import annotations
 
 import asyncio
@@ -15,7 +13,7 @@ from alembic.runtime.migration import MigrationContext
 from sqlalchemy import inspect, text
 from sqlmodel import SQLModel
 
-from tests.pg import db, pg_database, pg_module_url, store_url  # noqa: F401  (fixtures)
+from tests.pg import pg_database
 from vent_agent.store.db import Database, async_url, migrations_head
 from vent_agent.store.models import EventRow, RunRow
 from vent_agent.store.service_state import get_state_value, set_state_value

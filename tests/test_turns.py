@@ -6,8 +6,6 @@ session while its turn runs cancels the turn, its stream ends with ``error`` the
 any table (store and checkpointer), no upload and no report of the session remains.
 """
 
-# ruff: noqa: F811  (the store fixtures are imported from tests.pg and named as parameters)
-
 from __future__ import annotations
 
 import asyncio
@@ -24,7 +22,7 @@ from sqlmodel import SQLModel
 
 from tests.chat_helpers import TOKEN, use_model
 from tests.helpers import parse_spec_stream
-from tests.pg import db, pg_module_url, run_sync, store_url  # noqa: F401  (fixtures)
+from tests.pg import run_sync
 from tests.scripted_model import ScriptedChatModel, says, tool_call
 from tests.test_workers import Cluster, cluster_of
 from vent_agent.app import create_app

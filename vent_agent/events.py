@@ -78,6 +78,15 @@ class PageProgress(BaseModel):
     total: int
 
 
+class OcrProgress(PageProgress):
+    """OCR progress: ``page`` of ``total`` pages to recognise, ``pdf_page`` the PDF page, and ``reason``
+    why it is OCR'd: ``no_text_layer`` (a scan), ``garbage_text_layer`` (its text layer is not text:
+    private-use glyphs, mojibake; :mod:`vent_agent.documents.quality`)."""
+
+    pdf_page: int | None = None
+    reason: Literal["no_text_layer", "garbage_text_layer"] | None = None
+
+
 class SeverityCounts(BaseModel):
     """Rule findings per severity."""
 
@@ -238,7 +247,7 @@ class Progress(EventModel):
     notice: Notice | None = None
     hash_id: str | None = None
     page_progress: PageProgress | None = None
-    ocr_progress: PageProgress | None = None
+    ocr_progress: OcrProgress | None = None
     download_url: str | None = None
     queued: bool | None = None
     summary: SeverityCounts | None = None

@@ -13,6 +13,7 @@ from langchain_core.tools import BaseTool
 from vent_agent.events import References
 from vent_agent.events import Send as Emit
 from vent_agent.kb.citations import CitationRegistry, validate_citations
+from vent_agent.kb.numerals import find_article_refs
 from vent_agent.kb.search import get_knowledge_base
 from vent_agent.skills import CLICK_INTERPRET, VENT_CHAT, render_prompt_index
 from vent_agent.skills.tool import make_load_skill_tool
@@ -84,18 +85,19 @@ async def references_event(
 ) -> None:
     """Check the answer's citations against what the run retrieved and send the additive
     ``references`` event (before ``done``): the reference list, the warnings, and — when a citation had
-    to be removed — the corrected ``content`` that the history keeps. ``check_figures`` False skips the
-    figure check (the deterministic interpretation writes readings beside the clauses it cites)."""
+    to be removed — the corrected ``content`` that the history keeps. ``check_figures`` False drops the
+    figure check's warnings (the deterministic interpretation writes readings beside the clauses it
+    cites); removed citations are warned about either way."""
     if not answer.strip() and not citations.retrieved():
         return
     checked = validate_citations(answer, citations)
     if not check_figures:
-        # the service's own rule-based text: it quotes measured readings beside its clauses and cites
-        # the thresholds table's articles; nothing of it is removed, what the check says is only logged
-        if checked.warnings:
-            log.info("citation check of a rule-based text: %s", [w.message for w in checked.warnings])
-        checked.warnings = []
-        checked.text = answer
+        # the service's own rule-based text quotes measured readings beside its clauses: the figure
+        # check is only logged; a citation it had to remove is still a warning (and the corrected text)
+        figures = [w for w in checked.warnings if w.kind == "figure_mismatch"]
+        if figures:
+            log.info("figure check of a rule-based text: %s", [w.message for w in figures])
+        checked.warnings = [w for w in checked.warnings if w.kind != "figure_mismatch"]
     removed = sum(1 for w in checked.warnings if w.removed)
     await emit(
         References(
@@ -134,6 +136,22 @@ async def replay_retrievals(graph: Any, config: dict[str, Any], citations: Citat
 
 
 _ARTICLE = re.compile(r"第\s*(\d+)\s*条")
+
+
+def record_text_articles(citations: CitationRegistry, text: str) -> None:
+    """Record in ``citations`` every article of 《煤矿安全规程》 that ``text`` cites by number and the
+    knowledge base holds (aliases followed), unless already recorded: the service's own text cites
+    only what its ``references`` event lists. Articles the knowledge base lacks are left to the check
+    (a ``not_in_kb`` warning)."""
+    kb = citations.kb
+    for ref in find_article_refs(text):
+        for n in ref.numbers:
+            res = kb.resolve(n, ref.edition)
+            if res is None or citations.get(res.article.edition, res.article.number, res.article.document):
+                continue
+            clause = kb.lookup(n, ref.edition)
+            if clause is not None:
+                citations.record(f"第{n}条", [clause], None)
 
 
 def record_fact_references(citations: CitationRegistry, references: list[Any]) -> None:

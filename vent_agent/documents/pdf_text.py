@@ -5,9 +5,13 @@ thread-safe, so every PDFium call of this module runs under one process-wide loc
 
 Page text is read by a *page reader*, a small function ``(page, page_no) -> PageText`` that another
 module can replace (e.g. the OCR engine: read the text layer, and OCR the page when it has none). The
-default is :func:`read_text_layer`. A page whose text layer has fewer than :data:`MIN_TEXT_CHARS`
-non-blank characters is listed in ``ExtractedPdf.pages_without_text``; :meth:`ExtractedPdf.with_page`
-puts an OCR result in its place afterwards.
+default is :func:`read_text_layer`. Every page text and table cell is cleaned once here
+(:func:`vent_agent.documents.normalize.clean_text`: radicals, control and private-use characters, NFKC),
+the counts kept per page in ``PageText.cleaned``. A raw layer that is not text (private-use glyphs,
+mojibake: :func:`vent_agent.documents.quality.score_layer`) is dropped and its score kept in
+``PageText.layer``. A page whose (cleaned) text has fewer than :data:`MIN_TEXT_CHARS` non-blank
+characters is listed in ``ExtractedPdf.pages_without_text``, the reason in :meth:`ExtractedPdf.ocr_reasons`;
+:meth:`ExtractedPdf.with_page` puts an OCR result in its place afterwards.
 
 Numbering: ``PageText.page`` and ``ExtractedTable.page`` are 1-based PDF pages; ``ExtractedTable.index``
 (the table's position on its page, top to bottom) and ``TableCell.row`` / ``TableCell.col`` are 0-based.
@@ -32,6 +36,9 @@ import pdfplumber
 import pypdfium2 as pdfium
 from pydantic import BaseModel, Field
 
+from vent_agent.documents.normalize import clean_cell, clean_text
+from vent_agent.documents.quality import LayerQuality, score_layer
+
 log = logging.getLogger(__name__)
 
 MIN_TEXT_CHARS = 5
@@ -49,6 +56,9 @@ is refused."""
 # FPDF_GetLastError codes (fpdfview.h)
 _ERR_PASSWORD, _ERR_SECURITY = 4, 5
 _EMPTY_PAGE_TREE = re.compile(rb"/Type\s*/Pages\b[^>]*?/Count\s+0\b|/Count\s+0\b[^>]*?/Type\s*/Pages\b")
+
+OcrReason = Literal["no_text_layer", "garbage_text_layer"]
+"""Why a page is OCR'd: it has no text layer, or its layer is not text (:mod:`.quality`)."""
 
 PdfErrorCode = Literal[
     "not_found",
@@ -79,13 +89,20 @@ class PdfError(ValueError):
 
 class PageText(BaseModel):
     """The text of one page (1-based ``page``), line ends ``\\n``. ``source`` says where it came from:
-    ``text`` (the PDF's text layer), ``ocr``, or ``none`` (nothing readable)."""
+    ``text`` (the PDF's text layer), ``ocr``, or ``none`` (nothing readable).
+
+    ``cleaned`` counts what the boundary normalisation removed or mapped in this page's text (keys of
+    :data:`~vent_agent.documents.normalize.REMOVED_KINDS` and ``radical``); ``layer`` is the score of the
+    page's raw text layer (None when it had none); ``ocr_reason`` why the page was OCR'd."""
 
     page: int
     text: str = ""
     source: Literal["text", "ocr", "none"] = "text"
     width: float = 0.0
     height: float = 0.0
+    cleaned: dict[str, int] = Field(default_factory=dict)
+    layer: LayerQuality | None = None
+    ocr_reason: OcrReason | None = None
 
     @property
     def has_text(self) -> bool:
@@ -146,10 +163,24 @@ class ExtractedPdf(BaseModel):
         return sum(1 for p in self.pages for c in p.text if not c.isspace())
 
     def page(self, page_no: int) -> PageText:
-        """The page of that 1-based number (IndexError when out of range)."""
-        if not 1 <= page_no <= len(self.pages):
-            raise IndexError(f"page {page_no} out of 1..{len(self.pages)}")
-        return self.pages[page_no - 1]
+        """The page of that 1-based number (IndexError when there is none)."""
+        if 1 <= page_no <= len(self.pages) and self.pages[page_no - 1].page == page_no:
+            return self.pages[page_no - 1]
+        for p in self.pages:
+            if p.page == page_no:
+                return p
+        raise IndexError(f"page {page_no} not in the document")
+
+    def ocr_reasons(self) -> dict[int, OcrReason]:
+        """Page → why it is to be OCR'd, for each page of ``pages_without_text``: its raw text layer was
+        garbage (``garbage_text_layer``) or there was none (``no_text_layer``)."""
+        by_no = {p.page: p for p in self.pages}
+        return {
+            n: "garbage_text_layer"
+            if n in by_no and by_no[n].layer is not None and by_no[n].layer.garbage
+            else "no_text_layer"
+            for n in self.pages_without_text
+        }
 
     def tables_on(self, page_no: int) -> list[ExtractedTable]:
         """The ruled tables of one page, top to bottom."""
@@ -171,15 +202,26 @@ PageReader = Callable[[pdfium.PdfPage, int], PageText]
 
 
 def read_text_layer(page: pdfium.PdfPage, page_no: int) -> PageText:
-    """The default page reader: the page's text layer in PDFium's reading order, ``\\r\\n`` → ``\\n``."""
+    """The default page reader: the page's text layer in PDFium's reading order, cleaned
+    (:func:`read_layer_text`)."""
     width, height = page.get_size()
     textpage = page.get_textpage()
     try:
         text = textpage.get_text_range()
     finally:
         textpage.close()
-    text = text.replace("\r\n", "\n").replace("\r", "\n").replace("\x00", "")
-    out = PageText(page=page_no, text=text, width=width, height=height)
+    return read_layer_text(text, page_no, width, height)
+
+
+def read_layer_text(raw: str, page_no: int, width: float = 0.0, height: float = 0.0) -> PageText:
+    """A page from its raw text layer: scored (:func:`~vent_agent.documents.quality.score_layer`), and
+    cleaned (:func:`~vent_agent.documents.normalize.clean_text`) unless garbage; a garbage layer gives
+    an empty page (``source="none"``, to be OCR'd) that keeps its ``layer`` score."""
+    layer = score_layer(raw) if raw.strip() else None
+    if layer is not None and layer.garbage:
+        return PageText(page=page_no, source="none", width=width, height=height, layer=layer)
+    text, counts = clean_text(raw)
+    out = PageText(page=page_no, text=text, width=width, height=height, cleaned=dict(counts), layer=layer)
     return out if out.has_text else out.model_copy(update={"source": "none"})
 
 
@@ -293,7 +335,7 @@ def _read_tables(data: bytes, pages: list[PageText], warnings: list[str]) -> lis
                         rows = table.extract()
                         n_cols = max((len(r) for r in rows), default=0)
                         cells = [
-                            TableCell(page=pt.page, table=index, row=r, col=c, text=text)
+                            TableCell(page=pt.page, table=index, row=r, col=c, text=clean_cell(text))
                             for r, row in enumerate(rows)
                             for c, text in enumerate(row)
                         ]

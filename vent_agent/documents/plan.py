@@ -10,6 +10,9 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
+from vent_agent.documents.quality import PageRead
+from vent_agent.documents.repeats import RepeatedContent
+
 LocationKind = Literal[
     "coal_face",
     "standby_face",
@@ -189,6 +192,10 @@ class Plan(BaseModel):
     section_pages: dict[str, int] = Field(default_factory=dict)
     """First page of each recognised section: basis, overview, locations, calculation, allocation,
     totals, measures, signoff."""
+    repeats: RepeatedContent | None = None
+    """Copies of the plan or its tables found in the PDF (read once: :mod:`.repeats`); None when none."""
+    pages_read: list[PageRead] = Field(default_factory=list)
+    """How each page was read: text layer or OCR and why, layer score, normalisation counts."""
 
     def location(self, name: str) -> LocationPlan | None:
         """The location of that name (exact match after removing spaces), or None."""

@@ -1,8 +1,10 @@
 """Text helpers of the plan parser: normalisation, numbers, units, dates, location names, and a
 page-aware view of the whole document's text.
 
-Normalisation maps full-width ASCII (``：，（）％＝``) and the ideographic space to their half-width
-forms one character for one character, so offsets into normalised text are offsets into the original.
+Normalisation is the parsing fold of :mod:`vent_agent.documents.normalize` (full-width ASCII
+``：，（）％＝`` and the ideographic space to their half-width forms, one character for one character, so
+offsets into normalised text are offsets into the original); the text it folds was cleaned once at
+extraction (radicals, control characters, NFKC).
 """
 
 from __future__ import annotations
@@ -13,11 +15,8 @@ import re
 from collections import Counter
 from dataclasses import dataclass, field
 
+from vent_agent.documents.normalize import fold
 from vent_agent.documents.pdf_text import ExtractedPdf
-
-_FULLWIDTH = {c: c - 0xFEE0 for c in range(0xFF01, 0xFF5F)}
-_FULLWIDTH.update({0x3000: 0x20, 0x2212: ord("-"), 0x00A0: 0x20, 0x2264: ord("≤"), 0x2266: ord("≤")})
-_FULLWIDTH.update({0x2206: ord("Δ"), 0x2211: ord("Σ")})  # increment / n-ary sum signs read as Δ / Σ
 
 CJK = r"\u4e00-\u9fff"
 NUM = r"(?<![A-Za-z_\d.])-?\d+(?:\.\d+)?"
@@ -38,9 +37,9 @@ _PAGE_NO_RE = re.compile(
 
 
 def normalize(text: str) -> str:
-    """Full-width ASCII → half-width, ideographic/no-break space → space, minus sign → ``-``, the
-    increment and n-ary sum signs (``∆``, ``∑``) → ``Δ``, ``Σ``. Length-preserving."""
-    return text.translate(_FULLWIDTH)
+    """The parsing fold (:func:`vent_agent.documents.normalize.fold`): full-width ASCII → half-width,
+    ideographic/no-break space → space, minus sign → ``-``, ``∆``/``∑`` → ``Δ``/``Σ``. Length-preserving."""
+    return fold(text)
 
 
 def squeeze(text: str) -> str:

@@ -11,7 +11,8 @@ Which limits apply:
 - CH₄, CO₂, O₂, CO, temperature: the thresholds of the sensor's ``location_class`` (第156、158、192、
   193、194条; 2016版第172、655条);
 - air volume of a tunnel (m³/min): 4 m³/min per person of ``max_workers`` and per kW of ``diesel_kw``
-  (第159条);
+  (第159条); of a heading: its required air volume, the maximum of every method its data allows, and
+  its consistency with the auxiliary fans' delivery (:mod:`vent_agent.interpret.heading`);
 - fans: the device's alarm limits (``Device.alarm_limits``) while it runs, and its running state
   (主要通风机 第177条, 局部通风机 第184条) unless it is the standby (``state == "备用"``).
 """
@@ -20,7 +21,7 @@ from __future__ import annotations
 
 import asyncio
 from datetime import datetime, timedelta
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 from zoneinfo import ZoneInfo
 
 from pydantic import BaseModel, Field
@@ -36,6 +37,10 @@ from vent_agent.interpret.assess import (
     reported_limit,
     threshold_rules,
 )
+from vent_agent.interpret.cite import kb_label
+from vent_agent.interpret.heading import heading_air_volume
+from vent_agent.kb.numerals import find_article_refs
+from vent_agent.kb.search import KnowledgeBase, get_knowledge_base
 from vent_agent.kb.thresholds import BreachOp, ThresholdTable
 from vent_agent.settings import Settings
 from vent_agent.upstream.base import VentilationSource
@@ -52,6 +57,7 @@ from vent_agent.upstream.models import (
 )
 
 ANOMALY_WINDOW = timedelta(hours=24)
+_Cited = TypeVar("_Cited", Assessment, "Anomaly")
 FAN_CLASSES = {"fan": "主要通风机", "aux_fan": "局部通风机"}
 STANDBY = "备用"
 
@@ -126,10 +132,12 @@ class InterpretationFacts(BaseModel):
         return max((a.status for a in self.assessments), key=STATUS_RANK.__getitem__, default="ok")
 
     def articles(self) -> list[str]:
-        """Every article label the facts carry (assessments, anomalies, references), in order."""
+        """Every article label (with its 第N条) the facts carry (assessments, anomalies, references), in
+        order; a source the knowledge base does not hold (no number, see :mod:`~vent_agent.interpret.cite`)
+        is not an article one may cite."""
         labels = [a.article for a in self.assessments] + [a.article for a in self.anomalies]
         labels += [r.article for r in self.references]
-        return list(dict.fromkeys(x for x in labels if x))
+        return list(dict.fromkeys(x for x in labels if x and find_article_refs(x)))
 
 
 # -- rules per device ---------------------------------------------------------------------------------
@@ -277,17 +285,38 @@ def _now(settings: Settings, now: datetime | None) -> datetime:
     return now.replace(tzinfo=tz) if now.tzinfo is None else now.astimezone(tz)
 
 
-def _references(table: ThresholdTable, assessments: list[Assessment], classes: list[str]) -> list[Reference]:
+def _kb_cited(items: list[_Cited], kb: KnowledgeBase) -> list[_Cited]:
+    """``items`` with each ``article``/``source`` cited only as far as the knowledge base holds it."""
+    return [
+        x.model_copy(update={"article": kb_label(x.article, kb), "source": kb_label(x.source, kb)})
+        for x in items
+    ]
+
+
+def _references(
+    table: ThresholdTable, assessments: list[Assessment], classes: list[str], kb: KnowledgeBase
+) -> list[Reference]:
     """The provisions behind the assessments' governing limits, then every threshold of ``classes``
-    (e.g. the main fan's standby and reversal requirements), each once."""
+    (e.g. the main fan's standby and reversal requirements), one entry per article (labelled as
+    :func:`~vent_agent.interpret.cite.kb_label` says)."""
     keys = [a.threshold_key for a in assessments if a.threshold_key]
     keys += [t.key for cls in classes for t in table.for_class(cls)]
-    refs: dict[tuple[str, str], Reference] = {}
+    by_article: dict[str, list[Reference]] = {}
     for key in dict.fromkeys(keys):
         t = table.get(key)
-        ref = Reference(article=t.article_label(), requirement=t.action, clause=t.clause)
-        refs.setdefault((ref.article, ref.clause or ref.requirement), ref)
-    return list(refs.values())
+        label = kb_label(t.article_label(), kb) or t.article_label()
+        by_article.setdefault(label, []).append(
+            Reference(article=label, requirement=t.action, clause=t.clause)
+        )
+    return [_merge_references(refs) for refs in by_article.values()]
+
+
+def _merge_references(refs: list[Reference]) -> Reference:
+    """One reference per article: the distinct texts of its clauses in order, a text contained in
+    another dropped (第177条's standby sentence inside its running-and-standby excerpt)."""
+    texts = list(dict.fromkeys(r.clause or r.requirement for r in refs))
+    kept = [t for t in texts if not any(t != o and t in o for o in texts)]
+    return Reference(article=refs[0].article, requirement=refs[0].requirement, clause="".join(kept))
 
 
 async def _recent(source: VentilationSource, devices: list[Device]) -> list[list[Reading]]:
@@ -317,11 +346,13 @@ async def gather_tunnel_facts(
     now: datetime | None = None,
     *,
     table: ThresholdTable | None = None,
+    kb: KnowledgeBase | None = None,
 ) -> InterpretationFacts:
     """The facts of tunnel ``tun_id``: each device's latest value against its limits, the tunnel's air
     volume, the anomalies of the 24 h before ``now`` (default: the wall clock in the mine time zone).
     Raises :class:`~vent_agent.upstream.models.NotFoundError` for an unknown tunnel."""
     table = table or ThresholdTable.load(settings.regulation_edition)
+    kb = kb or get_knowledge_base(settings.kb_dir, settings.regulation_edition)
     now = _now(settings, now)
     data = await source.query_tun_data_by_id(tun_id)
     tunnel = data.tunnel
@@ -329,7 +360,10 @@ async def gather_tunnel_facts(
     for d in data.devices:
         assessments += device_assessments(d, data.latest.get(d.device_id), tunnel, table)
     wind = next((a.value for a in assessments if a.quantity == "wind_speed" and a.value is not None), None)
-    if wind is not None:
+    if wind is not None and tunnel.kind == "heading":
+        fans = [d for d in data.devices if d.device_type == "aux_fan"]
+        assessments += heading_air_volume(tunnel, wind, fans, data.latest, table)
+    elif wind is not None:
         assessments.append(air_volume_assessment(tunnel, wind, table))
     histories = await _recent(source, data.devices)
     since = now - ANOMALY_WINDOW
@@ -352,9 +386,9 @@ async def gather_tunnel_facts(
         ),
         edition=table.edition,
         edition_label=table.article_label(),
-        assessments=assessments,
-        anomalies=sorted(anomalies, key=lambda a: a.start),
-        references=_references(table, assessments, []),
+        assessments=_kb_cited(assessments, kb),
+        anomalies=_kb_cited(sorted(anomalies, key=lambda a: a.start), kb),
+        references=_references(table, assessments, [], kb),
         alarms=data.alarms,
         notes=notes,
     )
@@ -367,12 +401,14 @@ async def gather_device_facts(
     now: datetime | None = None,
     *,
     table: ThresholdTable | None = None,
+    kb: KnowledgeBase | None = None,
 ) -> InterpretationFacts:
     """The facts of device ``device_id``: a fan's operating values against its rated point and alarm
     limits (and its running state against 第177/184条), a sensor's value against the limit of its
     measuring point, the anomalies of the 24 h before ``now``. Raises ``NotFoundError`` for an unknown
     device."""
     table = table or ThresholdTable.load(settings.regulation_edition)
+    kb = kb or get_knowledge_base(settings.kb_dir, settings.regulation_edition)
     now = _now(settings, now)
     data = await source.query_device_data_by_id(device_id)
     device, tunnel = data.device, data.tunnel
@@ -403,9 +439,9 @@ async def gather_device_facts(
         **_timing([data.latest] if data.latest else [], now, settings),
         edition=table.edition,
         edition_label=table.article_label(),
-        assessments=assessments,
-        anomalies=anomalies,
-        references=_references(table, assessments, classes),
+        assessments=_kb_cited(assessments, kb),
+        anomalies=_kb_cited(anomalies, kb),
+        references=_references(table, assessments, classes, kb),
         alarms=data.alarms,
         notes=notes,
     )

@@ -19,6 +19,7 @@ from vent_agent.chat.toolset import (
     click_tools,
     new_citations,
     record_fact_references,
+    record_text_articles,
     references_event,
     skills_index,
 )
@@ -139,6 +140,7 @@ async def interpret_click(
         text = render_interpretation(facts)
         for i, piece in enumerate(chunk_text(text, 64)):
             await em.send(Token(source="fast", content=piece, replace=True if replace and i == 0 else None))
+        record_text_articles(citations, text)
         await references_event(em.send, text, citations, check_figures=False)
 
 

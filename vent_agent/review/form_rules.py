@@ -14,6 +14,7 @@ import datetime as dt
 from vent_agent.documents.plan import LocationPlan, Plan, SignOff
 from vent_agent.documents.plan_text import match_name
 from vent_agent.review.findings import Finding, Severity
+from vent_agent.review.repeat_rules import repeated_content_findings
 from vent_agent.review.rule_common import cited_families, finding, plan_names
 
 REVIEWER = "form-reviewer"
@@ -42,6 +43,7 @@ def review_form(plan: Plan) -> list[Finding]:
         *_allocation_coverage(plan),
         *_basis(plan),
         *_editions(plan),
+        *repeated_content_findings(plan),
     ]
 
 

@@ -13,6 +13,7 @@ import logging
 import threading
 import time
 import uuid
+from collections import Counter
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import datetime
@@ -32,7 +33,8 @@ from vent_agent.documents.ocr import (
 )
 from vent_agent.documents.pdf_text import ExtractedPdf, PdfError, extract_pdf
 from vent_agent.documents.plan import Plan
-from vent_agent.documents.plan_parser import parse_plan
+from vent_agent.documents.quality import describe_bad
+from vent_agent.documents.reading import read_plan
 from vent_agent.events import (
     AgentError,
     AgentExecuting,
@@ -41,6 +43,7 @@ from vent_agent.events import (
     AgentTodos,
     AgentToolResult,
     EventModel,
+    OcrProgress,
     PageProgress,
     ReviewerDone,
     ReviewProgress,
@@ -57,13 +60,14 @@ from vent_agent.review.model_reading import cap_model_findings, read_unmapped_ta
 from vent_agent.review.plausibility import audit_plan, gate_findings, unreadable_message
 from vent_agent.review.reference import ReferenceData
 from vent_agent.review.remarks import DEFAULT_TIMEOUT_S, review_remarks
+from vent_agent.review.repeat_rules import with_copy_pages
 from vent_agent.review.result import REVIEWERS, LocationRecalc, ReviewerOutcome, ReviewResult
 from vent_agent.settings import Settings
 
 log = logging.getLogger(__name__)
 
-PARSER_VERSION = "plan-parser-2"
-EXTRACTOR_VERSION = "extract-2"
+PARSER_VERSION = "plan-parser-3"
+EXTRACTOR_VERSION = "extract-3"
 """Text-layer extraction version; with :data:`OCR_LAYOUT_VERSION` and the engine, the extractor's id."""
 T = TypeVar("T", bound=BaseModel)
 
@@ -116,6 +120,25 @@ def _write_cache(path: Path, model: BaseModel) -> None:
     tmp.replace(path)
 
 
+_REASON_CN = {"no_text_layer": "没有文字层", "garbage_text_layer": "文字层为乱码"}
+
+
+def _ocr_pages_cn(extracted: ExtractedPdf) -> str:
+    """``2 页没有文字层（扫描件），第 3、4 页文字层为乱码（私用区字符 812 个）``: the pages to OCR and why."""
+    reasons = extracted.ocr_reasons()
+    parts = []
+    scanned = [p for p, r in reasons.items() if r == "no_text_layer"]
+    if scanned:
+        parts.append(f" {len(scanned)} 页没有文字层（扫描件）")
+    garbage = [p for p, r in reasons.items() if r == "garbage_text_layer"]
+    if garbage:
+        kinds: Counter[str] = Counter()
+        for p in garbage:
+            kinds.update(extracted.page(p).layer.bad_kinds)  # type: ignore[union-attr]
+        parts.append(f"第 {'、'.join(map(str, garbage))} 页文字层为乱码（{describe_bad(kinds)}）")
+    return "，".join(parts)
+
+
 class _OcrStopped(Exception):
     """Raised inside the OCR thread when the run waiting for it was cancelled."""
 
@@ -128,12 +151,15 @@ async def _ocr(
     ocr_slots: asyncio.Semaphore | None,
     engine: OcrEngine | None,
 ) -> ExtractedPdf:
-    """OCR the pages without a text layer, off the event loop and under ``ocr_slots``."""
+    """OCR the pages without a usable text layer (none, or garbage: ``ExtractedPdf.ocr_reasons``), off
+    the event loop and under ``ocr_slots``. Each page's ``ocr_progress`` carries its ``reason``."""
     missing = extracted.pages_without_text
+    reasons = extracted.ocr_reasons()
+    what = _ocr_pages_cn(extracted)
     if engine is None and settings.ocr_engine == "none":
         await emit(
             ReviewProgress(
-                message=f"第 {'、'.join(map(str, missing))} 页没有文字层，OCR 已关闭（VENT_OCR_ENGINE=none），跳过识别",
+                message=f"{what}，OCR 已关闭（VENT_OCR_ENGINE=none），跳过识别",
                 hash_id=req.sha256,
             )
         )
@@ -151,7 +177,7 @@ async def _ocr(
         assert engine is not None
         await emit(
             ReviewProgress(
-                message=f"检测到 {len(missing)} 页没有文字层（扫描件），正在使用 {engine.name} 进行 OCR 识别...",
+                message=f"检测到{what}，正在使用 {engine.name} 进行 OCR 识别...",
                 hash_id=req.sha256,
             )
         )
@@ -166,11 +192,13 @@ async def _ocr(
             now = time.perf_counter()
             metrics.observe_ocr_page(engine.name, now - last[0])
             last[0] = now
+            reason = reasons.get(page, "no_text_layer")
+            why = f"，{_REASON_CN[reason]}" if reason != "no_text_layer" else ""
             send(
                 ReviewProgress(
-                    message=f"{engine.name} 正在扫描第 {done}/{total} 页（PDF 第 {page} 页）...",
+                    message=f"{engine.name} 正在扫描第 {done}/{total} 页（PDF 第 {page} 页{why}）...",
                     hash_id=req.sha256,
-                    ocr_progress=PageProgress(page=done, total=total),
+                    ocr_progress=OcrProgress(page=done, total=total, pdf_page=page, reason=reason),
                 )
             )
 
@@ -261,7 +289,7 @@ async def load_plan(
             await emit(ReviewProgress(message="已命中解析缓存，跳过文本提取", hash_id=req.sha256))
             return plan
     extracted = await load_extracted(req, settings, emit, ocr_slots=ocr_slots, ocr_engine=ocr_engine)
-    plan = await asyncio.to_thread(parse_plan, extracted)
+    plan = await asyncio.to_thread(read_plan, extracted)
     _write_cache(cache, plan)
     return plan
 
@@ -459,6 +487,9 @@ async def review_plan(
                 if settings.ocr_engine == "none" and ocr_engine is None
                 else "，OCR 未识别出可用内容（请检查扫描清晰度）"
             )
+        garbage = [p.page for p in plan.pages_read if p.ocr_reason == "garbage_text_layer"]
+        if garbage:
+            hint += f"；第 {'、'.join(map(str, garbage))} 页文字层为乱码"
         raise ReviewFailed(f"未能从 PDF 中识别出配风计划内容（无用风地点与风量分配表）{hint}")
     checks, coverage = audit_plan(plan)
     if coverage.unreadable:
@@ -482,6 +513,8 @@ async def review_plan(
     )
     for o in outcomes:  # no major or critical finding on a figure not read with confidence
         o.findings = cap_model_findings(gate_findings(o.findings, plan, checks), plan)
+    for o in outcomes:  # a plan read once from several copies: each finding lists the copies' pages
+        o.findings = with_copy_pages(o.findings, plan.repeats)
     await emit(ReviewProgress(message="3个子智能体均已审查完成，正在汇总审查结果..."))
     outcome = sink[0] if sink else None
     now = datetime.now(ZoneInfo(settings.timezone))
@@ -497,6 +530,8 @@ async def review_plan(
         reviewers=outcomes,
         recalcs=recalcs,
         plan_warnings=plan.warnings,
+        pages_read=plan.pages_read,
+        repeats=plan.repeats,
         extraction_cache=str(extraction_cache(req, settings, ocr_engine)),
         reference_source=outcome.source if outcome else None,
         reference_status=outcome.status.value if outcome else None,

@@ -33,6 +33,8 @@ from calc import CATALOG, PARAMS
 from calc.result import Coefficient
 from reports.content import sorted_findings
 from vent_agent.documents.pdf_text import ExtractedPdf
+from vent_agent.documents.quality import PageRead
+from vent_agent.documents.repeats import RepeatedContent
 from vent_agent.events import merge_parts, parse_event
 from vent_agent.kb.search import KnowledgeBase
 from vent_agent.review.findings import Evidence, Finding
@@ -80,6 +82,9 @@ class ProvenanceRecord(BaseModel):
     reference_source: str | None = None
     reference_status: str | None = None
     reference_calls: list[dict[str, Any]] = Field(default_factory=list)
+    pages_read: list[PageRead] = Field(default_factory=list)
+    """How each page was read (text layer or OCR, and why: ``no_text_layer`` / ``garbage_text_layer``)."""
+    repeats: RepeatedContent | None = None
     tasks: list[dict[str, Any]] = Field(default_factory=list)
     artifacts: list[Artifact] = Field(default_factory=list)
     findings: list[Finding] = Field(default_factory=list)
@@ -114,13 +119,14 @@ def record_path(reports_dir: Path, report_id: str) -> Path:
 
 
 def tasks_from_events(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The task chain of a run: its agent and tool events, in order (seq, type, agent, tool(s), message),
-    read through the event catalogue (:func:`vent_agent.events.parse_event`)."""
-    keep = ("seq", "type", "agent", "tool", "tools", "message", "duration_ms")
+    """The task chain of a run: its agent and tool events and its OCR page events (``ocr_progress``: the
+    page and why it was OCR'd), in order (seq, type, agent, tool(s), message), read through the event
+    catalogue (:func:`vent_agent.events.parse_event`)."""
+    keep = ("seq", "type", "agent", "tool", "tools", "message", "duration_ms", "ocr_progress")
     tasks = []
     for ev in map(parse_event, merge_parts(events)):
-        if ev.type in TASK_EVENTS:
-            wire = ev.wire()
+        wire = ev.wire()
+        if ev.type in TASK_EVENTS or wire.get("ocr_progress"):
             tasks.append({k: wire[k] for k in keep if k in wire})
     return tasks
 
@@ -150,6 +156,8 @@ def build_record(
         reference_source=result.reference_source,
         reference_status=result.reference_status,
         reference_calls=result.reference_calls,
+        pages_read=result.pages_read,
+        repeats=result.repeats,
         tasks=tasks_from_events(events),
         artifacts=artifacts,
         findings=sorted_findings(result),  # numbered as in the report's findings table

@@ -13,6 +13,8 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field
 
 from calc.result import MaxResult
+from vent_agent.documents.quality import PageRead
+from vent_agent.documents.repeats import RepeatedContent
 from vent_agent.review.findings import SEVERITY_ORDER, Finding
 from vent_agent.review.plausibility import Coverage
 
@@ -92,6 +94,10 @@ class ReviewResult(BaseModel):
     reviewers: list[ReviewerOutcome] = Field(default_factory=list)
     recalcs: list[LocationRecalc] = Field(default_factory=list)
     plan_warnings: list[str] = Field(default_factory=list)
+    pages_read: list[PageRead] = Field(default_factory=list)
+    """How each page was read: text layer or OCR and why, layer score, normalisation counts."""
+    repeats: RepeatedContent | None = None
+    """Copies of the plan found in the PDF (the plan was reviewed once); None when none."""
     extraction_cache: str | None = None
     """The cached extraction (pages, tables) the plan was parsed from; provenance checks cells in it."""
     reference_source: str | None = None

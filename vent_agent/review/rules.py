@@ -198,6 +198,7 @@ RULES: dict[str, Rule] = {
         _r("form.edition_mixed", "引用的规程版本一致", F, MIN, "一般问题", (T(PLAN_RULES),)),
         _r("form.edition_unstated", "引用规程注明版本", F, INFO, "提示", (T(PLAN_RULES),)),
         _r("form.repeated_content", "计划内容不重复", F, INFO, "提示（同一计划在文件中出现多次，按一份审查）", (T(PLAN_RULES),)),
+        _r("form.conflicting_versions", "文件只含一个版本的计划", F, MAJ, "文件含内容不一致的多份计划为重大问题（生效版本不明，只审查其中一份）", (T(PLAN_RULES),)),
         _r("form.unreadable_figure", "数据可准确读取", F, INFO, "提示（未能可靠读取的数据不作为问题依据）", (T(PLAN_RULES),)),
         _r("form.unreadable_plan", "计划版式可读取", F, INFO, "提示（未能读取的部分不作审查）", (T(PLAN_RULES),)),
         _r("form.implausible_figure", "数据合理", F, INFO, "提示（单位或量级不合理的数据不作为重大问题依据）", (T(PLAN_RULES),)),

@@ -330,6 +330,10 @@ def _build_tunnel(rec: dict[str, Any], survey: dict[str, Any], plan: dict[str, A
     derived = {
         "area": s.get("area", p.get("area")),
         "allocated_q": p.get("allocated_q"),
+        "required_q": p.get("required_q"),
+        "gas_emission": p.get("gas_emission"),
+        "k_gas": p.get("k_gas"),
+        "explosive_kg": p.get("explosive_kg"),
         "max_workers": p.get("workers"),
         "rock": p.get("rock"),
         "diesel_kw": p["vehicles"] * p["vehicle_kw"] if "vehicles" in p else None,

@@ -96,7 +96,10 @@ class Tunnel(BaseModel):
     ``location`` the 用风地点 name in the mine's reference data (monthly plan, air survey) when the
     tunnel is one; ``diesel_kw`` the total power of the most diesel vehicles running at once (kW) on a
     vehicle roadway; ``max_workers`` the most people working there at once; ``allocated_q`` the planned
-    air volume (配风量, m³/min) of the current plan.
+    air volume (配风量, m³/min) of the current plan and ``required_q`` its required air volume (需风量,
+    m³/min) when the plan states one. For a heading (DOMAIN.md §2.2): ``gas_emission`` its absolute CH₄
+    emission (m³/min) with ``k_gas`` the plan's unevenness coefficient, ``explosive_kg`` the largest
+    single-blast charge (kg; 0: no blasting). Each is None when the data does not carry it.
     """
 
     model_config = ConfigDict(frozen=True)
@@ -114,6 +117,10 @@ class Tunnel(BaseModel):
     diesel_kw: float | None = None
     max_workers: int | None = None
     allocated_q: float | None = None
+    required_q: float | None = None
+    gas_emission: float | None = None
+    k_gas: float | None = None
+    explosive_kg: float | None = None
     description: str = ""
 
 

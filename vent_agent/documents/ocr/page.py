@@ -1,7 +1,8 @@
 """OCR of the pages that have no text layer, into the same page structure the text layer gives.
 
 :func:`ocr_pages` takes an :class:`~vent_agent.documents.pdf_text.ExtractedPdf` (from
-:func:`~vent_agent.documents.pdf_text.extract_pdf`) and, for each page listed in ``pages_without_text``:
+:func:`~vent_agent.documents.pdf_text.extract_pdf`) and, for each page listed in ``pages_without_text``
+(no text layer, or a garbage one: ``ExtractedPdf.ocr_reasons``):
 
 1. renders it with PDFium (under the process-wide PDFium lock) at ``dpi``, capped so that its longer
    side is at most ``max_render_px`` pixels (a huge page is rendered smaller, with a warning);
@@ -10,8 +11,10 @@
 3. reads the page's skew from the boxes, turns boxes and image upright, finds the ruled lines, and
    rebuilds ruled tables (:mod:`~vent_agent.documents.ocr.tables`) and the page's text lines
    (:mod:`~vent_agent.documents.ocr.layout`);
-4. puts a ``PageText`` (``source="ocr"``, lines top to bottom, the cells of a table row on one line)
-   and the page's ``ExtractedTable`` s (bbox in PDF points) in place of the empty page.
+4. puts a ``PageText`` (``source="ocr"``, lines top to bottom, the cells of a table row on one line,
+   cleaned like a text layer by :func:`~vent_agent.documents.normalize.clean_text`; ``ocr_reason`` and the
+   dropped layer's score kept) and the page's ``ExtractedTable`` s (bbox in PDF points) in place of the
+   empty page.
 
 It is synchronous and CPU-bound: the caller runs it in a worker thread. An engine that reads whole PDF
 pages itself (:class:`PdfPageReader`: the OCR worker pool) is given the path and each page number
@@ -34,6 +37,8 @@ import numpy as np
 import pypdfium2 as pdfium
 from PIL import Image
 
+from vent_agent.documents.normalize import clean_cell
+from vent_agent.documents.normalize import clean_text as clean_page_text
 from vent_agent.documents.ocr.engine import OcrBox, OcrEngine
 from vent_agent.documents.ocr.layout import Upright, clean_text, group_lines, line_text, skew_angle
 from vent_agent.documents.ocr.recover import recover_enumerators
@@ -135,12 +140,15 @@ def layout_page(
                 n_rows=len(grid.ys) - 1,
                 n_cols=len(grid.xs) - 1,
                 cells=[
-                    TableCell(page=page_no, table=index, row=c.row, col=c.col, text=c.text) for c in cells
+                    TableCell(page=page_no, table=index, row=c.row, col=c.col, text=clean_cell(c.text))
+                    for c in cells
                 ],
             )
         )
-    text = "\n".join(line_text(line) for line in group_lines(placed))
-    page = PageText(page=page_no, text=text, source="ocr", width=width_pt, height=height_pt)
+    text, counts = clean_page_text("\n".join(line_text(line) for line in group_lines(placed)))
+    page = PageText(
+        page=page_no, text=text, source="ocr", width=width_pt, height=height_pt, cleaned=dict(counts)
+    )
     return OcrPage(text=page, tables=tables, skew_deg=angle)
 
 
@@ -266,6 +274,7 @@ def ocr_pages(
     pdf = None if isinstance(engine, PdfPageReader) else open_pdf(Path(path))
     result = extracted
     warnings = list(extracted.warnings)
+    reasons = extracted.ocr_reasons()
     try:
         for done, page_no in enumerate(todo, start=1):
             if pdf is not None:
@@ -277,7 +286,11 @@ def ocr_pages(
             stats.engine_s += read.engine_s
             stats.layout_s += read.layout_s
             if read.result is not None:
-                result = result.with_page(read.result.text, read.result.tables)
+                before = result.page(page_no)
+                text = read.result.text.model_copy(
+                    update={"layer": before.layer, "ocr_reason": reasons.get(page_no)}
+                )
+                result = result.with_page(text, read.result.tables)
                 stats.pages.append(page_no)
                 stats.sizes.append(read.size)
             if on_page is not None:

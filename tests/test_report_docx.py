@@ -1,0 +1,204 @@
+"""The Word report (reports.docx_report): the findings table with shaded severities, every section and
+the remarks table, the same content as the Markdown, East Asian fonts on Chinese runs, atomic writes."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from docx import Document
+from docx.oxml.ns import qn
+
+from reports import docx_report
+from reports.content import FINDINGS_HEADER, REMARKS_HEADER, sorted_findings
+from reports.docx_report import SEVERITY_FILLS, render_docx
+from reports.labels import NO_FINDINGS, VERDICT_CRITICAL
+from reports.markdown import render_markdown
+from tests.report_samples import CJK, make_result
+from vent_agent.review.findings import Severity
+from vent_agent.review.result import ReviewerOutcome
+
+
+def table_with_header(doc, header: tuple[str, ...]):
+    """The first table whose header row is ``header``, or None."""
+    for table in doc.tables:
+        if tuple(c.text for c in table.rows[0].cells) == header:
+            return table
+    return None
+
+
+def findings_table(doc):
+    """The table whose header row is the findings header, or None."""
+    return table_with_header(doc, FINDINGS_HEADER)
+
+
+def shading(cell) -> str | None:
+    shd = cell._tc.tcPr.find(qn("w:shd")) if cell._tc.tcPr is not None else None
+    return None if shd is None else shd.get(qn("w:fill"))
+
+
+@pytest.fixture
+def docx_path(tmp_path: Path) -> Path:
+    return render_docx(make_result(), tmp_path / "reports" / "review.docx")
+
+
+def test_docx_findings_table_with_shaded_severity(docx_path: Path) -> None:
+    doc = Document(str(docx_path))
+    assert doc.paragraphs[0].text == "配风计划审查报告"
+    table = findings_table(doc)
+    assert table is not None and len(table.rows) == 1 + 6
+    expected = {
+        "严重": Severity.CRITICAL,
+        "重大": Severity.MAJOR,
+        "一般": Severity.MINOR,
+        "提示": Severity.INFO,
+    }
+    for row in table.rows[1:]:
+        severity_cell = row.cells[1]
+        run_shading = severity_cell.paragraphs[0].runs[0]._r.rPr.find(qn("w:shd"))
+        assert run_shading.get(qn("w:fill")) == SEVERITY_FILLS[expected[severity_cell.text]]
+        assert shading(severity_cell) is None  # a small label, not a shaded block
+    units = next(row for row in table.rows if row.cells[3].text == "单位")
+    assert units.cells[4].text.startswith("需风量单位 m³/s | m³/min 混用\n第二行说明")
+    assert units.cells[2].text == "井下爆炸材料库"
+    assert table.rows[0]._tr.trPr.find(qn("w:tblHeader")) is not None
+
+
+def test_docx_has_every_section_and_the_remarks_table(docx_path: Path) -> None:
+    doc = Document(str(docx_path))
+    headings = [p.text for p in doc.paragraphs if p.style.name.startswith("Heading")]
+    chapters = [h for h in headings if re.match(r"[一二三四五六]、", h)]
+    assert chapters == [
+        "一、审查结论",
+        "二、问题清单",
+        "三、有问题地点的需风量核算",
+        "四、各审查环节情况",
+        "五、模型审查意见（语言与逻辑，仅供参考）",
+        "六、审阅签字",
+    ]
+    assert "1. 15216综采工作面（采煤工作面，计划第 5 页）" in headings
+    assert "附录  各用风地点需风量核算明细" in headings
+    remarks = table_with_header(doc, REMARKS_HEADER)
+    assert remarks is not None and len(remarks.rows) == 1 + 3
+    assert [r.cells[1].text for r in remarks.rows[1:]] == ["基本形式审查", "计算核验审查", "计算核验审查"]
+    assert remarks.rows[3].cells[6].text.startswith("未核实\n")
+    label = remarks.rows[2].cells[4].paragraphs[0].runs[0]._r.rPr.find(qn("w:shd"))
+    assert label.get(qn("w:fill")) == SEVERITY_FILLS[Severity.MINOR]
+
+
+def test_docx_content_matches_the_report(docx_path: Path) -> None:
+    doc = Document(str(docx_path))
+    text = "\n".join(p.text for p in doc.paragraphs)
+    cells = "\n".join(c.text for t in doc.tables for r in t.rows for c in r.cells)
+    assert f"结论：{VERDICT_CRITICAL}" in text and "错误：MCP 工具超时：get_air_survey" in text
+    assert "Q = 60 × 0.70 × 1.2 × 18.72 × 1.2 × 1.0 = 1132.2 m³/min" in cells and "示范煤矿" in cells
+    assert "确定性规则判定" in doc.sections[0].footer.paragraphs[0].text
+    orientations = [s.orientation for s in doc.sections]
+    # portrait, landscape (findings, recomputation), portrait, landscape (appendix)
+    assert len(orientations) == 4 and orientations[1] != orientations[0] == orientations[2] != orientations[3]
+    assert (
+        round(doc.sections[0].page_width.cm, 1) == 21.0 and round(doc.sections[0].page_height.cm, 1) == 29.7
+    )
+    assert round(doc.sections[1].page_width.cm, 1) == 29.7
+    assert doc.core_properties.title == "配风计划审查报告"
+
+
+def _docx_sequence(doc) -> list[str]:
+    """The document body in order: ``H:`` headings, ``P:`` paragraphs and list items, ``R:`` table rows
+    (cells joined by ``¦``, lines by ``\\n``); empty paragraphs left out."""
+    out = []
+    for child in doc.element.body.iterchildren():
+        if child.tag == qn("w:p"):
+            para = next(p for p in doc.paragraphs if p._p is child)
+            if not para.text:
+                continue
+            style = para.style.name
+            prefix = "H" if style.startswith("Heading") or style == "Title" else "P"
+            out.append(f"{prefix}:{para.text}")
+        elif child.tag == qn("w:tbl"):
+            table = next(t for t in doc.tables if t._tbl is child)
+            out += ["R:" + "¦".join(c.text for c in row.cells) for row in table.rows]
+    return out
+
+
+def _markdown_sequence(md: str) -> list[str]:
+    """The Markdown report in the same form as :func:`_docx_sequence` (table separators dropped)."""
+    out = []
+    for line in md.splitlines():
+        if not line or re.fullmatch(r"\|(---\|)+", line):
+            continue
+        if line.startswith("#"):
+            out.append("H:" + line.lstrip("#").strip())
+        elif line.startswith("|"):
+            cells = re.split(r"(?<!\\)\|", line)[1:-1]
+            out.append("R:" + "¦".join(c.strip().replace("\\|", "|").replace("<br>", "\n") for c in cells))
+        elif line.startswith("- "):
+            out.append("P:" + line[2:])
+        else:
+            out.append("P:" + line.removeprefix("**").removesuffix("**"))
+    return out
+
+
+@pytest.mark.parametrize("variant", ["full", "no_model", "no_findings"])
+def test_markdown_says_what_the_docx_says(tmp_path: Path, variant: str) -> None:
+    result = make_result()
+    if variant == "no_model":
+        for outcome in result.reviewers:
+            outcome.remarks, outcome.remarks_model = [], None
+    elif variant == "no_findings":
+        result = make_result(reviewers=[ReviewerOutcome(agent="form-reviewer")])
+    doc = Document(str(render_docx(result, tmp_path / "r.docx")))
+    md_seq = _markdown_sequence(render_markdown(result))
+    docx_seq = _docx_sequence(doc)
+    assert md_seq == docx_seq
+    finding_rows = [r for r in docx_seq if re.match(r"R:\d+¦(严重|重大|一般|提示)¦", r)]
+    remark_rows = [r for r in docx_seq if re.match(r"R:\d+¦(基本形式|数据一致性|计算核验)审查¦", r)]
+    assert len(finding_rows) == len(result.findings) and len(remark_rows) == len(result.remarks)
+    # the description cell starts with the message (then the consequences and the figures compared)
+    assert [r.split("¦")[4].split("\n")[0] for r in finding_rows] == [
+        f.message.split("\n")[0] for f in sorted_findings(result)
+    ]
+
+
+def test_docx_every_chinese_run_has_an_east_asian_font(docx_path: Path) -> None:
+    doc = Document(str(docx_path))
+    parts = [doc.element.body] + [s.footer._element for s in doc.sections]
+    runs = [
+        r
+        for part in parts
+        for r in part.iter(qn("w:r"))
+        if CJK.search("".join(t.text or "" for t in r.iter(qn("w:t"))))
+    ]
+    assert len(runs) > 50
+    for run in runs:
+        assert run.rPr is not None and run.rPr.rFonts is not None
+        assert run.rPr.rFonts.get(qn("w:eastAsia")), run.xml
+        assert run.rPr.rFonts.get(qn("w:ascii")) == "Times New Roman"
+    for name in ("Normal", "Heading 1", "Heading 2", "Title"):
+        rfonts = doc.styles[name].element.rPr.rFonts
+        assert rfonts.get(qn("w:eastAsia")) and rfonts.get(qn("w:eastAsiaTheme")) is None
+
+
+def test_docx_without_findings(tmp_path: Path) -> None:
+    reviewers = [ReviewerOutcome(agent=a) for a in ("form-reviewer", "data-checker", "calc-verifier")]
+    doc = Document(str(render_docx(make_result(reviewers=reviewers), tmp_path / "empty.docx")))
+    assert findings_table(doc) is None and table_with_header(doc, REMARKS_HEADER) is None
+    assert NO_FINDINGS in [p.text for p in doc.paragraphs]
+
+
+def test_docx_is_written_atomically(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = tmp_path / "review.docx"
+    assert render_docx(make_result(), path) == path
+    assert [p.name for p in tmp_path.iterdir()] == ["review.docx"]
+    before = path.read_bytes()
+
+    def broken_save(self, stream) -> None:
+        stream.write(b"partial")
+        raise OSError("disk full")
+
+    monkeypatch.setattr(docx_report.DocxDocument, "save", broken_save)
+    with pytest.raises(OSError, match="disk full"):
+        render_docx(make_result(), path)
+    assert path.read_bytes() == before
+    assert [p.name for p in tmp_path.iterdir()] == ["review.docx"]

@@ -1,0 +1,163 @@
+"""The Markdown report (reports.markdown): title, metadata and summary, the findings table (order,
+evidence, escaping), the verdict, the reviewer sections, sign-off, number formatting, determinism."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from reports.content import FINDINGS_HEADER, fmt_num
+from reports.labels import NO_FINDINGS, VERDICT_CLEAR, VERDICT_CRITICAL, VERDICT_MAJOR
+from reports.markdown import escape_cell, render_markdown
+from tests.report_samples import finding, findings_rows, make_result, section
+from vent_agent.review.findings import Category, Evidence, Severity
+from vent_agent.review.result import ReviewerOutcome
+
+
+def test_markdown_title_metadata_and_summary() -> None:
+    md = render_markdown(make_result())
+    assert md.startswith("# 配风计划审查报告\n")
+    for text in (
+        "plan-2026-08-b.pdf",
+        "示范煤矿",
+        "2026年8月",
+        "0123456789abcdef…",
+        "2025 版",
+        "2026-08-03 09:30:00",
+    ):
+        assert text in md
+    summary = section(md, "一、审查结论")
+    assert "| 严重 | 重大 | 一般 | 提示 | 合计 |\n|---|---|---|---|---|\n| 1 | 3 | 1 | 1 | 6 |" in summary
+    assert f"**结论：{VERDICT_CRITICAL}（数据一致性审查未完成，结论不完整）**" in summary
+    assert "- 审查依据：《煤矿安全规程》2025 版（条款重新编号版）；AQ 1056-2008" in summary
+    assert "- 数据一致性审查：失败（MCP 工具超时：get_air_survey），其规则结论未包含在本报告中" in summary
+    assert "- 基本形式审查：完成，发现问题 2 项" in summary
+    assert "**注意：数据一致性审查未能完成" in summary
+    assert (
+        "- 模型审查意见：3 条（语言模型 fake-model 撰写，见第五部分），不计入上表，不影响审查结论。"
+        in summary
+    )
+    assert "- 第 12 页表格跨页，已合并" in summary
+
+
+def test_markdown_findings_table_one_row_per_finding_in_severity_order() -> None:
+    result = make_result()
+    md = render_markdown(result)
+    assert "| 序号 | 程度 | 用风地点 | 类别 | 问题描述、后果及比对数据 | 检查规则及依据 | 页码 |" in md
+    rows = findings_rows(md)
+    assert len(rows) == len(result.findings) == 6
+    severities = [row.split(" | ")[1] for row in rows]
+    assert severities == ["严重", "重大", "重大", "重大", "一般", "提示"]
+    assert {row.split(" | ")[3] for row in rows} == {"形式", "数据", "计算", "单位", "规程"}
+    critical = rows[0]
+    assert "15220回风顺槽掘进工作面" in critical and "实测值 1.05；限值 1.0（%）" in critical
+    assert "《煤矿安全规程》第192条" in critical and critical.endswith("| 9 |")
+    general = next(row for row in rows if "批准" in row)
+    assert "| 计划整体 | 形式 |" in general
+    calc = next(row for row in rows if "1132.2，计划取" in row)
+    assert "计划值 630.0；核算值 1132.2；配风量 700.0（m³/min）" in calc
+    assert "| 5<br>表2 第4行 需风量列 |" in calc
+    data = next(row for row in rows if "鉴定报告不符" in row)
+    assert "瓦斯等级鉴定报告：瓦斯等级鉴定报告" not in data and "get_gas_report" in data
+    assert not any("模型" in row for row in rows), "model remarks never enter the findings table"
+
+
+def test_markdown_findings_evidence_reads_as_text() -> None:
+    reference = finding(
+        Severity.MAJOR,
+        Category.DATA,
+        "瓦斯涌出量与鉴定报告不符",
+        figures={"plan": 1.1, "report": 1.6, "deviation_pct": -31.2},
+        unit="m³/min",
+        evidence=[
+            Evidence(
+                kind="reference",
+                text="绝对瓦斯涌出量 1.6 m³/min",
+                detail={"tool": "query_gas_identification_report", "mine": "示范煤矿", "month": "2026-08"},
+            ),
+            Evidence(kind="clause", text="甲烷浓度达到1.0%", detail={"edition": "2025", "article": 192}),
+            Evidence(kind="calc", detail={"method": "calc_x", "substituted": "Q = 1 × 2 = 2.0 m³/min"}),
+        ],
+    )
+    limit = finding(
+        Severity.CRITICAL,
+        Category.REGULATION,
+        "CH₄ 达到限值",
+        figures={"value": 1.05, "limit": 1.0, "op": ">="},
+    )
+    reviewers = [ReviewerOutcome(agent="data-checker", findings=[reference, limit])]
+    rows = findings_rows(render_markdown(make_result(reviewers=reviewers)))
+    assert "计划值 1.1；鉴定报告值 1.6（m³/min）<br>偏差（%） -31.2" in rows[1]
+    assert "瓦斯等级鉴定报告（示范煤矿 2026-08）：绝对瓦斯涌出量 1.6 m³/min" in rows[1]
+    assert "规程条款（2025版第192条）：甲烷浓度达到1.0%" in rows[1]
+    assert "核算：Q = 1 × 2 = 2.0 m³/min" in rows[1]
+    assert "计划值 1.05；限值 1.0<br>判定 ≥（达到）" in rows[0]
+
+
+def test_markdown_escapes_pipes_and_newlines_in_cells() -> None:
+    rows = findings_rows(render_markdown(make_result()))
+    units = next(row for row in rows if "单位" in row)
+    assert "需风量单位 m³/s \\| m³/min 混用<br>第二行说明" in units
+    for row in rows:
+        assert len(re.findall(r"(?<!\\)\|", row)) == len(FINDINGS_HEADER) + 1
+    assert escape_cell("a|b\r\nc") == "a\\|b<br>c"
+
+
+def test_markdown_reviewer_sections() -> None:
+    md = render_markdown(make_result())
+    text = section(md, "四、各审查环节情况")
+    order = [text.index(name) for name in ("基本形式审查", "数据一致性审查", "计算核验审查")]
+    assert order == sorted(order)
+    assert "状态：完成；发现问题 2 项（重大 1，提示 1）；用时 1.2 秒。" in text
+    assert "状态：失败；发现问题 1 项（重大 1）；用时 30.0 秒。" in text
+    assert "状态：完成；发现问题 3 项（严重 1，重大 1，一般 1）；用时 800 毫秒。" in text
+    assert "**错误：MCP 工具超时：get_air_survey**" in text
+    assert "模型意见：2 条（1 条与规则结论重复或为空的意见已略去）。" in text
+    assert "确定性规则判定" in section(md, "六、审阅签字")
+
+
+def test_markdown_is_deterministic_whatever_the_reviewer_order() -> None:
+    result = make_result()
+    shuffled = make_result(reviewers=list(reversed(result.reviewers)))
+    assert render_markdown(result) == render_markdown(result) == render_markdown(shuffled)
+
+
+@pytest.mark.parametrize(
+    ("severities", "verdict"),
+    [([Severity.MAJOR, Severity.MINOR], VERDICT_MAJOR), ([Severity.MINOR, Severity.INFO], VERDICT_CLEAR)],
+)
+def test_verdict_follows_the_most_severe_finding(severities: list[Severity], verdict: str) -> None:
+    findings = [finding(s, Category.CALCULATION, f"问题{i}") for i, s in enumerate(severities)]
+    reviewers = [
+        ReviewerOutcome(agent=a, findings=findings if a == "calc-verifier" else [])
+        for a in ("form-reviewer", "data-checker", "calc-verifier")
+    ]
+    assert f"**结论：{verdict}**" in render_markdown(make_result(reviewers=reviewers))
+
+
+def test_markdown_without_findings() -> None:
+    reviewers = [ReviewerOutcome(agent=a) for a in ("form-reviewer", "data-checker", "calc-verifier")]
+    md = render_markdown(make_result(reviewers=reviewers))
+    assert NO_FINDINGS in md and f"**结论：{VERDICT_CLEAR}**" in md
+    assert "| 0 | 0 | 0 | 0 | 0 |" in md and not findings_rows(md)
+    assert "**注意" not in md
+
+
+def test_missing_reviewer_makes_the_verdict_incomplete() -> None:
+    md = render_markdown(make_result(reviewers=[ReviewerOutcome(agent="calc-verifier")]))
+    assert "（基本形式审查、数据一致性审查未完成，结论不完整）" in md
+    assert md.count("状态：未运行。") == 2
+    assert "- 基本形式审查：未运行" in md
+
+
+def test_sign_off_table_for_the_mine() -> None:
+    text = section(render_markdown(make_result()), "六、审阅签字")
+    assert "| 职务 | 审阅意见 | 签字 | 日期 |" in text and "| 总工程师 |  |  |  |" in text
+
+
+@pytest.mark.parametrize(
+    ("value", "text"), [(144.0, "144.0"), (0.8, "0.8"), (1.05, "1.05"), (3, "3"), (None, "—"), ("n/a", "n/a")]
+)
+def test_fmt_num(value: float | int | str | None, text: str) -> None:
+    assert fmt_num(value) == text

@@ -1,0 +1,168 @@
+"""Test tiers, given at collection from what each test uses, so a new test file needs no marks of its own.
+
+- ``store``: the test reaches PostgreSQL, Redis or service workers as processes: it requests
+  ``pg_module_url`` or ``redis_url``; or it is the ``postgres``/``redis`` case of a parametrised fixture
+  (``store_url[postgres]``); or its code, its fixtures' code, or a function or class of ``tests/`` they
+  call (followed transitively) names a helper of ``tests/pg.py`` that opens such a service.
+- ``slow``: the slowest tests, over ~5 s on a loaded 2-core machine (real OCR of the scanned sample, Node,
+  Chromium, worker processes, the plan hands): the test uses a fixture or helper that does such work, or
+  is listed in ``SLOW_TESTS`` (measured with ``pytest --durations=0``), or carries ``@pytest.mark.slow``.
+- ``unit``: neither; the day-to-day tier is ``pytest -m unit``.
+
+The markers are declared in pyproject.toml (``--strict-markers``); CI runs every tier.
+"""
+
+from __future__ import annotations
+
+import inspect
+import types
+from collections.abc import Iterable, Iterator
+from typing import Any
+
+import pytest
+
+STORE_FIXTURES = frozenset({"pg_module_url", "redis_url"})
+# A parametrised case whose id (or one of its ``-``-separated parts, or tuple items) names a service.
+STORE_PARAMS = frozenset({"postgres", "redis", "notify"})
+# Helpers of tests/pg.py that open PostgreSQL or Redis; in a parametrised fixture the case decides instead.
+SERVICE_HELPERS = frozenset({"pg_database", "create_database", "require_postgres", "require_redis"})
+# Helpers that start service workers as processes (store and slow, whatever the case).
+PROCESS_HELPERS = frozenset({"start_workers"})
+# Fixtures of the scanned sample, OCR'd for real (requested, or named by a parametrised case).
+SLOW_FIXTURES = frozenset({"scanned_b_pdf", "scanned_b_cache", "scanned_b_extracted", "seed_scanned_cache"})
+
+# Tests over ~5 s that no fixture or helper above gives away: a module path (every test of the module),
+# a node id without its case (every case) or with it (that case). Measured with ``--durations=0`` on the
+# full suite; re-measure when a test here gets quick or a new one gets slow.
+SLOW_TESTS = frozenset(
+    {
+        "tests/test_browser_client.py",  # Node
+        "tests/test_console_browser.py",  # Chromium
+        "tests/test_fuzz_openapi.py",  # schemathesis over every operation
+        "tests/test_mcp_server.py::test_stdio_child_process",
+        "tests/test_ocr_engines.py::test_rapidocr_reads_an_image_offline",
+        "tests/test_ocr_pool.py",  # OCR in worker processes, started and recycled
+        "tests/test_plan_hands.py",  # renders and reviews every hand; the scanned one is OCR'd
+        "tests/test_report_language.py",  # full reviews of both sample plans
+        "tests/test_demo_mine.py::test_history_720_hourly_points_per_device",
+        "tests/test_turns.py::test_second_message_while_a_turn_runs_is_409",
+    }
+)
+
+
+def _names(code: types.CodeType) -> Iterator[str]:
+    """Every global or attribute name ``code`` and the code nested in it (closures, lambdas) refer to."""
+    yield from code.co_names
+    for const in code.co_consts:
+        if isinstance(const, types.CodeType):
+            yield from _names(const)
+
+
+def _codes(obj: Any) -> Iterator[tuple[types.CodeType, dict[str, Any]]]:
+    """The code objects of a function (unwrapped) or of a class's functions, with their globals."""
+    if inspect.isclass(obj):
+        for member in vars(obj).values():
+            yield from _codes(member.__func__ if isinstance(member, classmethod | staticmethod) else member)
+        return
+    func = inspect.unwrap(obj) if callable(obj) else None
+    code = getattr(func, "__code__", None)
+    if isinstance(code, types.CodeType):
+        yield code, func.__globals__  # type: ignore[union-attr]
+
+
+def _ours(obj: Any) -> bool:
+    """A function or class defined in ``tests/`` (whose code the walk follows)."""
+    module = getattr(inspect.unwrap(obj) if callable(obj) else obj, "__module__", None) or ""
+    return module == "tests" or module.startswith("tests.") or module == "conftest"
+
+
+class _Walker:
+    """Which names of ``tests/`` helpers a function reaches, followed through ``tests/`` code (cached)."""
+
+    def __init__(self) -> None:
+        self._reached: dict[types.CodeType, frozenset[str]] = {}
+
+    def reached(self, roots: Iterable[Any]) -> frozenset[str]:
+        found: set[str] = set()
+        for root in roots:
+            for code, globs in _codes(root):
+                found |= self._walk(code, globs, set())
+        return frozenset(found)
+
+    def _walk(self, code: types.CodeType, globs: dict[str, Any], seen: set[types.CodeType]) -> frozenset[str]:
+        if code in self._reached:
+            return self._reached[code]
+        if code in seen:
+            return frozenset()
+        seen.add(code)
+        found: set[str] = set()
+        for name in _names(code):
+            found.add(name)
+            target = globs.get(name)
+            if target is not None and _ours(target):
+                for sub, sub_globs in _codes(target):
+                    found |= self._walk(sub, sub_globs, seen)
+        result = frozenset(found)
+        self._reached[code] = result
+        return result
+
+
+def _fixture_funcs(item: pytest.Function, *, parametrised: bool) -> list[Any]:
+    """The functions of the fixtures ``item`` uses that are defined in ``tests/``: the parametrised ones
+    (whose case decides whether a service is used) or the others."""
+    info = getattr(item, "_fixtureinfo", None)
+    if info is None:
+        return []
+    decided = set(getattr(getattr(item, "callspec", None), "params", {}))
+    return [
+        fixdef.func
+        for name, defs in info.name2fixturedefs.items()
+        if (name in decided) == parametrised
+        for fixdef in defs
+        if _ours(fixdef.func)
+    ]
+
+
+def _case_words(item: pytest.Item) -> set[str]:
+    """The words of the test's parametrised case: ``{"postgres", "notify"}`` for ``postgres-notify``."""
+    words: set[str] = set()
+    for value in getattr(getattr(item, "callspec", None), "params", {}).values():
+        parts = value if isinstance(value, tuple | list) else (value,)
+        words |= {w for part in parts if isinstance(part, str) for w in part.split("-")}
+    return words
+
+
+def _listed_slow(item: pytest.Item) -> bool:
+    node = item.nodeid.split("[", 1)[0]
+    return bool({item.nodeid, node, node.split("::", 1)[0]} & SLOW_TESTS)
+
+
+def tiers_of(item: pytest.Item, walker: _Walker) -> set[str]:
+    """The tiers of one collected test: ``{"unit"}`` or a non-empty subset of ``{"store", "slow"}``."""
+    fixtures = set(getattr(item, "fixturenames", ()))
+    reached: frozenset[str] = frozenset()
+    reached_by_cases: frozenset[str] = frozenset()
+    if isinstance(item, pytest.Function):
+        reached = walker.reached([item.obj, *_fixture_funcs(item, parametrised=False)])
+        reached_by_cases = walker.reached(_fixture_funcs(item, parametrised=True))
+    processes = bool((reached | reached_by_cases) & PROCESS_HELPERS)
+    tiers: set[str] = set()
+    if (
+        fixtures & STORE_FIXTURES
+        or _case_words(item) & STORE_PARAMS
+        or reached & SERVICE_HELPERS
+        or processes
+    ):
+        tiers.add("store")
+    if (fixtures | _case_words(item)) & SLOW_FIXTURES or processes or _listed_slow(item):
+        tiers.add("slow")
+    tiers |= {m.name for m in item.iter_markers() if m.name in {"store", "slow"}}
+    return tiers or {"unit"}
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Mark every collected test with its tiers."""
+    walker = _Walker()
+    for item in items:
+        for tier in sorted(tiers_of(item, walker)):
+            item.add_marker(getattr(pytest.mark, tier))

@@ -1,0 +1,165 @@
+"""A heading's (掘进工作面) measured air volume against its required air volume (DOMAIN.md §2.2), and
+the check that it is consistent with what its auxiliary fans deliver.
+
+The requirement is the maximum of every method the data allows (``calc.maxima.calc_tunnel_air_volume_max``:
+gas 100·q·k, explosives 25·A, auxiliary-fan intake Q_f·I + 60·v_min·S [R 第183条], people 4·N
+[R 第159条], diesel vehicles 4 m³/min per kW), and the plan's stated required air volume when the data
+carries one. Methods that could not be computed are named: the maximum is then a lower bound.
+
+A heading ventilated by forcing auxiliary fans receives its air through the fans' ducts: its air volume
+cannot exceed what the running fans deliver. A measured heading flow above the fans' delivery (with a
+measurement margin) is physically inconsistent: it is reported as data to check (sensor position,
+cross-section, fan reading), not as a safety verdict.
+"""
+
+from __future__ import annotations
+
+from calc.errors import CalcInputError
+from calc.maxima import calc_tunnel_air_volume_max
+from calc.result import MaxResult
+from calc.tables import DEFAULT_TABLES
+from vent_agent.interpret.assess import Assessment, Rule, assess
+from vent_agent.kb.thresholds import ThresholdTable
+from vent_agent.review.findings import Severity
+from vent_agent.upstream.models import Device, Reading, Tunnel
+
+FLOW_MARGIN = 0.10
+"""Allowed excess of the heading's measured flow over the fans' delivery before the two are called
+inconsistent: the combined uncertainty of a point wind-speed reading times a nominal section and of the
+fan's own flow reading *(practice)*."""
+
+_HEADING_TYPES = {"煤巷": "coal", "半煤岩巷": "half_coal", "岩巷": "rock"}
+_REQUIRED_ACTION = "风量低于需风量：调整局部通风机及风筒（检查风筒漏风、破损），必要时停止作业并撤出人员"
+
+
+def heading_type(tunnel: Tunnel) -> str | None:
+    """``coal``/``half_coal``/``rock`` of a heading: its ``rock`` field, else read from its 表6 class
+    (``掘进中的岩巷`` → rock); None when neither says."""
+    if tunnel.rock:
+        return tunnel.rock
+    for word in sorted(_HEADING_TYPES, key=len, reverse=True):
+        if word in tunnel.roadway_class:
+            return _HEADING_TYPES[word]
+    return None
+
+
+def fan_delivery(fans: list[Device], latest: dict[str, Reading]) -> tuple[float | None, int, str]:
+    """The air delivered by the running auxiliary fans of a heading: (total m³/min, number of fans,
+    how it was obtained). A running fan's measured ``air_volume``, else its rated air volume; total
+    None when a running fan has neither (or no fan runs)."""
+    total, n, parts = 0.0, 0, []
+    for fan in fans:
+        values = latest[fan.device_id].values if fan.device_id in latest else {}
+        if values.get("running", 1) < 1:
+            continue
+        q = values.get("air_volume")
+        how = "实测"
+        if q is None and fan.rated is not None:
+            q, how = fan.rated.air_volume, "额定"
+        if q is None:
+            return None, 0, ""
+        total, n = total + q, n + 1
+        parts.append(f"{fan.name} {how} {q:g} m³/min")
+    return (total, n, "、".join(parts)) if n else (None, 0, "")
+
+
+def heading_requirement(
+    tunnel: Tunnel, fan_q: float | None, fan_count: int, table: ThresholdTable
+) -> MaxResult | None:
+    """The heading's required air volume from the methods its data allows (see the module doc);
+    None when no method can be computed. The calculators cite the articles of ``table``'s edition."""
+    tables = DEFAULT_TABLES.override({"regulation_edition": table.edition})
+    kind = heading_type(tunnel)
+    try:
+        return calc_tunnel_air_volume_max(
+            gas_emission=tunnel.gas_emission,
+            k_gas=tunnel.k_gas,
+            explosive_kg=tunnel.explosive_kg,
+            fan_intake_q=fan_q / fan_count if fan_q and fan_count else None,
+            fan_count=fan_count or None,
+            area=tunnel.area,
+            heading_type=kind,
+            workers=tunnel.max_workers,
+            vehicle_kw=tunnel.diesel_kw,
+            tables=tables,
+        )
+    except CalcInputError:
+        return None
+
+
+def heading_air_volume(
+    tunnel: Tunnel, wind_speed: float, fans: list[Device], latest: dict[str, Reading], table: ThresholdTable
+) -> list[Assessment]:
+    """The air volume q = 60·v·S (m³/min) of heading ``tunnel`` from its measured ``wind_speed`` (m/s)
+    against its governing
+    requirement (the larger of the computed maximum and the plan's ``required_q``), and, when a running
+    auxiliary fan's delivery is known, the consistency of ``q`` with it (a ``warning`` to check the
+    data when q exceeds the delivery by more than :data:`FLOW_MARGIN`)."""
+    fan_q, fan_count, fan_how = fan_delivery(fans, latest)
+    result = heading_requirement(tunnel, fan_q, fan_count, table)
+    q = 60.0 * wind_speed * tunnel.area
+    basis = [f"Q = 60 × v × S = 60 × {wind_speed:g} × {tunnel.area:g} = {q:.1f} m³/min"]
+    candidates: list[tuple[float, str]] = []
+    if result is not None:
+        basis += [f"{m.method_cn}：{m.substituted}" for m in result.methods]
+        candidates.append(
+            (result.value, next(m.method_cn for m in result.methods if m.method == result.governing))
+        )
+    missing = [n.split("（", 1)[1].split("）", 1)[0] for n in (result.not_computed if result else [])]
+    if result is None:
+        missing.append("各计算方法（数据不足）")
+    if missing:
+        basis.append("未能计算：" + "、".join(missing) + "；需风量为已算方法的最大值（下限）")
+    if tunnel.required_q:
+        candidates.append((tunnel.required_q, "配风计划需风量"))
+        basis.append(f"配风计划需风量 {tunnel.required_q:g} m³/min")
+    else:
+        basis.append("数据未提供配风计划需风量")
+    if fan_q is not None:
+        basis.append("数据未提供局部通风机安装处全风压风量，其大于局部通风机吸风量的要求未核验")
+    if tunnel.allocated_q:
+        basis.append(f"配风计划 {tunnel.allocated_q:g} m³/min")
+    rules: list[Rule] = []
+    if candidates:
+        required, how = max(candidates)
+        basis.append(f"需风量取最大值 {required:.1f} m³/min（{how}）")
+        rules.append(
+            Rule(
+                None,
+                required,
+                "<",
+                "m³/min",
+                "breach",
+                Severity.MAJOR,
+                _REQUIRED_ACTION,
+                None,
+                f"需风量（{how}）",
+            )
+        )
+    out = [assess("measured_q", "风量", round(q, 1), "m³/min", rules, basis="；".join(basis))]
+    if fan_q is not None:
+        out.append(_consistency(q, fan_q, fan_how))
+    return out
+
+
+def _consistency(q: float, fan_q: float, fan_how: str) -> Assessment:
+    """The heading flow against the forcing fans' delivery (see the module doc)."""
+    ratio = q / fan_q if fan_q else float("inf")
+    ok = round(q, 1) <= round(fan_q * (1 + FLOW_MARGIN), 1)  # as shown, to 0.1 m³/min
+    return Assessment(
+        quantity="flow_consistency",
+        label="风量与局部通风机供风一致性",
+        value=round(q, 1),
+        value_text=f"{q:.1f} m³/min（为局部通风机供风的 {ratio:.2f} 倍）",
+        unit="m³/min",
+        limit=round(fan_q * (1 + FLOW_MARGIN), 1),
+        breach_op=">",
+        limit_text=f"≤ {fan_q:g} m³/min（局部通风机供风，容差 {FLOW_MARGIN:.0%}）",
+        status="ok" if ok else "warning",
+        source="数据核查",
+        action=""
+        if ok
+        else "数据不一致（非安全判定）：压入式供风的掘进工作面风量不应超过局部通风机供风量，"
+        "请核查风速传感器位置与读数、巷道断面及局部通风机风量数据",
+        basis=f"局部通风机供风：{fan_how}；压入式通风时工作面风量不超过风机供风量",
+    )
