@@ -71,16 +71,19 @@ def test_page_reader_is_replaceable(tmp_path: Path) -> None:
     assert ex.pages_without_text == [] and [p.source for p in ex.pages] == ["ocr", "ocr"]
 
 
-def test_failing_page_reader_is_a_warning(tmp_path: Path) -> None:
+def test_failing_page_reader_is_a_warning(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    """The user gets a Chinese warning per page; the engine's own (English) error goes to the log."""
     path = tmp_path / "blank.pdf"
     path.write_bytes(blank_pdf(2))
 
     def broken(page, page_no: int) -> PageText:  # type: ignore[no-untyped-def]
         raise RuntimeError("engine down")
 
-    ex = extract_pdf(path, max_pages=10, page_reader=broken)
+    with caplog.at_level("WARNING", logger="vent_agent.documents.pdf_text"):
+        ex = extract_pdf(path, max_pages=10, page_reader=broken)
     assert ex.pages_without_text == [1, 2]
-    assert any("engine down" in w for w in ex.warnings)
+    assert "第 1 页文字提取失败" in ex.warnings and "第 2 页文字提取失败" in ex.warnings
+    assert not any("engine down" in w for w in ex.warnings) and "engine down" in caplog.text
 
 
 def test_generated_cjk_pdf_round_trips(tmp_path: Path) -> None:
@@ -98,7 +101,7 @@ def test_generated_cjk_pdf_round_trips(tmp_path: Path) -> None:
     ("content", "code", "words"),
     [
         (b"", "empty", "文件为空"),
-        (b"  \n\t ", "empty", "empty"),
+        (b"  \n\t ", "empty", "文件为空"),
         (b"PK\x03\x04 this is a zip, not a pdf", "not_pdf", "%PDF-"),
         (b"%PDF-1.4\n" + b"\x00garbage" * 50 + b"\n%%EOF\n", "corrupt", "损坏"),
     ],
@@ -121,7 +124,7 @@ def test_truncated_pdf(tmp_path: Path, cut: float) -> None:
     with pytest.raises(PdfError) as err:
         extract_pdf(path, max_pages=10)
     assert err.value.code == "truncated"
-    assert "不完整" in str(err.value) and "truncated" in str(err.value)
+    assert "不完整" in str(err.value) and err.value.code == "truncated"
 
 
 def test_encrypted_pdf(tmp_path: Path) -> None:
@@ -130,7 +133,7 @@ def test_encrypted_pdf(tmp_path: Path) -> None:
     with pytest.raises(PdfError) as err:
         extract_pdf(path, max_pages=10)
     assert err.value.code == "encrypted"
-    assert "加密" in str(err.value) and "password" in str(err.value)
+    assert "加密" in str(err.value) and err.value.code == "encrypted"
 
 
 def test_too_many_pages(tmp_path: Path) -> None:

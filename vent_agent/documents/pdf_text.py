@@ -75,7 +75,7 @@ PdfErrorCode = Literal[
 
 
 class PdfError(ValueError):
-    """A PDF that cannot be read. ``code`` is machine-readable; ``str(err)`` is Chinese + English."""
+    """A PDF that cannot be read. ``code`` is machine-readable; ``str(err)`` is the Chinese message a user sees."""
 
     def __init__(self, code: PdfErrorCode, message: str) -> None:
         super().__init__(message)
@@ -229,19 +229,18 @@ def check_pdf_file(path: Path, max_bytes: int | None = None) -> bytes:
     """Read the file and apply the byte-level guards (exists, at most ``max_bytes``, not empty, %PDF-
     header). Raises :class:`PdfError`."""
     if not path.is_file():
-        raise PdfError("not_found", f"文件不存在：{path.name} / File not found: {path.name}")
+        raise PdfError("not_found", f"文件不存在：{path.name}")
     size = path.stat().st_size
     if max_bytes is not None and size > max_bytes:
         raise PdfError(
             "too_large",
-            f"文件过大：{size / (1 << 20):.1f} MB，上限 {max_bytes / (1 << 20):.0f} MB / "
-            f"the file is {size} bytes, more than the limit of {max_bytes}",
+            f"文件过大：{size / (1 << 20):.1f} MB，上限 {max_bytes / (1 << 20):.0f} MB",
         )
     data = path.read_bytes()
     if not data.strip():
-        raise PdfError("empty", "文件为空 / The file is empty")
+        raise PdfError("empty", "文件为空")
     if b"%PDF-" not in data[:_HEADER_WINDOW]:
-        raise PdfError("not_pdf", "文件不是 PDF（缺少 %PDF- 文件头）/ Not a PDF file (no %PDF- header)")
+        raise PdfError("not_pdf", "文件不是 PDF（缺少 %PDF- 文件头）")
     return data
 
 
@@ -256,20 +255,17 @@ def _open_pdfium(data: bytes, has_eof: bool) -> pdfium.PdfDocument:
         if code in (_ERR_PASSWORD, _ERR_SECURITY) and b"/Encrypt" in data:
             raise PdfError(
                 "encrypted",
-                "PDF 已加密或设有打开密码，无法读取，请上传未加密的文件 / "
-                "The PDF is encrypted or password-protected; upload an unencrypted file",
+                "PDF 已加密或设有打开密码，无法读取，请上传未加密的文件",
             ) from exc
         if _EMPTY_PAGE_TREE.search(data):
             # PDFium refuses a document whose page tree is empty (its error code then says "success")
-            raise PdfError("no_pages", "PDF 文件没有页面 / The PDF has no pages") from exc
+            raise PdfError("no_pages", "PDF 文件没有页面") from exc
         if not has_eof:
             raise PdfError(
                 "truncated",
-                "PDF 文件不完整（可能上传中断或被截断）/ The PDF is truncated (incomplete upload?)",
+                "PDF 文件不完整（可能上传中断或被截断）",
             ) from exc
-        raise PdfError(
-            "corrupt", f"PDF 文件已损坏，无法解析 / The PDF is corrupt and cannot be read ({exc})"
-        ) from exc
+        raise PdfError("corrupt", "PDF 文件已损坏，无法解析") from exc
 
 
 def _check_page_size(page: pdfium.PdfPage, page_no: int) -> None:
@@ -298,7 +294,8 @@ def _read_pages(
             try:
                 page = doc[i]
             except pdfium.PdfiumError as exc:
-                warnings.append(f"第 {page_no} 页无法读取 / page {page_no} unreadable: {exc}")
+                log.warning("page %s: unreadable: %s", page_no, exc)
+                warnings.append(f"第 {page_no} 页无法读取")
                 pages.append(PageText(page=page_no, source="none"))
                 page = None
             if page is not None:
@@ -309,9 +306,7 @@ def _read_pages(
                     raise
                 except Exception as exc:  # a page reader (e.g. OCR) failing must not lose the others
                     log.warning("page %s: reader failed: %s", page_no, exc)
-                    warnings.append(
-                        f"第 {page_no} 页文字提取失败 / page {page_no}: text extraction failed: {exc}"
-                    )
+                    warnings.append(f"第 {page_no} 页文字提取失败")
                     pages.append(PageText(page=page_no, source="none"))
                 finally:
                     page.close()
@@ -351,13 +346,13 @@ def _read_tables(data: bytes, pages: list[PageText], warnings: list[str]) -> lis
                             )
                         )
                 except Exception as exc:  # pdfminer raises many types on odd pages
-                    warnings.append(
-                        f"第 {pt.page} 页表格识别失败 / page {pt.page}: table detection failed: {exc}"
-                    )
+                    log.warning("page %s: table detection failed: %s", pt.page, exc)
+                    warnings.append(f"第 {pt.page} 页表格识别失败")
                 finally:
                     page.flush_cache()
     except Exception as exc:
-        warnings.append(f"表格识别失败 / table detection failed: {exc}")
+        log.warning("table detection failed: %s", exc)
+        warnings.append("表格识别失败")
     return tables
 
 
@@ -390,14 +385,14 @@ def extract_pdf(
         with PDFIUM_LOCK:
             count = len(doc)
         if count == 0:
-            raise PdfError("no_pages", "PDF 文件没有页面 / The PDF has no pages")
+            raise PdfError("no_pages", "PDF 文件没有页面")
         if count > max_pages:
             raise PdfError(
                 "too_many_pages",
-                f"PDF 共 {count} 页，超过上限 {max_pages} 页 / The PDF has {count} pages, more than the limit of {max_pages}",
+                f"PDF 共 {count} 页，超过上限 {max_pages} 页",
             )
         if not has_eof:
-            warnings.append("文件末尾缺少 %%EOF，可能不完整 / no %%EOF at the end: the file may be truncated")
+            warnings.append("文件末尾缺少 %%EOF，可能不完整")
         pages = _read_pages(doc, count, page_reader, on_page, warnings)
     finally:
         with PDFIUM_LOCK:
