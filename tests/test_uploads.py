@@ -154,8 +154,15 @@ async def test_json_body_over_the_limit_is_413(tmp_path: Path) -> None:
             content=_chunks(),
             headers={"content-type": "application/json"},
         )
+        # the resume route takes JSON: the JSON limit, not the chat route's upload limit
+        resume = await c.post(
+            "/api/chat/resume",
+            json={"session_id": "abc", "action": "approve", "feedback": "x" * (100 << 10)},
+            headers={"x-access-token": "demo-token"},
+        )
     assert resp.status_code == 413 and resp.json() == {"error": "请求体过大：上限 64 KB"}
     assert streamed.status_code == 413 and streamed.json() == {"error": "请求体过大：上限 64 KB"}
+    assert resume.status_code == 413 and resume.json() == {"error": "请求体过大：上限 64 KB"}
 
 
 async def test_device_type_must_be_a_known_kind(client: httpx.AsyncClient) -> None:

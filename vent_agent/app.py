@@ -124,8 +124,11 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     upload_limit = (settings.max_upload_mb << 20) + MULTIPART_OVERHEAD
     json_limit = settings.max_json_body_kb << 10
     app.add_middleware(ChineseBodyLimit, json_limit=json_limit, upload_limit=settings.max_upload_mb << 20)
-    for module in (health, interpret, reports, runs, sessions, model, client_js, mine):
-        app.include_router(module.router, max_body_size=json_limit)
+    for router in (
+        *(m.router for m in (health, interpret, reports, runs, sessions, model, client_js, mine)),
+        chat.resume_router,
+    ):
+        app.include_router(router, max_body_size=json_limit)
     for module in (review, chat, skills):  # multipart uploads
         app.include_router(module.router, max_body_size=upload_limit)
     mount_console(app)

@@ -33,6 +33,8 @@ from vent_agent.sessions import store
 from vent_agent.state import AppState
 
 router = APIRouter(prefix="/api/chat", tags=["chat"], route_class=UploadRoute)
+resume_router = APIRouter(prefix="/api/chat", tags=["chat"])
+"""``POST /api/chat/resume``: a JSON body, under the JSON body limit (the chat route takes uploads)."""
 
 MAX_MESSAGE = 8000
 PENDING = "当前会话有待审批的执行计划，请先批准或拒绝（POST /api/chat/resume）后再发送新消息"
@@ -134,7 +136,7 @@ class ResumeBody(BaseModel):
     action: Literal["approve", "reject"]
 
 
-@router.post("/resume")
+@resume_router.post("/resume")
 async def resume(
     request: Request, body: ResumeBody, state: StateDep, user: CurrentUser
 ) -> EventSourceResponse:
