@@ -96,6 +96,8 @@ def _figure_pair(key: str, value: float | str | None) -> str:
         return f"{L.figure_label(key)} {L.operator_label(value)}"
     if key == "tool" and isinstance(value, str):  # a reference-data tool: the document it serves
         return f"{L.figure_label(key)} {L.tool_label(value)}"
+    if key in L.COUNT_FIGURES and isinstance(value, int | float):
+        return f"{L.figure_label(key)} {int(value)}"
     return f"{L.figure_label(key)} {fmt_num(value)}"
 
 

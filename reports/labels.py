@@ -114,6 +114,9 @@ FIGURE_LABELS: dict[str, str] = {
     "role": "审批环节",
     "copies": "副本数",
     "copy_pages": "副本所在页",
+    "differing_pages": "内容不同的页数",
+    "not_read": "未能可靠识别的数据项数",
+    "not_judged": "未据以判定的问题数",
     "title": "职务",
     "name": "签字",
     "date": "日期",
@@ -127,6 +130,8 @@ FIGURE_LABELS: dict[str, str] = {
     "missing": "缺少",
     "editions": "引用版本",
 }
+COUNT_FIGURES = frozenset({"copies", "differing_pages", "not_read", "not_judged"})
+"""Figures that are counts: written as whole numbers."""
 
 OPERATOR_LABELS: dict[str, str] = {">=": "≥（达到）", ">": "＞", "<=": "≤", "<": "＜", "==": "＝"}
 
