@@ -4,7 +4,7 @@ script, not a test).
 Run: ``.venv/bin/python bench/bench_rss.py [--clicks 100] [--scan-pages 50] [PDF …]`` (default PDFs:
 plan-2026-08-b.pdf and its scan plan-2026-08-b-scanned.pdf from ../shared/samples). ``--scan-pages N``
 adds a review of an N-page scan built from the scanned sample's pages repeated in turn (written to the
-temporary directory). Linux only (reads ``/proc``).
+temporary directory; ``--scan-from PDF`` picks another scan to repeat). Linux only (reads ``/proc``).
 
 ``vent-agent serve`` runs in a subprocess on the embedded defaults (SQLite in a temp data dir, the demo
 mine, no model). Once ``/healthz`` answers (the knowledge base index is built in the lifespan, before
@@ -18,8 +18,9 @@ should the reset be refused):
 - one review (``POST /api/vent/review/pdf``) of each PDF, read to its ``done`` event; the scanned one goes
   through OCR.
 
-Printed per phase: duration, RSS before, peak, RSS after (MiB), peak as a ratio to idle, and the peak
-RSS of the service's child processes, if it started any.
+Printed per phase: duration, RSS before, peak, RSS after (MiB), peak as a ratio to idle, the peak
+RSS of the service's child processes (the OCR workers), if it started any, and the peak of the service
+and its children together (their summed ``VmRSS``, sampled).
 """
 
 from __future__ import annotations
@@ -80,7 +81,8 @@ def reset_peak(pid: int) -> bool:
 
 @dataclass
 class Phase:
-    """One measured phase: its name, seconds, RSS before/peak/after (KiB) and the children's peak (KiB)."""
+    """One measured phase: its name, seconds, RSS before/peak/after (KiB), the children's peak and the
+    peak of the service and its children together (KiB)."""
 
     name: str
     seconds: float
@@ -88,23 +90,28 @@ class Phase:
     peak_kib: int
     after_kib: int
     children_peak_kib: int
+    total_peak_kib: int
     note: str = ""
 
 
 class Sampler:
-    """Samples the service's ``VmRSS`` and its children's summed ``VmRSS`` every 50 ms while running."""
+    """Samples the service's ``VmRSS``, its children's summed ``VmRSS`` and the sum of both every 50 ms
+    while running."""
 
     def __init__(self, pid: int) -> None:
         self.pid = pid
         self.peak_kib = 0
         self.children_peak_kib = 0
+        self.total_peak_kib = 0
         self._task: asyncio.Task[None] | None = None
 
     async def _run(self) -> None:
         while True:
-            self.peak_kib = max(self.peak_kib, status_kib(self.pid, "VmRSS"))
+            own = status_kib(self.pid, "VmRSS")
             kids = sum(status_kib(k, "VmRSS") for k in descendants(self.pid))
+            self.peak_kib = max(self.peak_kib, own)
             self.children_peak_kib = max(self.children_peak_kib, kids)
+            self.total_peak_kib = max(self.total_peak_kib, own + kids)
             await asyncio.sleep(SAMPLE_S)
 
     async def __aenter__(self) -> Sampler:
@@ -130,7 +137,8 @@ async def measure(pid: int, name: str, work: Coroutine[Any, Any, str]) -> Phase:
     peak = max(sampler.peak_kib, status_kib(pid, "VmHWM") if hwm_reset else 0)
     await asyncio.sleep(1.0)  # what the phase left behind once its tasks are gone
     after = status_kib(pid, "VmRSS")
-    return Phase(name, seconds, before, peak, after, sampler.children_peak_kib, note)
+    total = max(sampler.total_peak_kib, peak)
+    return Phase(name, seconds, before, peak, after, sampler.children_peak_kib, total, note)
 
 
 async def clicks(url: str, n: int) -> str:
@@ -226,7 +234,7 @@ async def main(args: argparse.Namespace) -> None:
             ]
             pdfs = list(args.pdfs)
             if args.scan_pages:
-                scanned = next((p for p in pdfs if "scanned" in p.name), DEFAULT_PDFS[1])
+                scanned = args.scan_from or next((p for p in pdfs if "scanned" in p.name), DEFAULT_PDFS[1])
                 pdfs.append(build_scan(scanned, args.scan_pages, Path(tmp) / f"scan-{args.scan_pages}p.pdf"))
             for pdf in pdfs:
                 phases.append(await measure(proc.pid, f"review of {pdf.name}", review(url, pdf)))
@@ -249,6 +257,7 @@ async def main(args: argparse.Namespace) -> None:
             "",
             "1.00×",
             "",
+            "",
             f"start-up peak {mib(startup_peak):.0f} MiB; s = time to /healthz",
         ),
     ]
@@ -262,12 +271,23 @@ async def main(args: argparse.Namespace) -> None:
                 mib(p.after_kib),
                 f"{p.peak_kib / idle:.2f}×",
                 mib(p.children_peak_kib) if p.children_peak_kib else "–",
+                mib(p.total_peak_kib),
                 p.note,
             )
         )
     print_table(
         "RSS of `vent-agent serve` (MiB; VmRSS/VmHWM from /proc; peak/idle as the ratio)",
-        ["phase", "s", "RSS before", "peak", "RSS after", "peak/idle", "children peak", "note"],
+        [
+            "phase",
+            "s",
+            "RSS before",
+            "peak",
+            "RSS after",
+            "peak/idle",
+            "children peak",
+            "total peak",
+            "note",
+        ],
         rows,
     )
     if errors:
@@ -282,6 +302,12 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument("--clicks", type=int, default=100, help="concurrent click streams")
     parser.add_argument(
         "--scan-pages", type=int, default=0, help="also review a scan of this many pages (0: none)"
+    )
+    parser.add_argument(
+        "--scan-from",
+        type=Path,
+        default=None,
+        help="the scan whose pages --scan-pages repeats (default: the scanned PDF given, or the sample)",
     )
     args = parser.parse_args()
     missing = [p for p in args.pdfs if not p.is_file()]

@@ -6,12 +6,16 @@ from __future__ import annotations
 import os
 import time
 from functools import partial
+from pathlib import Path
 
 import pytest
 from PIL import Image
 
+from tests.pdf_factory import image_pdf
 from vent_agent.documents.ocr.engine import OcrBox, OcrUnavailable, load_engine
+from vent_agent.documents.ocr.page import ocr_pages
 from vent_agent.documents.ocr.pool import ProcessOcrEngine
+from vent_agent.documents.pdf_text import PdfError, extract_pdf
 
 
 class PidEngine:
@@ -83,3 +87,27 @@ def test_factory_is_picklable_for_spawn() -> None:
     import pickle
 
     pickle.dumps(partial(load_engine, "rapidocr", paddle_model_dir=None))
+
+
+def test_scanned_pages_are_rendered_and_read_in_the_worker(tmp_path: Path) -> None:
+    path = tmp_path / "scan.pdf"  # two image-only pages of different widths, at 100 dpi
+    path.write_bytes(
+        image_pdf([Image.new("RGB", (400, 300), "white"), Image.new("RGB", (600, 300))], dpi=100)
+    )
+    extracted = extract_pdf(path, max_pages=10)
+    assert extracted.pages_without_text == [1, 2]
+    engine = ProcessOcrEngine("pid-ocr", make_pid_engine, max_tasks_per_worker=1, idle_s=60)
+    try:
+        read = engine.read_pdf_page(path, 2, dpi=200, max_render_px=4000, min_score=0.5)
+        assert read.page_no == 2 and read.size == (1200, 600)  # rendered there at 200 dpi
+        assert read.result is not None and read.result.text.source == "ocr"
+        assert read.result.text.text.isdigit() and read.result.text.text != str(os.getpid())
+        result = ocr_pages(path, extracted, engine, dpi=100)
+        texts = [result.page(n).text for n in (1, 2)]
+        assert all(t.isdigit() for t in texts) and texts[0] != texts[1]  # one page per worker
+        assert [result.page(n).width for n in (1, 2)] == pytest.approx([288.0, 432.0])
+        with pytest.raises(PdfError) as err:  # the worker's PdfError reaches the caller with its code
+            engine.read_pdf_page(tmp_path / "gone.pdf", 1, dpi=200, max_render_px=4000, min_score=0.5)
+        assert err.value.code == "not_found"
+    finally:
+        engine.close()

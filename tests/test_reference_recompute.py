@@ -189,3 +189,22 @@ async def test_the_report_states_the_recomputation_at_the_reference_figure_in_ch
     assert "计划瓦斯绝对涌出量 q = 6.0 m³/min 与瓦斯等级鉴定报告不符" in text
     plan_text = "\n".join(_pages(6.0, 160, 900.0, 900.0, 805.0)) + result.file_name
     assert english_words(text, plan_text) == set()
+
+
+async def test_a_contradicted_input_is_one_finding_across_reviewers(gas_plan: Plan) -> None:
+    """The data-checker's mismatch and the calc-verifier's recomputation of the same input are one root
+    fault: the mismatch is listed under the recomputation, not a second major."""
+    from vent_agent.review.consequences import fold_reference_mismatches
+
+    async def emit(event, **_kw):  # type: ignore[no-untyped-def]
+        return None
+
+    outcomes, _ = await run_reviewers(gas_plan, emit, StaticReferenceData([_reference(gas=8.6)]))
+    folded = [f for fs in fold_reference_mismatches([o.findings for o in outcomes]) for f in fs]
+    root = _root(folded, FACE)
+    assert root.rule_id == "calc.reference_input"
+    assert "data.gas_emission" in [c.rule_id for c in root.consequences]
+    assert not [f for f in folded if f.rule_id == "data.gas_emission"]
+    # without a recomputation nothing is folded: the mismatch stands on its own
+    alone = [[f for f in o.findings if f.rule_id != "calc.reference_input"] for o in outcomes]
+    assert any(f.rule_id == "data.gas_emission" for fs in fold_reference_mismatches(alone) for f in fs)

@@ -79,8 +79,11 @@ class Settings(BaseSettings):
     ocr_isolation: Literal["process", "thread"] = Field(
         default="process", description="process: OCR in recycled worker processes (memory given back)"
     )
-    ocr_worker_max_pages: int = Field(default=25, description="An OCR worker process is replaced after this")
+    ocr_worker_max_pages: int = Field(default=10, description="An OCR worker process is replaced after this")
     ocr_worker_idle_s: float = Field(default=10.0, description="OCR worker processes exit after this idle, s")
+    ocr_threads: int = Field(
+        default=0, description="Threads of one OCR engine (ONNX Runtime intra-op); 0: one per core"
+    )
     ocr_max_render_px: int = Field(default=4000, description="Cap on a rendered page's longer side, px")
     paddle_model_dir: Path | None = Field(default=None, description="Local PaddleOCR model directory")
 

@@ -82,6 +82,10 @@ class PdfError(ValueError):
         self.code: PdfErrorCode = code
         self.message = message
 
+    def __reduce__(self) -> tuple[type[PdfError], tuple[PdfErrorCode, str]]:
+        """Pickled with its code (an OCR worker process raises it to the service)."""
+        return (PdfError, (self.code, self.message))
+
 
 class PageText(BaseModel):
     """The text of one page (1-based ``page``), line ends ``\\n``. ``source`` says where it came from:

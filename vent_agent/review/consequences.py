@@ -81,3 +81,41 @@ def attach(findings: list[Finding], location: str, consequence: Consequence) -> 
     i = next(i for i, f in enumerate(findings) if f is root)
     findings[i] = with_consequences(root, [consequence])
     return True
+
+
+MISMATCH_OF_TOOL = {
+    "query_gas_identification_report": "data.gas_emission",
+    "query_working_face_procedure": "data.procedure_parameter",
+    "query_ventilation_report": "data.climate_speed",
+}
+"""Reference tool whose figure replaced a plan input → the data-checker's rule for that mismatch."""
+
+
+def fold_reference_mismatches(reviewers_findings: list[list[Finding]]) -> list[list[Finding]]:
+    """One finding per contradicted input across reviewers: where the calc-verifier recomputed a location
+    with a reference figure (``calc.reference_input``, which states both figures), the data-checker's
+    mismatch finding on that input at that location is listed under it as a consequence instead of
+    standing as a second major. ``reviewers_findings``: each reviewer's findings; returns them folded
+    (order kept)."""
+    roots = [f for fs in reviewers_findings for f in fs if f.rule_id == "calc.reference_input"]
+    if not roots:
+        return reviewers_findings
+    wanted: dict[tuple[str | None, str], int] = {}
+    for i, root in enumerate(roots):
+        for ev in root.evidence:
+            rule_id = MISMATCH_OF_TOOL.get(str(ev.detail.get("tool"))) if ev.kind == "reference" else None
+            if rule_id:
+                wanted[root.location, rule_id] = i
+    folded: dict[int, list[Consequence]] = {}
+    out: list[list[Finding]] = []
+    for fs in reviewers_findings:
+        kept = []
+        for f in fs:
+            i = wanted.get((f.location, f.rule_id or ""))
+            if i is None:
+                kept.append(f)
+            else:
+                folded.setdefault(i, []).append(as_consequence(f))
+        out.append(kept)
+    by_id = {id(root): with_consequences(root, folded.get(i, [])) for i, root in enumerate(roots)}
+    return [[by_id.get(id(f), f) for f in fs] for fs in out]

@@ -54,6 +54,7 @@ from vent_agent.mcp.client import ReferenceOutcome
 from vent_agent.mcp.data_checker import run_data_checker
 from vent_agent.observability import metrics
 from vent_agent.review.calc_rules import review_calc
+from vent_agent.review.consequences import fold_reference_mismatches
 from vent_agent.review.data_rules import reference_for
 from vent_agent.review.findings import Finding
 from vent_agent.review.form_rules import review_form
@@ -540,6 +541,10 @@ async def review_plan(
     )
     for o in outcomes:  # no major or critical finding on a figure not read with confidence
         o.findings = cap_model_findings(gate_findings(o.findings, plan, checks), plan)
+    for o, folded in zip(outcomes, fold_reference_mismatches([o.findings for o in outcomes]), strict=True):
+        o.findings = (
+            folded  # a contradicted input is one finding: the recomputation with the mismatch under it
+        )
     for o in outcomes:  # a plan read once from several copies: each finding lists the copies' pages
         o.findings = with_copy_pages(o.findings, plan.repeats)
     await emit(ReviewProgress(message="3个子智能体均已审查完成，正在汇总审查结果..."))

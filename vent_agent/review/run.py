@@ -10,6 +10,7 @@ from pathlib import Path as FilePath
 from reports.labels import severity_label
 from vent_agent.documents.upload import sha256_file
 from vent_agent.events import Error, ReviewCoverage, ReviewDone, ReviewProgress, SeverityCounts
+from vent_agent.observability.memory import release_memory
 from vent_agent.review.findings import Severity
 from vent_agent.review.pipeline import ReviewFailed, ReviewRequest, review_plan
 from vent_agent.review.provenance import Artifact, build_record, save_record
@@ -35,7 +36,25 @@ async def review_run(
     """The review run's body: wait for a review slot, review, stream the report, write the .docx.
 
     ``final``: end the stream with ``done`` (the review route); False inside a chat turn, whose run
-    ends it. Returns a one-paragraph summary for the conversation."""
+    ends it. Returns a one-paragraph summary for the conversation. Afterwards the memory the review
+    freed (pages, tables, the plan) is given back to the system
+    (:func:`~vent_agent.observability.memory.release_memory`)."""
+    try:
+        return await _review_run(em, state, req, base_url, session_id, final=final, thread_id=thread_id)
+    finally:
+        await asyncio.to_thread(release_memory)
+
+
+async def _review_run(
+    em: Emitter,
+    state: AppState,
+    req: ReviewRequest,
+    base_url: str,
+    session_id: str | None,
+    *,
+    final: bool,
+    thread_id: str | None,
+) -> str:
     if state.review_slots.locked():
         await em.send(ReviewProgress(message="审查任务排队中，请稍候...", queued=True))
     async with state.review_slots:

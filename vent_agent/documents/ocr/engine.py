@@ -70,7 +70,7 @@ class OcrEngine(Protocol):
     def recognise(self, image: Image.Image) -> list[OcrBox]: ...
 
 
-_LOADED: dict[tuple[str, str | None, str], OcrEngine] = {}
+_LOADED: dict[tuple[str, str | None, str, int], OcrEngine] = {}
 _LOAD_LOCK = threading.Lock()
 
 
@@ -80,8 +80,9 @@ def load_engine(
     paddle_model_dir: Path | None = None,
     isolation: Isolation = "thread",
     workers: int = 1,
-    max_tasks_per_worker: int = 25,
+    max_tasks_per_worker: int = 10,
     idle_s: float = 10.0,
+    threads: int = 0,
 ) -> OcrEngine | None:
     """The engine named by ``settings.ocr_engine`` (``rapidocr``, ``paddle``), loaded once per process;
     None for ``none`` (OCR switched off).
@@ -91,14 +92,15 @@ def load_engine(
     :class:`~vent_agent.documents.ocr.pool.ProcessOcrEngine` whose ``workers`` processes load the engine,
     are replaced after ``max_tasks_per_worker`` calls and exit after ``idle_s`` seconds without a call,
     so the engine's memory goes back to the system; it is probed (loaded in a worker) before it is
-    returned.
+    returned. ``threads``: ONNX Runtime's intra-op threads of a RapidOCR engine (0: its default, one
+    per core; ``VENT_OCR_THREADS``).
 
     Raises :class:`OcrUnavailable` when the engine's package is not installed or its models cannot be
     loaded (for ``paddle``: ``paddle_model_dir`` unset or missing, see docs/OCR.md).
     """
     if engine == "none":
         return None
-    key = (engine, str(paddle_model_dir) if paddle_model_dir else None, isolation)
+    key = (engine, str(paddle_model_dir) if paddle_model_dir else None, isolation, threads)
     with _LOAD_LOCK:
         if key not in _LOADED:
             if engine not in ("rapidocr", "paddle"):
@@ -108,7 +110,7 @@ def load_engine(
 
                 pooled = ProcessOcrEngine(
                     engine,
-                    partial(load_engine, engine, paddle_model_dir=paddle_model_dir),
+                    partial(load_engine, engine, paddle_model_dir=paddle_model_dir, threads=threads),
                     workers=workers,
                     max_tasks_per_worker=max_tasks_per_worker,
                     idle_s=idle_s,
@@ -118,7 +120,7 @@ def load_engine(
             elif engine == "rapidocr":
                 from vent_agent.documents.ocr.rapid import RapidOcrEngine
 
-                _LOADED[key] = RapidOcrEngine()
+                _LOADED[key] = RapidOcrEngine(threads=threads)
             else:
                 from vent_agent.documents.ocr.paddle import PaddleOcrEngine
 
@@ -135,4 +137,5 @@ def load_configured_engine(settings: Settings) -> OcrEngine | None:
         workers=settings.ocr_concurrency,
         max_tasks_per_worker=settings.ocr_worker_max_pages,
         idle_s=settings.ocr_worker_idle_s,
+        threads=settings.ocr_threads,
     )

@@ -16,7 +16,9 @@
    dropped layer's score kept) and the page's ``ExtractedTable`` s (bbox in PDF points) in place of the
    empty page.
 
-It is synchronous and CPU-bound: the caller runs it in a worker thread. Boxes below ``min_score`` are
+It is synchronous and CPU-bound: the caller runs it in a worker thread. An engine that reads whole PDF
+pages itself (:class:`PdfPageReader`: the OCR worker pool) is given the path and each page number
+instead, and steps 1-3 run in its worker process (:func:`read_pdf_page`). Boxes below ``min_score`` are
 dropped. A page the engine fails on keeps ``source="none"`` and a warning; other pages go on.
 """
 
@@ -28,6 +30,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Protocol, runtime_checkable
 
 import cv2
 import numpy as np
@@ -149,6 +152,101 @@ def layout_page(
     return OcrPage(text=page, tables=tables, skew_deg=angle)
 
 
+@dataclass
+class PageRead:
+    """One page read by OCR (:func:`read_page`): its 1-based ``page_no``, the result (None when the
+    engine failed on it), warnings for the user, the rendered size (px) and the seconds spent rendering,
+    in the engine and on the layout. Picklable: an OCR worker process sends it back whole."""
+
+    page_no: int
+    result: OcrPage | None
+    warnings: list[str]
+    size: tuple[int, int]
+    render_s: float = 0.0
+    engine_s: float = 0.0
+    layout_s: float = 0.0
+
+
+@runtime_checkable
+class PdfPageReader(Protocol):
+    """An engine that reads a whole PDF page itself (renders, recognises and lays it out), such as
+    :class:`~vent_agent.documents.ocr.pool.ProcessOcrEngine`, whose workers do it so that the page's
+    bitmap never enters the caller's process."""
+
+    def read_pdf_page(
+        self, path: Path, page_no: int, *, dpi: float, max_render_px: int, min_score: float
+    ) -> PageRead: ...
+
+
+def read_page(
+    pdf: pdfium.PdfDocument,
+    page_no: int,
+    engine: OcrEngine,
+    *,
+    dpi: float = DEFAULT_DPI,
+    max_render_px: int = 4000,
+    min_score: float = 0.5,
+) -> PageRead:
+    """Render page ``page_no`` (1-based) of ``pdf``, OCR it with ``engine`` and lay it out (steps 1-3
+    of the module docstring). An engine failure is a warning (``result`` None); a render failure raises."""
+    t0 = time.perf_counter()
+    image, scale = render_page(pdf, page_no - 1, dpi, max_render_px)
+    t1 = time.perf_counter()
+    read = PageRead(page_no=page_no, result=None, warnings=[], size=image.size, render_s=t1 - t0)
+    if scale * 72.0 < MIN_DPI_WARN:
+        read.warnings.append(
+            f"第 {page_no} 页幅面过大，仅按 {scale * 72:.0f} dpi 识别，小字可能识别不准 / "
+            f"page {page_no} OCR'd at {scale * 72:.0f} dpi only (render cap)"
+        )
+    try:
+        boxes = engine.recognise(image)
+        boxes = recover_enumerators(image, boxes, engine, skew_angle(boxes))
+    except Exception as exc:  # an engine failing on one page must not lose the others
+        log.warning("OCR of page %s failed: %s", page_no, exc)
+        read.warnings.append(_failed(page_no, exc))
+        boxes = None
+    t2 = time.perf_counter()
+    read.engine_s = t2 - t1
+    if boxes is not None:
+        read.result = layout_page(image, boxes, page_no, scale, min_score=min_score)
+    read.layout_s = time.perf_counter() - t2
+    return read
+
+
+def open_pdf(path: Path) -> pdfium.PdfDocument:
+    """The PDF at ``path`` opened with PDFium for rendering (under the PDFium lock). Raises
+    :class:`~vent_agent.documents.pdf_text.PdfError` when it no longer opens."""
+    data = check_pdf_file(Path(path))
+    with PDFIUM_LOCK:
+        try:
+            return pdfium.PdfDocument(data)
+        except pdfium.PdfiumError as exc:
+            raise PdfError("corrupt", f"PDF 无法再次打开 / cannot reopen the PDF: {exc}") from exc
+
+
+def read_pdf_page(
+    path: Path,
+    page_no: int,
+    engine: OcrEngine,
+    *,
+    dpi: float = DEFAULT_DPI,
+    max_render_px: int = 4000,
+    min_score: float = 0.5,
+) -> PageRead:
+    """:func:`read_page` of page ``page_no`` of the PDF at ``path`` (opened and closed for the call:
+    what an OCR worker process runs). Raises :class:`~vent_agent.documents.pdf_text.PdfError`."""
+    pdf = open_pdf(path)
+    try:
+        return read_page(pdf, page_no, engine, dpi=dpi, max_render_px=max_render_px, min_score=min_score)
+    finally:
+        with PDFIUM_LOCK:
+            pdf.close()
+
+
+def _failed(page_no: int, exc: Exception) -> str:
+    return f"第 {page_no} 页 OCR 识别失败 / page {page_no}: OCR failed: {exc}"
+
+
 def ocr_pages(
     path: Path,
     extracted: ExtractedPdf,
@@ -163,6 +261,8 @@ def ocr_pages(
 ) -> ExtractedPdf:
     """``extracted`` with its pages without text (or the 1-based ``pages`` given) OCR'd by ``engine``.
 
+    An engine that is a :class:`PdfPageReader` reads each page itself (given the path and the page
+    number: the page is rendered in its worker process); any other is given pages rendered here.
     Raises :class:`~vent_agent.documents.pdf_text.PdfError` when the file can no longer be opened;
     a page the engine fails on is a warning.
     """
@@ -170,46 +270,45 @@ def ocr_pages(
     if not todo:
         return extracted
     stats = stats if stats is not None else OcrStats()
-    data = check_pdf_file(Path(path))
-    with PDFIUM_LOCK:
-        try:
-            pdf = pdfium.PdfDocument(data)
-        except pdfium.PdfiumError as exc:
-            raise PdfError("corrupt", f"PDF 无法再次打开 / cannot reopen the PDF: {exc}") from exc
+    options = {"dpi": dpi, "max_render_px": max_render_px, "min_score": min_score}
+    pdf = None if isinstance(engine, PdfPageReader) else open_pdf(Path(path))
     result = extracted
     warnings = list(extracted.warnings)
     reasons = extracted.ocr_reasons()
     try:
         for done, page_no in enumerate(todo, start=1):
-            t0 = time.perf_counter()
-            image, scale = render_page(pdf, page_no - 1, dpi, max_render_px)
-            t1 = time.perf_counter()
-            stats.render_s += t1 - t0
-            if scale * 72.0 < MIN_DPI_WARN:
-                warnings.append(
-                    f"第 {page_no} 页幅面过大，仅按 {scale * 72:.0f} dpi 识别，小字可能识别不准 / "
-                    f"page {page_no} OCR'd at {scale * 72:.0f} dpi only (render cap)"
-                )
-            try:
-                boxes = engine.recognise(image)
-                boxes = recover_enumerators(image, boxes, engine, skew_angle(boxes))
-            except Exception as exc:  # an engine failing on one page must not lose the others
-                log.warning("OCR of page %s failed: %s", page_no, exc)
-                warnings.append(f"第 {page_no} 页 OCR 识别失败 / page {page_no}: OCR failed: {exc}")
-                boxes = None
-            t2 = time.perf_counter()
-            stats.engine_s += t2 - t1
-            if boxes is not None:
-                got = layout_page(image, boxes, page_no, scale, min_score=min_score)
+            if pdf is not None:
+                read = read_page(pdf, page_no, engine, **options)  # type: ignore[arg-type]
+            else:
+                read = _read_elsewhere(engine, Path(path), page_no, options)  # type: ignore[arg-type]
+            warnings.extend(read.warnings)
+            stats.render_s += read.render_s
+            stats.engine_s += read.engine_s
+            stats.layout_s += read.layout_s
+            if read.result is not None:
                 before = result.page(page_no)
-                read = got.text.model_copy(update={"layer": before.layer, "ocr_reason": reasons.get(page_no)})
-                result = result.with_page(read, got.tables)
+                text = read.result.text.model_copy(
+                    update={"layer": before.layer, "ocr_reason": reasons.get(page_no)}
+                )
+                result = result.with_page(text, read.result.tables)
                 stats.pages.append(page_no)
-                stats.sizes.append(image.size)
-            stats.layout_s += time.perf_counter() - t2
+                stats.sizes.append(read.size)
             if on_page is not None:
                 on_page(done, len(todo), page_no)
     finally:
-        with PDFIUM_LOCK:
-            pdf.close()
+        if pdf is not None:
+            with PDFIUM_LOCK:
+                pdf.close()
     return result.model_copy(update={"warnings": warnings})
+
+
+def _read_elsewhere(reader: PdfPageReader, path: Path, page_no: int, options: dict[str, float]) -> PageRead:
+    """``reader.read_pdf_page``; a failure other than an unreadable PDF (e.g. its worker died) is a
+    warning for that page."""
+    try:
+        return reader.read_pdf_page(path, page_no, **options)  # type: ignore[arg-type]
+    except PdfError:
+        raise
+    except Exception as exc:
+        log.warning("OCR of page %s failed: %s", page_no, exc)
+        return PageRead(page_no=page_no, result=None, warnings=[_failed(page_no, exc)], size=(0, 0))

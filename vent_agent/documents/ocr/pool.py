@@ -13,7 +13,13 @@ the service's threads and event loop):
 - the pool is shut down once no call has been made for ``idle_s`` seconds (all workers exit), and started
   again by the next call; the first call after that pays the engine's load time again (about 2 s).
 
-Images cross the process boundary as raw pixels (mode, size, bytes); boxes come back pickled.
+A scanned PDF is read page by page with :meth:`ProcessOcrEngine.read_pdf_page`: the worker gets the
+file's path and the page number, renders the page itself, recognises and lays it out
+(:func:`~vent_agent.documents.ocr.page.read_pdf_page`) and sends back the page's text and tables, so
+the page's bitmap never enters the service's process; after each page the worker gives its freed heap
+back (:func:`~vent_agent.observability.memory.release_memory`). ``recognise``/``read_line`` of an
+image given by the caller remain: the image crosses as raw pixels (mode, size, bytes), boxes come back
+pickled.
 """
 
 from __future__ import annotations
@@ -24,11 +30,14 @@ import threading
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
+from pathlib import Path
 from typing import Any
 
 from PIL import Image
 
 from vent_agent.documents.ocr.engine import OcrBox, OcrEngine, OcrUnavailable
+from vent_agent.documents.ocr.page import PageRead
+from vent_agent.observability.memory import release_memory
 
 log = logging.getLogger(__name__)
 
@@ -81,6 +90,15 @@ def _read_line(packed: PackedImage) -> tuple[str, float]:
     from vent_agent.documents.ocr.recover import read_line
 
     return read_line(_worker_engine(), _unpack(packed))
+
+
+def _read_pdf_page(path: str, page_no: int, options: dict[str, float]) -> PageRead:
+    from vent_agent.documents.ocr.page import read_pdf_page
+
+    try:
+        return read_pdf_page(Path(path), page_no, _worker_engine(), **options)  # type: ignore[arg-type]
+    finally:
+        release_memory()
 
 
 class ProcessOcrEngine:
@@ -172,6 +190,16 @@ class ProcessOcrEngine:
     def read_line(self, image: Image.Image) -> tuple[str, float]:
         """One text line read in a worker: the engine's recognition-only ``read_line`` when it has one."""
         return self._call(_read_line, _pack(image))
+
+    def read_pdf_page(
+        self, path: Path, page_no: int, *, dpi: float, max_render_px: int, min_score: float
+    ) -> PageRead:
+        """Page ``page_no`` (1-based) of the PDF at ``path`` rendered, OCR'd and laid out in a worker
+        (see :func:`~vent_agent.documents.ocr.page.read_pdf_page`); one call = one page of the
+        worker's quota. Raises :class:`~vent_agent.documents.pdf_text.PdfError` when the file no longer
+        opens, :class:`OcrUnavailable` when the engine cannot load or the worker died."""
+        options = {"dpi": dpi, "max_render_px": max_render_px, "min_score": min_score}
+        return self._call(_read_pdf_page, str(path), page_no, options)
 
     def close(self) -> None:
         """Shut the pool down now (waits for running calls)."""

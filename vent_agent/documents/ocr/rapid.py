@@ -26,7 +26,9 @@ class RapidOcrEngine:
     """RapidOCR behind the :class:`~vent_agent.documents.ocr.engine.OcrEngine` interface.
 
     ``params`` override RapidOCR's configuration keys (e.g. ``{"Global.max_side_len": 2500}``; see
-    rapidocr's ``config.yaml``). The models are loaded and tried on a blank image at construction.
+    rapidocr's ``config.yaml``); ``threads`` > 0 sets ONNX Runtime's intra-op threads of every model
+    (0: ONNX Runtime's default, one per core). RapidOCR 3 already builds its sessions with ONNX
+    Runtime's CPU memory arena off (``enable_cpu_mem_arena: false``), so freed tensors are not kept. The models are loaded and tried on a blank image at construction.
     Calls are serialised (RapidOCR stores each call's flags on the instance; its ONNX Runtime sessions
     use every core anyway).
 
@@ -35,7 +37,7 @@ class RapidOcrEngine:
 
     name = "rapidocr"
 
-    def __init__(self, params: dict[str, Any] | None = None) -> None:
+    def __init__(self, params: dict[str, Any] | None = None, *, threads: int = 0) -> None:
         os.environ.setdefault("ORT_DISABLE_TELEMETRY", "1")
         self._lock = threading.Lock()  # RapidOCR keeps a call's det/cls/rec flags on the instance
         try:
@@ -46,7 +48,10 @@ class RapidOcrEngine:
                 "(pip install rapidocr onnxruntime)"
             ) from exc
         try:
-            self._ocr = RapidOCR(params={**DEFAULT_PARAMS, **(params or {})})
+            threading_params = (
+                {"EngineConfig.onnxruntime.intra_op_num_threads": threads} if threads > 0 else {}
+            )
+            self._ocr = RapidOCR(params={**DEFAULT_PARAMS, **threading_params, **(params or {})})
             self._ocr(Image.new("RGB", (64, 32), "white"))  # loads the detection model now
         except Exception as exc:  # rapidocr raises its own types for missing or broken models
             raise OcrUnavailable(f"OCR 模型加载失败 / cannot load the RapidOCR models: {exc}") from exc
