@@ -275,8 +275,7 @@ def _check_page_size(page: pdfium.PdfPage, page_no: int) -> None:
     if not (0 < width <= MAX_PAGE_PT and 0 < height <= MAX_PAGE_PT):
         raise PdfError(
             "page_too_large",
-            f"PDF 第 {page_no} 页尺寸异常（{width:.0f} × {height:.0f} pt，上限 {MAX_PAGE_PT:.0f} pt），无法处理 / "
-            f"page {page_no} is {width:.0f} × {height:.0f} pt, beyond the {MAX_PAGE_PT:.0f} pt limit",
+            f"PDF 第 {page_no} 页尺寸异常（{width:.0f} × {height:.0f} pt，上限 {MAX_PAGE_PT:.0f} pt），无法处理",
         )
 
 
