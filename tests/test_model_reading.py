@@ -20,6 +20,7 @@ from tests.plan_hands.render import render_plan
 from tests.scripted_model import ScriptedChatModel, says, tool_call
 from vent_agent.documents.pdf_text import ExtractedPdf, ExtractedTable, PageText, TableCell
 from vent_agent.documents.plan import AllocationRow, Figure, LocationPlan, Plan, SourceRef
+from vent_agent.events import EventModel, check_declared
 from vent_agent.review.findings import Category, Evidence, Finding, Severity
 from vent_agent.review.model_reading import (
     MODEL_MARK,
@@ -229,8 +230,9 @@ def _review(
     req = ReviewRequest(path, hashlib.sha256(data).hexdigest(), path.name)
     messages: list[str] = []
 
-    async def emit(type_: str, /, **fields: Any) -> None:
-        messages.append(str(fields.get("message", "")))
+    async def emit(event: EventModel) -> None:  # the pipeline's Send: one event of the catalogue
+        check_declared(event)
+        messages.append(str(event.wire().get("message", "")))
 
     result = asyncio.run(review_plan(req, st, emit, None, remarks_model=model))
     return result.findings, messages

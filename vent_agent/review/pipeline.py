@@ -474,7 +474,7 @@ async def _model_reading(
     """The plan with the rows the model read from tables the rules could not map (checked first)."""
 
     async def progress(message: str) -> None:
-        await emit("progress", message=message, agent="system")
+        await emit(ReviewProgress(message=message))
 
     reading = await read_unmapped_tables(
         plan, extracted, model, timeout_s=settings.llm_timeout_s, progress=progress
