@@ -17,9 +17,9 @@ from vent_agent.documents.plan_parser import parse_plan
 from vent_agent.review.calc_rules import review_calc
 from vent_agent.review.data_rules import review_data
 from vent_agent.review.findings import Severity
-from vent_agent.review.pipeline import run_reviewers
 from vent_agent.review.reference import FaceProcedure, MonthlyReference, StaticReferenceData
 from vent_agent.review.result import ReviewResult
+from vent_agent.review.reviewers import run_reviewers
 
 MINE, MONTH, FACE, STANDBY = "红旗煤矿", "2026-10", "8101采煤工作面", "8102备用工作面"
 

@@ -14,7 +14,7 @@ import threading
 import time
 import uuid
 from collections import Counter
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -36,34 +36,21 @@ from vent_agent.documents.plan import Plan
 from vent_agent.documents.quality import describe_bad
 from vent_agent.documents.reading import read_plan
 from vent_agent.events import (
-    AgentError,
-    AgentExecuting,
-    AgentStart,
-    AgentThinking,
-    AgentTodos,
-    AgentToolResult,
     EventModel,
     OcrProgress,
     PageProgress,
-    ReviewerDone,
     ReviewProgress,
-    Todo,
 )
 from vent_agent.events import Send as Emit
 from vent_agent.mcp.client import ReferenceOutcome
-from vent_agent.mcp.data_checker import run_data_checker
 from vent_agent.observability import metrics
-from vent_agent.review.calc_rules import review_calc
 from vent_agent.review.consequences import fold_reference_mismatches
-from vent_agent.review.data_rules import reference_for
-from vent_agent.review.findings import Finding
-from vent_agent.review.form_rules import review_form
 from vent_agent.review.model_reading import cap_model_findings, read_unmapped_tables
 from vent_agent.review.plausibility import audit_plan, gate_findings, unreadable_message
-from vent_agent.review.reference import MonthlyReference, ReferenceData
-from vent_agent.review.remarks import DEFAULT_TIMEOUT_S, review_remarks
+from vent_agent.review.reference import ReferenceData
 from vent_agent.review.repeat_rules import with_copy_pages
-from vent_agent.review.result import REVIEWERS, LocationRecalc, ReviewerOutcome, ReviewResult
+from vent_agent.review.result import ReviewResult
+from vent_agent.review.reviewers import run_reviewers
 from vent_agent.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -294,178 +281,6 @@ async def load_plan(
     plan = await asyncio.to_thread(read_plan, extracted)
     _write_cache(cache, plan)
     return plan
-
-
-ReviewerBody = Callable[[Plan, Emit], Awaitable[tuple[list[Finding], list[LocationRecalc]]]]
-
-
-async def _form(plan: Plan, emit: Emit) -> tuple[list[Finding], list[LocationRecalc]]:
-    await emit(
-        AgentTodos(
-            agent="form-reviewer",
-            message="「基本形式审查」已更新任务进度",
-            todos=[
-                Todo(content="版本与编制日期", status="in_progress"),
-                Todo(content="审批签字与日期顺序", status="pending"),
-                Todo(content="各地点计算过程完整性", status="pending"),
-            ],
-        )
-    )
-    return await asyncio.to_thread(review_form, plan), []
-
-
-MonthFuture = asyncio.Future[MonthlyReference | None]
-
-
-def _data_body(
-    settings: Settings, reference: ReferenceData | None, sink: list[ReferenceOutcome], month: MonthFuture
-) -> ReviewerBody:
-    """The data-checker: reference data over MCP (:func:`vent_agent.mcp.data_checker.run_data_checker`),
-    its outcome (source, status, every call) kept in ``sink`` for the report's provenance and the plan's
-    month of it handed to the calc-verifier through ``month`` (None when there is none or the
-    data-checker failed)."""
-
-    async def body(plan: Plan, emit: Emit) -> tuple[list[Finding], list[LocationRecalc]]:
-        try:
-            check = await run_data_checker(plan, settings, emit, reference=reference)
-            sink.append(check.outcome)
-            if not month.done():
-                month.set_result(reference_for(plan, check.outcome.reference)[0])
-            return check.findings, []
-        finally:
-            if not month.done():
-                month.set_result(None)
-
-    return body
-
-
-def _calc_body(month: MonthFuture) -> ReviewerBody:
-    """The calc-verifier, after the data-checker's reference look-up: inputs the reference data
-    contradicts are recomputed with the reference figure (DOMAIN.md §5)."""
-
-    async def body(plan: Plan, emit: Emit) -> tuple[list[Finding], list[LocationRecalc]]:
-        return await _calc(plan, emit, await month)
-
-    return body
-
-
-async def _calc(
-    plan: Plan, emit: Emit, reference: MonthlyReference | None = None
-) -> tuple[list[Finding], list[LocationRecalc]]:
-    async def on_location(location: str, tool: str, done: bool) -> None:
-        if done:
-            await emit(
-                AgentToolResult(
-                    agent="calc-verifier", tool=tool, message=f"「计算核验审查」{location} 需风量核算 完成"
-                )
-            )
-        else:
-            await emit(
-                AgentExecuting(
-                    agent="calc-verifier",
-                    tools=[tool],
-                    message=f"「计算核验审查」正在核算 {location} 需风量...",
-                )
-            )
-
-    return await review_calc(plan, on_location=on_location, reference=reference)
-
-
-def _preview(agent: str, findings: list[Finding]) -> str:
-    lines = [f"## {REVIEWERS[agent]}结果", f"发现问题 {len(findings)} 项。"]
-    for f in findings[:5]:
-        lines.append(f"- [{f.severity.value}] {f.location or '全局'}：{f.message}")
-        lines += [f"  - 后果：{c.message}" for c in f.consequences]
-    return "\n".join(lines)[:300]
-
-
-async def run_reviewers(
-    plan: Plan,
-    emit: Emit,
-    reference: ReferenceData | None,
-    *,
-    remarks_model: BaseChatModel | None = None,
-    remarks_timeout_s: float = DEFAULT_TIMEOUT_S,
-    settings: Settings | None = None,
-    reference_sink: list[ReferenceOutcome] | None = None,
-) -> tuple[list[ReviewerOutcome], list[LocationRecalc]]:
-    """Run the three reviewers in parallel; a failing reviewer gives ``agent_error`` and the others go on.
-    The calc-verifier waits for the data-checker's reference look-up and recomputes the inputs the
-    reference data contradicts with the reference figure (without it, with the plan's).
-
-    With ``remarks_model``, each reviewer that finished asks it for language and logic remarks after its
-    rules (:func:`vent_agent.review.remarks.review_remarks`, at most ``remarks_timeout_s`` s); remarks
-    never change a rule finding, and a failing model leaves a note, never a failed reviewer."""
-    month: MonthFuture = asyncio.get_running_loop().create_future()
-    bodies: dict[str, ReviewerBody] = {
-        "form-reviewer": _form,
-        "data-checker": _data_body(
-            settings or Settings(), reference, reference_sink if reference_sink is not None else [], month
-        ),
-        "calc-verifier": _calc_body(month),
-    }
-    completed = 0
-    lock = asyncio.Lock()
-
-    async def run_one(agent: str, body: ReviewerBody) -> tuple[ReviewerOutcome, list[LocationRecalc]]:
-        nonlocal completed
-        cn = REVIEWERS[agent]
-        started = time.perf_counter()
-        await emit(AgentThinking(agent=agent, message=f"「{cn}」正在分析..."))
-        try:
-            findings, recalcs = await body(plan, emit)
-        except Exception as exc:  # one reviewer failing must not stop the others
-            log.exception("reviewer %s failed", agent)
-            duration = int((time.perf_counter() - started) * 1000)
-            async with lock:
-                completed += 1
-                await emit(
-                    AgentError(
-                        agent=agent,
-                        message=f"「{cn}」审查出错",
-                        error=f"{type(exc).__name__}: {exc}",
-                        progress=f"{completed}/{len(bodies)}",
-                    )
-                )
-            return ReviewerOutcome(
-                agent=agent, error=f"{type(exc).__name__}: {exc}", duration_ms=duration
-            ), []
-        for f in findings:
-            f.reviewer = agent
-        remarks = await review_remarks(
-            agent, plan, findings, model=remarks_model, emit=emit, timeout_s=remarks_timeout_s
-        )
-        duration = int((time.perf_counter() - started) * 1000)
-        async with lock:
-            completed += 1
-            await emit(
-                ReviewerDone(
-                    agent=agent,
-                    cn_agent=cn,
-                    message=f"「{cn}」审查完成",
-                    preview=_preview(agent, findings),
-                    progress=f"{completed}/{len(bodies)}",
-                    duration_ms=duration,
-                    findings=len(findings),
-                )
-            )
-        outcome = ReviewerOutcome(
-            agent=agent,
-            findings=findings,
-            remarks=remarks.remarks,
-            remarks_model=remarks.model,
-            remarks_note=remarks.note,
-            duration_ms=duration,
-        )
-        return outcome, recalcs
-
-    for agent in bodies:
-        cn = REVIEWERS[agent]
-        await emit(AgentStart(agent=agent, cn_agent=cn, message=f"「{cn}」开始审查..."))
-    results = await asyncio.gather(*(run_one(a, b) for a, b in bodies.items()))
-    outcomes = [o for o, _ in results]
-    recalcs = [r for _, rs in results for r in rs]
-    return outcomes, recalcs
 
 
 async def _model_reading(
