@@ -240,18 +240,24 @@ async def load_in_process(
     """Run :func:`run_load` in a separate Python process (this file as a script); return its wall time (s)
     and results. Raises RuntimeError when the client process fails."""
     spec = {"url": url, "requests": requests, "concurrency": concurrency, "timeout_s": timeout_s}
+    answer = await run_json_script(Path(__file__), spec, "load client")
+    return answer["wall_s"], [StreamResult(**r) for r in answer["results"]]
+
+
+async def run_json_script(script: Path, spec: dict[str, Any], what: str) -> dict[str, Any]:
+    """Run ``script`` in a Python process of its own with ``spec`` as JSON on stdin; return the JSON it
+    prints. Raises RuntimeError (naming ``what``) when the process fails."""
     proc = await asyncio.create_subprocess_exec(
         sys.executable,
-        str(Path(__file__).resolve()),
+        str(script.resolve()),
         stdin=asyncio.subprocess.PIPE,
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.PIPE,
     )
     stdout, stderr = await proc.communicate(json.dumps(spec).encode())
     if proc.returncode != 0:
-        raise RuntimeError(f"load client failed ({proc.returncode}): {stderr.decode()[-2000:]}")
-    answer = json.loads(stdout)
-    return answer["wall_s"], [StreamResult(**r) for r in answer["results"]]
+        raise RuntimeError(f"{what} failed ({proc.returncode}): {stderr.decode()[-2000:]}")
+    return json.loads(stdout)
 
 
 @dataclass

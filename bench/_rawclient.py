@@ -111,7 +111,7 @@ async def raw_load(
 ) -> tuple[float, list[Any]]:
     """Read ``requests`` (see :func:`request_bytes`) with at most ``concurrency`` streams open at once, split over ``clients`` client
     processes; return the longest wall time (s) and the results as ``_common.StreamResult``s."""
-    from _common import StreamResult
+    from _common import StreamResult, run_json_script
 
     clients = max(1, min(clients, len(requests)))
     shares = [requests[i::clients] for i in range(clients)]
@@ -125,17 +125,7 @@ async def raw_load(
             "concurrency": per_client,
             "timeout_s": timeout_s,
         }
-        proc = await asyncio.create_subprocess_exec(
-            sys.executable,
-            str(Path(__file__).resolve()),
-            stdin=asyncio.subprocess.PIPE,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.PIPE,
-        )
-        stdout, stderr = await proc.communicate(json.dumps(spec).encode())
-        if proc.returncode != 0:
-            raise RuntimeError(f"raw client failed ({proc.returncode}): {stderr.decode()[-2000:]}")
-        return json.loads(stdout)
+        return await run_json_script(Path(__file__), spec, "raw client")
 
     answers = await asyncio.gather(*(client(s) for s in shares))
     results = [StreamResult(**r) for a in answers for r in a["results"]]
