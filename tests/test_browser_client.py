@@ -29,7 +29,8 @@ from tests.chat_helpers import TOKEN, use_model
 from tests.helpers import live_server, parse_standard_stream, without_clock
 from tests.scripted_model import ScriptedChatModel, says
 from vent_agent.app import create_app
-from vent_agent.events import FRAME_CAP, merge_parts
+from vent_agent.event_parts import merge_parts
+from vent_agent.events import FRAME_CAP
 from vent_agent.settings import Settings
 
 NODE = shutil.which("node")

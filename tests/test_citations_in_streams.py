@@ -10,7 +10,7 @@ import httpx
 from tests.chat_helpers import TOKEN, use_model
 from tests.helpers import parse_spec_stream
 from tests.scripted_model import ScriptedChatModel, says, tool_call
-from vent_agent.events import merge_parts
+from vent_agent.event_parts import merge_parts
 
 
 def refs_of(events: list[dict]) -> dict:

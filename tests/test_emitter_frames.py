@@ -8,7 +8,8 @@ from typing import Any
 
 import pytest
 
-from vent_agent.events import FRAME_CAP, Error, References, Token, frame_bytes, merge_parts
+from vent_agent.event_parts import merge_parts
+from vent_agent.events import FRAME_CAP, Error, References, Token, frame_bytes
 from vent_agent.kb.quoted import Reference
 from vent_agent.runs import emitter as emitter_module
 from vent_agent.runs.emitter import Emitter

@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from vent_agent.event_parts import PartJoiner, merge_parts
 from vent_agent.events import (
     CATALOGUE,
     FRAME_CAP,
@@ -18,14 +19,12 @@ from vent_agent.events import (
     ClickDone,
     EventModel,
     Interrupt,
-    PartJoiner,
     Progress,
     References,
     Token,
     UnknownEvent,
     frame_bytes,
     make_event,
-    merge_parts,
     parse_event,
 )
 from vent_agent.kb.quoted import Reference

@@ -17,7 +17,8 @@ from typing import Any
 
 import httpx
 
-from vent_agent.events import Done, EventModel, PartJoiner, Token, parse_event
+from vent_agent.event_parts import PartJoiner
+from vent_agent.events import Done, EventModel, Token, parse_event
 
 
 class ChatError(Exception):

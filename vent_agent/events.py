@@ -13,7 +13,7 @@ parse into the wire model.
 Frames stay under :data:`FRAME_CAP` bytes (the spec's frontend parser drops a frame split across reads):
 ``token``/``reasoning`` are cut into several events (on character boundaries); a model naming
 ``SPLIT_LISTS``/``SPLIT_TEXT`` is sent in parts (``part``/``parts``, 1-based: the lists concatenate, the
-text fields concatenate, the other fields repeat; :func:`merge_parts` joins them); any other string that
+text fields concatenate, the other fields repeat; :func:`vent_agent.event_parts.merge_parts` joins them); any other string that
 still does not fit is shortened with ``…`` (:func:`fit_frames`).
 
 To add a field: declare it on the model (``None`` default if it is not always sent: ``None`` values are
@@ -27,7 +27,7 @@ left off the wire unless named in ``KEEP_NULL``), add it to the event's row in d
 from __future__ import annotations
 
 import json
-from collections.abc import Awaitable, Callable, Iterable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Annotated, Any, ClassVar, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
@@ -477,54 +477,3 @@ def check_declared(event: EventModel) -> None:
     """Raise ``ValueError`` when ``event`` carries a field its model does not declare."""
     if event.model_extra:
         raise ValueError(f"{type(event).__name__}: undeclared fields {sorted(event.model_extra)}")
-
-
-class PartJoiner:
-    """Joins the parts of split events as they arrive: :meth:`feed` returns the whole event when its last
-    part came (or at once for an event that is not split), None while parts are outstanding. The model's
-    ``SPLIT_LISTS`` concatenate, its ``SPLIT_TEXT`` fields concatenate, the rest (``seq`` included) is the
-    last part's."""
-
-    def __init__(self) -> None:
-        self._pending: dict[str, Any] | None = None
-
-    def feed(self, payload: Mapping[str, Any]) -> list[dict[str, Any]]:
-        """The events complete after ``payload``: usually ``[payload]``; ``[]`` while a split event is
-        incomplete; an interrupted split event first when another event breaks into it."""
-        ev = dict(payload)
-        out: list[dict[str, Any]] = []
-        if ev.get("parts") is None:
-            out.extend(self.drain())
-            return [*out, ev]
-        pending = self._pending
-        if pending is None or pending.get("type") != ev.get("type") or ev.get("part") == 1:
-            out.extend(self.drain())
-            self._pending = ev
-        else:
-            model = CATALOGUE.get(str(ev.get("type")), EventModel)
-            joined = {**pending, **ev}
-            for key in model.SPLIT_LISTS:
-                joined[key] = list(pending.get(key) or []) + list(ev.get(key) or [])
-            for key in model.SPLIT_TEXT:
-                if key in pending or key in ev:
-                    joined[key] = (pending.get(key) or "") + (ev.get(key) or "")
-            self._pending = joined
-        if ev.get("part") == ev.get("parts"):
-            done = self._pending or {}
-            self._pending = None
-            done.pop("part", None)
-            done.pop("parts", None)
-            out.append(done)
-        return out
-
-    def drain(self) -> list[dict[str, Any]]:
-        """An unfinished split event, as received so far (or nothing)."""
-        pending, self._pending = self._pending, None
-        return [pending] if pending is not None else []
-
-
-def merge_parts(events: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
-    """``events`` with the parts of split events joined (:class:`PartJoiner`); other events unchanged."""
-    joiner = PartJoiner()
-    out = [ev for payload in events for ev in joiner.feed(payload)]
-    return out + joiner.drain()

@@ -35,7 +35,8 @@ from reports.content import sorted_findings
 from vent_agent.documents.pdf_text import ExtractedPdf
 from vent_agent.documents.quality import PageRead
 from vent_agent.documents.repeats import RepeatedContent
-from vent_agent.events import merge_parts, parse_event
+from vent_agent.event_parts import merge_parts
+from vent_agent.events import parse_event
 from vent_agent.kb.search import KnowledgeBase
 from vent_agent.review.findings import Evidence, Finding
 from vent_agent.review.result import LocationRecalc, ReviewResult

@@ -7,7 +7,7 @@ turns one payload into the payloads to log, each of which fits with its ``seq`` 
 - ``token`` and ``reasoning``: several events of the same type, the text cut on character boundaries
   (never inside a multi-byte character; the client concatenates as always);
 - a model with ``SPLIT_LISTS``/``SPLIT_TEXT`` (``references``, ``interrupt``, todo lists): parts
-  (``part``/``parts``) joined by :func:`vent_agent.events.merge_parts`;
+  (``part``/``parts``) joined by :func:`vent_agent.event_parts.merge_parts`;
 - anything else, and a single list item too large for a part: its longest strings shortened with ``…``.
 """
 

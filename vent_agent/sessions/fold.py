@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from vent_agent.event_parts import merge_parts
 from vent_agent.events import (
     Error,
     Interrupt,
@@ -15,7 +16,6 @@ from vent_agent.events import (
     Token,
     ToolCall,
     UpdatedTodoList,
-    merge_parts,
     parse_event,
 )
 

@@ -43,7 +43,7 @@ function parseFrame(frame) {
   return data.length ? { data: data.join('\n'), id } : null;
 }
 
-/** Joins split events as they arrive (same rule as vent_agent.events.PartJoiner). */
+/** Joins split events as they arrive (same rule as vent_agent.event_parts.PartJoiner). */
 export class PartJoiner {
   constructor() {
     this.pending = null;
