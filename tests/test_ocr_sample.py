@@ -6,7 +6,7 @@ from __future__ import annotations
 from vent_agent.documents.pdf_text import ExtractedPdf, extract_pdf
 from vent_agent.documents.plan import Plan
 from vent_agent.documents.plan_parser import parse_plan
-from vent_agent.documents.plan_text import DASHES, name_key, parse_number, squeeze
+from vent_agent.documents.plan_text_primitives import DASHES, name_key, parse_number, squeeze
 
 
 def _cell(text: str | None) -> str | None:

@@ -15,7 +15,14 @@ from vent_agent.documents.pdf_text import ExtractedPdf, PageText, extract_pdf
 from vent_agent.documents.plan import Plan
 from vent_agent.documents.plan_parser import parse_plan
 from vent_agent.documents.plan_tables import classify_kind
-from vent_agent.documents.plan_text import match_name, name_key, normalize, numbers, parse_date, parse_number
+from vent_agent.documents.plan_text_primitives import (
+    match_name,
+    name_key,
+    normalize,
+    numbers,
+    parse_date,
+    parse_number,
+)
 
 DATA = Path(__file__).parent / "data"
 

@@ -8,9 +8,9 @@ import pytest
 from vent_agent.documents.plan import SourceRef
 from vent_agent.documents.plan_tables import Cell as TCell
 from vent_agent.documents.plan_tables import LogicalTable, allocation_rows, column_fields, column_unit
-from vent_agent.documents.plan_text import Line, all_dates, join_thousands
-from vent_agent.documents.plan_textual import signoff_lines
+from vent_agent.documents.plan_text_primitives import Line, all_dates, join_thousands
 from vent_agent.documents.plan_units import canonical_unit, flow_figure, parse_quantity
+from vent_agent.documents.plan_unruled_tables import signoff_lines
 
 
 @pytest.mark.parametrize(

@@ -14,7 +14,15 @@ import re
 
 from vent_agent.documents.plan import Figure, LocationPlan, MethodStatement, SourceRef, SpeedCheckStatement
 from vent_agent.documents.plan_sections import Block, Statement, split_statements
-from vent_agent.documents.plan_text import NUM, NUM_RE, TextDoc, numbers, operand_value, squeeze, unit_after
+from vent_agent.documents.plan_text_primitives import (
+    NUM,
+    NUM_RE,
+    TextDoc,
+    numbers,
+    operand_value,
+    squeeze,
+    unit_after,
+)
 from vent_agent.documents.plan_units import FLOW_UNITS, read_figure
 
 METHOD_KEYS: list[tuple[str, str]] = [

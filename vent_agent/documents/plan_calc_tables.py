@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from vent_agent.documents.plan import Figure, MethodStatement
 from vent_agent.documents.plan_blocks import method_key
 from vent_agent.documents.plan_tables import Cell, LogicalTable, column_unit, header_labels
-from vent_agent.documents.plan_text import NUM, TextDoc, name_key, numbers, operand_value, squeeze
+from vent_agent.documents.plan_text_primitives import NUM, TextDoc, name_key, numbers, operand_value, squeeze
 from vent_agent.documents.plan_units import KNOWN_UNITS, canonical_unit, parse_quantity, read_figure, unit_for
 
 CALC_COLUMNS: list[tuple[str, str]] = [

@@ -11,7 +11,7 @@ import re
 
 from vent_agent.documents.plan import LocationPlan, ReadingGap, SignOff
 from vent_agent.documents.plan_sections import Block
-from vent_agent.documents.plan_text import NUM, TextDoc, squeeze
+from vent_agent.documents.plan_text_primitives import NUM, TextDoc, squeeze
 
 _CALC_LINE = re.compile(rf"^按.{{1,18}}?(?:计算|核算)\s*[:：]|^Q\s*需?\s*=.*{NUM}")
 _APPROVAL = re.compile(r"(?:^|[\s【\[(（])批\s*准\s*(?:人)?\s*(?:[:：】\]）)]|\s+\S)")

@@ -4,11 +4,11 @@
 tables by their header words, locations by their names, figures by their labels. It never raises on
 content: what it cannot read it records in ``plan.warnings``. Modules:
 
-- :mod:`plan_text`: normalisation, numbers, units, dates, names, the page-aware document text;
+- :mod:`plan_text_primitives`: normalisation, numbers, units, dates, names, the page-aware document text;
 - :mod:`plan_sections`: sections, location blocks, statements of a block;
 - :mod:`plan_blocks`: a block's inputs, methods, stated maximum and speed check;
 - :mod:`plan_tables`: ruled tables (location list, allocation, sign-off), joined over page breaks;
-- :mod:`plan_textual`: the same three read from text lines when there is no ruled table;
+- :mod:`plan_unruled_tables`: the same three read from text lines when there is no ruled table;
 - this module: cover fields (title, mine, month, version, prepared date), basis, citations, totals, and
   putting it together.
 
@@ -35,7 +35,7 @@ from vent_agent.documents.plan_tables import (
     logical_tables,
     signoffs,
 )
-from vent_agent.documents.plan_text import (
+from vent_agent.documents.plan_text_primitives import (
     NUM,
     TextDoc,
     build_doc,
@@ -46,7 +46,6 @@ from vent_agent.documents.plan_text import (
     squeeze,
     unit_after,
 )
-from vent_agent.documents.plan_textual import ROLE_INLINE, allocation_lines, location_lines, signoff_lines
 from vent_agent.documents.plan_units import (
     UNIT_TEXT,
     canonical_unit,
@@ -54,6 +53,12 @@ from vent_agent.documents.plan_units import (
     infer_column_units,
     is_flow,
     read_figure,
+)
+from vent_agent.documents.plan_unruled_tables import (
+    ROLE_INLINE,
+    allocation_lines,
+    location_lines,
+    signoff_lines,
 )
 
 log = logging.getLogger(__name__)

@@ -16,7 +16,7 @@ import re
 from collections import Counter
 from dataclasses import dataclass
 
-from vent_agent.documents.plan_text import TextDoc, name_key, squeeze
+from vent_agent.documents.plan_text_primitives import TextDoc, name_key, squeeze
 
 SECTION_KEYS: list[tuple[str, str]] = [
     ("signoff", r"审批|签字|签批|会签|审核意见"),

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 
 from vent_agent.documents.pdf_text import ExtractedTable
 from vent_agent.documents.plan import AllocationRow, Figure, LocationKind, SignOff, SourceRef
-from vent_agent.documents.plan_text import DATE_TEXT, normalize, parse_date, parse_number, squeeze
+from vent_agent.documents.plan_text_primitives import DATE_TEXT, normalize, parse_date, parse_number, squeeze
 from vent_agent.documents.plan_units import (
     KNOWN_UNITS,
     UNIT_TEXT,

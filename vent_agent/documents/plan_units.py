@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 
 from vent_agent.documents.plan import Figure, SourceRef
-from vent_agent.documents.plan_text import DASHES, normalize
+from vent_agent.documents.plan_text_primitives import DASHES, normalize
 
 M3MIN = "m³/min"
 M3S = "m³/s"

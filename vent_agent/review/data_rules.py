@@ -28,7 +28,7 @@ from __future__ import annotations
 
 from calc.tables import DEFAULT_TABLES
 from vent_agent.documents.plan import LocationPlan, Plan
-from vent_agent.documents.plan_text import match_name
+from vent_agent.documents.plan_text_primitives import match_name
 from vent_agent.kb.thresholds import ThresholdTable
 from vent_agent.review.findings import Evidence, Finding, Severity
 from vent_agent.review.limit_rules import review_limits

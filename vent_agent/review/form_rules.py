@@ -12,7 +12,7 @@ from __future__ import annotations
 import datetime as dt
 
 from vent_agent.documents.plan import LocationPlan, Plan, SignOff
-from vent_agent.documents.plan_text import match_name
+from vent_agent.documents.plan_text_primitives import match_name
 from vent_agent.review.findings import Finding, Severity
 from vent_agent.review.repeat_rules import repeated_content_findings
 from vent_agent.review.rule_common import cited_families, finding, plan_names

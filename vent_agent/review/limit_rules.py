@@ -15,7 +15,7 @@ from :mod:`vent_agent.kb.thresholds`:
 from __future__ import annotations
 
 from vent_agent.documents.plan import AllocationRow, Figure, LocationPlan, Plan
-from vent_agent.documents.plan_text import match_name
+from vent_agent.documents.plan_text_primitives import match_name
 from vent_agent.kb.thresholds import Threshold, ThresholdTable, fmt_number
 from vent_agent.review.findings import Finding, Severity
 from vent_agent.review.rule_common import clause_evidence, finding, plan_location, threshold_source

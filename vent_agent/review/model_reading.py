@@ -40,7 +40,7 @@ from pydantic import BaseModel, Field
 from vent_agent.documents.pdf_text import ExtractedPdf
 from vent_agent.documents.plan import AllocationRow, Figure, Plan, SourceRef
 from vent_agent.documents.plan_tables import Cell, LogicalTable, logical_tables
-from vent_agent.documents.plan_text import match_name, name_key
+from vent_agent.documents.plan_text_primitives import match_name, name_key
 from vent_agent.review.findings import Finding, Severity
 
 log = logging.getLogger(__name__)

@@ -22,7 +22,7 @@ from pydantic import BaseModel, Field
 
 from vent_agent.documents.plan import Figure, LocationPlan, Plan
 from vent_agent.documents.plan_tables import classify_kind
-from vent_agent.documents.plan_text import match_name
+from vent_agent.documents.plan_text_primitives import match_name
 from vent_agent.review.arith import close, substituted_value
 from vent_agent.review.findings import Category, Evidence, Finding, Severity
 from vent_agent.review.model_reading import MODEL_MARK

@@ -15,7 +15,7 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from vent_agent.documents.plan import LocationPlan
-from vent_agent.documents.plan_text import match_name
+from vent_agent.documents.plan_text_primitives import match_name
 from vent_agent.review.data_rules import (
     FIGURE_TOLERANCE,
     GAS_TOLERANCE,

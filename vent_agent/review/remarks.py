@@ -45,7 +45,7 @@ from langchain_core.utils.json import parse_json_markdown
 from pydantic import BaseModel, Field, ValidationError, field_validator
 
 from vent_agent.documents.plan import Plan
-from vent_agent.documents.plan_text import match_name
+from vent_agent.documents.plan_text_primitives import match_name
 from vent_agent.events import AgentThinking, AgentToolResult, EventModel
 from vent_agent.events import Send as Emit
 from vent_agent.llm.providers import build_chat_model

@@ -21,7 +21,7 @@ from vent_agent.documents.plan_tables import (
     column_unit,
     role_of,
 )
-from vent_agent.documents.plan_text import (
+from vent_agent.documents.plan_text_primitives import (
     DASHES,
     DATE_TEXT,
     Line,
