@@ -35,7 +35,7 @@ from vent_agent.graphs.checkpoint import open_checkpointer
 from vent_agent.kb.search import get_knowledge_base
 from vent_agent.llm.openai_compat import make_interpret_model
 from vent_agent.llm.registry import ModelRegistry
-from vent_agent.readiness_checks import register_readiness
+from vent_agent.observability.component_readiness import register_readiness
 from vent_agent.runs.lifecycle import open_runs
 from vent_agent.settings import Settings
 from vent_agent.skills import open_skill_registry

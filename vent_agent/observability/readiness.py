@@ -1,5 +1,6 @@
-"""Readiness checks: the components a worker needs to serve (checkpointer, knowledge base, OCR engine…)
-register a check here; ``GET /readyz`` runs them all, with the store's own checks.
+"""The registry of readiness checks: the components a worker needs to serve (checkpointer, knowledge
+base, OCR engine…: :mod:`vent_agent.observability.component_readiness`) register a check here;
+``GET /readyz`` runs them all, with the store's own checks.
 
 A check is an async callable: returning None or True means ready (a returned string is shown as its
 detail), returning False or raising means not ready (the exception's text is shown). Each check has a

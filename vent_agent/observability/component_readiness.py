@@ -1,5 +1,6 @@
 """The components' readiness checks for ``/readyz``: the LangGraph checkpointer answers, the knowledge
-base's index is built, the OCR engine loads (once; the result is kept)."""
+base's index is built, the OCR engine loads (once; the result is kept). They register into the app's
+registry of :mod:`vent_agent.observability.readiness`, which runs them."""
 
 from __future__ import annotations
 
