@@ -255,7 +255,7 @@ def test_absurd_figures_are_input_errors_not_crashes(capsys: pytest.CaptureFixtu
 
 
 def main_calc(argv: list[str]) -> int:
-    from vent_agent.calc_cli import run_calc
+    from vent_agent.cli.calc import run_calc
 
     return run_calc(argv[0], argv[1:])
 

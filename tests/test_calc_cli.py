@@ -7,7 +7,7 @@ import json
 import pytest
 
 from calc import CALCULATORS
-from vent_agent.calc_cli import main, run_calc
+from vent_agent.cli.calc import main, run_calc
 
 
 def test_list(capsys):

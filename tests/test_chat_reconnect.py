@@ -14,7 +14,7 @@ from tests.chat_helpers import TOKEN, use_model
 from tests.helpers import live_server, parse_spec_stream, parse_standard_stream
 from tests.scripted_model import ScriptedChatModel, says
 from vent_agent.app import create_app
-from vent_agent.chat_cli import run_chat
+from vent_agent.cli.chat import run_chat
 from vent_agent.client import ChatClient
 from vent_agent.events import Done, Token
 from vent_agent.sessions.fold import fold_events

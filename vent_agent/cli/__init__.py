@@ -51,7 +51,7 @@ def review(
     force_refresh: Annotated[bool, typer.Option(help="ignore the extraction cache")] = False,
 ) -> None:
     """Review an air-distribution plan PDF offline; print the findings (exit 1 on critical/major)."""
-    from vent_agent.review.cli_review import run_cli_review
+    from vent_agent.cli.review import run_cli_review
 
     code = asyncio.run(run_cli_review(plan, output, as_json=as_json, force_refresh=force_refresh))
     raise typer.Exit(code)
@@ -63,7 +63,7 @@ def review(
 )
 def calc(ctx: typer.Context) -> None:
     """Pass the raw arguments to the calculator command."""
-    from vent_agent.calc_cli import run_calc
+    from vent_agent.cli.calc import run_calc
 
     args = list(ctx.args)
     method = args.pop(0) if args and not args[0].startswith("-") else (args.pop(0) if args else "--list")
@@ -81,7 +81,7 @@ def chat(
 ) -> None:
     """Ask the ventilation assistant; the answer streams in the terminal and survives a broken
     connection (reconnects with Last-Event-ID, or reads the history once the run has ended)."""
-    from vent_agent.chat_cli import run_chat
+    from vent_agent.cli.chat import run_chat
 
     raise typer.Exit(
         asyncio.run(run_chat(message, url=url, token=token, session=session, mode=mode, approve=approve))
