@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from vent_agent.kb.numerals import article_heading, cn_to_int, find_article_refs, int_to_cn
+from vent_agent.kb.regulation_tables import normalise_unit, split_unit
 from vent_agent.kb.regulations import SHIPPED_DIR, KBError, load_corpus, parse_text, repair_paragraphs
-from vent_agent.kb.tables import normalise_unit, split_unit
 from vent_agent.kb.thresholds import ThresholdTable
 
 SHIPPED_ARTICLES = set(range(156, 188)) | {192, 193, 194, 197}

@@ -11,8 +11,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from vent_agent.kb.regulation_tables import RegTable
 from vent_agent.kb.regulations import Article
-from vent_agent.kb.tables import RegTable
 
 _UNIT_ALIASES = {
     "m/s": "m/s",

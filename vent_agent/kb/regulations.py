@@ -15,7 +15,7 @@ The text is what a Word export gives: a heading line ``第四章 通风`` / ``�
 on its own line with ``第一百五十七条`` (or ``第157条``) and a space; paragraphs one a line; page breaks
 as blank lines that may cut a sentence (repaired here: a line that does not end a sentence is joined to
 the next text line unless that one starts an item, an article or a table); tables flattened one cell a
-line (:mod:`vent_agent.kb.tables`).
+line (:mod:`vent_agent.kb.regulation_tables`).
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ from pydantic import BaseModel, Field
 
 from vent_agent.kb.aliases import ArticleAliases
 from vent_agent.kb.numerals import NUM, article_heading, cn_to_int
-from vent_agent.kb.tables import TITLE, RegTable, build_table, is_table_end
+from vent_agent.kb.regulation_tables import TITLE, RegTable, build_table, is_table_end
 from vent_agent.kb.thresholds import REGULATION_TITLE, article_label
 
 log = logging.getLogger(__name__)
