@@ -25,7 +25,7 @@ from vent_agent.runs.emitter import Emitter
 from vent_agent.runs.lifecycle import make_broker, open_runs
 from vent_agent.runs.manager import LOST_MESSAGE, RunManager
 from vent_agent.runs.retention import RetentionSweep
-from vent_agent.runs.tables import RunWorkerRow, WorkerRow
+from vent_agent.runs.worker_models import RunWorkerRow, WorkerRow
 from vent_agent.runs.workers import WorkerHeartbeat, new_worker_id
 from vent_agent.settings import Settings
 from vent_agent.store.db import Database

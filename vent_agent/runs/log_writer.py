@@ -27,7 +27,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 from tenacity import AsyncRetrying, retry_if_exception, stop_after_delay, wait_random_exponential
 
 from vent_agent.runs.sqlite_writer import SqliteTransactions
-from vent_agent.runs.tables import RunWorkerRow
+from vent_agent.runs.worker_models import RunWorkerRow
 from vent_agent.store.db import Database
 from vent_agent.store.models import EventRow, RunRow, SessionRow, utcnow
 

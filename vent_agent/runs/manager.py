@@ -41,8 +41,8 @@ from vent_agent.runs.broker import InProcessBroker
 from vent_agent.runs.emitter import Emitter
 from vent_agent.runs.log_writer import EventItem, FinishItem, LogWriter, RunLogFailed, retrying
 from vent_agent.runs.lost_turn import store_lost_turn
-from vent_agent.runs.tables import RunWorkerRow
 from vent_agent.runs.tail import DEFAULT_TAIL_BYTES, RunTail, StoredEvent
+from vent_agent.runs.worker_models import RunWorkerRow
 from vent_agent.runs.workers import new_worker_id
 from vent_agent.store.db import Database
 from vent_agent.store.models import EventRow, RunRow, SessionRow, utcnow

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 from sqlalchemy import delete, or_, update
 from sqlmodel import select
 
-from vent_agent.runs.tables import RunWorkerRow, WorkerRow
+from vent_agent.runs.worker_models import RunWorkerRow, WorkerRow
 from vent_agent.store.models import RunRow, utcnow
 
 if TYPE_CHECKING:

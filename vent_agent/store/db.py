@@ -17,7 +17,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine, async_sessionmaker, create_async
 from sqlalchemy.pool import NullPool
 from sqlmodel.ext.asyncio.session import AsyncSession
 
-from vent_agent.runs import tables as _run_tables  # noqa: F401  (registers the workers tables)
+from vent_agent.runs import worker_models as _worker_models  # noqa: F401  (registers the workers tables)
 from vent_agent.store import models  # noqa: F401  (registers the tables)
 
 log = logging.getLogger(__name__)

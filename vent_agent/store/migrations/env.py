@@ -10,7 +10,7 @@ from alembic import context
 from sqlmodel import SQLModel
 from sqlmodel.sql.sqltypes import AutoString, UTCDateTime
 
-from vent_agent.runs import tables as _run_tables  # noqa: F401  (registers the workers tables)
+from vent_agent.runs import worker_models as _worker_models  # noqa: F401  (registers the workers tables)
 from vent_agent.store import models as _models  # noqa: F401  (registers the tables)
 
 

@@ -1,5 +1,5 @@
-"""Tables of the run layer's scale-out: the service processes (workers) with their heartbeats, and which
-worker executes each run.
+"""Database tables (SQLModel models) of the run layer's scale-out: the service processes (workers) with
+their heartbeats, and which worker executes each run.
 
 A worker that stops heart-beating is dead; its running runs are then marked failed by a survivor or by
 the next worker to start (:mod:`vent_agent.runs.workers`).
