@@ -8,9 +8,9 @@ import pytest
 
 from tests.ocr_fakes import rotate_point, synthetic_scan
 from vent_agent.documents.ocr.engine import OcrBox
+from vent_agent.documents.ocr.grid_cells import split_at
 from vent_agent.documents.ocr.layout import Placed, Upright, clean_text, group_lines, line_text, skew_angle
 from vent_agent.documents.ocr.page import layout_page, render_scale
-from vent_agent.documents.ocr.tables import split_at
 
 ROWS: list[list[str | None]] = [
     ["序号", "用风地点", "风量(m³/min)", None],

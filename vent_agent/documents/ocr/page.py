@@ -9,7 +9,7 @@
 2. runs the OCR engine on the image (outside the lock: other PDFs keep being read meanwhile), and reads
    back a heading's enumerator the detector missed (:mod:`~vent_agent.documents.ocr.recover`);
 3. reads the page's skew from the boxes, turns boxes and image upright, finds the ruled lines, and
-   rebuilds ruled tables (:mod:`~vent_agent.documents.ocr.tables`) and the page's text lines
+   rebuilds ruled tables (:mod:`~vent_agent.documents.ocr.grid_cells`) and the page's text lines
    (:mod:`~vent_agent.documents.ocr.layout`);
 4. puts a ``PageText`` (``source="ocr"``, lines top to bottom, the cells of a table row on one line,
    cleaned like a text layer by :func:`~vent_agent.documents.normalize.clean_text`; ``ocr_reason`` and the
@@ -40,10 +40,10 @@ from PIL import Image
 from vent_agent.documents.normalize import clean_cell
 from vent_agent.documents.normalize import clean_text as clean_page_text
 from vent_agent.documents.ocr.engine import OcrBox, OcrEngine
+from vent_agent.documents.ocr.grid_cells import build_cells
 from vent_agent.documents.ocr.layout import Upright, clean_text, group_lines, line_text, skew_angle
 from vent_agent.documents.ocr.recover import recover_enumerators
 from vent_agent.documents.ocr.rules import find_rules, ruled_grids
-from vent_agent.documents.ocr.tables import build_cells
 from vent_agent.documents.pdf_text import (
     PDFIUM_LOCK,
     ExtractedPdf,
