@@ -60,12 +60,12 @@ def emitting(events: int, size: int, pause_every: int = 0, pause_s: float = 0.0)
     """A run body emitting ``events`` events (the last ``done``), pausing ``pause_s`` every
     ``pause_every`` events."""
 
-    async def body(em: Emitter) -> None:
+    async def body(emitter: Emitter) -> None:
         for i in range(events - 1):
-            await em.emit("progress", message=filler(size, i))
+            await emitter.emit("progress", message=filler(size, i))
             if pause_every and i % pause_every == pause_every - 1:
                 await asyncio.sleep(pause_s)
-        await em.emit("done", message=filler(size, events - 1))
+        await emitter.emit("done", message=filler(size, events - 1))
 
     return body
 

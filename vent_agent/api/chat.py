@@ -124,8 +124,8 @@ async def chat(
         await store.add_message(state.db, session.id, "user", message, extra=user_extra)
         turn = ChatTurn(user, session, thread, message, attachment, public_base_url(request, state))
 
-        async def body(em: Emitter) -> None:
-            await chat_run(em, state, turn)
+        async def body(emitter: Emitter) -> None:
+            await chat_run(emitter, state, turn)
 
         return await _start(state, run_id, "chat", body, turn)
 
@@ -156,7 +156,7 @@ async def resume(
             raise ApiError(409, "该执行计划已被处理")
         turn = ChatTurn(user, session, thread, "", None, public_base_url(request, state))
 
-        async def run_body(em: Emitter) -> None:
-            await resume_run(em, state, turn, body.action)
+        async def run_body(emitter: Emitter) -> None:
+            await resume_run(emitter, state, turn, body.action)
 
         return await _start(state, run_id, "chat_resume", run_body, turn)

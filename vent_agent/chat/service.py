@@ -147,20 +147,20 @@ async def _context(state: AppState, turn: ChatTurn, run_id: str, citations: Any 
     )
 
 
-async def _build_graph(state: AppState, em: Emitter, turn: ChatTurn, mode: str, model: Any) -> Any:
+async def _build_graph(state: AppState, emitter: Emitter, turn: ChatTurn, mode: str, model: Any) -> Any:
     """The supervisor for this turn, with the dialogue agent (when a model is configured) and the
     review node bound to this run's emitter."""
 
     async def review(att: dict[str, Any]) -> str:
         req = ReviewRequest(att["path"], att["sha256"], att["file_name"], False, turn.message)
         started = time.monotonic()
-        await em.send(
+        await emitter.send(
             AgentStart(agent=REVIEW_AGENT, cn_agent=REVIEW_AGENT, message=f"「{REVIEW_AGENT}」开始处理...")
         )
-        summary = await review_run(em, state, req, turn.base_url, turn.session.id, final=False)
+        summary = await review_run(emitter, state, req, turn.base_url, turn.session.id, final=False)
         ms = int((time.monotonic() - started) * 1000)
         failed = summary.startswith(REVIEW_FAILED)
-        await em.send(
+        await emitter.send(
             AgentDone(
                 agent=REVIEW_AGENT,
                 cn_agent=REVIEW_AGENT,
@@ -205,17 +205,17 @@ def _remember_prompt(state: AppState, session_id: str, prompt: str, extras: Prom
 
 
 async def stream_graph(
-    state: AppState, em: Emitter, turn: ChatTurn, graph_input: Any, mode: str, model: Any
+    state: AppState, emitter: Emitter, turn: ChatTurn, graph_input: Any, mode: str, model: Any
 ) -> StreamMapper:
     """Run the supervisor on ``graph_input`` (new messages or a resume Command) and stream its events.
     Emits agent_start/agent_done around the dialogue agent; applies the run time-out."""
-    graph = await _build_graph(state, em, turn, mode, model)
-    mapper = StreamMapper(em.send, model_name=model_name(model))
+    graph = await _build_graph(state, emitter, turn, mode, model)
+    mapper = StreamMapper(emitter.send, model_name=model_name(model))
     mapper.citations = new_citations(state)
     mapper.done_tool_calls = await replay_retrievals(
         graph, graph_config(turn.session.id, turn.thread_id), mapper.citations
     )
-    ctx = await _context(state, turn, em.run_id, mapper.citations)
+    ctx = await _context(state, turn, emitter.run_id, mapper.citations)
     started: dict[str, float] = {}
     timed_out = False
     if turn.deadline is None:
@@ -232,14 +232,14 @@ async def stream_graph(
                 if not ns and stream_mode == "tasks" and data.get("name") == DIALOGUE:
                     if "input" in data:
                         started[data["id"]] = time.monotonic()
-                        await em.send(
+                        await emitter.send(
                             AgentStart(
                                 agent=AGENT_NAME, cn_agent=AGENT_NAME, message=f"「{AGENT_NAME}」开始处理..."
                             )
                         )
                     elif not data.get("interrupts") and not data.get("error"):
                         ms = int((time.monotonic() - started.pop(data["id"], time.monotonic())) * 1000)
-                        await em.send(
+                        await emitter.send(
                             AgentDone(
                                 agent=AGENT_NAME,
                                 cn_agent=AGENT_NAME,
@@ -254,20 +254,20 @@ async def stream_graph(
     except TimeoutError:
         timed_out = True
     except Exception as exc:  # the model endpoint or a middleware failed: say so, keep what was said
-        log.warning("chat run %s failed: %s", em.run_id, exc, exc_info=True)
+        log.warning("chat run %s failed: %s", emitter.run_id, exc, exc_info=True)
         if _caused_by(exc, IncompleteResponse):
             mapper.failure = INCOMPLETE
         else:
             mapper.failure = f"模型服务调用失败（{type(exc).__name__}），请稍后重试或切换模型"
     if timed_out:
-        await em.send(
+        await emitter.send(
             ChatProgress(
                 message=f"已达到单次运行时限（{int(state.settings.run_timeout_s)} 秒），以上为目前的部分结果",
                 notice="run_timeout",
             )
         )
     elif mapper.model_calls >= state.settings.max_model_calls and not mapper.interrupt:
-        await em.send(
+        await emitter.send(
             ChatProgress(
                 message=f"已达到模型调用次数上限（{state.settings.max_model_calls} 次），以上为目前的部分结果",
                 notice="model_call_limit",
@@ -305,12 +305,14 @@ async def _record_usage(state: AppState, turn: ChatTurn, mapper: StreamMapper) -
     await store.update_session(state.db, turn.session.id, context_usage=json.dumps(usage, ensure_ascii=False))
 
 
-async def finish_turn(state: AppState, em: Emitter, turn: ChatTurn, mapper: StreamMapper, model: Any) -> None:
+async def finish_turn(
+    state: AppState, emitter: Emitter, turn: ChatTurn, mapper: StreamMapper, model: Any
+) -> None:
     """After the graph: an interrupt ends the stream without ``done``; otherwise the follow-up
     suggestions, the assistant turn stored as the fold of the log, then ``done``."""
     if mapper.interrupt:
         values = mapper.interrupt["values"]
-        await em.send(
+        await emitter.send(
             Interrupt(
                 node="tools",
                 message=APPROVAL_MESSAGE,
@@ -320,72 +322,72 @@ async def finish_turn(state: AppState, em: Emitter, turn: ChatTurn, mapper: Stre
                 thread_id=turn.thread_id,
             )
         )
-        await _store_turn(state, em, turn)
-        em.saw_done = True  # an interrupted turn ends without done (spec); resume continues it
+        await _store_turn(state, emitter, turn)
+        emitter.saw_done = True  # an interrupted turn ends without done (spec); resume continues it
         return
     if mapper.failure:
-        await em.send(Error(message=mapper.failure))
-        await _store_turn(state, em, turn)
+        await emitter.send(Error(message=mapper.failure))
+        await _store_turn(state, emitter, turn)
         message = "对话中断（回答不完整）" if mapper.failure == INCOMPLETE else "对话失败"
-        await em.send(_done(turn, message))
+        await emitter.send(_done(turn, message))
         return
     answer = "".join(mapper.text)
     if mapper.citations is not None:
-        await references_event(em.send, answer, mapper.citations)
+        await references_event(emitter.send, answer, mapper.citations)
     timed_out = turn.timed_out or turn.time_left() <= 0
     if model is not None and answer.strip() and not timed_out:
         suggestions = await suggest_followups(
             model, turn.message, answer, timeout_s=min(SUGGEST_TIMEOUT_S, turn.time_left())
         )
         if suggestions:
-            await em.send(Suggestions(suggestions=suggestions, message="您可能还想问"))
-    await _store_turn(state, em, turn)
+            await emitter.send(Suggestions(suggestions=suggestions, message="您可能还想问"))
+    await _store_turn(state, emitter, turn)
     if mapper.review_failed(REVIEW_FAILED):
         message = "审查失败"
     elif timed_out:
         message = "对话超时（以上为部分结果）"
     else:
         message = "对话完成"
-    await em.send(_done(turn, message))
+    await emitter.send(_done(turn, message))
 
 
-async def _store_turn(state: AppState, em: Emitter, turn: ChatTurn) -> None:
-    await em.flush()
-    events = [ev.payload for ev in await state.runs.events_after(em.run_id, 0, limit=100_000)]
+async def _store_turn(state: AppState, emitter: Emitter, turn: ChatTurn) -> None:
+    await emitter.flush()
+    events = [ev.payload for ev in await state.runs.events_after(emitter.run_id, 0, limit=100_000)]
     folded = fold_events(events)
     await store.add_message(
         state.db,
         turn.session.id,
         "assistant",
         folded["content"],
-        run_id=em.run_id,
+        run_id=emitter.run_id,
         extra=turn_extra(folded) or None,
     )
 
 
-async def chat_run(em: Emitter, state: AppState, turn: ChatTurn) -> None:
+async def chat_run(emitter: Emitter, state: AppState, turn: ChatTurn) -> None:
     """The body of a chat run (``RunManager.start``)."""
     turn.start_clock(state.settings.run_timeout_s)
     review = wants_review(turn.message, turn.attachment)
     model = None if review else await state.models.chat_model()
     if model is None and not review:
-        await em.send(Error(message=NO_MODEL))
-        await _store_turn(state, em, turn)
-        await em.send(_done(turn, "对话失败"))
+        await emitter.send(Error(message=NO_MODEL))
+        await _store_turn(state, emitter, turn)
+        await emitter.send(_done(turn, "对话失败"))
         return
     content = turn.message
     if turn.attachment and not review:
-        content += await attachment_note(state, em, turn.attachment, turn.message)
+        content += await attachment_note(state, emitter, turn.attachment, turn.message)
     graph_input = {
         "messages": [HumanMessage(content=content)],
         "attachment": turn.attachment,
         "route": REVIEW if review else DIALOGUE,
     }
-    mapper = await stream_graph(state, em, turn, graph_input, turn.session.mode, model)
-    await finish_turn(state, em, turn, mapper, model)
+    mapper = await stream_graph(state, emitter, turn, graph_input, turn.session.mode, model)
+    await finish_turn(state, emitter, turn, mapper, model)
 
 
-async def attachment_note(state: AppState, em: Emitter, attachment: dict[str, Any], message: str) -> str:
+async def attachment_note(state: AppState, emitter: Emitter, attachment: dict[str, Any], message: str) -> str:
     """What the dialogue agent is told of a PDF attached to a question that is not a review: the plan as
     parsed (locations, methods, figures with their pages), or why it could not be read."""
     from vent_agent.review.pipeline import ReviewFailed, ReviewRequest, load_plan
@@ -394,7 +396,7 @@ async def attachment_note(state: AppState, em: Emitter, attachment: dict[str, An
     req = ReviewRequest(attachment["path"], attachment["sha256"], attachment["file_name"], False, message)
     head = f"\n\n[用户附带了文件《{attachment['file_name']}》"
     try:
-        plan = await load_plan(req, state.settings, em.send, ocr_slots=state.ocr_slots)
+        plan = await load_plan(req, state.settings, emitter.send, ocr_slots=state.ocr_slots)
     except ReviewFailed as exc:
         return f"{head}，无法解析：{exc.message}]"
     if not plan.locations and not plan.allocation:
@@ -402,28 +404,28 @@ async def attachment_note(state: AppState, em: Emitter, attachment: dict[str, An
     return f"{head}，以下是其解析结果（如需完整审查，请用户说明“审查这份配风计划”）]\n{plan_digest(plan)}"
 
 
-async def resume_run(em: Emitter, state: AppState, turn: ChatTurn, action: str) -> None:
+async def resume_run(emitter: Emitter, state: AppState, turn: ChatTurn, action: str) -> None:
     """The body of an approve run: resume the interrupted graph with the user's decision."""
     turn.start_clock(state.settings.run_timeout_s)
     model = await state.models.chat_model()
     pending = await pending_interrupt(state, turn.session.id, turn.thread_id)
     review_pending = isinstance(getattr(pending, "value", None), dict) and pending.value.get("kind") == REVIEW
     if model is None and not review_pending:  # an approved review needs no model
-        await em.send(Error(message=NO_MODEL))
-        await em.send(_done(turn, "对话失败"))
+        await emitter.send(Error(message=NO_MODEL))
+        await emitter.send(_done(turn, "对话失败"))
         return
     decision = {"action": action, "user_name": turn.user.user_name}
     if action == "reject":
         # The approval tool answers with the rejection, the agent ends without a model call (the
         # pending tool call is closed, so the session stays usable); the stream says so (spec).
-        graph = await _build_graph(state, em, turn, "plan", model)
-        ctx = await _context(state, turn, em.run_id)
+        graph = await _build_graph(state, emitter, turn, "plan", model)
+        ctx = await _context(state, turn, emitter.run_id)
         await graph.ainvoke(
             Command(resume=decision), graph_config(turn.session.id, turn.thread_id), context=ctx
         )
-        await em.send(Error(message="用户拒绝了工具执行"))
-        await _store_turn(state, em, turn)
-        await em.send(_done(turn, "已取消执行"))
+        await emitter.send(Error(message="用户拒绝了工具执行"))
+        await _store_turn(state, emitter, turn)
+        await emitter.send(_done(turn, "已取消执行"))
         return
-    mapper = await stream_graph(state, em, turn, Command(resume=decision), "plan", model)
-    await finish_turn(state, em, turn, mapper, model)
+    mapper = await stream_graph(state, emitter, turn, Command(resume=decision), "plan", model)
+    await finish_turn(state, emitter, turn, mapper, model)

@@ -79,7 +79,7 @@ def system_prompt(target: ClickTarget, edition: str, skills_index: str) -> str:
 
 
 async def interpret_with_agent(
-    em: Emitter,
+    emitter: Emitter,
     *,
     model: Any,
     tools: list[BaseTool],
@@ -109,7 +109,7 @@ async def interpret_with_agent(
         context_schema=AgentContext,
         name=AGENT_NAME,
     )
-    mapper = StreamMapper(em.send, source="main", model_name=model_name(model))
+    mapper = StreamMapper(emitter.send, source="main", model_name=model_name(model))
     try:
         async for item in agent.astream(
             {"messages": [HumanMessage(content=target.request_text())]},
@@ -123,7 +123,7 @@ async def interpret_with_agent(
         log.warning("click agent failed: %s", exc)
         partial = bool("".join(mapper.text))
         what = "中断，已生成的部分将由规则解读替换" if partial else "调用失败，改用规则解读"
-        await em.send(
+        await emitter.send(
             ClickProgress(
                 source="main", message=f"智能体{what}（{type(exc).__name__}）", notice="rule_fallback"
             )

@@ -53,18 +53,18 @@ PLAN_MODE_NOTICE = "未配置解读模型（VENT_LLM_*），计划模式按规�
 FactsLoader = Callable[[], Awaitable[object]]
 
 
-async def _plan_agent(em: Emitter, state: AppState, target: ClickTarget) -> AgentOutcome:
+async def _plan_agent(emitter: Emitter, state: AppState, target: ClickTarget) -> AgentOutcome:
     """Plan mode with a model: the click-interpret agent."""
     citations = new_citations(state)
     context = AgentContext(
-        source=state.source, settings=state.settings, run_id=em.run_id, citations=citations
+        source=state.source, settings=state.settings, run_id=emitter.run_id, citations=citations
     )
 
     async def finish(answer: str) -> None:
-        await references_event(em.send, answer, citations)
+        await references_event(emitter.send, answer, citations)
 
     return await interpret_with_agent(
-        em,
+        emitter,
         model=state.interpret_model,
         tools=click_tools(state),
         target=target,
@@ -78,7 +78,7 @@ async def _plan_agent(em: Emitter, state: AppState, target: ClickTarget) -> Agen
 
 
 async def interpret_click(
-    em: Emitter,
+    emitter: Emitter,
     state: AppState,
     *,
     mode: str,
@@ -92,30 +92,30 @@ async def interpret_click(
     model = state.interpret_model
     replace = False  # partial model text was streamed: the rule-based text replaces it
     if mode == "plan" and model is not None:
-        outcome = await _plan_agent(em, state, target)
+        outcome = await _plan_agent(emitter, state, target)
         if outcome.answered:
             return
         model, replace = None, outcome.partial  # the agent failed: the rules, not the same model again
-    await em.send(Thinking(source="fast", node="fetching_data", message=f"正在查询{what}监测数据..."))
-    await em.send(Executing(source="fast", tools=[tool], message=f"正在{tool_label(tool)}..."))
+    await emitter.send(Thinking(source="fast", node="fetching_data", message=f"正在查询{what}监测数据..."))
+    await emitter.send(Executing(source="fast", tools=[tool], message=f"正在{tool_label(tool)}..."))
     try:
         async with state.click_slots:  # CPU work: a burst of clicks must not hold the event loop
             facts = await load_facts()
     except (NotFoundError, UpstreamError) as exc:
-        await em.send(Error(message=str(exc)))
-        await em.send(ClickDone(thread_id=em.run_id, message="解读失败"))
+        await emitter.send(Error(message=str(exc)))
+        await emitter.send(ClickDone(thread_id=emitter.run_id, message="解读失败"))
         return
-    await em.send(ClickProgress(source="fast", message=f"查询{what}监测数据完成"))
+    await emitter.send(ClickProgress(source="fast", message=f"查询{what}监测数据完成"))
     if mode == "plan" and state.interpret_model is None:
-        await em.send(ClickProgress(source="fast", message=PLAN_MODE_NOTICE, notice="no_model"))
-    await em.send(Generating(source="fast", message="正在生成解读报告..."))
+        await emitter.send(ClickProgress(source="fast", message=PLAN_MODE_NOTICE, notice="no_model"))
+    await emitter.send(Generating(source="fast", message="正在生成解读报告..."))
     citations = new_citations(state)
     record_fact_references(citations, facts.references)
     if model is not None:
         answer: list[str] = []
         try:
             async for kind, text in stream_text(model, build_messages(facts)):
-                await em.send(
+                await emitter.send(
                     Token(source="fast", content=text)
                     if kind == "token"
                     else Reasoning(source="fast", content=text)
@@ -123,13 +123,13 @@ async def interpret_click(
                 if kind == "token":
                     answer.append(text)
             async with state.click_slots:
-                await references_event(em.send, "".join(answer), citations)
+                await references_event(emitter.send, "".join(answer), citations)
             return
         except Exception as exc:  # fall back to the rule-based text, never a bare failure
             log.warning("interpretation model call failed: %s", exc)
             replace = bool("".join(answer))
             what = "，已生成的部分由规则解读替换" if replace else "，改用规则解读"
-            await em.send(
+            await emitter.send(
                 ClickProgress(
                     source="fast",
                     message=f"模型调用失败（{type(exc).__name__}）{what}",
@@ -139,9 +139,11 @@ async def interpret_click(
     async with state.click_slots:
         text = render_interpretation(facts)
         for i, piece in enumerate(chunk_text(text, 64)):
-            await em.send(Token(source="fast", content=piece, replace=True if replace and i == 0 else None))
+            await emitter.send(
+                Token(source="fast", content=piece, replace=True if replace and i == 0 else None)
+            )
         record_text_articles(citations, text)
-        await references_event(em.send, text, citations, check_figures=False)
+        await references_event(emitter.send, text, citations, check_figures=False)
 
 
 def click_done_fields(run_id: str) -> dict[str, Any]:
@@ -163,9 +165,9 @@ def click_body(
 ) -> RunBody:
     """The body of a click run: :func:`interpret_click` bound to its request (``done`` by the run)."""
 
-    async def body(em: Emitter) -> None:
+    async def body(emitter: Emitter) -> None:
         await interpret_click(
-            em, state, mode=mode, tool=tool, what=what, load_facts=load_facts, target=target
+            emitter, state, mode=mode, tool=tool, what=what, load_facts=load_facts, target=target
         )
 
     return body

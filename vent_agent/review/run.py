@@ -24,7 +24,7 @@ from vent_agent.store.models import SessionRow
 
 
 async def review_run(
-    em: Emitter,
+    emitter: Emitter,
     state: AppState,
     req: ReviewRequest,
     base_url: str,
@@ -40,13 +40,13 @@ async def review_run(
     freed (pages, tables, the plan) is given back to the system
     (:func:`~vent_agent.observability.memory.release_memory`)."""
     try:
-        return await _review_run(em, state, req, base_url, session_id, final=final, thread_id=thread_id)
+        return await _review_run(emitter, state, req, base_url, session_id, final=final, thread_id=thread_id)
     finally:
         await asyncio.to_thread(release_memory)
 
 
 async def _review_run(
-    em: Emitter,
+    emitter: Emitter,
     state: AppState,
     req: ReviewRequest,
     base_url: str,
@@ -56,44 +56,46 @@ async def _review_run(
     thread_id: str | None,
 ) -> str:
     if state.review_slots.locked():
-        await em.send(ReviewProgress(message="审查任务排队中，请稍候...", queued=True))
+        await emitter.send(ReviewProgress(message="审查任务排队中，请稍候...", queued=True))
     async with state.review_slots:
         try:
             remarks_model = await state.models.chat_model() if state.models is not None else None
             result = await review_plan(
                 req,
                 state.settings,
-                em.send,
+                emitter.send,
                 state.reference,
                 remarks_model=remarks_model,
                 ocr_slots=state.ocr_slots,
             )
         except ReviewFailed as exc:
-            await em.send(Error(message=exc.message))
+            await emitter.send(Error(message=exc.message))
             if final:
-                await em.send(
-                    ReviewDone(session_id=session_id, thread_id=thread_id or em.run_id, message="审查失败")
+                await emitter.send(
+                    ReviewDone(
+                        session_id=session_id, thread_id=thread_id or emitter.run_id, message="审查失败"
+                    )
                 )
             return f"配风计划审查失败：{exc.message}"
-        await stream_markdown(result, em.send)
+        await stream_markdown(result, emitter.send)
         report = await publish_docx(
             result,
-            em.send,
+            emitter.send,
             reports_dir=state.settings.reports_dir,
             base_url=base_url,
             timezone=state.settings.timezone,
             db=state.db,
-            run_id=em.run_id,
+            run_id=emitter.run_id,
             session_id=session_id,
         )
-    await _save_provenance(em, state, result, report, session_id)
+    await _save_provenance(emitter, state, result, report, session_id)
     counts = result.counts()
     coverage = ReviewCoverage(**result.coverage.to_event()) if result.coverage else None
     if final:
-        await em.send(
+        await emitter.send(
             ReviewDone(
                 session_id=session_id,
-                thread_id=thread_id or em.run_id,
+                thread_id=thread_id or emitter.run_id,
                 download_url=report.download_url,
                 message="审查完成",
                 summary=SeverityCounts(**counts),
@@ -101,7 +103,7 @@ async def _review_run(
             )
         )
     else:
-        await em.send(
+        await emitter.send(
             ReviewProgress(
                 message="审查完成",
                 download_url=report.download_url,
@@ -114,11 +116,11 @@ async def _review_run(
 
 
 async def _save_provenance(
-    em: Emitter, state: AppState, result: ReviewResult, report: PublishedReport, session_id: str | None
+    emitter: Emitter, state: AppState, result: ReviewResult, report: PublishedReport, session_id: str | None
 ) -> None:
     """Write the report's provenance record (task chain, artifacts, findings with evidence)."""
-    await em.flush()
-    events = [ev.payload for ev in await state.runs.events_after(em.run_id, 0, limit=100_000)]
+    await emitter.flush()
+    events = [ev.payload for ev in await state.runs.events_after(emitter.run_id, 0, limit=100_000)]
     docx = FilePath(report.path)
     artifact = Artifact(
         kind="docx",
@@ -129,7 +131,7 @@ async def _save_provenance(
     record = build_record(
         result,
         report_id=report.report_id,
-        run_id=em.run_id,
+        run_id=emitter.run_id,
         session_id=session_id,
         events=events,
         artifacts=[artifact],
@@ -142,15 +144,15 @@ def review_body(state: AppState, req: ReviewRequest, base_url: str, session: Ses
     With the caller's ``session`` the review joins its history (:mod:`vent_agent.review.session_turns`;
     the user turn is stored by the route before the run starts)."""
 
-    async def body(em: Emitter) -> None:
-        await em.send(
+    async def body(emitter: Emitter) -> None:
+        await emitter.send(
             ReviewProgress(message=f"正在保存上传的 PDF 文件《{req.file_name}》...", file_name=req.file_name)
         )
         if session is None:
-            await review_run(em, state, req, base_url, None)
+            await review_run(emitter, state, req, base_url, None)
             return
-        summary = await review_run(em, state, req, base_url, session.id, final=False)
-        await record_review_answer(state, em, session, summary)
-        await em.send(ReviewDone(**await review_done_fields(state, em, session.id)))
+        summary = await review_run(emitter, state, req, base_url, session.id, final=False)
+        await record_review_answer(state, emitter, session, summary)
+        await emitter.send(ReviewDone(**await review_done_fields(state, emitter, session.id)))
 
     return body

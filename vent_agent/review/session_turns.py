@@ -27,11 +27,11 @@ async def record_review_request(
     await store.add_message(state.db, session.id, "user", request_text(message, file_name), extra=extra)
 
 
-async def record_review_answer(state: AppState, em: Emitter, session: SessionRow, summary: str) -> None:
+async def record_review_answer(state: AppState, emitter: Emitter, session: SessionRow, summary: str) -> None:
     """Store the assistant turn of a review in ``session``: ``summary`` as its text, and from the run's
     log the report's ``download_url``, the findings' counts (``summary``) or the ``error``."""
-    await em.flush()
-    events = [ev.payload for ev in await state.runs.events_after(em.run_id, 0, limit=100_000)]
+    await emitter.flush()
+    events = [ev.payload for ev in await state.runs.events_after(emitter.run_id, 0, limit=100_000)]
     folded = fold_events(events)
     extra: dict[str, Any] = {"thread_id": session.thread_id, "kind": "review"}
     for key in ("download_url", "error"):
@@ -40,16 +40,16 @@ async def record_review_answer(state: AppState, em: Emitter, session: SessionRow
     counts = next((ev["summary"] for ev in events if isinstance(ev.get("summary"), dict)), None)
     if counts is not None:
         extra["summary"] = counts
-    await store.add_message(state.db, session.id, "assistant", summary, run_id=em.run_id, extra=extra)
+    await store.add_message(state.db, session.id, "assistant", summary, run_id=emitter.run_id, extra=extra)
 
 
-async def review_done_fields(state: AppState, em: Emitter, session_id: str) -> dict[str, Any]:
+async def review_done_fields(state: AppState, emitter: Emitter, session_id: str) -> dict[str, Any]:
     """The ``done`` event's fields of a review run in a session: session and thread, and from the run's
     log the ``download_url`` and findings' ``summary``, or the failure."""
-    await em.flush()
-    events = [ev.payload for ev in await state.runs.events_after(em.run_id, 0, limit=100_000)]
+    await emitter.flush()
+    events = [ev.payload for ev in await state.runs.events_after(emitter.run_id, 0, limit=100_000)]
     folded = fold_events(events)
-    fields: dict[str, Any] = {"session_id": session_id, "thread_id": em.run_id}
+    fields: dict[str, Any] = {"session_id": session_id, "thread_id": emitter.run_id}
     if folded.get("download_url"):
         fields.update(download_url=folded["download_url"], message="审查完成")
         for key in ("summary", "coverage"):  # from the "审查完成" progress

@@ -11,8 +11,8 @@ Use::
     registry = CitationRegistry(get_knowledge_base(settings.kb_dir, settings.regulation_edition))
     tools = [*kb_tools(registry), ...]            # one registry per run
     ...
-    await references_event(em.send, answer, registry)   # vent_agent.chat.toolset: the additive
-                                                        # "references" event, before "done"
+    await references_event(emitter.send, answer, registry)   # vent_agent.chat.toolset: the additive
+                                                             # "references" event, before "done"
 """
 
 from __future__ import annotations
