@@ -18,7 +18,8 @@ from sqlalchemy import update
 from sqlmodel import select
 
 from tests.pg import REDIS_URL, require_postgres, require_redis, store_url_for, unique_channel
-from vent_agent.runs.broker import InProcessBroker
+from vent_agent.runs.broker import Broker
+from vent_agent.runs.broker_inprocess import InProcessBroker
 from vent_agent.runs.broker_pg import PgNotifyBroker
 from vent_agent.runs.broker_redis import RedisBroker
 from vent_agent.runs.emitter import Emitter
@@ -43,7 +44,7 @@ class Pair:
     kind: str
 
 
-def _broker(kind: str, database: Database, origin: str, channel: str) -> InProcessBroker:
+def _broker(kind: str, database: Database, origin: str, channel: str) -> Broker:
     if kind == "notify":
         return PgNotifyBroker(database.raw_dsn, origin, channel=channel, check_s=0.2)
     if kind == "redis":

@@ -1,35 +1,57 @@
-"""Live notification of new events. The event log is the source of truth; the broker only wakes
-subscribers up so that they read the log again, and carries cancel requests to the worker running a run.
+"""Live notification of new events: the broker interface. The event log is the source of truth; a broker
+only wakes subscribers up so that they read the log again, and carries cancel requests to the worker
+running a run.
 
-:class:`InProcessBroker` serves one process (and, with the subscribers' polling of the log, several
-processes on one database). :mod:`.broker_redis` (Redis pub/sub) and :mod:`.broker_pg` (PostgreSQL
-LISTEN/NOTIFY) fan out across workers; whichever is used, a lost broker connection only slows the tail
-down to the polling interval, it never loses an event.
+:class:`Broker` is the interface the run layer uses, with the behaviour every broker shares (the local
+waiters, the cancel handlers, the wire format, the pause after a failed send). Three implementations
+stand beside it:
+
+- :class:`~vent_agent.runs.broker_inprocess.InProcessBroker`: one process (and, with the subscribers'
+  polling of the log, several processes on one database);
+- :class:`~vent_agent.runs.broker_pg.PgNotifyBroker`: PostgreSQL LISTEN/NOTIFY, across the workers of
+  one database;
+- :class:`~vent_agent.runs.broker_redis.RedisBroker`: Redis pub/sub, across workers.
+
+The two that fan out (:class:`FanOutBroker`) keep one background task that connects and reconnects;
+whichever is used, a lost broker connection only slows the tail down to the polling interval, it never
+loses an event. :func:`vent_agent.runs.lifecycle.make_broker` picks one by the settings.
 """
 
 from __future__ import annotations
 
+import abc
 import asyncio
+import contextlib
 import json
 import logging
 from collections import defaultdict
 from collections.abc import Callable, Iterable
+from typing import ClassVar
 
 log = logging.getLogger(__name__)
 
 CancelHandler = Callable[[str], object]
 SEND_PAUSE_S = 5.0
+BACKOFF_FIRST_S = 0.2
+"""The first wait before reconnecting a lost broker connection (s); it doubles on each failure."""
+BACKOFF_MAX_S = 10.0
+"""The longest wait between reconnection attempts (s)."""
 
 
-class InProcessBroker:
-    """Wakes the subscribers of a run when it appends events or ends (this process only).
+class Broker(abc.ABC):
+    """Wakes the subscribers of a run when it appends events or ends, and carries cancel requests, in
+    this process and (for the brokers that fan out) in the other workers.
 
-    Subclasses override :meth:`_send` to reach the other workers and call :meth:`_received` with what
-    they get; messages are one-line JSON ``{"op": "run"|"cancel", "run": id, "from": origin}``.
+    Subclasses implement :meth:`start`, :meth:`close`, :attr:`connected` and :meth:`_send` (deliver a
+    message to the other workers), and call :meth:`_received` with each message from another worker.
+    Messages are one-line JSON ``{"op": "run"|"cancel", "run": id, "from": origin}``; ``origin`` is this
+    worker's id (its own messages coming back are ignored).
     """
 
-    kind = "in-process"
-    fans_out = False  # whether _send reaches other workers
+    kind: ClassVar[str]
+    """The broker's name in ``/health/ready`` (``in-process``, ``postgres-notify``, ``redis``)."""
+    fans_out: ClassVar[bool]
+    """Whether :meth:`_send` reaches other workers."""
 
     def __init__(self, origin: str = "") -> None:
         self.origin = origin
@@ -40,15 +62,22 @@ class InProcessBroker:
         self._paused_until = 0.0
 
     @property
+    @abc.abstractmethod
     def connected(self) -> bool:
-        """True when other workers are reached through this broker (never for the in-process one)."""
-        return False
+        """True while other workers are reached through this broker."""
 
+    @abc.abstractmethod
     async def start(self) -> None:
-        """Connect (nothing to do in-process)."""
+        """Connect. Never fails for want of the service: the broker keeps trying in the background and
+        the subscribers poll the log meanwhile."""
 
+    @abc.abstractmethod
     async def close(self) -> None:
-        """Disconnect (nothing to do in-process)."""
+        """Disconnect and stop any background task."""
+
+    @abc.abstractmethod
+    async def _send(self, message: str) -> None:
+        """Deliver ``message`` to the other workers (may raise: :meth:`_send_safely` handles it)."""
 
     def listen(self, run_id: str) -> asyncio.Event:
         """Register a waiter before reading the log, so that nothing published in between is missed."""
@@ -57,6 +86,7 @@ class InProcessBroker:
         return ev
 
     def unlisten(self, run_id: str, ev: asyncio.Event) -> None:
+        """Remove a waiter :meth:`listen` gave."""
         waiters = self._waiters.get(run_id)
         if waiters is not None:
             waiters.discard(ev)
@@ -129,9 +159,6 @@ class InProcessBroker:
                 SEND_PAUSE_S,
             )
 
-    async def _send(self, message: str) -> None:
-        """Deliver ``message`` to the other workers (nothing to do in-process)."""
-
     def _received(self, message: str | bytes) -> None:
         """Handle a message from another worker (own messages are ignored: already handled locally)."""
         try:
@@ -146,3 +173,28 @@ class InProcessBroker:
             self.wake(run_id)
         elif op == "cancel":
             self._cancel_here(run_id)
+
+
+class FanOutBroker(Broker):
+    """A broker that reaches the other workers through a service, kept by one background task
+    (:attr:`_task`, started by :meth:`start`) that connects and reconnects with back-off
+    (:func:`next_backoff`)."""
+
+    fans_out = True
+
+    def __init__(self, origin: str) -> None:
+        super().__init__(origin)
+        self._task: asyncio.Task[None] | None = None
+
+    async def _stop_task(self) -> None:
+        """Cancel the background task and wait for it to end (the first step of :meth:`close`)."""
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._task
+
+
+def next_backoff(backoff_s: float) -> float:
+    """The wait before the next reconnection attempt after one more failure (s): doubled, at most
+    ``BACKOFF_MAX_S``."""
+    return min(backoff_s * 2, BACKOFF_MAX_S)

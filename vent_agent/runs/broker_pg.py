@@ -15,21 +15,20 @@ from typing import Any
 
 import asyncpg
 
-from vent_agent.runs.broker import InProcessBroker
+from vent_agent.runs.broker import BACKOFF_FIRST_S, FanOutBroker, next_backoff
 
 log = logging.getLogger(__name__)
 
 DEFAULT_CHANNEL = "vent_agent_runs"
 
 
-class PgNotifyBroker(InProcessBroker):
+class PgNotifyBroker(FanOutBroker):
     """Broker over PostgreSQL ``NOTIFY`` on ``channel``; ``dsn``: a plain ``postgresql://`` URL.
 
     ``check_s``: how often the connection is checked (s).
     """
 
     kind = "postgres-notify"
-    fans_out = True
 
     def __init__(
         self,
@@ -47,13 +46,14 @@ class PgNotifyBroker(InProcessBroker):
         self.connect_timeout_s = connect_timeout_s
         self._conn: asyncpg.Connection | None = None
         self._lock = asyncio.Lock()
-        self._task: asyncio.Task[None] | None = None
 
     @property
     def connected(self) -> bool:
+        """True while the LISTEN connection is open."""
         return self._conn is not None and not self._conn.is_closed()
 
     async def start(self) -> None:
+        """Open the LISTEN connection (on failure, go on polling) and start the supervisor."""
         try:
             await self._connect()
         except Exception as exc:  # keep serving: the supervisor retries, subscribers poll meanwhile
@@ -61,10 +61,8 @@ class PgNotifyBroker(InProcessBroker):
         self._task = asyncio.create_task(self._supervise(), name="pg-notify-broker")
 
     async def close(self) -> None:
-        if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
+        """Stop the supervisor and close the connection."""
+        await self._stop_task()
         await self._drop()
 
     async def _connect(self) -> None:
@@ -94,14 +92,14 @@ class PgNotifyBroker(InProcessBroker):
             await asyncio.wait_for(conn.execute("SELECT pg_notify($1, $2)", self.channel, message), 2)
 
     async def _supervise(self) -> None:
-        backoff = 0.2
+        backoff = BACKOFF_FIRST_S
         while True:
             await asyncio.sleep(self.check_s if self.connected else backoff)
             try:
                 if self.connected:
                     async with self._lock:
                         await asyncio.wait_for(self._conn.execute("SELECT 1"), 5)  # type: ignore[union-attr]
-                    backoff = 0.2
+                    backoff = BACKOFF_FIRST_S
                 else:
                     await self._drop()
                     await self._connect()
@@ -112,4 +110,4 @@ class PgNotifyBroker(InProcessBroker):
                 if self.connected:
                     log.warning("LISTEN connection lost (%s); reconnecting", exc)
                 await self._drop()
-                backoff = min(backoff * 2, 10.0)
+                backoff = next_backoff(backoff)

@@ -13,14 +13,14 @@ import logging
 
 import redis.asyncio as aioredis
 
-from vent_agent.runs.broker import InProcessBroker
+from vent_agent.runs.broker import BACKOFF_FIRST_S, FanOutBroker, next_backoff
 
 log = logging.getLogger(__name__)
 
 DEFAULT_CHANNEL = "vent-agent:runs"
 
 
-class RedisBroker(InProcessBroker):
+class RedisBroker(FanOutBroker):
     """Broker over Redis pub/sub at ``url`` (``redis://host:6379/0``) on ``channel``.
 
     ``connect_timeout_s``: how long :meth:`start` waits for the first subscription before it goes on
@@ -28,7 +28,6 @@ class RedisBroker(InProcessBroker):
     """
 
     kind = "redis"
-    fans_out = True
 
     def __init__(
         self, url: str, origin: str, *, channel: str = DEFAULT_CHANNEL, connect_timeout_s: float = 5.0
@@ -41,13 +40,14 @@ class RedisBroker(InProcessBroker):
         self._pub = aioredis.from_url(url, socket_connect_timeout=2, socket_timeout=2, client_name=name)
         self._sub = aioredis.from_url(url, socket_connect_timeout=2, client_name=f"{name}-sub")
         self._subscribed = asyncio.Event()
-        self._task: asyncio.Task[None] | None = None
 
     @property
     def connected(self) -> bool:
+        """True while the subscription is open."""
         return self._subscribed.is_set()
 
     async def start(self) -> None:
+        """Start the listener and wait up to ``connect_timeout_s`` for its first subscription."""
         self._task = asyncio.create_task(self._listen_forever(), name="redis-broker")
         try:
             await asyncio.wait_for(self._subscribed.wait(), self.connect_timeout_s)
@@ -57,10 +57,8 @@ class RedisBroker(InProcessBroker):
             )
 
     async def close(self) -> None:
-        if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
+        """Stop the listener and close both clients."""
+        await self._stop_task()
         await self._pub.aclose()
         await self._sub.aclose()
 
@@ -68,7 +66,7 @@ class RedisBroker(InProcessBroker):
         await self._pub.publish(self.channel, message)
 
     async def _listen_forever(self) -> None:
-        backoff = 0.2
+        backoff = BACKOFF_FIRST_S
         while True:
             pubsub = self._sub.pubsub(ignore_subscribe_messages=True)
             try:
@@ -77,7 +75,7 @@ class RedisBroker(InProcessBroker):
                     self._subscribed.set()
                     self.wake_all()  # wake-ups may have been missed while away
                     log.info("Redis broker subscribed to %s", self.channel)
-                backoff = 0.2
+                backoff = BACKOFF_FIRST_S
                 while True:
                     msg = await pubsub.get_message(timeout=5.0)
                     if msg is not None and msg.get("type") == "message":
@@ -89,7 +87,7 @@ class RedisBroker(InProcessBroker):
                     log.warning("Redis broker lost its subscription (%s); retrying", exc)
                 self._subscribed.clear()
                 await asyncio.sleep(backoff)
-                backoff = min(backoff * 2, 10.0)
+                backoff = next_backoff(backoff)
             finally:
                 with contextlib.suppress(Exception):
                     await pubsub.aclose()

@@ -12,7 +12,8 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
 from vent_agent.review.retention import ReviewFileSweep
-from vent_agent.runs.broker import InProcessBroker
+from vent_agent.runs.broker import Broker
+from vent_agent.runs.broker_inprocess import InProcessBroker
 from vent_agent.runs.manager import RunManager
 from vent_agent.runs.retention import RetentionSweep
 from vent_agent.runs.workers import DEFAULT_DEAD_AFTER_S, DEFAULT_HEARTBEAT_S, WorkerHeartbeat, new_worker_id
@@ -20,9 +21,7 @@ from vent_agent.settings import Settings
 from vent_agent.store.db import Database
 
 
-def make_broker(
-    db: Database, redis_url: str | None, worker_id: str, *, channel: str | None = None
-) -> InProcessBroker:
+def make_broker(db: Database, redis_url: str | None, worker_id: str, *, channel: str | None = None) -> Broker:
     """The broker for this deployment (see the module's doc); ``channel`` overrides the default
     channel name (tests)."""
     if redis_url:

@@ -37,7 +37,8 @@ from sqlmodel import select
 
 from vent_agent.observability import metrics
 from vent_agent.observability.context import bind_run
-from vent_agent.runs.broker import InProcessBroker
+from vent_agent.runs.broker import Broker
+from vent_agent.runs.broker_inprocess import InProcessBroker
 from vent_agent.runs.emitter import Emitter
 from vent_agent.runs.log_writer import EventItem, FinishItem, LogWriter, RunLogFailed, retrying
 from vent_agent.runs.lost_turn import store_lost_turn
@@ -110,7 +111,7 @@ class RunManager:
     def __init__(
         self,
         db: Database,
-        broker: InProcessBroker | None = None,
+        broker: Broker | None = None,
         poll_s: float = 1.0,
         *,
         worker_id: str | None = None,
