@@ -14,6 +14,7 @@ from pathlib import Path
 
 import asyncpg
 import pytest
+from pydantic import ValidationError
 from sqlalchemy import update
 from sqlmodel import select
 
@@ -394,6 +395,14 @@ async def test_open_runs_picks_the_broker_and_closes_cleanly(
     async with db.session() as s:
         assert await s.get(WorkerRow, worker_id) is None
     assert isinstance(make_broker(db, "redis://127.0.0.1:6379/0", "w"), RedisBroker)
+
+
+@pytest.mark.parametrize("field", ["worker_heartbeat_s", "worker_dead_after_s"])
+def test_a_zero_heartbeat_setting_is_refused(field: str, tmp_path: Path) -> None:
+    """open_runs takes the heartbeat from the settings as they are: a zero would beat in a busy loop
+    (or take every worker for dead), so the settings refuse it."""
+    with pytest.raises(ValidationError, match=field):
+        Settings(_env_file=None, data_dir=tmp_path, **{field: 0})
 
 
 async def test_runs_go_on_by_polling_when_redis_is_unreachable(db: Database) -> None:

@@ -145,10 +145,11 @@ class Settings(BaseSettings):
     # Scale-out
     redis_url: str | None = None
     worker_heartbeat_s: float = Field(
-        default=5.0, description="How often a worker refreshes its heartbeat, s"
+        default=5.0, gt=0, description="How often a worker refreshes its heartbeat, s"
     )
     worker_dead_after_s: float = Field(
         default=20.0,
+        gt=0,
         description="A worker whose heartbeat is older than this is dead; its runs are failed, s",
     )
     log_format: Literal["plain", "json"] = "plain"
