@@ -16,7 +16,7 @@ from vent_agent.runs.broker import Broker
 from vent_agent.runs.broker_inprocess import InProcessBroker
 from vent_agent.runs.manager import RunManager
 from vent_agent.runs.retention import RetentionSweep
-from vent_agent.runs.workers import DEFAULT_DEAD_AFTER_S, DEFAULT_HEARTBEAT_S, WorkerHeartbeat, new_worker_id
+from vent_agent.runs.workers import WorkerHeartbeat, new_worker_id
 from vent_agent.settings import Settings
 from vent_agent.store.db import Database
 
@@ -49,11 +49,11 @@ async def open_runs(
     """Yield a started :class:`RunManager` (``manager.heartbeat``, ``manager.retention`` attached).
 
     ``heartbeat_s`` / ``dead_after_s`` (s) default to ``settings.worker_heartbeat_s`` /
-    ``settings.worker_dead_after_s`` when those exist, else 5 s / 20 s. On exit the runs still executing
-    are recorded as cancelled, then the worker's row is removed and the broker closed.
+    ``settings.worker_dead_after_s``. On exit the runs still executing are recorded as cancelled, then
+    the worker's row is removed and the broker closed.
     """
-    heartbeat_s = heartbeat_s or getattr(settings, "worker_heartbeat_s", None) or DEFAULT_HEARTBEAT_S
-    dead_after_s = dead_after_s or getattr(settings, "worker_dead_after_s", None) or DEFAULT_DEAD_AFTER_S
+    heartbeat_s = heartbeat_s or settings.worker_heartbeat_s
+    dead_after_s = dead_after_s or settings.worker_dead_after_s
     worker_id = new_worker_id()
     broker = make_broker(db, settings.redis_url, worker_id, channel=broker_channel)
     await broker.start()
@@ -63,7 +63,7 @@ async def open_runs(
         manager,
         retention_hours=settings.event_retention_hours,
         every_s=settings.retention_sweep_s,
-        also=[ReviewFileSweep(settings, db).sweep] if hasattr(settings, "upload_retention_hours") else [],
+        also=[ReviewFileSweep(settings, db).sweep],
     )
     try:
         await heartbeat.start()
