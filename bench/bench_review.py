@@ -82,7 +82,8 @@ def _raw_engine_ms(pdf: Path, pages: list[int], max_px: int) -> float:
 
 def bench(pdf: Path) -> None:
     reference = default_reference()
-    settings_max_px = Settings(_env_file=None).ocr_max_render_px
+    defaults = Settings(_env_file=None)  # the reviewers' settings (the embedded MCP server) and OCR's
+    settings_max_px = defaults.ocr_max_render_px
     rows: dict[str, float] = {}
     rows["text-layer extraction"] = _ms(lambda: extract_pdf(pdf, max_pages=200))
     extracted = extract_pdf(pdf, max_pages=200)
@@ -106,11 +107,13 @@ def bench(pdf: Path) -> None:
     plan = parse_plan(extracted)
     durations: dict[str, list[float]] = {}
     for _ in range(REPEATS):
-        outcomes, _ = asyncio.run(run_reviewers(plan, _noop, reference))
+        outcomes, _ = asyncio.run(run_reviewers(plan, _noop, reference, defaults))
         for outcome in outcomes:
             durations.setdefault(f"reviewer {outcome.agent}", []).append(float(outcome.duration_ms))
     rows.update({name: statistics.median(ms) for name, ms in durations.items()})
-    rows["three reviewers (parallel)"] = _ms(lambda: asyncio.run(run_reviewers(plan, _noop, reference)))
+    rows["three reviewers (parallel)"] = _ms(
+        lambda: asyncio.run(run_reviewers(plan, _noop, reference, defaults))
+    )
     with tempfile.TemporaryDirectory() as tmp:
         settings = Settings(_env_file=None, data_dir=Path(tmp))
         req = ReviewRequest(pdf, sha256_file(pdf), pdf.name, force_refresh=True)

@@ -20,6 +20,7 @@ from vent_agent.review.findings import Severity
 from vent_agent.review.reference import FaceProcedure, MonthlyReference, StaticReferenceData
 from vent_agent.review.result import ReviewResult
 from vent_agent.review.reviewers import run_reviewers
+from vent_agent.settings import Settings
 
 MINE, MONTH, FACE, STANDBY = "红旗煤矿", "2026-10", "8101采煤工作面", "8102备用工作面"
 
@@ -152,13 +153,17 @@ async def test_without_reference_data_the_plan_is_judged_on_its_own_figures(gas_
     assert [f.rule_id for f in data if f.category.value == "data"] == ["data.reference_unavailable"]
 
 
-async def test_the_pipeline_hands_the_reference_to_the_calc_verifier(gas_plan: Plan) -> None:
+async def test_the_pipeline_hands_the_reference_to_the_calc_verifier(
+    gas_plan: Plan, settings: Settings
+) -> None:
     events = []
 
     async def emit(event, **_kw):  # type: ignore[no-untyped-def]
         events.append(event)
 
-    outcomes, recalcs = await run_reviewers(gas_plan, emit, StaticReferenceData([_reference(gas=8.6)]))
+    outcomes, recalcs = await run_reviewers(
+        gas_plan, emit, StaticReferenceData([_reference(gas=8.6)]), settings
+    )
     by = {o.agent: o for o in outcomes}
     assert not any(o.error for o in outcomes)
     assert any(f.rule_id == "data.gas_emission" for f in by["data-checker"].findings)
@@ -168,12 +173,14 @@ async def test_the_pipeline_hands_the_reference_to_the_calc_verifier(gas_plan: P
 
 
 async def test_the_report_states_the_recomputation_at_the_reference_figure_in_chinese(
-    gas_plan: Plan, tmp_path: Path
+    gas_plan: Plan, tmp_path: Path, settings: Settings
 ) -> None:
     async def emit(event, **_kw):  # type: ignore[no-untyped-def]
         return None
 
-    outcomes, recalcs = await run_reviewers(gas_plan, emit, StaticReferenceData([_reference(gas=8.6)]))
+    outcomes, recalcs = await run_reviewers(
+        gas_plan, emit, StaticReferenceData([_reference(gas=8.6)]), settings
+    )
     result = ReviewResult(
         file_name="reference.pdf",
         sha256="0" * 64,
@@ -191,7 +198,9 @@ async def test_the_report_states_the_recomputation_at_the_reference_figure_in_ch
     assert english_words(text, plan_text) == set()
 
 
-async def test_a_contradicted_input_is_one_finding_across_reviewers(gas_plan: Plan) -> None:
+async def test_a_contradicted_input_is_one_finding_across_reviewers(
+    gas_plan: Plan, settings: Settings
+) -> None:
     """The data-checker's mismatch and the calc-verifier's recomputation of the same input are one root
     fault: the mismatch is listed under the recomputation, not a second major."""
     from vent_agent.review.consequences import fold_reference_mismatches
@@ -199,7 +208,7 @@ async def test_a_contradicted_input_is_one_finding_across_reviewers(gas_plan: Pl
     async def emit(event, **_kw):  # type: ignore[no-untyped-def]
         return None
 
-    outcomes, _ = await run_reviewers(gas_plan, emit, StaticReferenceData([_reference(gas=8.6)]))
+    outcomes, _ = await run_reviewers(gas_plan, emit, StaticReferenceData([_reference(gas=8.6)]), settings)
     folded = [f for fs in fold_reference_mismatches([o.findings for o in outcomes]) for f in fs]
     root = _root(folded, FACE)
     assert root.rule_id == "calc.reference_input"

@@ -349,9 +349,8 @@ async def review_plan(
         plan,
         emit,
         reference,
+        settings,
         remarks_model=remarks_model,
-        remarks_timeout_s=settings.llm_timeout_s,
-        settings=settings,
         reference_sink=sink,
     )
     for o in outcomes:  # no major or critical finding on a figure not read with confidence

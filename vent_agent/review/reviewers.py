@@ -33,7 +33,7 @@ from vent_agent.review.data_rules import reference_for
 from vent_agent.review.findings import Finding
 from vent_agent.review.form_rules import review_form
 from vent_agent.review.reference import MonthlyReference, ReferenceData
-from vent_agent.review.remarks import DEFAULT_TIMEOUT_S, review_remarks
+from vent_agent.review.remarks import review_remarks
 from vent_agent.review.result import REVIEWERS, LocationRecalc, ReviewerOutcome
 from vent_agent.settings import Settings
 
@@ -127,24 +127,25 @@ async def run_reviewers(
     plan: Plan,
     emit: Emit,
     reference: ReferenceData | None,
+    settings: Settings,
     *,
     remarks_model: BaseChatModel | None = None,
-    remarks_timeout_s: float = DEFAULT_TIMEOUT_S,
-    settings: Settings | None = None,
     reference_sink: list[ReferenceOutcome] | None = None,
 ) -> tuple[list[ReviewerOutcome], list[LocationRecalc]]:
     """Run the three reviewers in parallel; a failing reviewer gives ``agent_error`` and the others go on.
-    The calc-verifier waits for the data-checker's reference look-up and recomputes the inputs the
-    reference data contradicts with the reference figure (without it, with the plan's).
+    The data-checker asks for the reference data as ``settings`` say (``mcp_url``, ``reference_dir``,
+    ``tool_timeout_s``; ``reference`` replaces the embedded server's backend). The calc-verifier waits
+    for its look-up and recomputes the inputs the reference data contradicts with the reference figure
+    (without it, with the plan's).
 
     With ``remarks_model``, each reviewer that finished asks it for language and logic remarks after its
-    rules (:func:`vent_agent.review.remarks.review_remarks`, at most ``remarks_timeout_s`` s); remarks
-    never change a rule finding, and a failing model leaves a note, never a failed reviewer."""
+    rules (:func:`vent_agent.review.remarks.review_remarks`, at most ``settings.llm_timeout_s`` s);
+    remarks never change a rule finding, and a failing model leaves a note, never a failed reviewer."""
     month: MonthFuture = asyncio.get_running_loop().create_future()
     bodies: dict[str, ReviewerBody] = {
         "form-reviewer": _form,
         "data-checker": _data_body(
-            settings or Settings(), reference, reference_sink if reference_sink is not None else [], month
+            settings, reference, reference_sink if reference_sink is not None else [], month
         ),
         "calc-verifier": _calc_body(month),
     }
@@ -177,7 +178,7 @@ async def run_reviewers(
         for f in findings:
             f.reviewer = agent
         remarks = await review_remarks(
-            agent, plan, findings, model=remarks_model, emit=emit, timeout_s=remarks_timeout_s
+            agent, plan, findings, model=remarks_model, emit=emit, timeout_s=settings.llm_timeout_s
         )
         duration = int((time.perf_counter() - started) * 1000)
         async with lock:
