@@ -107,8 +107,8 @@ def bench(pdf: Path) -> None:
     plan = parse_plan(extracted)
     durations: dict[str, list[float]] = {}
     for _ in range(REPEATS):
-        outcomes, _ = asyncio.run(run_reviewers(plan, _noop, reference, defaults))
-        for outcome in outcomes:
+        reviewed = asyncio.run(run_reviewers(plan, _noop, reference, defaults))
+        for outcome in reviewed.outcomes:
             durations.setdefault(f"reviewer {outcome.agent}", []).append(float(outcome.duration_ms))
     rows.update({name: statistics.median(ms) for name, ms in durations.items()})
     rows["three reviewers (parallel)"] = _ms(

@@ -14,6 +14,7 @@ from tests.test_report_language import docx_text, english_words
 from vent_agent.documents.pdf_text import ExtractedPdf, PageText
 from vent_agent.documents.plan import Plan
 from vent_agent.documents.plan_parser import parse_plan
+from vent_agent.mcp.schemas import TOOL_NAMES
 from vent_agent.review.calc_rules import review_calc
 from vent_agent.review.data_rules import review_data
 from vent_agent.review.findings import Severity
@@ -161,9 +162,10 @@ async def test_the_pipeline_hands_the_reference_to_the_calc_verifier(
     async def emit(event, **_kw):  # type: ignore[no-untyped-def]
         events.append(event)
 
-    outcomes, recalcs = await run_reviewers(
-        gas_plan, emit, StaticReferenceData([_reference(gas=8.6)]), settings
-    )
+    reviewed = await run_reviewers(gas_plan, emit, StaticReferenceData([_reference(gas=8.6)]), settings)
+    outcomes, recalcs = reviewed.outcomes, reviewed.recalcs
+    assert reviewed.reference is not None and reviewed.reference.status.value == "ok"
+    assert [c.tool for c in reviewed.reference.calls] == list(TOOL_NAMES)
     by = {o.agent: o for o in outcomes}
     assert not any(o.error for o in outcomes)
     assert any(f.rule_id == "data.gas_emission" for f in by["data-checker"].findings)
@@ -178,9 +180,8 @@ async def test_the_report_states_the_recomputation_at_the_reference_figure_in_ch
     async def emit(event, **_kw):  # type: ignore[no-untyped-def]
         return None
 
-    outcomes, recalcs = await run_reviewers(
-        gas_plan, emit, StaticReferenceData([_reference(gas=8.6)]), settings
-    )
+    reviewed = await run_reviewers(gas_plan, emit, StaticReferenceData([_reference(gas=8.6)]), settings)
+    outcomes, recalcs = reviewed.outcomes, reviewed.recalcs
     result = ReviewResult(
         file_name="reference.pdf",
         sha256="0" * 64,
@@ -208,7 +209,9 @@ async def test_a_contradicted_input_is_one_finding_across_reviewers(
     async def emit(event, **_kw):  # type: ignore[no-untyped-def]
         return None
 
-    outcomes, _ = await run_reviewers(gas_plan, emit, StaticReferenceData([_reference(gas=8.6)]), settings)
+    outcomes = (
+        await run_reviewers(gas_plan, emit, StaticReferenceData([_reference(gas=8.6)]), settings)
+    ).outcomes
     folded = [f for fs in fold_reference_mismatches([o.findings for o in outcomes]) for f in fs]
     root = _root(folded, FACE)
     assert root.rule_id == "calc.reference_input"

@@ -42,7 +42,6 @@ from vent_agent.events import (
     ReviewProgress,
 )
 from vent_agent.events import Send as Emit
-from vent_agent.mcp.client import ReferenceOutcome
 from vent_agent.observability import metrics
 from vent_agent.review.consequences import fold_reference_mismatches
 from vent_agent.review.model_reading import cap_model_findings, read_unmapped_tables
@@ -344,15 +343,8 @@ async def review_plan(
         )
     )
     await emit(ReviewProgress(message="3个审查智能体已就绪，正在并行执行审查..."))
-    sink: list[ReferenceOutcome] = []
-    outcomes, recalcs = await run_reviewers(
-        plan,
-        emit,
-        reference,
-        settings,
-        remarks_model=remarks_model,
-        reference_sink=sink,
-    )
+    reviewed = await run_reviewers(plan, emit, reference, settings, remarks_model=remarks_model)
+    outcomes, looked_up = reviewed.outcomes, reviewed.reference
     for o in outcomes:  # no major or critical finding on a figure not read with confidence
         o.findings = cap_model_findings(gate_findings(o.findings, plan, checks), plan)
     for o, folded in zip(outcomes, fold_reference_mismatches([o.findings for o in outcomes]), strict=True):
@@ -362,7 +354,6 @@ async def review_plan(
     for o in outcomes:  # a plan read once from several copies: each finding lists the copies' pages
         o.findings = with_copy_pages(o.findings, plan.repeats)
     await emit(ReviewProgress(message="3个子智能体均已审查完成，正在汇总审查结果..."))
-    outcome = sink[0] if sink else None
     now = datetime.now(ZoneInfo(settings.timezone))
     return ReviewResult(
         file_name=req.file_name,
@@ -374,13 +365,13 @@ async def review_plan(
         created_at=now.isoformat(timespec="seconds"),
         page_count=plan.page_count,
         reviewers=outcomes,
-        recalcs=recalcs,
+        recalcs=reviewed.recalcs,
         plan_warnings=plan.warnings,
         pages_read=plan.pages_read,
         repeats=plan.repeats,
         extraction_cache=str(extraction_cache(req, settings, ocr_engine)),
-        reference_source=outcome.source if outcome else None,
-        reference_status=outcome.status.value if outcome else None,
-        reference_calls=[c.to_dict() for c in outcome.calls] if outcome else [],
+        reference_source=looked_up.source if looked_up else None,
+        reference_status=looked_up.status.value if looked_up else None,
+        reference_calls=[c.to_dict() for c in looked_up.calls] if looked_up else [],
         coverage=coverage,
     )

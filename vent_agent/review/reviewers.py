@@ -2,7 +2,8 @@
 
 Each reviewer is a body ``(plan, emit) -> (findings, recalculations)``; :func:`run_reviewers` wraps
 them in the ``agent_*`` events, keeps one failing reviewer from stopping the others, adds each reviewer's
-optional model remarks, and hands the data-checker's reference month to the calc-verifier.
+optional model remarks, hands the data-checker's reference month to the calc-verifier, and returns all
+of it with the data-checker's reference look-up (:class:`ReviewersResult`).
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ import asyncio
 import logging
 import time
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 
 from langchain_core.language_models import BaseChatModel
 
@@ -58,37 +60,36 @@ async def _form(plan: Plan, emit: Emit) -> tuple[list[Finding], list[LocationRec
     return await asyncio.to_thread(review_form, plan), []
 
 
-MonthFuture = asyncio.Future[MonthlyReference | None]
+LookUp = asyncio.Future[ReferenceOutcome | None]
+"""The data-checker's reference look-up, awaited by the calc-verifier (None when the data-checker
+failed)."""
 
 
-def _data_body(
-    settings: Settings, reference: ReferenceData | None, sink: list[ReferenceOutcome], month: MonthFuture
-) -> ReviewerBody:
-    """The data-checker: reference data over MCP (:func:`vent_agent.mcp.data_checker.run_data_checker`),
-    its outcome (source, status, every call) kept in ``sink`` for the report's provenance and the plan's
-    month of it handed to the calc-verifier through ``month`` (None when there is none or the
-    data-checker failed)."""
+def _data_body(settings: Settings, reference: ReferenceData | None, looked_up: LookUp) -> ReviewerBody:
+    """The data-checker: reference data over MCP (:func:`vent_agent.mcp.data_checker.run_data_checker`);
+    its outcome (source, status, every call) is the result of ``looked_up``, for the calc-verifier and
+    the report's provenance (None when the data-checker failed)."""
 
     async def body(plan: Plan, emit: Emit) -> tuple[list[Finding], list[LocationRecalc]]:
         try:
             check = await run_data_checker(plan, settings, emit, reference=reference)
-            sink.append(check.outcome)
-            if not month.done():
-                month.set_result(reference_for(plan, check.outcome.reference)[0])
+            looked_up.set_result(check.outcome)
             return check.findings, []
         finally:
-            if not month.done():
-                month.set_result(None)
+            if not looked_up.done():
+                looked_up.set_result(None)
 
     return body
 
 
-def _calc_body(month: MonthFuture) -> ReviewerBody:
-    """The calc-verifier, after the data-checker's reference look-up: inputs the reference data
-    contradicts are recomputed with the reference figure (DOMAIN.md §5)."""
+def _calc_body(looked_up: LookUp) -> ReviewerBody:
+    """The calc-verifier, after the data-checker's reference look-up: inputs the plan's month of the
+    reference data contradicts are recomputed with the reference figure (DOMAIN.md §5)."""
 
     async def body(plan: Plan, emit: Emit) -> tuple[list[Finding], list[LocationRecalc]]:
-        return await _calc(plan, emit, await month)
+        outcome = await looked_up
+        month = reference_for(plan, outcome.reference)[0] if outcome is not None else None
+        return await _calc(plan, emit, month)
 
     return body
 
@@ -123,6 +124,18 @@ def _preview(agent: str, findings: list[Finding]) -> str:
     return "\n".join(lines)[:300]
 
 
+@dataclass
+class ReviewersResult:
+    """What :func:`run_reviewers` gives: each reviewer's outcome (in the order form-reviewer,
+    data-checker, calc-verifier), the calc-verifier's recomputation of each location, and the
+    data-checker's reference look-up (source, status, every MCP call; None when the data-checker
+    failed) for the report's provenance."""
+
+    outcomes: list[ReviewerOutcome]
+    recalcs: list[LocationRecalc]
+    reference: ReferenceOutcome | None
+
+
 async def run_reviewers(
     plan: Plan,
     emit: Emit,
@@ -130,8 +143,7 @@ async def run_reviewers(
     settings: Settings,
     *,
     remarks_model: BaseChatModel | None = None,
-    reference_sink: list[ReferenceOutcome] | None = None,
-) -> tuple[list[ReviewerOutcome], list[LocationRecalc]]:
+) -> ReviewersResult:
     """Run the three reviewers in parallel; a failing reviewer gives ``agent_error`` and the others go on.
     The data-checker asks for the reference data as ``settings`` say (``mcp_url``, ``reference_dir``,
     ``tool_timeout_s``; ``reference`` replaces the embedded server's backend). The calc-verifier waits
@@ -141,13 +153,11 @@ async def run_reviewers(
     With ``remarks_model``, each reviewer that finished asks it for language and logic remarks after its
     rules (:func:`vent_agent.review.remarks.review_remarks`, at most ``settings.llm_timeout_s`` s);
     remarks never change a rule finding, and a failing model leaves a note, never a failed reviewer."""
-    month: MonthFuture = asyncio.get_running_loop().create_future()
+    looked_up: LookUp = asyncio.get_running_loop().create_future()
     bodies: dict[str, ReviewerBody] = {
         "form-reviewer": _form,
-        "data-checker": _data_body(
-            settings, reference, reference_sink if reference_sink is not None else [], month
-        ),
-        "calc-verifier": _calc_body(month),
+        "data-checker": _data_body(settings, reference, looked_up),
+        "calc-verifier": _calc_body(looked_up),
     }
     completed = 0
     lock = asyncio.Lock()
@@ -208,6 +218,8 @@ async def run_reviewers(
         cn = REVIEWERS[agent]
         await emit(AgentStart(agent=agent, cn_agent=cn, message=f"「{cn}」开始审查..."))
     results = await asyncio.gather(*(run_one(a, b) for a, b in bodies.items()))
-    outcomes = [o for o, _ in results]
-    recalcs = [r for _, rs in results for r in rs]
-    return outcomes, recalcs
+    return ReviewersResult(
+        outcomes=[o for o, _ in results],
+        recalcs=[r for _, rs in results for r in rs],
+        reference=looked_up.result(),
+    )
