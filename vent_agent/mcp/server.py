@@ -31,8 +31,10 @@ from __future__ import annotations
 
 import argparse
 import logging
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import Any, Generic, Literal, TypeVar
 
 import anyio
 from mcp.server.fastmcp import FastMCP
@@ -74,6 +76,7 @@ INSTRUCTIONS = (
 _READ_ONLY = ToolAnnotations(
     readOnlyHint=True, idempotentHint=True, destructiveHint=False, openWorldHint=False
 )
+A = TypeVar("A", bound=ToolAnswer)
 
 
 def _not_found(backend: ReferenceData, mine: str, month: str) -> str:
@@ -84,6 +87,74 @@ def _not_found(backend: ReferenceData, mine: str, month: str) -> str:
             months = "、".join(sorted({m.month for m in known}))
             return f"数据源中没有{mine} {month} 的数据（已有月份：{months}）"
     return f"数据源中没有矿井“{mine}”{month} 的数据"
+
+
+@dataclass(frozen=True)
+class ReviewTool(Generic[A]):
+    """One review tool as served: its MCP ``name``, ``title`` and Chinese ``description``, the
+    :class:`~vent_agent.mcp.schemas.ToolAnswer` subclass it answers (its output schema) and ``build``,
+    which makes that answer from the month's reference data."""
+
+    name: str
+    title: str
+    description: str
+    answer: type[A]
+    build: Callable[[MonthlyReference], A]
+
+
+TOOLS: tuple[ReviewTool[Any], ...] = (
+    ReviewTool(
+        MINING_PLAN_TOOL,
+        "查询月度采掘计划",
+        "查询煤矿某月的月度采掘计划：本月作业的采煤工作面、掘进工作面及其状态（回采、掘进、备用、开工日期），"
+        "以及本月或之前已贯通、停掘、回采结束的地点。用于核对配风计划是否列全本月采掘地点、有无已停止的地点。",
+        MiningPlanAnswer,
+        mining_plan_answer,
+    ),
+    ReviewTool(
+        FACE_PROCEDURE_TOOL,
+        "查询工作面作业规程参数",
+        "查询煤矿某月各采煤工作面作业规程中的通风计算参数：工作面长度（m）、采高（m）、最大与最小控顶距（m）、"
+        "同时作业最多人数。用于核对配风计划中的工作面参数与作业规程是否一致。",
+        FaceProcedureAnswer,
+        face_procedure_answer,
+    ),
+    ReviewTool(
+        GAS_REPORT_TOOL,
+        "查询瓦斯等级鉴定报告",
+        "查询煤矿某月适用的瓦斯等级鉴定报告中各用风地点的瓦斯（CH₄）绝对涌出量（风排瓦斯，m³/min）。"
+        "用于核对配风计划采用的瓦斯涌出量（容差 ±10%）。",
+        GasReportAnswer,
+        gas_report_answer,
+    ),
+    ReviewTool(
+        VENTILATION_REPORT_TOOL,
+        "查询测风报表",
+        "查询煤矿在计划月份首日之前最近一次的测风报表（即编制该月配风计划所依据的测风结果）：各测风地点的平均风速"
+        "（m/s）、断面积（m²）、回风流与进风流 CH₄ 浓度（%）、温度（℃），测定日期，以及巷道按《煤矿安全规程》"
+        "表6的类别。用于核对实测风速与断面、按测风反算瓦斯涌出量。",
+        VentilationReportAnswer,
+        ventilation_report_answer,
+    ),
+)
+"""The four review tools, in the order of :data:`~vent_agent.mcp.schemas.TOOL_NAMES`."""
+
+
+def _handler(backend: ReferenceData, tool: ReviewTool[A]) -> Callable[[str, str], Awaitable[A]]:
+    """The MCP handler of ``tool`` over ``backend``: the month's answer, or ``available: false`` with
+    the reason (:func:`_not_found`) when the backend has no such mine and month. Its annotations are
+    the ones FastMCP reads the input and output schemas from."""
+
+    async def handler(mine: str, month: str) -> A:
+        ref = await anyio.to_thread.run_sync(backend.monthly, mine, month)
+        if ref is None or not same_mine(ref.mine, mine):
+            reason = _not_found(backend, mine, month)
+            return tool.answer(mine=mine, month=month, available=False, reason=reason)
+        return tool.build(ref)
+
+    handler.__name__ = handler.__qualname__ = tool.name
+    handler.__annotations__ = {"mine": MineArg, "month": MonthArg, "return": tool.answer}
+    return handler
 
 
 def create_server(
@@ -119,76 +190,10 @@ def create_server(
         root.handlers[:] = handlers
         root.setLevel(level)
 
-    async def lookup(mine: str, month: str) -> MonthlyReference | str:
-        ref = await anyio.to_thread.run_sync(backend.monthly, mine, month)
-        if ref is None or not same_mine(ref.mine, mine):
-            return _not_found(backend, mine, month)
-        return ref
-
-    def missing(cls: type[ToolAnswer], mine: str, month: str, reason: str) -> ToolAnswer:
-        return cls(mine=mine, month=month, available=False, reason=reason)
-
-    @server.tool(
-        name=MINING_PLAN_TOOL,
-        title="查询月度采掘计划",
-        description=(
-            "查询煤矿某月的月度采掘计划：本月作业的采煤工作面、掘进工作面及其状态（回采、掘进、备用、开工日期），"
-            "以及本月或之前已贯通、停掘、回采结束的地点。用于核对配风计划是否列全本月采掘地点、有无已停止的地点。"
-        ),
-        annotations=_READ_ONLY,
-    )
-    async def query_monthly_mining_plan(mine: MineArg, month: MonthArg) -> MiningPlanAnswer:
-        ref = await lookup(mine, month)
-        if isinstance(ref, str):
-            return missing(MiningPlanAnswer, mine, month, ref)  # type: ignore[return-value]
-        return mining_plan_answer(ref)
-
-    @server.tool(
-        name=FACE_PROCEDURE_TOOL,
-        title="查询工作面作业规程参数",
-        description=(
-            "查询煤矿某月各采煤工作面作业规程中的通风计算参数：工作面长度（m）、采高（m）、最大与最小控顶距（m）、"
-            "同时作业最多人数。用于核对配风计划中的工作面参数与作业规程是否一致。"
-        ),
-        annotations=_READ_ONLY,
-    )
-    async def query_working_face_procedure(mine: MineArg, month: MonthArg) -> FaceProcedureAnswer:
-        ref = await lookup(mine, month)
-        if isinstance(ref, str):
-            return missing(FaceProcedureAnswer, mine, month, ref)  # type: ignore[return-value]
-        return face_procedure_answer(ref)
-
-    @server.tool(
-        name=GAS_REPORT_TOOL,
-        title="查询瓦斯等级鉴定报告",
-        description=(
-            "查询煤矿某月适用的瓦斯等级鉴定报告中各用风地点的瓦斯（CH₄）绝对涌出量（风排瓦斯，m³/min）。"
-            "用于核对配风计划采用的瓦斯涌出量（容差 ±10%）。"
-        ),
-        annotations=_READ_ONLY,
-    )
-    async def query_gas_identification_report(mine: MineArg, month: MonthArg) -> GasReportAnswer:
-        ref = await lookup(mine, month)
-        if isinstance(ref, str):
-            return missing(GasReportAnswer, mine, month, ref)  # type: ignore[return-value]
-        return gas_report_answer(ref)
-
-    @server.tool(
-        name=VENTILATION_REPORT_TOOL,
-        title="查询测风报表",
-        description=(
-            "查询煤矿在计划月份首日之前最近一次的测风报表（即编制该月配风计划所依据的测风结果）：各测风地点的平均风速"
-            "（m/s）、断面积（m²）、回风流与进风流 CH₄ 浓度（%）、温度（℃），测定日期，以及巷道按《煤矿安全规程》"
-            "表6的类别。用于核对实测风速与断面、按测风反算瓦斯涌出量。"
-        ),
-        annotations=_READ_ONLY,
-    )
-    async def query_ventilation_report(mine: MineArg, month: MonthArg) -> VentilationReportAnswer:
-        ref = await lookup(mine, month)
-        if isinstance(ref, str):
-            return missing(VentilationReportAnswer, mine, month, ref)  # type: ignore[return-value]
-        return ventilation_report_answer(ref)
-
+    for tool in TOOLS:
+        server.tool(name=tool.name, title=tool.title, description=tool.description, annotations=_READ_ONLY)(
+            _handler(backend, tool)
+        )
     return server
 
 
