@@ -43,6 +43,7 @@ from vent_agent.events import (
     ChatProgress,
     Error,
     Interrupt,
+    Send,
     Suggestions,
 )
 from vent_agent.graphs.dialogue import AGENT_NAME, APPROVAL_MESSAGE, build_dialogue_agent
@@ -129,6 +130,24 @@ async def _no_review(_attachment: dict[str, Any]) -> str:  # pragma: no cover - 
     return ""
 
 
+async def _agent_start(send: Send, agent: str) -> float:
+    """Send ``agent_start`` for ``agent`` (the review or the dialogue agent); return when it started
+    (``time.monotonic()``, s) for :func:`_agent_done`."""
+    started = time.monotonic()
+    await send(AgentStart(agent=agent, cn_agent=agent, message=f"「{agent}」开始处理..."))
+    return started
+
+
+async def _agent_done(send: Send, agent: str, started: float, *, failed: bool = False) -> None:
+    """Send ``agent_done`` for ``agent`` with the time since ``started`` (``time.monotonic()``, s) in
+    ms, saying 失败 when it ``failed``, else 完成."""
+    ms = int((time.monotonic() - started) * 1000)
+    outcome = "失败" if failed else "完成"
+    await send(
+        AgentDone(agent=agent, cn_agent=agent, duration_ms=ms, message=f"「{agent}」{outcome}（{ms}ms）")
+    )
+
+
 def _done(turn: ChatTurn, message: str) -> ChatDone:
     return ChatDone(session_id=turn.session.id, thread_id=turn.thread_id, message=message)
 
@@ -153,21 +172,9 @@ async def _build_graph(state: AppState, emitter: Emitter, turn: ChatTurn, mode: 
 
     async def review(att: dict[str, Any]) -> str:
         req = ReviewRequest(att["path"], att["sha256"], att["file_name"], False, turn.message)
-        started = time.monotonic()
-        await emitter.send(
-            AgentStart(agent=REVIEW_AGENT, cn_agent=REVIEW_AGENT, message=f"「{REVIEW_AGENT}」开始处理...")
-        )
+        started = await _agent_start(emitter.send, REVIEW_AGENT)
         summary = await review_run(emitter, state, req, turn.base_url, turn.session.id, final=False)
-        ms = int((time.monotonic() - started) * 1000)
-        failed = summary.startswith(REVIEW_FAILED)
-        await emitter.send(
-            AgentDone(
-                agent=REVIEW_AGENT,
-                cn_agent=REVIEW_AGENT,
-                duration_ms=ms,
-                message=f"「{REVIEW_AGENT}」{'失败' if failed else '完成'}（{ms}ms）",
-            )
-        )
+        await _agent_done(emitter.send, REVIEW_AGENT, started, failed=summary.startswith(REVIEW_FAILED))
         return summary
 
     agent = None
@@ -231,22 +238,9 @@ async def stream_graph(
             ):
                 if not ns and stream_mode == "tasks" and data.get("name") == DIALOGUE:
                     if "input" in data:
-                        started[data["id"]] = time.monotonic()
-                        await emitter.send(
-                            AgentStart(
-                                agent=AGENT_NAME, cn_agent=AGENT_NAME, message=f"「{AGENT_NAME}」开始处理..."
-                            )
-                        )
+                        started[data["id"]] = await _agent_start(emitter.send, AGENT_NAME)
                     elif not data.get("interrupts") and not data.get("error"):
-                        ms = int((time.monotonic() - started.pop(data["id"], time.monotonic())) * 1000)
-                        await emitter.send(
-                            AgentDone(
-                                agent=AGENT_NAME,
-                                cn_agent=AGENT_NAME,
-                                duration_ms=ms,
-                                message=f"「{AGENT_NAME}」完成（{ms}ms）",
-                            )
-                        )
+                        await _agent_done(emitter.send, AGENT_NAME, started.pop(data["id"], time.monotonic()))
                     continue
                 if not ns and stream_mode != "updates":
                     continue
