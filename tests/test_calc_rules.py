@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from vent_agent.documents.plan import Plan
-from vent_agent.review.arith import close, evaluate_numeric, substituted_value
+from vent_agent.review.arith import close, evaluate_numeric, exceeds, substituted_value
 from vent_agent.review.calc_rules import review_calc
 from vent_agent.review.findings import Category, Severity
 
@@ -24,6 +24,8 @@ def test_arith_evaluates_only_numeric_segments() -> None:
     assert evaluate_numeric("1 / 0") is None
     assert evaluate_numeric("__import__('os')") is None
     assert close(1132.1856, 1132.2) and not close(114.0, 144.0)
+    assert exceeds(144.0, 114.0) and not exceeds(1132.2, 1132.1856) and not exceeds(114.0, 144.0)
+    assert not exceeds(144.0, None)
 
 
 async def test_plan_a_has_no_calculation_fault(plan_a: Plan) -> None:

@@ -61,3 +61,9 @@ def substituted_value(expression: str) -> tuple[str, float] | None:
 def close(a: float, b: float, rel: float = 0.005, abs_tol: float = 0.051) -> bool:
     """Equal within rounding: ±0.5 % (DOMAIN.md §5) or one unit of the last stated decimal (0.05)."""
     return abs(a - b) <= max(abs_tol, rel * max(abs(a), abs(b)))
+
+
+def exceeds(value: float, limit: float | None) -> bool:
+    """True when ``value`` is above ``limit`` by more than rounding (not :func:`close`); False when there
+    is no ``limit``. Both in the same unit (m³/min for air volumes)."""
+    return limit is not None and value > limit and not close(value, limit)

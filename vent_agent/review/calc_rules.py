@@ -16,7 +16,7 @@ from calc.result import MaxResult
 from vent_agent.documents.plan import AllocationRow, LocationPlan, MethodStatement, Plan, SourceRef
 from vent_agent.documents.plan_units import FLOW_UNITS
 from vent_agent.observability import metrics
-from vent_agent.review.arith import close, substituted_value
+from vent_agent.review.arith import close, exceeds, substituted_value
 from vent_agent.review.calc_common import Where as _Where
 from vent_agent.review.calc_common import calc_ev as _calc_ev
 from vent_agent.review.calc_common import calc_finding as _finding
@@ -76,7 +76,7 @@ def _method_checks(
         evaluated = substituted_value(m.expression)
         if evaluated is not None and not close(evaluated[1], stated):
             value = round(evaluated[1], 1)
-            severe = required is not None and value > required and not close(value, required)
+            severe = exceeds(value, required)
             out.append(
                 _finding(
                     "calc.arithmetic",
@@ -91,7 +91,7 @@ def _method_checks(
             continue
         calc_m = _calc_method(result, m)
         if calc_m is not None and calc_m.method not in adjusted and not close(calc_m.value, stated):
-            severe = required is not None and calc_m.value > required and not close(calc_m.value, required)
+            severe = exceeds(calc_m.value, required)
             lowers = calc_m.value > stated
             out.append(
                 _finding(
@@ -141,7 +141,7 @@ def _maximum_checks(
     out: list[Finding] = []
     if stated_methods:
         top_m, top_v = max(stated_methods, key=lambda mv: mv[1] or 0.0)
-        if top_v is not None and top_v > required and not close(top_v, required):
+        if top_v is not None and exceeds(top_v, required):
             out.append(
                 _finding(
                     "calc.max_not_taken",
@@ -157,7 +157,7 @@ def _maximum_checks(
                 )
             )
             return out
-    if result is not None and result.value > required and not close(result.value, required):
+    if result is not None and exceeds(result.value, required):
         gov = next((r for r in result.methods if r.method == result.governing), result)
         out.append(
             _finding(
@@ -339,7 +339,7 @@ def _allocation_checks(
                 )
             )
     allocated = _stated(row.allocated_q)
-    if allocated is not None and target > allocated and not close(allocated, target):
+    if allocated is not None and exceeds(target, allocated):
         out.append(
             _finding(
                 "calc.allocation_short",
@@ -372,7 +372,7 @@ def _reference_checks(
     if not replaced or result is None or stated is None or ref is None:
         return []
     planned = max(v for v in (required, stated.value) if v is not None)
-    if result.value <= planned or close(result.value, planned):
+    if not exceeds(result.value, planned):
         return []  # another method governs: the data-checker's finding says the figures differ
     sources = "、".join(dict.fromkeys(r.source.split("（", 1)[0] for r in replaced))
     at_ref = "，".join(

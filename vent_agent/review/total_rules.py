@@ -6,7 +6,7 @@ from __future__ import annotations
 import calc
 from calc.errors import CalcInputError
 from vent_agent.documents.plan import Plan
-from vent_agent.review.arith import close
+from vent_agent.review.arith import close, exceeds
 from vent_agent.review.calc_common import Where, calc_ev, calc_finding, stated_q
 from vent_agent.review.consequences import as_consequence, attach
 from vent_agent.review.findings import Finding, Severity
@@ -42,7 +42,7 @@ def _as_consequences(
     stated_total = low.figures.get("stated")
     if k is None or own is None or not isinstance(stated_total, float):
         return False
-    if stated_total < own and not close(stated_total, own):
+    if exceeds(own, stated_total):
         return False  # short by the plan's own figures: a fault of the total itself
     up: dict[str, float] = {}
     for n, q in required_by_loc.items():
@@ -128,7 +128,7 @@ def total_checks(
     except CalcInputError:
         return out
     ref = t.mine_total.ref if t.mine_total else None
-    if mine_total is not None and total.value > mine_total and not close(total.value, mine_total):
+    if exceeds(total.value, mine_total):
         low = calc_finding(
             "calc.total_low",
             at,
