@@ -8,6 +8,7 @@ from calc import formatting as calc_fmt
 from calc.result import CalcResult, Coefficient, MaxResult
 from reports import labels as L
 from reports.blocks import Block, Bullets, Heading, Para, Row, Table, fmt_num
+from vent_agent.review.recompute import KEY_LABELS
 from vent_agent.review.result import LocationRecalc, ReviewResult
 
 METHOD_HEADER = ("计算方法", "输入参数", "计算公式及代入数值", "结果", "系数及来源", "依据")
@@ -37,11 +38,6 @@ COEF_SYMBOLS = {"ratio": "", "70%": ""}
 """Symbols not shown (a word, or the value itself): the Chinese name stands alone."""
 COEF_UNITS = {"v": "m/s", "v_min": "m/s", "ρ": "kg/m³", "c_p": "kJ/(kg·K)"}
 """Units of the coefficients that have one; the others are unitless."""
-KEY_LABELS = {
-    "intake_temp": ("进风温度", "℃"),
-    "face_length": ("工作面长度", "m"),
-    "mining_height": ("采高", "m"),
-}
 
 
 def coef_value(x: float) -> str:

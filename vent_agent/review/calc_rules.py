@@ -26,6 +26,7 @@ from vent_agent.review.consequences import FOLLOWS, as_consequence, attach, cons
 from vent_agent.review.findings import Finding, Severity
 from vent_agent.review.recompute import (
     COEFFICIENT_INPUTS,
+    KEY_LABELS,
     Adjustment,
     Unrecomputable,
     normalise_name,
@@ -173,11 +174,6 @@ def _maximum_checks(
     return out
 
 
-KEY_LABELS = {
-    "intake_temp": ("进风温度", "℃"),
-    "face_length": ("工作面长度", "m"),
-    "mining_height": ("采高", "m"),
-}
 COEF_UNITS = {"v": " m/s"}
 """Units of coefficients that have one (the climate method's wind speed); the others are unitless."""
 

@@ -214,6 +214,13 @@ COEFFICIENT_INPUTS: dict[tuple[str, str], str] = {
     ("calc_chamber_by_equipment", "θ"): "theta",
 }
 """(method, coefficient symbol) → the plan input that sets it."""
+KEY_LABELS = {
+    "intake_temp": ("进风温度", "℃"),
+    "face_length": ("工作面长度", "m"),
+    "mining_height": ("采高", "m"),
+}
+"""The input a coefficient's table row is chosen by (calc's ``Coefficient.key``, :attr:`Adjustment.key`)
+→ its Chinese label and unit, as findings and reports state it."""
 
 
 @dataclass(frozen=True)
