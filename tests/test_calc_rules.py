@@ -76,6 +76,28 @@ async def test_allocated_below_required_is_major(plan_a: Plan) -> None:
     assert [(f.location, f.severity) for f in findings] == [("主排水泵房", Severity.MAJOR)]
 
 
+async def test_table_required_differing_from_the_calculation_is_minor(plan_a: Plan) -> None:
+    plan = plan_a.model_copy(deep=True)
+    row = next(r for r in plan.allocation if r.location == "主排水泵房")
+    assert row.required_q is not None and row.required_q.value == 209.9
+    row.required_q.value = 229.9  # in no other unit the calculation's 209.9: not a unit slip
+    findings, _ = await review_calc(plan)
+    assert [(f.rule_id, f.severity, f.figures) for f in findings] == [
+        ("calc.required_inconsistent", Severity.MINOR, {"stated": 229.9, "recomputed": 209.9})
+    ]
+    assert findings[0].page == 4
+
+
+async def test_a_location_without_its_required_volume_is_major(plan_a: Plan) -> None:
+    plan = plan_a.model_copy(deep=True)
+    loc = plan.location("主排水泵房")
+    assert loc is not None
+    loc.stated_required = None
+    findings, _ = await review_calc(plan)
+    missing = [f for f in findings if f.location == "主排水泵房"]
+    assert [(f.rule_id, f.severity) for f in missing] == [("calc.required_missing", Severity.MAJOR)]
+
+
 async def test_coefficient_below_its_range_is_major(plan_a: Plan) -> None:
     plan = plan_a.model_copy(deep=True)
     loc = plan.location("15220运输顺槽掘进工作面")

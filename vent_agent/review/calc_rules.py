@@ -68,44 +68,36 @@ OnLocation = Callable[[str, str, bool], Awaitable[None]]
 def _method_checks(
     at: _Where, loc: LocationPlan, result: MaxResult | None, required: float | None, adjusted: set[str]
 ) -> list[Finding]:
+    """Each method's stated result: its own arithmetic (``calc.arithmetic``), else against calc's value
+    with the rule's coefficients (``calc.method_coefficient``; not for the methods in ``adjusted``, whose
+    inputs were replaced). Major when the corrected value is above the ``required`` taken."""
     out: list[Finding] = []
     for m in loc.methods:
         stated = _stated(m.stated)
         if stated is None:
             continue
-        ref = m.stated.ref if m.stated else None
         evaluated = substituted_value(m.expression)
+        calc_m = _calc_method(result, m)
         if evaluated is not None and not close(evaluated[1], stated):
             value = round(evaluated[1], 1)
             severe = exceeds(value, required)
-            out.append(
-                _finding(
-                    "calc.arithmetic",
-                    at,
-                    Severity.MAJOR if severe else Severity.MINOR,
-                    f"{m.label}算术错误：{evaluated[0]} = {value:.1f}，计划写作 {stated:.1f} m³/min"
-                    + ("，且改正后超过所取需风量" if severe else "（非控制值，不改变所取需风量）"),
-                    figures={"stated": stated, "recomputed": value},
-                    ref=ref,
-                )
+            rule, evidence = "calc.arithmetic", []
+            message = f"{m.label}算术错误：{evaluated[0]} = {value:.1f}，计划写作 {stated:.1f} m³/min" + (
+                "，且改正后超过所取需风量" if severe else "（非控制值，不改变所取需风量）"
             )
+        elif calc_m is not None and calc_m.method not in adjusted and not close(calc_m.value, stated):
+            value = calc_m.value
+            severe = exceeds(value, required)
+            rule, evidence = "calc.method_coefficient", [_calc_ev(calc_m.method, calc_m.substituted)]
+            message = f"{m.label}与按规程系数核算不符：计划 {m.expression}；核算 {calc_m.substituted}" + (
+                "（计划取值偏低）" if value > stated else "（计划取值偏高，非控制值）" if not severe else ""
+            )
+        else:
             continue
-        calc_m = _calc_method(result, m)
-        if calc_m is not None and calc_m.method not in adjusted and not close(calc_m.value, stated):
-            severe = exceeds(calc_m.value, required)
-            lowers = calc_m.value > stated
-            out.append(
-                _finding(
-                    "calc.method_coefficient",
-                    at,
-                    Severity.MAJOR if severe else Severity.MINOR,
-                    f"{m.label}与按规程系数核算不符：计划 {m.expression}；核算 {calc_m.substituted}"
-                    + ("（计划取值偏低）" if lowers else "（计划取值偏高，非控制值）" if not severe else ""),
-                    figures={"stated": stated, "recomputed": calc_m.value},
-                    ref=ref,
-                    evidence=[_calc_ev(calc_m.method, calc_m.substituted)],
-                )
-            )
+        severity = Severity.MAJOR if severe else Severity.MINOR
+        figures = {"stated": stated, "recomputed": value}
+        ref = m.stated.ref if m.stated else None
+        out.append(_finding(rule, at, severity, message, figures=figures, ref=ref, evidence=evidence))
     return out
 
 
@@ -124,6 +116,8 @@ def _maximum_checks(
     required: float | None,
     row: AllocationRow | None = None,
 ) -> list[Finding]:
+    """The required volume taken: stated at all, the largest of the methods stated
+    (``calc.max_not_taken``), else not below the recomputed maximum (``calc.required_low``)."""
     if required is None:
         return [
             _finding(
@@ -135,43 +129,27 @@ def _maximum_checks(
                 ref=loc.ref,
             )
         ]
-    ref = loc.stated_required.ref if loc.stated_required else loc.ref
     stated_methods = [
         (m, _stated(m.stated)) for m in loc.methods if m.stated is not None and m.method != "min_q"
     ]
-    out: list[Finding] = []
-    if stated_methods:
-        top_m, top_v = max(stated_methods, key=lambda mv: mv[1] or 0.0)
-        if top_v is not None and exceeds(top_v, required):
-            out.append(
-                _finding(
-                    "calc.max_not_taken",
-                    at,
-                    Severity.MAJOR,
-                    f"需风量未取各方法最大值：{top_m.label}得 {top_v:.1f}，计划取 {required:.1f} m³/min",
-                    figures={"stated": required, "recomputed": top_v},
-                    ref=ref,
-                    evidence=_cells(
-                        (top_m.stated.ref if top_m.stated else None, f"{top_m.label}计算结果"),
-                        (row.required_q.ref if row and row.required_q else None, "风量分配表中的需风量"),
-                    ),
-                )
-            )
-            return out
-    if result is not None and exceeds(result.value, required):
-        gov = next((r for r in result.methods if r.method == result.governing), result)
-        out.append(
-            _finding(
-                "calc.required_low",
-                at,
-                Severity.MAJOR,
-                f"需风量偏低：核算最大值 {result.value:.1f} m³/min（{gov.method_cn}：{gov.substituted}），计划取 {required:.1f}",
-                figures={"stated": required, "recomputed": result.value},
-                ref=ref,
-                evidence=[_calc_ev(gov.method, gov.substituted)],
-            )
+    top_m, top_v = max(stated_methods, key=lambda mv: mv[1] or 0.0, default=(None, None))
+    if top_m is not None and top_v is not None and exceeds(top_v, required):
+        rule, larger = "calc.max_not_taken", top_v
+        message = f"需风量未取各方法最大值：{top_m.label}得 {top_v:.1f}，计划取 {required:.1f} m³/min"
+        evidence = _cells(
+            (top_m.stated.ref if top_m.stated else None, f"{top_m.label}计算结果"),
+            (row.required_q.ref if row and row.required_q else None, "风量分配表中的需风量"),
         )
-    return out
+    elif result is not None and exceeds(result.value, required):
+        gov = next((r for r in result.methods if r.method == result.governing), result)
+        rule, larger = "calc.required_low", result.value
+        message = f"需风量偏低：核算最大值 {result.value:.1f} m³/min（{gov.method_cn}：{gov.substituted}），计划取 {required:.1f}"
+        evidence = [_calc_ev(gov.method, gov.substituted)]
+    else:
+        return []
+    ref = loc.stated_required.ref if loc.stated_required else loc.ref
+    figures = {"stated": required, "recomputed": larger}
+    return [_finding(rule, at, Severity.MAJOR, message, figures=figures, ref=ref, evidence=evidence)]
 
 
 COEF_UNITS = {"v": " m/s"}
@@ -237,17 +215,16 @@ def _adjustment_text(a: Adjustment) -> str:
 
 
 def _ref_of(loc: LocationPlan, a: Adjustment) -> SourceRef | None:
-    name = _input_of(a)
+    """Where the plan states the input that sets ``a``'s coefficient (else the location)."""
+    name = COEFFICIENT_INPUTS.get((a.method, a.symbol), "")
     return loc.inputs[name].ref if name in loc.inputs else loc.ref
-
-
-def _input_of(a: Adjustment) -> str:
-    return COEFFICIENT_INPUTS.get((a.method, a.symbol), "")
 
 
 def _bound_checks(
     at: _Where, loc: LocationPlan, result: MaxResult | None, row: AllocationRow | None
 ) -> list[Finding]:
+    """The wind-speed bounds (表6) of the required volume recomputed and of the volume allocated, and the
+    bounds the plan's own speed check states."""
     out: list[Finding] = []
     for chk in result.checks if result else []:
         if not chk.ok:
@@ -300,40 +277,12 @@ def _bound_checks(
 def _allocation_checks(
     at: _Where, loc: LocationPlan, row: AllocationRow | None, result: MaxResult | None, required: float | None
 ) -> list[Finding]:
+    """The allocation table's row: its required volume (:func:`_table_required_checks`) and the volume
+    allocated, not below the requirement."""
     if row is None:
         return []
-    out: list[Finding] = []
-    target = max(v for v in (required, result.value if result else None, 0.0) if v is not None)
-    table_req = row.required_q
-    if table_req is not None and target > 0:
-        written = table_req.value / FLOW_UNITS.get(table_req.unit_written or "", 1.0)  # as in its cell
-        column = table_req.unit_written or table_req.unit or "m³/min"
-        as_min = _stated(table_req)
-        slip = next(
-            (u for u, f in FLOW_UNITS.items() if u != column and close(written * f, target, rel=0.01)), None
-        )
-        if as_min is not None and not close(as_min, target) and slip is not None:
-            out.append(
-                _finding(
-                    "calc.unit_mismatch",
-                    at,
-                    Severity.MINOR,
-                    f"风量分配表需风量写作 {written:g}（按 {slip} 计），所在列单位为 {column}；核算为 {target:.1f} m³/min",
-                    figures={"stated": written, "recomputed": target},
-                    ref=table_req.ref,
-                )
-            )
-        elif as_min is not None and required is not None and not close(as_min, required):
-            out.append(
-                _finding(
-                    "calc.required_inconsistent",
-                    at,
-                    Severity.MINOR,
-                    f"风量分配表需风量 {as_min:.1f} 与计算部分 {required:.1f} m³/min 不一致",
-                    figures={"stated": as_min, "recomputed": required},
-                    ref=table_req.ref,
-                )
-            )
+    target = _governing(required, result)
+    out = _table_required_checks(at, row, required, target)
     allocated = _stated(row.allocated_q)
     if allocated is not None and exceeds(target, allocated):
         out.append(
@@ -347,6 +296,33 @@ def _allocation_checks(
             )
         )
     return out
+
+
+def _table_required_checks(
+    at: _Where, row: AllocationRow, required: float | None, target: float
+) -> list[Finding]:
+    """The allocation table's required volume against the requirement ``target`` (m³/min): a figure
+    right in another unit than its column's (``calc.unit_mismatch``), else one that differs from the
+    calculation part's ``required`` (``calc.required_inconsistent``)."""
+    table_req = row.required_q
+    as_min = _stated(table_req)
+    if table_req is None or as_min is None or target <= 0:
+        return []
+    written = table_req.value / FLOW_UNITS.get(table_req.unit_written or "", 1.0)  # as in its cell
+    column = table_req.unit_written or table_req.unit or "m³/min"
+    slip = next(
+        (u for u, f in FLOW_UNITS.items() if u != column and close(written * f, target, rel=0.01)), None
+    )
+    if not close(as_min, target) and slip is not None:
+        rule, stated, recomputed = "calc.unit_mismatch", written, target
+        message = f"风量分配表需风量写作 {written:g}（按 {slip} 计），所在列单位为 {column}；核算为 {target:.1f} m³/min"
+    elif required is not None and not close(as_min, required):
+        rule, stated, recomputed = "calc.required_inconsistent", as_min, required
+        message = f"风量分配表需风量 {as_min:.1f} 与计算部分 {required:.1f} m³/min 不一致"
+    else:
+        return []
+    figures = {"stated": stated, "recomputed": recomputed}
+    return [_finding(rule, at, Severity.MINOR, message, figures=figures, ref=table_req.ref)]
 
 
 def _reference_checks(
@@ -399,6 +375,12 @@ def _reference_checks(
             ],
         )
     ]  # fmt: skip
+
+
+def _governing(required: float | None, result: MaxResult | None) -> float:
+    """The requirement a location is held to (m³/min): the larger of the plan's ``required`` and the
+    recomputed one, 0 when there is neither."""
+    return max(v for v in (required, result.value if result else None, 0.0) if v is not None)
 
 
 def _changed_methods(stated: MaxResult | None, result: MaxResult | None) -> set[str]:
@@ -473,7 +455,7 @@ async def review_calc(
         if loc.kind == "standby_face" and loc.standby_of:
             here = _fold_into_working_face(findings, loc.standby_of, here)
         findings += here
-        governing = max(v for v in (required, result.value if result else None, 0.0) if v is not None)
+        governing = _governing(required, result)
         if governing > 0:
             required_by_loc[key] = governing
         recalcs.append(
