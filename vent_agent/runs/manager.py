@@ -1,12 +1,10 @@
-"""Runs: background execution of a streamed request, its event log, replay and live tail, cancel.
+"""Runs: background execution of a streamed request, its event log, cancel and deletion. The reading
+side (replay, live tail, waiting for a run's end) is :mod:`.reader`, the base of :class:`RunManager`.
 
 A run's events go to the process' one log writer (:mod:`.log_writer`), which commits whatever is queued
 in one transaction; each event carries a dense per-run ``seq`` and is delivered only after its batch
 committed: to this process' subscribers from the run's in-memory tail (:mod:`.tail`), to the others and
-to replays from the log. A subscriber reads the log after the last ``seq`` it has, then follows the tail
-(or, for a run of another worker, waits for the broker and reads the log again); so the hand-over from
-replay to live neither loses nor repeats an event. The HTTP connection only tails the run: a client
-disconnect does not stop it.
+to replays from the log. The HTTP connection only tails the run: a client disconnect does not stop it.
 
 Several workers may share one database: each run records the worker executing it (``run_workers``), a
 subscriber on any worker tails any run (the broker wakes it across workers, or it polls), and a cancel
@@ -23,12 +21,10 @@ end (done, failed, cancelled, or closed as lost) releases the session in the tra
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import json
 import logging
 import secrets
 from collections import Counter
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import Awaitable, Callable
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
@@ -42,6 +38,7 @@ from vent_agent.runs.broker_inprocess import InProcessBroker
 from vent_agent.runs.emitter import Emitter
 from vent_agent.runs.log_writer import EventItem, FinishItem, LogWriter, RunLogFailed, retrying
 from vent_agent.runs.lost_turn import store_lost_turn
+from vent_agent.runs.reader import TERMINAL, RunReader, dumps
 from vent_agent.runs.tail import DEFAULT_TAIL_BYTES, RunTail, StoredEvent
 from vent_agent.runs.worker_models import RunWorkerRow
 from vent_agent.runs.workers import new_worker_id
@@ -54,17 +51,9 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-TERMINAL = {"done", "failed", "cancelled"}
 LOST_MESSAGE = "处理该请求的服务实例异常退出，运行已中断，请重试"
 TAIL_LINGER_S = 10.0
 LOG_FAILED_MESSAGE = "运行事件无法写入日志，运行已中断，请重试"
-DELETED_MESSAGE = "该运行所属的会话已被删除，运行已终止"
-
-
-def dumps(payload: dict[str, Any]) -> str:
-    """An event's one-line JSON, as logged and sent: compact, non-ASCII kept (the frame is
-    ``data: <this>\\n\\n``)."""
-    return json.dumps(payload, ensure_ascii=False, separators=(",", ":"))
 
 
 class SessionBusy(Exception):
@@ -76,21 +65,6 @@ def _release(run_ids: list[str]) -> Any:
     return update(SessionRow).where(SessionRow.active_run_id.in_(run_ids)).values(active_run_id=None)
 
 
-def _deleted_end(run_id: str, session_id: str | None, last: int, last_type: str) -> list[StoredEvent]:
-    """The end a subscriber gives a run deleted before it read the logged one: ``error`` (unless the
-    last event read was one) then ``done``, numbered on after ``last``."""
-    types = (["error"] if last_type != "error" else []) + ["done"]
-    out = []
-    for i, type_ in enumerate(types, start=1):
-        fields: dict[str, Any] = {"message": DELETED_MESSAGE}
-        if type_ == "done":
-            fields["session_id"] = session_id
-        out.append(
-            StoredEvent(last + i, type_, dumps({"type": type_, **fields, "seq": last + i, "run_id": run_id}))
-        )
-    return out
-
-
 class RunCancelled(Exception):
     """Raised inside a run's task when the run was cancelled."""
 
@@ -98,8 +72,9 @@ class RunCancelled(Exception):
 RunBody = Callable[[Emitter], Awaitable[None]]
 
 
-class RunManager:
-    """Starts runs as background tasks and serves their events.
+class RunManager(RunReader):
+    """Starts runs as background tasks, logs their events, cancels and deletes them; serves their events
+    as a :class:`~vent_agent.runs.reader.RunReader`.
 
     ``broker``: wakes subscribers (in-process by default; Redis or NOTIFY across workers); ``poll_s``:
     how often a subscriber of another worker's run re-reads the log when no wake-up comes (s);
@@ -118,21 +93,16 @@ class RunManager:
         tail_bytes: int = DEFAULT_TAIL_BYTES,
         max_queue: int | None = None,
     ) -> None:
-        self.db = db
-        self.worker_id = worker_id or (
-            broker.origin if broker is not None and broker.origin else new_worker_id()
-        )
-        self.broker = broker or InProcessBroker(self.worker_id)
+        worker_id = worker_id or (broker.origin if broker is not None and broker.origin else new_worker_id())
+        super().__init__(db, broker or InProcessBroker(worker_id), poll_s)
+        self.worker_id = worker_id
         self.broker.on_cancel(self._cancel_task)
-        self.poll_s = poll_s
         self.tail_bytes = tail_bytes
         self.writer = LogWriter(db, on_committed=self._committed, on_failed=self._log_failed)
         if max_queue:
             self.writer.max_queue = max_queue
         self._tasks: dict[str, asyncio.Task[None]] = {}
         self._kinds: dict[str, str] = {}
-        self._sessions: dict[str, str | None] = {}
-        self._tails: dict[str, RunTail] = {}
         self._started: set[str] = set()
         self._cancel_before_start: set[str] = set()
         self.heartbeat: WorkerHeartbeat | None = None  # set by runs.lifecycle.open_runs
@@ -414,87 +384,11 @@ class RunManager:
                 log.exception("could not store the assistant turn of lost run %s", run_id)
         return True
 
-    async def get(self, run_id: str) -> RunRow | None:
-        """The run's row, or None."""
-        async with self.db.session() as s:
-            return await s.get(RunRow, run_id)
-
-    async def worker_of(self, run_id: str) -> str | None:
-        """The id of the worker executing (or that executed) the run, or None."""
-        async with self.db.session() as s:
-            row = await s.get(RunWorkerRow, run_id)
-            return row.worker_id if row else None
-
     async def events_after(self, run_id: str, after: int, limit: int = 500) -> list[StoredEvent]:
         """Logged events of ``run_id`` with ``seq > after``, in order. For a run of this process, what
         it has queued so far is committed first (a run body reading its own events back sees them all)."""
         await self.writer.settle(run_id)
         return await self._read_log(run_id, after, limit)
-
-    async def _read_log(self, run_id: str, after: int, limit: int = 500) -> list[StoredEvent]:
-        async with self.db.session() as s:
-            rows = await s.exec(
-                select(EventRow.seq, EventRow.type, EventRow.payload)
-                .where(EventRow.run_id == run_id, EventRow.seq > after)
-                .order_by(EventRow.seq)
-                .limit(limit)
-            )
-            return [StoredEvent(seq, type_, payload) for seq, type_, payload in rows]
-
-    async def subscribe(self, run_id: str, after: int = 0) -> AsyncIterator[StoredEvent]:
-        """Replay the run's events after ``after``, then tail it live until it ends (whichever worker
-        executes it). Yields each committed event once, in seq order."""
-        async for batch in self.subscribe_batches(run_id, after):
-            for ev in batch:
-                yield ev
-
-    async def subscribe_batches(self, run_id: str, after: int = 0) -> AsyncIterator[list[StoredEvent]]:
-        """As :meth:`subscribe`, the events ready at each step together (non-empty lists)."""
-        tail = self._tails.get(run_id)
-        if tail is None:
-            async for batch in self._subscribe_log(run_id, after):
-                yield batch
-            return
-        last, last_type, session_id = after, "", self._sessions.get(run_id)
-        while True:
-            ready = tail.after(last)
-            if ready is None and not tail.deleted:  # behind the tail's window: catch up from the log
-                ready = await self._read_log(run_id, last)
-            if ready:
-                yield ready
-                last, last_type = ready[-1].seq, ready[-1].type
-                continue
-            if tail.ended:  # nothing after ``last`` and nothing more to come
-                if tail.deleted and last_type != "done":
-                    yield _deleted_end(run_id, session_id, last, last_type)
-                return
-            await tail.wait(self.poll_s)
-
-    async def _subscribe_log(self, run_id: str, after: int) -> AsyncIterator[list[StoredEvent]]:
-        """The tail of a run executing elsewhere (or ended): read the log, wait for the broker, again. A
-        run deleted under the subscriber (its session deleted) before it read the end still ends with
-        ``error`` then ``done`` (not logged: the log is gone)."""
-        last, last_type, seen = after, "", await self.get(run_id)
-        while True:
-            waiter = self.broker.listen(run_id)
-            try:
-                batch = await self._read_log(run_id, last)
-                if batch:
-                    last, last_type = batch[-1].seq, batch[-1].type
-                    yield batch
-                    continue
-                run = await self.get(run_id)
-                if run is None and seen is not None and last_type != "done":
-                    yield _deleted_end(run_id, seen.session_id, last, last_type)
-                    return
-                if run is None or (run.status in TERMINAL and last >= run.last_seq):
-                    return
-                seen = run
-                with contextlib.suppress(TimeoutError):
-                    async with asyncio.timeout(self.poll_s):
-                        await waiter.wait()
-            finally:
-                self.broker.unlisten(run_id, waiter)
 
     def _cancel_task(self, run_id: str) -> bool:
         task = self._tasks.get(run_id)
@@ -544,23 +438,6 @@ class RunManager:
         task = self._tasks.get(run_id)
         if task is not None:
             await asyncio.gather(task, return_exceptions=True)
-
-    async def wait_ended(self, run_id: str, timeout_s: float) -> RunRow | None:
-        """Wait until the run (on any worker) is no longer running, at most ``timeout_s`` (s); return its
-        row as it then is (None when unknown)."""
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + timeout_s
-        while True:
-            waiter = self.broker.listen(run_id)
-            try:
-                run = await self.get(run_id)
-                remaining = deadline - loop.time()
-                if run is None or run.status in TERMINAL or remaining <= 0:
-                    return run
-                with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(waiter.wait(), min(self.poll_s, remaining))
-            finally:
-                self.broker.unlisten(run_id, waiter)
 
     async def delete_runs(self, run_ids: list[str]) -> None:
         """Delete runs with their events and worker records (session deletion, retention), freeing the
