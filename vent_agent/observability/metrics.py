@@ -14,8 +14,8 @@ processes behind a load balancer.
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, contextmanager
 from typing import TYPE_CHECKING
 
 from prometheus_client import CONTENT_TYPE_LATEST, REGISTRY, Counter, Gauge, Histogram, generate_latest
@@ -109,28 +109,27 @@ def observe_ocr_page(engine: str, seconds: float, ok: bool = True) -> None:
 
 
 @contextmanager
-def time_tool(tool: str) -> Iterator[None]:
-    """``with time_tool("query_tun_data_by_id"): …`` records the block's time; an exception counts as
-    an error outcome and is re-raised."""
+def _timed(observe: Callable[[str, float, bool], None], name: str) -> Iterator[None]:
+    """Time the block and ``observe(name, seconds, ok)``; an exception counts as an error outcome and
+    is re-raised."""
     start = time.perf_counter()
     ok = False
     try:
         yield
         ok = True
     finally:
-        observe_tool_call(tool, time.perf_counter() - start, ok)
+        observe(name, time.perf_counter() - start, ok)
 
 
-@contextmanager
-def time_model(model: str) -> Iterator[None]:
+def time_tool(tool: str) -> AbstractContextManager[None]:
+    """``with time_tool("query_tun_data_by_id"): …`` records the block's time (s) as one tool call;
+    an exception counts as an error outcome and is re-raised."""
+    return _timed(observe_tool_call, tool)
+
+
+def time_model(model: str) -> AbstractContextManager[None]:
     """``with time_model("deepseek-chat"): …`` records one model call's time (s); errors re-raised."""
-    start = time.perf_counter()
-    ok = False
-    try:
-        yield
-        ok = True
-    finally:
-        observe_model_call(model, time.perf_counter() - start, ok)
+    return _timed(observe_model_call, model)
 
 
 def set_upload_disk(settings: Settings) -> None:
