@@ -22,7 +22,7 @@ import socket
 import statistics
 import sys
 import time
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Coroutine, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -34,6 +34,19 @@ SAMPLES = ROOT.parent / "shared" / "samples"
 
 
 # -- machine and output ------------------------------------------------------------------------------
+
+LOOPS = ("uvloop", "asyncio")
+"""The event loops a benchmark's server can run on (``--loop``); uvloop is what ``vent-agent serve`` uses."""
+
+
+def run_on_loop(loop: str, main: Coroutine[Any, Any, None]) -> None:
+    """Run ``main`` to its end on ``loop`` (one of :data:`LOOPS`)."""
+    if loop == "uvloop":
+        import uvloop
+
+        uvloop.run(main)
+    else:
+        asyncio.run(main)
 
 
 def machine_line() -> str:

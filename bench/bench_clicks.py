@@ -23,7 +23,6 @@ streams and events per second, and the throughput as a ratio to *fast, no model*
 from __future__ import annotations
 
 import argparse
-import asyncio
 import logging
 import os
 import re
@@ -33,11 +32,13 @@ from pathlib import Path
 from typing import Any
 
 from _common import (
+    LOOPS,
     ROOT,
     LoadSummary,
     print_table,
     quiet_logs,
     raise_fd_limit,
+    run_on_loop,
     serve,
     summarise,
 )
@@ -202,7 +203,7 @@ def parse_args() -> argparse.Namespace:
     )
     parser.add_argument("--n", type=int, nargs="+", default=[200, 500], help="concurrent streams")
     parser.add_argument("--clients", type=int, default=2, help="client processes sharing the streams")
-    parser.add_argument("--loop", choices=["uvloop", "asyncio"], default="uvloop", help="the server's loop")
+    parser.add_argument("--loop", choices=LOOPS, default="uvloop", help="the server's loop")
     parser.add_argument("--chunk-delay-ms", type=float, default=5.0, help="scripted model: ms between chunks")
     parser.add_argument("--only", nargs="+", help="run the configurations whose label contains a word")
     parser.add_argument("--timeout", type=float, default=120.0, help="time-out per stream, s")
@@ -211,9 +212,4 @@ def parse_args() -> argparse.Namespace:
 
 if __name__ == "__main__":
     arguments = parse_args()
-    if arguments.loop == "uvloop":
-        import uvloop
-
-        uvloop.run(main(arguments))
-    else:
-        asyncio.run(main(arguments))
+    run_on_loop(arguments.loop, main(arguments))

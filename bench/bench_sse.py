@@ -36,7 +36,17 @@ import time
 from collections.abc import AsyncIterator
 from pathlib import Path
 
-from _common import LoadSummary, StreamResult, print_table, quiet_logs, serve, summarise, temp_postgres
+from _common import (
+    LOOPS,
+    LoadSummary,
+    StreamResult,
+    print_table,
+    quiet_logs,
+    run_on_loop,
+    serve,
+    summarise,
+    temp_postgres,
+)
 from _rawclient import raw_load
 from fastapi import FastAPI
 from sse_starlette import EventSourceResponse, ServerSentEvent
@@ -276,7 +286,7 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument("--concurrency", type=int, nargs="+", default=[1, 16], help="open streams at once")
     parser.add_argument("--rounds", type=int, default=3, help="interleaved rounds per level; fastest kept")
     parser.add_argument("--clients", type=int, default=1, help="client processes sharing the streams")
-    parser.add_argument("--loop", choices=["uvloop", "asyncio"], default="uvloop", help="the server's loop")
+    parser.add_argument("--loop", choices=LOOPS, default="uvloop", help="the server's loop")
     pg = parser.add_mutually_exclusive_group()
     pg.add_argument(
         "--postgres", default=PG_ADMIN_URL, help=f"admin URL of the PostgreSQL server ({PG_ADMIN_URL})"
@@ -290,9 +300,4 @@ def parse_args() -> argparse.Namespace:
 
 if __name__ == "__main__":
     arguments = parse_args()
-    if arguments.loop == "uvloop":
-        import uvloop
-
-        uvloop.run(main(arguments))
-    else:
-        asyncio.run(main(arguments))
+    run_on_loop(arguments.loop, main(arguments))
