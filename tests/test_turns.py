@@ -45,6 +45,19 @@ def slow_model(delay_s: float = 0.05) -> ScriptedChatModel:
     )
 
 
+async def until_history_has(c: httpx.AsyncClient, sid: str, content: str, timeout_s: float = 10.0) -> None:
+    """Wait until the session's history holds a message ``content`` (a claimed turn stores its user
+    message first), instead of guessing how long that takes on a loaded machine."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout_s
+    while loop.time() < deadline:
+        hist = (await c.get(f"/api/chat/history/{sid}", headers=TOKEN)).json().get("messages", [])
+        if any(m["content"] == content for m in hist):
+            return
+        await asyncio.sleep(0.02)
+    raise AssertionError(f"{content!r} never reached the history of {sid}")
+
+
 @pytest.fixture
 async def app_on(store_url: str, tmp_path: Path) -> AsyncIterator[Any]:
     """The app on a SQLite or a PostgreSQL store (its checkpointer beside it)."""
@@ -79,7 +92,7 @@ async def test_second_message_while_a_turn_runs_is_409(app: Any) -> None:
         first = asyncio.create_task(
             c.post("/api/chat", data={"message": "问题A", "session_id": sid}, headers=TOKEN)
         )
-        await asyncio.sleep(0.1)
+        await until_history_has(c, sid, "问题A")  # the first turn has claimed the session
         second = await c.post("/api/chat", data={"message": "问题B", "session_id": sid}, headers=TOKEN)
         assert second.status_code == 409 and BUSY_WORD in second.json()["error"]
         assert set(second.json()) == {"error"}
