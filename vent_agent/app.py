@@ -78,7 +78,6 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             interpret_model=make_interpret_model(settings),
             review_slots=asyncio.Semaphore(settings.review_concurrency),
             ocr_slots=asyncio.Semaphore(settings.ocr_concurrency),
-            reference=None,
             users=make_user_service(settings),
             checkpointer=checkpointer,
             models=ModelRegistry(settings, db),

@@ -10,7 +10,6 @@ from langgraph.checkpoint.base import BaseCheckpointSaver
 
 from vent_agent.auth import UserService
 from vent_agent.llm.registry import ModelRegistry
-from vent_agent.review.reference import ReferenceData
 from vent_agent.runs.manager import RunManager
 from vent_agent.settings import Settings
 from vent_agent.skills.registry import SkillRegistry
@@ -31,7 +30,6 @@ class AppState:
     interpret_model: BaseChatModel | None
     review_slots: asyncio.Semaphore
     ocr_slots: asyncio.Semaphore
-    reference: ReferenceData | None
     users: UserService
     checkpointer: BaseCheckpointSaver | None = None
     models: ModelRegistry | None = None

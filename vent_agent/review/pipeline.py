@@ -300,7 +300,7 @@ async def review_plan(
     req: ReviewRequest,
     settings: Settings,
     emit: Emit,
-    reference: ReferenceData | None,
+    reference: ReferenceData | None = None,
     *,
     ocr_slots: asyncio.Semaphore | None = None,
     ocr_engine: OcrEngine | None = None,
@@ -308,9 +308,11 @@ async def review_plan(
 ) -> ReviewResult:
     """Review one plan PDF end to end (without rendering). Raises :class:`ReviewFailed`.
 
-    ``ocr_slots`` (the app's ``AppState.ocr_slots``) bounds concurrent OCR; ``ocr_engine`` replaces the
-    engine of ``settings.ocr_engine`` (tests, benchmarks); ``remarks_model`` (None: no model configured)
-    writes the reviewers' language and logic remarks, each call at most ``settings.llm_timeout_s`` s.
+    ``reference`` (tests, benchmarks) replaces the embedded MCP server's reference data (None: the data
+    ``settings`` name). ``ocr_slots`` (the app's ``AppState.ocr_slots``) bounds concurrent OCR;
+    ``ocr_engine`` replaces the engine of ``settings.ocr_engine`` (tests, benchmarks); ``remarks_model``
+    (None: no model configured) writes the reviewers' language and logic remarks, each call at most
+    ``settings.llm_timeout_s`` s.
     """
     await emit(
         ReviewProgress(

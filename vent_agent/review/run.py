@@ -64,7 +64,6 @@ async def _review_run(
                 req,
                 state.settings,
                 emitter.send,
-                state.reference,
                 remarks_model=remarks_model,
                 ocr_slots=state.ocr_slots,
             )
