@@ -134,11 +134,6 @@ async def test_review_route_with_a_configured_model(plan_b_pdf: Path, tmp_path: 
         )
         app = create_app(settings)
         async with app.router.lifespan_context(app):
-            state = app.state.vent
-            if state.models is None:  # until the lifespan builds the registry
-                from vent_agent.llm.registry import ModelRegistry
-
-                state.models = ModelRegistry(settings, state.db)
             transport = httpx.ASGITransport(app=app)
             async with httpx.AsyncClient(
                 transport=transport, base_url="http://testserver", timeout=60

@@ -31,9 +31,9 @@ class AppState:
     review_slots: asyncio.Semaphore
     ocr_slots: asyncio.Semaphore
     users: UserService
-    checkpointer: BaseCheckpointSaver | None = None
-    models: ModelRegistry | None = None
-    skills: SkillRegistry | None = None
+    checkpointer: BaseCheckpointSaver[str]
+    models: ModelRegistry
+    skills: SkillRegistry
     prompt_parts: dict[str, dict[str, str]] = field(default_factory=dict)
     # click interpretations computing at once (data, facts, text); the others wait after their first
     # events, so that a burst of clicks still gets its first events at once

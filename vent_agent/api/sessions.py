@@ -73,9 +73,8 @@ async def delete_session(session_id: SessionIdPath, state: StateDep, user: Curre
         await state.runs.request_cancel(rid)  # on whichever worker runs it
         await state.runs.wait_ended(rid, 10)
     await state.runs.delete_runs(await store.run_ids(state.db, row.id))
-    if state.checkpointer is not None:
-        for thread in await store.thread_ids(state.db, row):
-            await state.checkpointer.adelete_thread(checkpoint_thread(row.id, thread))
+    for thread in await store.thread_ids(state.db, row):
+        await state.checkpointer.adelete_thread(checkpoint_thread(row.id, thread))
     gone = await store.delete_session(
         state.db, row, data_dirs=[state.settings.uploads_dir, state.settings.reports_dir]
     )

@@ -25,7 +25,7 @@ router = APIRouter(prefix="/api/skills", tags=["skills"], route_class=UploadRout
 
 def get_skills(state: StateDep) -> SkillRegistry:
     """The app's :class:`SkillRegistry` (``AppState.skills``)."""
-    return state.skills  # type: ignore[attr-defined,no-any-return]
+    return state.skills
 
 
 SkillsDep = Annotated[SkillRegistry, Depends(get_skills)]

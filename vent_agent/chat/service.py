@@ -106,8 +106,6 @@ class ChatTurn:
 async def pending_interrupt(state: AppState, session_id: str, thread_id: str) -> Any | None:
     """The pending interrupt (plan approval) of a thread, or None: read from the latest checkpoint's
     pending writes, so it needs no graph and works on any worker after a restart."""
-    if state.checkpointer is None:
-        return None
     snap = await state.checkpointer.aget_tuple(graph_config(session_id, thread_id))
     if snap is None:
         return None
@@ -121,8 +119,6 @@ async def pending_interrupt(state: AppState, session_id: str, thread_id: str) ->
 
 async def thread_exists(state: AppState, session_id: str, thread_id: str) -> bool:
     """True when the thread has a checkpoint."""
-    if state.checkpointer is None:
-        return False
     return await state.checkpointer.aget_tuple(graph_config(session_id, thread_id)) is not None
 
 
@@ -286,7 +282,7 @@ async def _record_usage(state: AppState, turn: ChatTurn, mapper: StreamMapper) -
     """Store the last model request's token usage, split over the prompt's parts (system prompt,
     skills index, the conversation so far; tool schemas and results fall to ``other``), for
     ``GET …/context``."""
-    if not mapper.usage or not mapper.usage.get("input_tokens") or state.models is None:
+    if not mapper.usage or not mapper.usage.get("input_tokens"):
         return
     parts = state.prompt_parts.get(turn.session.id, {})
     messages, _total = await store.history(state.db, turn.session.id, limit=1000, offset=0)

@@ -38,7 +38,7 @@ class PromptExtras:
 
 
 def _skill_tools(state: AppState, agent: str) -> list[BaseTool]:
-    return [make_load_skill_tool(state.skills, agent)] if state.skills is not None else []
+    return [make_load_skill_tool(state.skills, agent)]
 
 
 def chat_tools(state: AppState) -> list[BaseTool]:
@@ -62,8 +62,6 @@ def click_tools(state: AppState) -> list[BaseTool]:
 
 async def skills_index(state: AppState, agent: str) -> str:
     """The prompt block listing the enabled skills of ``agent`` ('' when none)."""
-    if state.skills is None:
-        return ""
     return render_prompt_index(await state.skills.prompt_index(agent))
 
 

@@ -20,8 +20,6 @@ def register_readiness(app: FastAPI, state: AppState) -> None:
     settings = state.settings
 
     async def checkpointer() -> str:
-        if state.checkpointer is None:
-            return "none"
         await state.checkpointer.aget_tuple({"configurable": {"thread_id": "readyz", "checkpoint_ns": ""}})
         return type(state.checkpointer).__name__
 

@@ -59,7 +59,7 @@ async def _review_run(
         await emitter.send(ReviewProgress(message="审查任务排队中，请稍候...", queued=True))
     async with state.review_slots:
         try:
-            remarks_model = await state.models.chat_model() if state.models is not None else None
+            remarks_model = await state.models.chat_model()
             result = await review_plan(
                 req,
                 state.settings,
