@@ -4,6 +4,8 @@ everything of the session (the checkpoints of every thread too), a rejected uplo
 
 from __future__ import annotations
 
+import dataclasses
+from collections.abc import Mapping
 from datetime import datetime, timedelta
 from zoneinfo import ZoneInfo
 
@@ -131,6 +133,19 @@ async def test_context_usage_nulls_then_figures(app, client: httpx.AsyncClient) 
     assert sum(ctx["breakdown"].values()) == 120
     assert ctx["breakdown"]["system_prompt"] > 0 and ctx["breakdown"]["messages"] >= 20
     assert ctx["usage_pct"] == pytest.approx(0.1, abs=0.05)
+
+
+async def test_the_app_state_keeps_nothing_per_session(chatty, client: httpx.AsyncClient) -> None:
+    """The context breakdown's prompt parts travel with the turn: after turns in many sessions the
+    process' shared state holds no collection keyed by a session (it would grow for ever)."""
+    sids = [await new_session(client, f"第{i}个") for i in range(3)]
+    state = chatty.state.vent
+    for f in dataclasses.fields(state):
+        value = getattr(state, f.name)
+        if isinstance(value, Mapping):
+            assert not any(str(k) in sids for k in value), f.name
+    ctx = (await client.get(f"/api/sessions/{sids[0]}/context", headers=TOKEN)).json()
+    assert ctx["breakdown"]["system_prompt"] > 0
 
 
 async def test_delete_removes_everything(chatty, client: httpx.AsyncClient) -> None:

@@ -34,7 +34,6 @@ class AppState:
     checkpointer: BaseCheckpointSaver[str]
     models: ModelRegistry
     skills: SkillRegistry
-    prompt_parts: dict[str, dict[str, str]] = field(default_factory=dict)
     # click interpretations computing at once (data, facts, text); the others wait after their first
     # events, so that a burst of clicks still gets its first events at once
     click_slots: asyncio.Semaphore = field(default_factory=lambda: asyncio.Semaphore(CLICK_SLOTS))

@@ -18,7 +18,7 @@ import asyncio
 import json
 import logging
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 from zoneinfo import ZoneInfo
@@ -91,6 +91,9 @@ class ChatTurn:
     """The run's end at the latest (event-loop time, s): set when the run starts (``run_timeout_s``)."""
     timed_out: bool = False
     """The run time-out was hit (the graph was stopped by it)."""
+    prompt_parts: dict[str, str] = field(default_factory=dict)
+    """The dialogue agent's system prompt of this turn in parts (``system_prompt``, ``skills``), for the
+    context breakdown of its last model request; empty when no dialogue agent was built."""
 
     def start_clock(self, timeout_s: float) -> None:
         """Set :attr:`deadline` ``timeout_s`` seconds from now (the run's start)."""
@@ -193,15 +196,15 @@ async def _build_graph(state: AppState, emitter: Emitter, turn: ChatTurn, mode: 
             max_tool_calls=state.settings.max_tool_calls,
             context_schema=AgentContext,
         )
-        _remember_prompt(state, turn.session.id, prompt, extras)
+        _remember_prompt(turn, prompt, extras)
     return build_supervisor(
         agent, review, checkpointer=state.checkpointer, context_schema=AgentContext, plan_mode=mode == "plan"
     )
 
 
-def _remember_prompt(state: AppState, session_id: str, prompt: str, extras: PromptExtras) -> None:
-    """Keep the prompt's parts for the context breakdown of this session's last request."""
-    state.prompt_parts[session_id] = {
+def _remember_prompt(turn: ChatTurn, prompt: str, extras: PromptExtras) -> None:
+    """Keep the prompt's parts with the turn for the context breakdown of its last model request."""
+    turn.prompt_parts = {
         "system_prompt": prompt.replace(extras.skills_index, ""),
         "skills": extras.skills_index,
     }
@@ -284,12 +287,11 @@ async def _record_usage(state: AppState, turn: ChatTurn, mapper: StreamMapper) -
     ``GET …/context``."""
     if not mapper.usage or not mapper.usage.get("input_tokens"):
         return
-    parts = state.prompt_parts.get(turn.session.id, {})
     messages, _total = await store.history(state.db, turn.session.id, limit=1000, offset=0)
     usage = context_breakdown(
         mapper.usage,
         state.models.context_window(),
-        {**parts, "messages": "\n".join(m["content"] for m in messages)},
+        {**turn.prompt_parts, "messages": "\n".join(m["content"] for m in messages)},
     ).as_dict()
     usage["updated_at"] = datetime.now(ZoneInfo(state.settings.timezone)).strftime("%Y-%m-%d %H:%M:%S")
     await store.update_session(state.db, turn.session.id, context_usage=json.dumps(usage, ensure_ascii=False))
