@@ -125,10 +125,6 @@ async def thread_exists(state: AppState, session_id: str, thread_id: str) -> boo
     return await state.checkpointer.aget_tuple(graph_config(session_id, thread_id)) is not None
 
 
-async def _no_review(_attachment: dict[str, Any]) -> str:  # pragma: no cover - never routed
-    return ""
-
-
 async def _agent_start(send: Send, agent: str) -> float:
     """Send ``agent_start`` for ``agent`` (the review or the dialogue agent); return when it started
     (``time.monotonic()``, s) for :func:`_agent_done`."""
