@@ -151,7 +151,7 @@ def make_result(
     lhs: str = "Q",
     unit: str = "m³/min",
     decimals: int = fmt.Q_DECIMALS,
-    cls: type[R] = CalcResult,  # type: ignore[assignment]
+    cls: type[R] = CalcResult,  # type: ignore[assignment]  # mypy#3737: a TypeVar parameter cannot default to its bound
     substituted: str | None = None,
     **extra: Any,
 ) -> R:
@@ -195,12 +195,12 @@ def bound_check(
     warnings = []
     below = lower is not None and value < lower
     above = upper is not None and value > upper
-    if below:
-        warnings.append(f"{name} = {fmt.q(value)} below the lower bound {fmt.q(lower)}")  # type: ignore[arg-type]
+    if lower is not None and below:
+        warnings.append(f"{name} = {fmt.q(value)} below the lower bound {fmt.q(lower)}")
     elif lower is not None and lower > 0 and value <= lower * (1 + near):
         warnings.append(f"{name} = {fmt.q(value)} within {near * 100:g} % of the lower bound {fmt.q(lower)}")
-    if above:
-        warnings.append(f"{name} = {fmt.q(value)} above the upper bound {fmt.q(upper)}")  # type: ignore[arg-type]
+    if upper is not None and above:
+        warnings.append(f"{name} = {fmt.q(value)} above the upper bound {fmt.q(upper)}")
     elif upper is not None and value >= upper * (1 - near):
         warnings.append(f"{name} = {fmt.q(value)} within {near * 100:g} % of the upper bound {fmt.q(upper)}")
     return BoundCheck(

@@ -120,7 +120,7 @@ def calc_explosives_store(
     size, minimum = tables.store_minimum.resolve("store_size", text("store_size", store_size))
     changes = tables.constants.store_air_changes
     article = tables.article("explosives_store")
-    by_volume = make_result(
+    by_volume: CalcResult = make_result(
         raw=changes * v / 60,
         method="calc_explosives_store.by_volume",
         method_cn="按库容计算",
@@ -153,7 +153,7 @@ def calc_charging_chamber(*, h2_emission: float, tables: CoefficientTables = DEF
     q_h2 = non_negative("h2_emission", h2_emission)
     c = tables.constants
     article = tables.article("charging")
-    by_h2 = make_result(
+    by_h2: CalcResult = make_result(
         raw=c.h2_factor * q_h2,
         method="calc_charging_chamber.by_h2",
         method_cn="按氢气涌出量计算",

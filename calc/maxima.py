@@ -150,11 +150,16 @@ def calc_face_air_volume_max(
     params.pop("tables")
     results = run_methods(FACE_METHODS, params, tables)
     checks = []
-    if results and None not in (mining_height, roof_control_max, roof_control_min):
+    if (
+        results
+        and mining_height is not None
+        and roof_control_max is not None
+        and roof_control_min is not None
+    ):
         speed = calc_face_by_wind_speed(
-            mining_height=mining_height,  # type: ignore[arg-type]
-            roof_control_max=roof_control_max,  # type: ignore[arg-type]
-            roof_control_min=roof_control_min,  # type: ignore[arg-type]
+            mining_height=mining_height,
+            roof_control_max=roof_control_max,
+            roof_control_min=roof_control_min,
             required_q=max(r.value for r in results),
             mining_method=mining_method,
             dust_suppression=dust_suppression,

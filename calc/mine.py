@@ -6,7 +6,7 @@ from collections.abc import Mapping, Sequence
 
 from calc import formatting as fmt
 from calc.builder import bound_check, choice_coefficient, make_result, max_result
-from calc.result import MaxResult
+from calc.result import CalcResult, MaxResult
 from calc.tables import DEFAULT_TABLES, PRACTICE, CoefficientTables
 from calc.validate import count, named_numbers, positive, text
 
@@ -36,7 +36,7 @@ def calc_total_air_volume(
     k = choice_coefficient("k_mine", k_mine, "k_mine", tables.k_mine, "fan_mode", mode)
     total = sum(qs.values())
     article = tables.article("air_per_person")
-    by_locations = make_result(
+    by_locations: CalcResult = make_result(
         raw=total * k.value,
         method="calc_total_air_volume.by_locations",
         method_cn="按各用风地点需风量之和计算",

@@ -38,13 +38,15 @@ def speed_bounds(
     Raises CalcInputError for a negative or non-finite ``required_q``.
     """
     source = f"{tables.article('wind_speed')} {tables.wind_speed.source}"
-    lower = fmt.round_half_up(60 * v_min * area_lower[0]) if v_min is not None else None
-    upper = fmt.round_half_up(60 * v_max * area_upper[0]) if v_max is not None else None
+    lower: float | None = None
+    upper: float | None = None
     parts = []
-    if lower is not None:
-        parts.append(f"60 × {fmt.num(v_min)} × {area_lower[1]} = {fmt.q(lower)} ≤ Q")  # type: ignore[arg-type]
-    if upper is not None:
-        parts.append(f"{'' if parts else 'Q '}≤ 60 × {fmt.num(v_max)} × {area_upper[1]} = {fmt.q(upper)}")  # type: ignore[arg-type]
+    if v_min is not None:
+        lower = fmt.round_half_up(60 * v_min * area_lower[0])
+        parts.append(f"60 × {fmt.num(v_min)} × {area_lower[1]} = {fmt.q(lower)} ≤ Q")
+    if v_max is not None:
+        upper = fmt.round_half_up(60 * v_max * area_upper[0])
+        parts.append(f"{'' if parts else 'Q '}≤ 60 × {fmt.num(v_max)} × {area_upper[1]} = {fmt.q(upper)}")
     bounds_text = " ".join(parts) if parts else "Q: no wind-speed bound"
     formula = "60·v_min·S ≤ Q ≤ 60·v_max·S"
     check = None

@@ -33,14 +33,15 @@ def _high_gas(
     t = tables.high_gas
     if kind is None:
         return None, []
-    limits = {
+    by_kind: dict[str, list[tuple[str, float | None, float, str]]] = {
         "mine": [
             ("absolute", total, t.mine_absolute, "m³/min"),
             ("relative", relative, t.mine_relative, "m³/t"),
         ],
         "coal_face": [("absolute", total, t.face_absolute, "m³/min")],
         "heading": [("absolute", total, t.heading_absolute, "m³/min")],
-    }[kind]
+    }
+    limits = by_kind[kind]
     reasons = [
         f"{kind} {what} emission {fmt.emission(value)} {unit} > {fmt.num(limit)} {unit}"
         for what, value, limit, unit in limits
@@ -94,9 +95,9 @@ def calc_gas_emission_from_wind(
     total_text = (
         f"q_total = {fmt.emission(q_vent)} + {fmt.emission(q_drained)} = {fmt.emission(total)} m³/min"
     )
-    if relative is not None:
+    if output is not None and relative is not None:
         total_text += (
-            f"; q_rel = 1440 × {fmt.emission(total)} / {fmt.num(output)} = {fmt.emission(relative)} m³/t"  # type: ignore[arg-type]
+            f"; q_rel = 1440 × {fmt.emission(total)} / {fmt.num(output)} = {fmt.emission(relative)} m³/t"
         )
     warnings = []
     if c_ret >= RETURN_LIMIT_PERCENT and kind != "mine":
