@@ -20,10 +20,13 @@ from docx.enum.table import WD_TABLE_ALIGNMENT
 from docx.enum.text import WD_ALIGN_PARAGRAPH
 from docx.oxml import OxmlElement
 from docx.oxml.ns import qn
+from docx.oxml.xmlchemy import BaseOxmlElement
+from docx.section import Section
 from docx.shared import Cm, Pt, RGBColor
 from docx.styles.style import BaseStyle
-from docx.table import _Cell
+from docx.table import _Cell, _Row
 from docx.text.paragraph import Paragraph
+from docx.text.run import Run
 
 from reports.blocks import Block, Bullets, Heading, Layout, Para, ReportContent, Table
 from reports.content import FINDINGS_HEADER, REMARKS_HEADER, SIGNOFF_HEADER, build_report
@@ -60,7 +63,7 @@ FOOTER_TEXT = "配风计划审查报告：问题及其严重程度由确定性�
 # --- fonts ----------------------------------------------------------------------------------------
 
 
-def _apply_fonts(rfonts, east_asia: str, latin: str) -> None:
+def _apply_fonts(rfonts: BaseOxmlElement, east_asia: str, latin: str) -> None:
     """Set the fonts on a ``w:rFonts`` element and drop its theme-font attributes, which Word would
     otherwise prefer."""
     for attr in _THEME_FONT_ATTRS:
@@ -70,7 +73,7 @@ def _apply_fonts(rfonts, east_asia: str, latin: str) -> None:
     rfonts.set(qn("w:eastAsia"), east_asia)
 
 
-def set_fonts(rpr_owner, east_asia: str = CJK_FONT, latin: str = LATIN_FONT) -> None:
+def set_fonts(rpr_owner: BaseOxmlElement, east_asia: str = CJK_FONT, latin: str = LATIN_FONT) -> None:
     """Set the Latin and East-Asian fonts of a run or a style element."""
     _apply_fonts(rpr_owner.get_or_add_rPr().get_or_add_rFonts(), east_asia, latin)
 
@@ -108,7 +111,7 @@ def _setup_styles(doc: DocxDocument) -> None:
             style.font.color.rgb = RGBColor(0, 0, 0)
 
 
-def _run_properties(east_asia: str, bold: bool, size: Pt | None):
+def _run_properties(east_asia: str, bold: bool, size: Pt | None) -> BaseOxmlElement:
     """A fresh ``w:rPr``: both fonts, bold (with its complex-script twin) and size, in schema order."""
     rpr = OxmlElement("w:rPr")
     rfonts = OxmlElement("w:rFonts")
@@ -127,8 +130,13 @@ def _run_properties(east_asia: str, bold: bool, size: Pt | None):
 
 
 def add_run(
-    paragraph: Paragraph, text: str, *, bold: bool = False, size: Pt | None = None, east_asia: str = CJK_FONT
-):
+    paragraph: Paragraph,
+    text: str,
+    *,
+    bold: bool = False,
+    size: Pt | None = None,
+    east_asia: str = CJK_FONT,
+) -> Run:
     """Add a run with both fonts set; every run of the report goes through here. The run properties
     are built as one element (python-docx's per-property setters search the tree each time)."""
     run = paragraph.add_run()
@@ -147,7 +155,7 @@ def add_run(
 # --- page layout ----------------------------------------------------------------------------------
 
 
-def _shape_section(section, landscape: bool) -> None:
+def _shape_section(section: Section, landscape: bool) -> None:
     """A4, portrait or landscape, with the report's margins."""
     section.orientation = WD_ORIENT.LANDSCAPE if landscape else WD_ORIENT.PORTRAIT
     section.page_width, section.page_height = (A4_LONG, A4_SHORT) if landscape else (A4_SHORT, A4_LONG)
@@ -210,7 +218,7 @@ def _severity_label(cell: _Cell, text: str, fill: str) -> None:
     run._r.get_or_add_rPr().append(shd)
 
 
-def _repeat_header(row) -> None:
+def _repeat_header(row: _Row) -> None:
     """Repeat the table's header row on every page."""
     tr_pr = row._tr.get_or_add_trPr()
     header = OxmlElement("w:tblHeader")
@@ -218,7 +226,7 @@ def _repeat_header(row) -> None:
     tr_pr.append(header)
 
 
-def _keep_together(row) -> None:
+def _keep_together(row: _Row) -> None:
     """Keep a table row on one page where it fits (``w:cantSplit``)."""
     cant_split = OxmlElement("w:cantSplit")
     cant_split.set(qn("w:val"), "true")
