@@ -13,6 +13,7 @@ Coordinates are pixels of the image given to the engine, origin at its top-left,
 from __future__ import annotations
 
 import threading
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
@@ -51,6 +52,13 @@ class OcrBox:
         return min(xs), min(ys), max(xs), max(ys)
 
     @classmethod
+    def from_points(cls, text: str, score: float, points: Sequence[Point]) -> OcrBox | None:
+        """A box from an engine's corner points (top-left first, clockwise); None unless there are four."""
+        if len(points) != 4:
+            return None
+        return cls(text, score, (points[0], points[1], points[2], points[3]))
+
+    @classmethod
     def from_rect(cls, text: str, score: float, x0: float, y0: float, x1: float, y1: float) -> OcrBox:
         """A box from an axis-aligned rectangle (pixels)."""
         return cls(text, score, ((x0, y0), (x1, y0), (x1, y1), (x0, y1)))
@@ -68,6 +76,14 @@ class OcrEngine(Protocol):
     name: str
 
     def recognise(self, image: Image.Image) -> list[OcrBox]: ...
+
+
+@runtime_checkable
+class LineReader(Protocol):
+    """An engine that can also read an image holding one text line without detecting it first
+    (RapidOCR, the OCR worker pool): ``(text, score)``."""
+
+    def read_line(self, image: Image.Image) -> tuple[str, float]: ...
 
 
 _LOADED: dict[tuple[str, str | None, str, int], OcrEngine] = {}

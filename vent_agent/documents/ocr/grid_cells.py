@@ -100,20 +100,20 @@ def build_cells(grid: Grid, boxes: list[Placed], rules: Rules) -> tuple[list[Gri
     inside = [b for b in boxes if x0 <= b.cx <= x1 and y0 <= b.cy <= y1]
     content: dict[tuple[int, int], list[Placed]] = {}
     for box in inside:
-        r = _index(ys, box.cy)
-        if r is None:
+        row = _index(ys, box.cy)
+        if row is None:
             continue
         margin = 0.25 * box.height
         cuts = [
             x
-            for c, x in enumerate(xs[1:-1], start=1)
+            for x in xs[1:-1]
             if box.x0 + margin < x < box.x1 - margin
-            and v_coverage(rules, x, ys[r] + tol, ys[r + 1] - tol) >= _DRAWN
+            and v_coverage(rules, x, ys[row] + tol, ys[row + 1] - tol) >= _DRAWN
         ]
         for piece in split_at(box, cuts):
-            c = _index(xs, piece.cx)
-            if c is not None:
-                content.setdefault(root((r, c)), []).append(piece)
+            col = _index(xs, piece.cx)
+            if col is not None:
+                content.setdefault(root((row, col)), []).append(piece)
     cells = []
     for r in range(n_rows):
         for c in range(n_cols):

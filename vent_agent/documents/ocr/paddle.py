@@ -110,6 +110,7 @@ class PaddleOcrEngine:
                 data.get("rec_texts", []), data.get("rec_scores", []), polys, strict=False
             ):
                 pts = [(float(x), float(y)) for x, y in np.asarray(poly).reshape(-1, 2)[:4]]
-                if len(pts) == 4 and str(text).strip():
-                    boxes.append(OcrBox(text=str(text), score=float(score), quad=tuple(pts)))  # type: ignore[arg-type]
+                box = OcrBox.from_points(str(text), float(score), pts)
+                if box is not None and str(text).strip():
+                    boxes.append(box)
         return boxes

@@ -30,7 +30,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Protocol, runtime_checkable
+from typing import Protocol, TypedDict, runtime_checkable
 
 import cv2
 import numpy as np
@@ -167,6 +167,15 @@ class PageRead:
     layout_s: float = 0.0
 
 
+class PageOptions(TypedDict):
+    """How a page is read: render resolution (dots per inch), the rendered image's longest side at
+    most (pixels), the lowest engine score kept (0…1)."""
+
+    dpi: float
+    max_render_px: int
+    min_score: float
+
+
 @runtime_checkable
 class PdfPageReader(Protocol):
     """An engine that reads a whole PDF page itself (renders, recognises and lays it out), such as
@@ -270,17 +279,18 @@ def ocr_pages(
     if not todo:
         return extracted
     stats = stats if stats is not None else OcrStats()
-    options = {"dpi": dpi, "max_render_px": max_render_px, "min_score": min_score}
-    pdf = None if isinstance(engine, PdfPageReader) else open_pdf(Path(path))
+    options: PageOptions = {"dpi": dpi, "max_render_px": max_render_px, "min_score": min_score}
+    reader = engine if isinstance(engine, PdfPageReader) else None
+    pdf = None if reader is not None else open_pdf(Path(path))
     result = extracted
     warnings = list(extracted.warnings)
     reasons = extracted.ocr_reasons()
     try:
         for done, page_no in enumerate(todo, start=1):
-            if pdf is not None:
-                read = read_page(pdf, page_no, engine, **options)  # type: ignore[arg-type]
+            if reader is not None:
+                read = _read_elsewhere(reader, Path(path), page_no, options)
             else:
-                read = _read_elsewhere(engine, Path(path), page_no, options)  # type: ignore[arg-type]
+                read = read_page(pdf, page_no, engine, **options)
             warnings.extend(read.warnings)
             stats.render_s += read.render_s
             stats.engine_s += read.engine_s
@@ -302,11 +312,11 @@ def ocr_pages(
     return result.model_copy(update={"warnings": warnings})
 
 
-def _read_elsewhere(reader: PdfPageReader, path: Path, page_no: int, options: dict[str, float]) -> PageRead:
+def _read_elsewhere(reader: PdfPageReader, path: Path, page_no: int, options: PageOptions) -> PageRead:
     """``reader.read_pdf_page``; a failure other than an unreadable PDF (e.g. its worker died) is a
     warning for that page."""
     try:
-        return reader.read_pdf_page(path, page_no, **options)  # type: ignore[arg-type]
+        return reader.read_pdf_page(path, page_no, **options)
     except PdfError:
         raise
     except Exception as exc:

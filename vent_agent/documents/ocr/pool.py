@@ -31,15 +31,16 @@ from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from PIL import Image
 
 from vent_agent.documents.ocr.engine import OcrBox, OcrEngine, OcrUnavailable
-from vent_agent.documents.ocr.page import PageRead
+from vent_agent.documents.ocr.page import PageOptions, PageRead
 from vent_agent.observability.memory import release_memory
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 
 EngineFactory = Callable[[], OcrEngine | None]
 """Builds the engine inside a worker; raises :class:`OcrUnavailable` when it cannot."""
@@ -92,11 +93,11 @@ def _read_line(packed: PackedImage) -> tuple[str, float]:
     return read_line(_worker_engine(), _unpack(packed))
 
 
-def _read_pdf_page(path: str, page_no: int, options: dict[str, float]) -> PageRead:
+def _read_pdf_page(path: str, page_no: int, options: PageOptions) -> PageRead:
     from vent_agent.documents.ocr.page import read_pdf_page
 
     try:
-        return read_pdf_page(Path(path), page_no, _worker_engine(), **options)  # type: ignore[arg-type]
+        return read_pdf_page(Path(path), page_no, _worker_engine(), **options)
     finally:
         release_memory()
 
@@ -166,7 +167,7 @@ class ProcessOcrEngine:
         executor.shutdown(wait=True, cancel_futures=True)
         log.debug("OCR worker pool of %s shut down after %.0f s idle", self.name, self._idle_s)
 
-    def _call(self, fn: Callable[..., Any], *args: Any) -> Any:
+    def _call(self, fn: Callable[..., T], *args: Any) -> T:
         executor = self._acquire()
         try:
             return executor.submit(fn, *args).result()
@@ -198,7 +199,7 @@ class ProcessOcrEngine:
         (see :func:`~vent_agent.documents.ocr.page.read_pdf_page`); one call = one page of the
         worker's quota. Raises :class:`~vent_agent.documents.pdf_text.PdfError` when the file no longer
         opens, :class:`OcrUnavailable` when the engine cannot load or the worker died."""
-        options = {"dpi": dpi, "max_render_px": max_render_px, "min_score": min_score}
+        options: PageOptions = {"dpi": dpi, "max_render_px": max_render_px, "min_score": min_score}
         return self._call(_read_pdf_page, str(path), page_no, options)
 
     def close(self) -> None:

@@ -58,21 +58,26 @@ class RapidOcrEngine:
 
     def read_line(self, image: Image.Image) -> tuple[str, float]:
         """Recognition only (no detection) of an image holding one text line: (text, score)."""
+        from rapidocr.ch_ppocr_rec import TextRecOutput
+        from rapidocr.utils.output import RapidOCROutput
+
         with self._lock:
             out = self._ocr(image.convert("RGB"), use_det=False, use_cls=False, use_rec=True)
-        if not out.txts:
+        if not isinstance(out, TextRecOutput | RapidOCROutput) or not out.txts or out.scores is None:
             return "", 0.0
         return "".join(out.txts), float(min(out.scores))
 
     def recognise(self, image: Image.Image) -> list[OcrBox]:
         """Text boxes of an RGB image, in the image's pixels (see :class:`OcrBox`)."""
+        from rapidocr.utils.output import RapidOCROutput
+
         with self._lock:
             out = self._ocr(image.convert("RGB"), use_det=True, use_cls=False, use_rec=True)
-        if out.boxes is None or out.txts is None or out.scores is None:
+        if not isinstance(out, RapidOCROutput) or out.boxes is None or out.txts is None or out.scores is None:
             return []
         boxes = []
         for quad, text, score in zip(out.boxes, out.txts, out.scores, strict=True):
-            pts = tuple((float(x), float(y)) for x, y in quad[:4])
-            if text.strip():
-                boxes.append(OcrBox(text=text, score=float(score), quad=pts))  # type: ignore[arg-type]
+            box = OcrBox.from_points(text, float(score), [(float(x), float(y)) for x, y in quad[:4]])
+            if box is not None and text.strip():
+                boxes.append(box)
         return boxes

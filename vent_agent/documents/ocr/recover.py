@@ -15,8 +15,9 @@ import re
 import statistics
 
 import numpy as np
+from PIL import Image
 
-from vent_agent.documents.ocr.engine import OcrBox, OcrEngine
+from vent_agent.documents.ocr.engine import LineReader, OcrBox, OcrEngine
 from vent_agent.documents.ocr.layout import Upright, group_lines
 
 ENUMERATOR = re.compile(
@@ -25,19 +26,20 @@ ENUMERATOR = re.compile(
 _MIN_INK = 0.02  # share of dark pixels in the gap that counts as "something is written there"
 
 
-def read_line(engine: OcrEngine, crop) -> tuple[str, float]:  # type: ignore[no-untyped-def]
+def read_line(engine: OcrEngine, crop: Image.Image) -> tuple[str, float]:
     """One line crop read by the engine: its recognition-only ``read_line`` when it has one, else the
     boxes of ``recognise`` joined left to right (mean score)."""
-    reader = getattr(engine, "read_line", None)
-    if reader is not None:
-        return reader(crop)
+    if isinstance(engine, LineReader):
+        return engine.read_line(crop)
     boxes = sorted(engine.recognise(crop), key=lambda b: b.bbox[0])
     if not boxes:
         return "", 0.0
     return "".join(b.text for b in boxes), statistics.mean(b.score for b in boxes)
 
 
-def recover_enumerators(image, boxes: list[OcrBox], engine: OcrEngine, angle: float) -> list[OcrBox]:  # type: ignore[no-untyped-def]
+def recover_enumerators(
+    image: Image.Image, boxes: list[OcrBox], engine: OcrEngine, angle: float
+) -> list[OcrBox]:
     """``boxes`` with missed leading enumerators read back in (see the module docstring). ``image`` is
     the page the boxes were found on, ``angle`` its skew (degrees)."""
     if len(boxes) < 3:
