@@ -30,7 +30,7 @@ import re
 import threading
 from collections.abc import Callable
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 import pdfplumber
 import pypdfium2 as pdfium
@@ -174,10 +174,10 @@ class ExtractedPdf(BaseModel):
     def ocr_reasons(self) -> dict[int, OcrReason]:
         """Page → why it is to be OCR'd, for each page of ``pages_without_text``: its raw text layer was
         garbage (``garbage_text_layer``) or there was none (``no_text_layer``)."""
-        by_no = {p.page: p for p in self.pages}
+        layers = {p.page: p.layer for p in self.pages}
         return {
             n: "garbage_text_layer"
-            if n in by_no and by_no[n].layer is not None and by_no[n].layer.garbage
+            if (layer := layers.get(n)) is not None and layer.garbage
             else "no_text_layer"
             for n in self.pages_without_text
         }
@@ -190,7 +190,10 @@ class ExtractedPdf(BaseModel):
         """A copy with ``page`` in place of the page of the same number (e.g. an OCR result), with
         ``pages_without_text`` recomputed. ``tables`` (when given) replace that page's tables."""
         pages = [page if p.page == page.page else p for p in self.pages]
-        update: dict = {"pages": pages, "pages_without_text": [p.page for p in pages if not p.has_text]}
+        update: dict[str, Any] = {
+            "pages": pages,
+            "pages_without_text": [p.page for p in pages if not p.has_text],
+        }
         if tables is not None:
             kept = [t for t in self.tables if t.page != page.page]
             update["tables"] = sorted([*kept, *tables], key=lambda t: (t.page, t.index))
@@ -326,6 +329,7 @@ def _read_tables(data: bytes, pages: list[PageText], warnings: list[str]) -> lis
                 try:
                     found = page.find_tables()
                     for index, table in enumerate(sorted(found, key=lambda t: (t.bbox[1], t.bbox[0]))):
+                        x0, top, x1, bottom = (float(v) for v in table.bbox)
                         rows = table.extract()
                         n_cols = max((len(r) for r in rows), default=0)
                         cells = [
@@ -337,7 +341,7 @@ def _read_tables(data: bytes, pages: list[PageText], warnings: list[str]) -> lis
                             ExtractedTable(
                                 page=pt.page,
                                 index=index,
-                                bbox=tuple(float(v) for v in table.bbox),
+                                bbox=(x0, top, x1, bottom),
                                 page_height=float(page.height),
                                 n_rows=len(rows),
                                 n_cols=n_cols,

@@ -19,16 +19,26 @@ from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TypeVar
 
 from vent_agent.documents.pdf_text import ExtractedPdf
-from vent_agent.documents.plan import Citation, Figure, LocationPlan, Plan, SourceRef, Totals
+from vent_agent.documents.plan import (
+    AllocationRow,
+    Citation,
+    Figure,
+    LocationKind,
+    LocationPlan,
+    Plan,
+    SourceRef,
+    Totals,
+)
 from vent_agent.documents.plan_blocks import parse_block, rock_of
 from vent_agent.documents.plan_calc_tables import CalcGroup, anchor_groups, calc_groups, is_calc_table
 from vent_agent.documents.plan_gaps import calculation_gaps, signoff_gaps
 from vent_agent.documents.plan_sections import Block, Section, find_blocks, find_sections, section
 from vent_agent.documents.plan_tables import (
+    LogicalTable,
     allocation_rows,
     classify_kind,
     location_rows,
@@ -37,6 +47,7 @@ from vent_agent.documents.plan_tables import (
 )
 from vent_agent.documents.plan_text_primitives import (
     NUM,
+    Line,
     TextDoc,
     build_doc,
     match_name,
@@ -63,13 +74,15 @@ from vent_agent.documents.plan_unruled_tables import (
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
+Listed = tuple[str, str, SourceRef]
+"""A location of the plan's list: its name key, its label as written, where it was read."""
 
 _MINE_RE = re.compile(
     r"^(.{2,30}?(?:煤矿|煤业有限责任公司|煤业有限公司|煤业|矿业有限责任公司|矿业有限公司|矿业|矿井|矿))"
 )
 _DATE_PAT = r"\d{4}\s*[年./\-]\s*\d{1,2}\s*[月./\-]\s*\d{1,2}\s*日?"
 _REG_NAME = r"\s*".join("煤矿安全规程")
-_METHOD_KIND = {
+_METHOD_KIND: dict[str, LocationKind] = {
     "standby": "standby_face",
     "fan_intake": "heading",
     "climate": "coal_face",
@@ -103,11 +116,15 @@ def parse_plan(extracted: ExtractedPdf) -> Plan:
         plan.citations = _citations(doc)
         plan.regulation_editions = _editions(plan.citations)
 
-    tables = _guarded(plan, "tables", lambda: logical_tables(extracted.tables), [])
+    tables: list[LogicalTable] = _guarded(plan, "tables", lambda: logical_tables(extracted.tables), [])
     _guarded(plan, "cover", cover, None)
-    listed = _guarded(plan, "locations list", lambda: _listed(doc, sections, tables, warnings), [])
+    listed: list[Listed] = _guarded(
+        plan, "locations list", lambda: _listed(doc, sections, tables, warnings), []
+    )
     plan.listed_locations = [name for name, _, _ in listed]
-    total_row = _guarded(plan, "allocation", lambda: _allocation(plan, doc, sections, tables), {})
+    total_row: dict[str, Figure] = _guarded(
+        plan, "allocation", lambda: _allocation(plan, doc, sections, tables), {}
+    )
     _guarded(plan, "sign-off", lambda: _signoffs(plan, doc, sections, tables), None)
     _guarded(plan, "calculation", lambda: _locations(plan, doc, sections, listed, tables), None)
     _guarded(plan, "allocation units", lambda: _allocation_units(plan), None)
@@ -249,11 +266,13 @@ def _editions(citations: list[Citation]) -> list[str]:
 # --- locations -------------------------------------------------------------------------------------
 
 
-def _section_lines(doc: TextDoc, sec: Section | None):
+def _section_lines(doc: TextDoc, sec: Section | None) -> list[Line]:
     return doc.lines[sec.first_line + 1 : sec.end_line] if sec else []
 
 
-def _listed(doc, sections, tables, warnings) -> list[tuple[str, str, SourceRef]]:
+def _listed(
+    doc: TextDoc, sections: list[Section], tables: list[LogicalTable], warnings: list[str]
+) -> list[Listed]:
     for t in tables:
         if t.kind == "locations":
             return [(name_key(n), label, ref) for n, label, ref in location_rows(t)]
@@ -263,8 +282,12 @@ def _listed(doc, sections, tables, warnings) -> list[tuple[str, str, SourceRef]]
     return listed
 
 
-def _allocation(plan: Plan, doc: TextDoc, sections: list[Section], tables) -> dict[str, Figure]:
-    rows, total, warns = [], {}, []
+def _allocation(
+    plan: Plan, doc: TextDoc, sections: list[Section], tables: list[LogicalTable]
+) -> dict[str, Figure]:
+    rows: list[AllocationRow] = []
+    total: dict[str, Figure] = {}
+    warns: list[str] = []
     sec = section(sections, "allocation")
     for t in tables:
         if t.kind == "allocation":
@@ -282,7 +305,7 @@ def _allocation(plan: Plan, doc: TextDoc, sections: list[Section], tables) -> di
     return total
 
 
-def caption_unit(lines) -> str | None:
+def caption_unit(lines: list[Line]) -> str | None:
     """A flow unit stated for a table in its caption or a note (``（单位：m³/s）``), if any."""
     for line in lines:
         m = re.search(rf"单\s*位\s*[:：]\s*({UNIT_TEXT})", line.text)
@@ -312,7 +335,7 @@ def _allocation_units(plan: Plan) -> None:
         )
 
 
-def _signoffs(plan: Plan, doc: TextDoc, sections: list[Section], tables) -> None:
+def _signoffs(plan: Plan, doc: TextDoc, sections: list[Section], tables: list[LogicalTable]) -> None:
     """Sign-offs from a sign-off table, else from the sign-off section's lines, else from role lines
     (``编制：…``) anywhere in the document (a cover or the last page), else from the last lines."""
     for t in tables:
@@ -336,7 +359,7 @@ def _signoffs(plan: Plan, doc: TextDoc, sections: list[Section], tables) -> None
 Tabled = tuple[dict[int, list[CalcGroup]], dict[int, list[tuple[int, int]]], list[CalcGroup]]
 
 
-def _calc_tables(doc: TextDoc, tables, blocks: list[Block]) -> Tabled:
+def _calc_tables(doc: TextDoc, tables: Sequence[LogicalTable], blocks: list[Block]) -> Tabled:
     """Calculation tables → (block index → its groups, block index → document spans of table lines to
     leave out of its prose, groups naming a location that has no block). A group with a location
     column goes to the block of that name, one without to the block holding its lines."""
@@ -360,7 +383,13 @@ def _calc_tables(doc: TextDoc, tables, blocks: list[Block]) -> Tabled:
     return methods, skips, unplaced
 
 
-def _locations(plan: Plan, doc: TextDoc, sections: list[Section], listed, tables=()) -> None:
+def _locations(
+    plan: Plan,
+    doc: TextDoc,
+    sections: list[Section],
+    listed: list[Listed],
+    tables: Sequence[LogicalTable] = (),
+) -> None:
     calc = section(sections, "calculation")
     if calc is not None:
         first, end = calc.first_line + 1, calc.end_line

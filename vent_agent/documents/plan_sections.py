@@ -174,6 +174,8 @@ STATEMENT_MARKERS: list[tuple[str, str]] = [
     ("section", r"(?:工作面)?平均断面|有效断面|断面计算"),
 ]
 _MARKER_RE = re.compile("|".join(f"(?P<{k}>{p})" for k, p in STATEMENT_MARKERS))
+_LABEL_GAP = re.compile(r"\s*:?\s*")
+"""Spaces and an optional colon between a statement's marker and its body."""
 
 
 @dataclass
@@ -234,7 +236,8 @@ def split_statements(doc: TextDoc, start: int, end: int) -> list[Statement]:
         spans.append(("params", "", 0, first))
     for n, m in enumerate(marks):
         stop = marks[n + 1].start() if n + 1 < len(marks) else len(text)
-        body_start = m.end() + re.match(r"\s*:?\s*", text[m.end() : stop]).end()
+        gap = _LABEL_GAP.match(text, m.end(), stop)  # always matches: every part is optional
+        body_start = gap.end() if gap else m.end()
         spans.append((m.lastgroup or "", squeeze(m.group(0)), body_start, stop))
     out = []
     for kind, label, a, b in spans:

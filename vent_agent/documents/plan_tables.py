@@ -224,8 +224,7 @@ def header_labels(rows: list[list[Cell]], n_cols: int) -> list[str]:
         carry = ""
         for c in range(n_cols):
             cell = row[c] if c < len(row) else None
-            spanned = cell is None or cell.raw is None
-            text = (carry if r == 0 else "") if spanned else cell.text
+            text = cell.text if cell is not None and cell.raw is not None else (carry if r == 0 else "")
             carry = text
             if text and not labels[c].endswith(text):
                 labels[c] += text

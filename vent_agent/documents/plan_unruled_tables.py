@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from vent_agent.documents.plan import AllocationRow, Figure, SignOff, SourceRef
+from vent_agent.documents.plan import AllocationRow, Confidence, Figure, SignOff, SourceRef
 from vent_agent.documents.plan_tables import (
     FIGURE_FIELDS,
     FLOW_FIELDS,
@@ -108,7 +108,7 @@ def allocation_lines(lines: list[Line]) -> tuple[list[AllocationRow], dict[str, 
             if fld in FIGURE_FIELDS and q is not None:
                 value, upper, written = q
                 # read by position: inferred; a row with fewer values than columns: uncertain
-                sure = "uncertain" if short or upper is not None else "inferred"
+                sure: Confidence = "uncertain" if short or upper is not None else "inferred"
                 ref = SourceRef(page=page, row=index or n + 1, column=labels[col], text=text, confidence=sure)
                 unit = canonical_unit(written) if written else column_unit(labels[col])
                 unit = unit_for("flow" if fld in FLOW_FIELDS else str(fld), unit)
@@ -202,12 +202,12 @@ def signoff_lines(lines: list[Line], plan_month: str | None = None) -> tuple[lis
     attrs: dict[str, list[Line]] = {}
     current = None
     for line in lines[head + 1 :]:
-        m = re.match(r"^\s*(职务|职称|岗位|签字|签名|姓名|日期|时间)\s*(.*)$", line.text)
-        if m:
+        row_head = re.match(r"^\s*(职务|职称|岗位|签字|签名|姓名|日期|时间)\s*(.*)$", line.text)
+        if row_head:
             current = {"职务": "title", "职称": "title", "岗位": "title", "日期": "date", "时间": "date"}.get(
-                m.group(1), "name"
+                row_head.group(1), "name"
             )
-            attrs.setdefault(current, []).append(Line(m.group(2), line.page))
+            attrs.setdefault(current, []).append(Line(row_head.group(2), line.page))
         elif current:
             attrs[current].append(line)
     out = [SignOff(role=r or "", ref=SourceRef(page=line.page, text=line.text)) for r, line in roles]

@@ -28,6 +28,7 @@ differ: the review says the effective version is unclear instead of guessing.
 from __future__ import annotations
 
 import re
+from collections import Counter
 
 from pydantic import BaseModel, Field
 
@@ -154,9 +155,7 @@ def _lead_pages(run: list[int], first_at: int, classes: dict[int, int], repeated
 def find_repeats(extracted: ExtractedPdf) -> RepeatedContent | None:
     """The repeated content of ``extracted`` (see the module docstring); None when nothing repeats."""
     classes, short = _page_classes(extracted)
-    sizes: dict[int, int] = {}
-    for c in classes.values():
-        sizes[c] = sizes.get(c, 0) + 1
+    sizes = Counter(classes.values())
     repeated = {c for c, n in sizes.items() if n > 1}
     runs: list[list[int]] = [[]]
     seen: dict[int, int] = {}  # class → its page in the current run
