@@ -11,7 +11,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from typing import Any
 
 import asyncpg
 
@@ -81,8 +80,8 @@ class PgNotifyBroker(FanOutBroker):
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(conn.close(), 2)
 
-    def _on_notify(self, _conn: Any, _pid: int, _channel: str, payload: str) -> None:
-        self._received(payload)
+    def _on_notify(self, _conn: object, _pid: int, _channel: str, payload: object) -> None:
+        self._received(str(payload))  # asyncpg hands a NOTIFY's payload over as str
 
     async def _send(self, message: str) -> None:
         conn = self._conn
@@ -96,9 +95,10 @@ class PgNotifyBroker(FanOutBroker):
         while True:
             await asyncio.sleep(self.check_s if self.connected else backoff)
             try:
-                if self.connected:
+                conn = self._conn
+                if conn is not None and not conn.is_closed():
                     async with self._lock:
-                        await asyncio.wait_for(self._conn.execute("SELECT 1"), 5)  # type: ignore[union-attr]
+                        await asyncio.wait_for(conn.execute("SELECT 1"), 5)
                     backoff = BACKOFF_FIRST_S
                 else:
                     await self._drop()

@@ -90,4 +90,4 @@ class RedisBroker(FanOutBroker):
                 backoff = next_backoff(backoff)
             finally:
                 with contextlib.suppress(Exception):
-                    await pubsub.aclose()
+                    await pubsub.aclose()  # type: ignore[no-untyped-call]  # redis-py leaves PubSub.aclose unannotated

@@ -157,7 +157,7 @@ def shrink(
 ) -> dict[str, Any]:
     """``payload`` with its longest strings (under ``within``, a path; ``type`` never) cut and ended with
     ``…`` until it fits; as small as it gets, with a warning in the log, when strings cannot make room."""
-    out = json.loads(json.dumps(payload))
+    out: dict[str, Any] = json.loads(json.dumps(payload))
     skip = {("type",)}
     while probe(out) > cap:
         found = [(n, p) for n, p in _strings(_get(out, within), within) if p not in skip and n > 1]

@@ -29,7 +29,7 @@ from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import delete, func, or_, update
-from sqlmodel import select
+from sqlmodel import col, select
 
 from vent_agent.observability import metrics
 from vent_agent.observability.context import bind_run
@@ -62,7 +62,7 @@ class SessionBusy(Exception):
 
 def _release(run_ids: list[str]) -> Any:
     """The UPDATE that frees the sessions held by ``run_ids``."""
-    return update(SessionRow).where(SessionRow.active_run_id.in_(run_ids)).values(active_run_id=None)
+    return update(SessionRow).where(col(SessionRow.active_run_id).in_(run_ids)).values(active_run_id=None)
 
 
 class RunCancelled(Exception):
@@ -136,12 +136,15 @@ class RunManager(RunReader):
                     s.add(RunWorkerRow(run_id=run_id, worker_id=self.worker_id))
                     await s.flush()
                     if exclusive and session_id is not None:
-                        ended = select(RunRow.id).where(RunRow.status.in_(TERMINAL))
+                        ended = select(RunRow.id).where(col(RunRow.status).in_(TERMINAL))
                         claimed = await s.exec(
                             update(SessionRow)
                             .where(
-                                SessionRow.id == session_id,
-                                or_(SessionRow.active_run_id.is_(None), SessionRow.active_run_id.in_(ended)),
+                                col(SessionRow.id) == session_id,
+                                or_(
+                                    col(SessionRow.active_run_id).is_(None),
+                                    col(SessionRow.active_run_id).in_(ended),
+                                ),
                             )
                             .values(active_run_id=run_id)
                         )
@@ -336,7 +339,7 @@ class RunManager(RunReader):
 
     async def _close_broken(self, run_id: str) -> bool:
         last = self.writer.broken.get(run_id, 0)
-        fields = [
+        fields: list[dict[str, Any]] = [
             {"type": "error", "message": LOG_FAILED_MESSAGE},
             {"type": "done", "session_id": self._sessions.get(run_id), "message": LOG_FAILED_MESSAGE},
         ]
@@ -353,7 +356,7 @@ class RunManager(RunReader):
         async with self.db.session() as s:
             result = await s.exec(
                 update(RunRow)
-                .where(RunRow.id == run_id, RunRow.status == "running")
+                .where(col(RunRow.id) == run_id, col(RunRow.status) == "running")
                 .values(status="failed", error="worker lost", finished_at=utcnow())
             )
             if result.rowcount != 1:
@@ -361,13 +364,14 @@ class RunManager(RunReader):
                 return False
             run = (await s.exec(select(RunRow).where(RunRow.id == run_id))).one()
             last = (await s.exec(select(func.max(EventRow.seq)).where(EventRow.run_id == run_id))).one() or 0
-            for seq, fields in (
+            closing: list[tuple[int, dict[str, Any]]] = [
                 (last + 1, {"type": "error", "message": message, "worker_lost": True}),
                 (last + 2, {"type": "done", "session_id": run.session_id, "message": message}),
-            ):
+            ]
+            for seq, fields in closing:
                 payload = dumps({**fields, "seq": seq, "run_id": run_id})
                 s.add(EventRow(run_id=run_id, seq=seq, type=fields["type"], payload=payload))
-            await s.exec(update(RunRow).where(RunRow.id == run_id).values(last_seq=last + 2))
+            await s.exec(update(RunRow).where(col(RunRow.id) == run_id).values(last_seq=last + 2))
             await s.exec(_release([run_id]))
             kind, session_id = run.kind, run.session_id
             await s.commit()
@@ -414,7 +418,7 @@ class RunManager(RunReader):
             return
         async with self.db.session() as s:
             await s.exec(
-                update(RunWorkerRow).where(RunWorkerRow.run_id == run_id).values(cancel_requested=True)
+                update(RunWorkerRow).where(col(RunWorkerRow.run_id) == run_id).values(cancel_requested=True)
             )
             await s.commit()
         await self.broker.request_cancel(run_id)
@@ -452,9 +456,9 @@ class RunManager(RunReader):
         await self.writer.drop([r for r in run_ids if r in self._tasks])
         async with self.db.session() as s:
             await s.exec(_release(run_ids))
-            await s.exec(delete(EventRow).where(EventRow.run_id.in_(run_ids)))
-            await s.exec(delete(RunWorkerRow).where(RunWorkerRow.run_id.in_(run_ids)))
-            await s.exec(delete(RunRow).where(RunRow.id.in_(run_ids)))
+            await s.exec(delete(EventRow).where(col(EventRow.run_id).in_(run_ids)))
+            await s.exec(delete(RunWorkerRow).where(col(RunWorkerRow.run_id).in_(run_ids)))
+            await s.exec(delete(RunRow).where(col(RunRow.id).in_(run_ids)))
             await s.commit()
 
     async def purge_older_than(self, kinds: set[str] | frozenset[str], age: timedelta) -> int:
@@ -464,7 +468,7 @@ class RunManager(RunReader):
         async with self.db.session() as s:
             rows = await s.exec(
                 select(RunRow.id).where(
-                    RunRow.kind.in_(kinds), RunRow.status.in_(TERMINAL), RunRow.created_at < cutoff
+                    col(RunRow.kind).in_(kinds), col(RunRow.status).in_(TERMINAL), RunRow.created_at < cutoff
                 )
             )
             ids = list(rows)

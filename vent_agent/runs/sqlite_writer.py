@@ -39,7 +39,9 @@ class Compiled:
     names: tuple[str, ...]
     convert: tuple[Callable[[Any], Any] | None, ...]
 
-    def rows(self, values: list[dict[str, Any]], constants: dict[str, Any] | None = None) -> list[tuple]:
+    def rows(
+        self, values: list[dict[str, Any]], constants: dict[str, Any] | None = None
+    ) -> list[tuple[Any, ...]]:
         """Positional parameter tuples of ``values`` (missing names from ``constants``)."""
         constants = constants or {}
         out = []
@@ -56,6 +58,8 @@ def compile_insert(table: Table, columns: tuple[str, ...]) -> Compiled:
     """``INSERT INTO table (columns) VALUES (?, …)`` with each column's bind processor, parameters in
     the compiled statement's order."""
     compiled = insert(table).compile(dialect=DIALECT, column_keys=list(columns))
+    if compiled.positiontup is None:  # set by every dialect with positional parameters, as SQLite's
+        raise TypeError(f"{DIALECT.name} compiled {table.name} without positional parameters")
     names = tuple(compiled.positiontup)
     convert = tuple(table.c[name].type.bind_processor(DIALECT) for name in names)
     return Compiled(str(compiled), names, convert)
@@ -95,7 +99,7 @@ class SqliteTransactions:
         path = make_url(db.url).database
         return bool(path) and path != ":memory:" and "mode=memory" not in db.url
 
-    def _insert(self, table: str, rows: list[dict[str, Any]]) -> tuple[str, list[tuple]] | None:
+    def _insert(self, table: str, rows: list[dict[str, Any]]) -> tuple[str, list[tuple[Any, ...]]] | None:
         if not rows:
             return None
         key = (table, tuple(rows[0]))
@@ -119,7 +123,10 @@ class SqliteTransactions:
         )
 
     def _write(
-        self, inserts: list[tuple[str, list[tuple]]], finishes: list[tuple], releases: list[tuple]
+        self,
+        inserts: list[tuple[str, list[tuple[Any, ...]]]],
+        finishes: list[tuple[Any, ...]],
+        releases: list[tuple[Any, ...]],
     ) -> list[bool]:
         conn = self._conn or self._connect()
         conn.execute("BEGIN IMMEDIATE")

@@ -30,7 +30,8 @@ class StoredEvent:
     @cached_property
     def payload(self) -> dict[str, Any]:
         """The event as a dict (parsed from ``data`` on first use)."""
-        return json.loads(self.data)
+        payload: dict[str, Any] = json.loads(self.data)
+        return payload
 
 
 @dataclass

@@ -19,7 +19,7 @@ from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING
 
 from sqlalchemy import delete, or_, update
-from sqlmodel import select
+from sqlmodel import col, select
 
 from vent_agent.runs.worker_models import RunWorkerRow, WorkerRow
 from vent_agent.store.models import RunRow, utcnow
@@ -85,7 +85,7 @@ class WorkerHeartbeat:
             with contextlib.suppress(asyncio.CancelledError):
                 await self._task
         async with self.db.session() as s:
-            await s.exec(delete(WorkerRow).where(WorkerRow.id == self.worker_id))
+            await s.exec(delete(WorkerRow).where(col(WorkerRow.id) == self.worker_id))
             await s.commit()
 
     async def _register(self) -> None:
@@ -110,7 +110,7 @@ class WorkerHeartbeat:
         closed), its local runs are cancelled and it registers again."""
         async with self.db.session() as s:
             result = await s.exec(
-                update(WorkerRow).where(WorkerRow.id == self.worker_id).values(heartbeat_at=utcnow())
+                update(WorkerRow).where(col(WorkerRow.id) == self.worker_id).values(heartbeat_at=utcnow())
             )
             await s.commit()
         if result.rowcount == 0:
@@ -136,10 +136,10 @@ class WorkerHeartbeat:
             known = select(WorkerRow.id).where(WorkerRow.id == RunWorkerRow.worker_id).exists()
             rows = await s.exec(
                 select(RunRow.id)
-                .join(RunWorkerRow, RunWorkerRow.run_id == RunRow.id, isouter=True)
+                .join(RunWorkerRow, col(RunWorkerRow.run_id) == RunRow.id, isouter=True)
                 .where(
                     RunRow.status == "running",
-                    or_(RunWorkerRow.worker_id.is_(None), RunWorkerRow.worker_id.in_(dead), ~known),
+                    or_(col(RunWorkerRow.worker_id).is_(None), col(RunWorkerRow.worker_id).in_(dead), ~known),
                 )
             )
             lost = list(rows)
@@ -153,7 +153,7 @@ class WorkerHeartbeat:
                 log.exception("could not close lost run %s", run_id)
         if dead:
             async with self.db.session() as s:
-                await s.exec(delete(WorkerRow).where(WorkerRow.id.in_(dead)))
+                await s.exec(delete(WorkerRow).where(col(WorkerRow.id).in_(dead)))
                 await s.commit()
             log.warning("workers gone: %s; %d of their runs closed as failed", ", ".join(dead), closed)
         return closed

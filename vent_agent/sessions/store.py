@@ -127,7 +127,7 @@ async def list_sessions(
 async def update_session(db: Database, session_id: str, **values: Any) -> None:
     """Set columns of a session (the caller has checked ownership); ``updated_at`` is not touched."""
     async with db.session() as s:
-        await s.exec(update(SessionRow).where(SessionRow.id == session_id).values(**values))
+        await s.exec(update(SessionRow).where(col(SessionRow.id) == session_id).values(**values))
         await s.commit()
 
 
@@ -167,10 +167,10 @@ async def delete_session(db: Database, session: SessionRow, *, data_dirs: list[P
         if run_ids:
             await s.exec(delete(EventRow).where(col(EventRow.run_id).in_(run_ids)))
             await s.exec(delete(RunRow).where(col(RunRow.id).in_(run_ids)))
-        await s.exec(delete(ReportRow).where(ReportRow.session_id == session.id))
-        await s.exec(delete(MessageRow).where(MessageRow.session_id == session.id))
-        await s.exec(delete(ApprovalRow).where(ApprovalRow.session_id == session.id))
-        await s.exec(delete(SessionRow).where(SessionRow.id == session.id))
+        await s.exec(delete(ReportRow).where(col(ReportRow.session_id) == session.id))
+        await s.exec(delete(MessageRow).where(col(MessageRow.session_id) == session.id))
+        await s.exec(delete(ApprovalRow).where(col(ApprovalRow.session_id) == session.id))
+        await s.exec(delete(SessionRow).where(col(SessionRow.id) == session.id))
         await s.commit()
     for d in data_dirs:
         target = d / session.id
@@ -200,7 +200,7 @@ async def add_message(
                 extra=json.dumps(extra, ensure_ascii=False) if extra else None,
             )
         )
-        await s.exec(update(SessionRow).where(SessionRow.id == session_id).values(updated_at=utcnow()))
+        await s.exec(update(SessionRow).where(col(SessionRow.id) == session_id).values(updated_at=utcnow()))
         await s.commit()
 
 

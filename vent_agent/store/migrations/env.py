@@ -4,9 +4,10 @@ no alembic.ini, no URL of its own."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from alembic import context
+from alembic.autogenerate.api import AutogenContext
 from sqlmodel import SQLModel
 from sqlmodel.sql.sqltypes import AutoString, UTCDateTime
 
@@ -14,7 +15,7 @@ from vent_agent.runs import worker_models as _worker_models  # noqa: F401  (regi
 from vent_agent.store import models as _models  # noqa: F401  (registers the tables)
 
 
-def render_item(type_: str, obj: Any, autogen_context: Any) -> str | bool:
+def render_item(type_: str, obj: Any, autogen_context: AutogenContext) -> str | Literal[False]:
     """Write SQLModel's own column types as plain SQLAlchemy ones in generated migrations."""
     if type_ == "type" and isinstance(obj, AutoString):
         return f"sa.String(length={obj.length})" if obj.length else "sa.String()"

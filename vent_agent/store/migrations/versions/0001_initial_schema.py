@@ -15,6 +15,7 @@ from collections.abc import Sequence
 
 import sqlalchemy as sa
 from alembic import op
+from sqlalchemy.schema import SchemaItem
 
 revision: str = "0001"
 down_revision: str | None = None
@@ -26,7 +27,7 @@ def _tz() -> sa.DateTime:
     return sa.DateTime(timezone=True)
 
 
-def _create(name: str, *items: sa.SchemaItem, indexes: Sequence[str] = ()) -> None:
+def _create(name: str, *items: SchemaItem, indexes: Sequence[str] = ()) -> None:
     """Create table ``name`` with an ``ix_<name>_<column>`` index per column of ``indexes``, unless it
     exists already."""
     if sa.inspect(op.get_bind()).has_table(name):
