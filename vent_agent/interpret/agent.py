@@ -18,7 +18,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from langchain.agents import create_agent
-from langchain.agents.middleware import ModelCallLimitMiddleware, ToolCallLimitMiddleware, ToolErrorMiddleware
+from langchain.agents.middleware import (
+    AgentMiddleware,
+    ModelCallLimitMiddleware,
+    ToolCallLimitMiddleware,
+    ToolErrorMiddleware,
+)
 from langchain_core.messages import HumanMessage
 from langchain_core.tools import BaseTool
 
@@ -95,30 +100,32 @@ async def interpret_with_agent(
     read time-out, or cut its stream) the outcome is not ``answered`` and says whether answer text was
     already streamed; the caller then streams the deterministic interpretation in its place.
     ``finish(answer)`` runs after a success (citation check, references event)."""
+    # each middleware has its own state schema; create_agent merges them (Any: no common one to name)
+    middleware: list[AgentMiddleware[Any, AgentContext]] = [
+        ModelCallLimitMiddleware(run_limit=max_model_calls, exit_behavior="end"),
+        ToolCallLimitMiddleware(run_limit=max_tool_calls, exit_behavior="continue"),
+        ToolErrorMiddleware(
+            on_error=lambda exc, req: f"工具执行失败（{type(exc).__name__}）：{str(exc)[:300]}"
+        ),
+    ]
     agent = create_agent(
         model,
         tools,
         system_prompt=system_prompt(target, edition, skills_index),
-        middleware=[
-            ModelCallLimitMiddleware(run_limit=max_model_calls, exit_behavior="end"),
-            ToolCallLimitMiddleware(run_limit=max_tool_calls, exit_behavior="continue"),
-            ToolErrorMiddleware(
-                on_error=lambda exc, req: f"工具执行失败（{type(exc).__name__}）：{str(exc)[:300]}"
-            ),
-        ],
+        middleware=middleware,
         context_schema=AgentContext,
         name=AGENT_NAME,
     )
     mapper = StreamMapper(emitter.send, source="main", model_name=model_name(model))
     try:
-        async for item in agent.astream(
+        async for ns, stream_mode, data in agent.astream(
             {"messages": [HumanMessage(content=target.request_text())]},
             {"recursion_limit": 60},
             context=context,
             stream_mode=["messages", "updates", "tasks"],
             subgraphs=True,
         ):
-            await mapper.feed(item)
+            await mapper.feed((ns, stream_mode, data))
     except Exception as exc:  # the model endpoint failed or hung: fall back, never a bare failure
         log.warning("click agent failed: %s", exc)
         partial = bool("".join(mapper.text))

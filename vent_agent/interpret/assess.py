@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from functools import partial
 from typing import Literal
 
 from pydantic import BaseModel
@@ -29,6 +30,7 @@ from vent_agent.review.findings import SEVERITY_ORDER, Severity
 from vent_agent.upstream.models import AlarmLimit
 
 Status = Literal["ok", "warning", "breach"]
+Level = Literal["warning", "breach"]
 STATUS_RANK: dict[str, int] = {"ok": 0, "warning": 1, "breach": 2}
 STATUS_ICON: dict[str, str] = {"ok": "✅", "warning": "⚠️", "breach": "❌"}
 STATUS_CN: dict[str, str] = {"ok": "正常", "warning": "预警", "breach": "超限"}
@@ -59,7 +61,7 @@ class Rule:
     limit: float
     breach_op: BreachOp
     unit: str
-    level: Literal["warning", "breach"]
+    level: Level
     severity: Severity
     action: str
     article: str | None
@@ -94,7 +96,7 @@ def threshold_rules(t: Threshold, *, factor: float = 1.0, unit: str | None = Non
 
 def alarm_limit_rule(lim: AlarmLimit, quantity_label: str) -> Rule:
     """A device alarm limit as a rule: ``warning`` → warning; ``alarm``/``power_cut`` → breach."""
-    level = "warning" if lim.level == "warning" else "breach"
+    level: Level = "warning" if lim.level == "warning" else "breach"
     action = _DEVICE_ACTIONS.get(
         lim.quantity, f"{quantity_label}超过设备报警限值：立即报告矿调度室，查明原因并处理"
     )
@@ -113,8 +115,9 @@ def alarm_limit_rule(lim: AlarmLimit, quantity_label: str) -> Rule:
 
 def evaluate(value: float, rules: Sequence[Rule]) -> tuple[Status, Rule | None]:
     """The status of ``value`` under ``rules`` and the governing rule (None when there are no rules)."""
-    for level, status in (("breach", "breach"), ("warning", "warning")):
-        held = [r for r in rules if r.level == level and r.holds(value)]
+    worst_first: tuple[Level, ...] = ("breach", "warning")
+    for status in worst_first:  # a rule's level is the status it gives
+        held = [r for r in rules if r.level == status and r.holds(value)]
         if held:
             # worst: highest severity, then the limit farthest into the breach side (the smallest excess)
             return status, min(held, key=lambda r: (SEVERITY_ORDER[r.severity], r.excess(value)))
@@ -196,10 +199,11 @@ def assess(
 ) -> Assessment:
     """Assess ``value`` against ``rules`` (see :func:`evaluate`). A missing value is a warning
     (“无数据”: check the sensor and its transmission)."""
-    common = {"quantity": quantity, "label": label, "unit": unit, "device_id": device_id, "point": point}
+    assessment = partial(
+        Assessment, quantity=quantity, label=label, unit=unit, device_id=device_id, point=point
+    )
     if value is None:
-        return Assessment(
-            **common,
+        return assessment(
             value=None,
             value_text="无数据",
             limit_text=limit_text(rules, unit),
@@ -209,8 +213,7 @@ def assess(
         )
     status, rule = evaluate(value, rules)
     shown = reported_limit(rule, rules) if rule else None
-    return Assessment(
-        **common,
+    return assessment(
         value=value,
         value_text=value_text or f"{fmt_number(value, unit)} {unit}".strip(),
         limit=shown.limit if shown else None,

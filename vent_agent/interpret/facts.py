@@ -246,9 +246,12 @@ def device_anomalies(
             status, rule = evaluate(v, rules)
             return STATUS_RANK[status], rule.excess(v) if rule else 0.0
 
+        def crossed(v: float, rules: list[Rule] = rules) -> bool:
+            return STATUS_RANK[evaluate(v, rules)[0]] > 0
+
         times = [r.time for r in window]
         values = [r.values.get(q) if device.judged(q, r.values) else None for r in window]
-        for ep in find_episodes(times, values, lambda v, rank=rank: rank(v)[0] > 0, worse=rank):
+        for ep in find_episodes(times, values, crossed, worse=rank):
             status, rule = evaluate(ep.peak, rules)
             assert rule is not None  # a run exists only where a rule holds
             shown = reported_limit(rule, rules)

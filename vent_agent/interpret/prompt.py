@@ -8,6 +8,7 @@ stale); the user message carries the facts as JSON with Chinese keys and times i
 from __future__ import annotations
 
 import json
+from datetime import datetime
 from typing import Any
 from zoneinfo import ZoneInfo
 
@@ -30,7 +31,7 @@ SYSTEM_PROMPT = """你是煤矿通风专业助手，为通风工程师解读巷�
 def _facts_payload(f: InterpretationFacts) -> dict[str, Any]:
     tz = ZoneInfo(f.timezone)
 
-    def local(t):
+    def local(t: datetime | None) -> str | None:
         return t.astimezone(tz).strftime("%Y-%m-%d %H:%M") if t else None
 
     return {

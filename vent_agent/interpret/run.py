@@ -35,6 +35,7 @@ from vent_agent.events import (
 )
 from vent_agent.graphs.stream import tool_label
 from vent_agent.interpret.agent import AgentOutcome, ClickTarget, interpret_with_agent
+from vent_agent.interpret.facts import InterpretationFacts
 from vent_agent.interpret.prompt import build_messages
 from vent_agent.interpret.render import chunk_text, render_interpretation
 from vent_agent.llm.openai_compat import stream_text
@@ -50,7 +51,7 @@ log = logging.getLogger(__name__)
 
 PLAN_MODE_NOTICE = "未配置解读模型（VENT_LLM_*），计划模式按规则给出解读。"
 
-FactsLoader = Callable[[], Awaitable[object]]
+FactsLoader = Callable[[], Awaitable[InterpretationFacts]]
 
 
 async def _plan_agent(emitter: Emitter, state: AppState, target: ClickTarget) -> AgentOutcome:
