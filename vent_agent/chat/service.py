@@ -397,7 +397,8 @@ async def resume_run(emitter: Emitter, state: AppState, turn: ChatTurn, action: 
     turn.start_clock(state.settings.run_timeout_s)
     model = await state.models.chat_model()
     pending = await pending_interrupt(state, turn.session.id, turn.thread_id)
-    review_pending = isinstance(getattr(pending, "value", None), dict) and pending.value.get("kind") == REVIEW
+    pending_value = getattr(pending, "value", None)
+    review_pending = isinstance(pending_value, dict) and pending_value.get("kind") == REVIEW
     if model is None and not review_pending:  # an approved review needs no model
         await emitter.send(Error(message=NO_MODEL))
         await emitter.send(_done(turn, "对话失败"))

@@ -8,6 +8,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from langchain_core.runnables import RunnableConfig
 from langchain_core.tools import BaseTool
 
 from vent_agent.events import References
@@ -107,7 +108,7 @@ async def references_event(
     )
 
 
-async def replay_retrievals(graph: Any, config: dict[str, Any], citations: CitationRegistry) -> set[str]:
+async def replay_retrievals(graph: Any, config: RunnableConfig, citations: CitationRegistry) -> set[str]:
     """Record again, in order, the knowledge-base look-ups already made in this thread (earlier turns,
     and the part of an approved plan run before its interrupt), so that the answer may cite what the
     conversation retrieved and the markers stay the same (retrieval is deterministic). Returns the ids

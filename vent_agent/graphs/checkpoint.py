@@ -5,10 +5,14 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from typing import TYPE_CHECKING
 
 from langgraph.checkpoint.base import BaseCheckpointSaver
 
 from vent_agent.settings import Settings
+
+if TYPE_CHECKING:
+    from langgraph.checkpoint.postgres.aio import AsyncPostgresSaver
 
 
 def _postgres_dsn(url: str) -> str:
@@ -21,7 +25,7 @@ CHECKPOINT_SETUP_LOCK = 0x7665_6E75
 """Advisory-lock key serialising the checkpointer's schema set-up between workers starting together."""
 
 
-async def _setup_serialised(saver: BaseCheckpointSaver, dsn: str) -> None:
+async def _setup_serialised(saver: AsyncPostgresSaver, dsn: str) -> None:
     """``saver.setup()`` by one worker at a time. It polls ``pg_try_advisory_lock``: a session blocked in
     ``pg_advisory_lock`` would hold a snapshot that setup's ``CREATE INDEX CONCURRENTLY`` waits for."""
     import asyncio
@@ -37,13 +41,13 @@ async def _setup_serialised(saver: BaseCheckpointSaver, dsn: str) -> None:
                 break
             await asyncio.sleep(0.2)
         try:
-            await saver.setup()  # type: ignore[attr-defined]
+            await saver.setup()
         finally:
             await lock_conn.execute("SELECT pg_advisory_unlock(%s)", (CHECKPOINT_SETUP_LOCK,))
 
 
 @asynccontextmanager
-async def open_checkpointer(settings: Settings) -> AsyncIterator[BaseCheckpointSaver]:
+async def open_checkpointer(settings: Settings) -> AsyncIterator[BaseCheckpointSaver[str]]:
     """Open the checkpointer for the service's database; tables are created on first use."""
     url = settings.resolved_database_url
     if url.startswith("postgresql"):

@@ -78,7 +78,8 @@ def build_dialogue_agent(
     is hit the agent ends with what it has (ModelCallLimitMiddleware / ToolCallLimitMiddleware,
     ``exit_behavior="end"``/"continue") and the run says so."""
     all_tools = list(tools) + ([request_plan_approval] if mode == "plan" else [])
-    middleware = [
+    # each middleware has its own state schema; create_agent merges them (Any: no common one to name)
+    middleware: list[AgentMiddleware[Any, Any]] = [
         TodoListMiddleware(),
         ModelCallLimitMiddleware(run_limit=max_model_calls, exit_behavior="end"),
         ToolCallLimitMiddleware(run_limit=max_tool_calls, exit_behavior="continue"),

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from langchain_core.messages import AIMessage, AIMessageChunk, ToolMessage
+from langchain_core.messages.ai import UsageMetadata
 
 from calc import CATALOG
 from vent_agent.events import (
@@ -18,6 +19,7 @@ from vent_agent.events import (
     Send,
     Source,
     Thinking,
+    Todo,
     Token,
     ToolCall,
     ToolResult,
@@ -70,7 +72,7 @@ class StreamMapper:
     todos: list[dict[str, Any]] | None = None
     tools_called: list[str] = field(default_factory=list)
     interrupt: dict[str, Any] | None = None
-    usage: dict[str, int] | None = None
+    usage: UsageMetadata | None = None
     model_calls: int = 0
     last_answer: str = ""
     citations: Any = None
@@ -105,7 +107,7 @@ class StreamMapper:
                     self.text.append(text)
                     await self.send(Token(source=self.source, content=text))
                 if chunk.usage_metadata:
-                    self.usage = dict(chunk.usage_metadata)
+                    self.usage = chunk.usage_metadata.copy()
         elif mode == "updates":
             for node, update in data.items():
                 await self._update(node, update)
@@ -194,5 +196,9 @@ class StreamMapper:
             if "todos" in update:
                 self.todos = list(update["todos"] or [])
                 await self.send(
-                    UpdatedTodoList(source=self.source, todos=self.todos, message="任务清单已更新")
+                    UpdatedTodoList(
+                        source=self.source,
+                        todos=[Todo.model_validate(t) for t in self.todos],
+                        message="任务清单已更新",
+                    )
                 )

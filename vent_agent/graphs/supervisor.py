@@ -8,7 +8,7 @@ approval first (the same interrupt as the dialogue agent's ``request_plan_approv
 from __future__ import annotations
 
 import re
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Hashable
 from typing import Annotated, Any, TypedDict
 
 from langchain_core.messages import AIMessage, AnyMessage, HumanMessage
@@ -97,7 +97,7 @@ def build_supervisor(
     if dialogue_agent is not None:
         graph.add_node(DIALOGUE, dialogue_agent)
         graph.add_edge(DIALOGUE, END)
-        targets = {DIALOGUE: DIALOGUE, REVIEW: REVIEW}
+        targets: dict[Hashable, str] = {DIALOGUE: DIALOGUE, REVIEW: REVIEW}
     else:
         targets = {DIALOGUE: END, REVIEW: REVIEW}
     graph.add_edge(START, "route")

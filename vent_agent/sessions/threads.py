@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from langchain_core.runnables import RunnableConfig
 
 
 def checkpoint_thread(session_id: str, thread_id: str) -> str:
@@ -11,6 +11,6 @@ def checkpoint_thread(session_id: str, thread_id: str) -> str:
     return session_id if thread_id == session_id else f"{session_id}::{thread_id}"
 
 
-def graph_config(session_id: str, thread_id: str) -> dict[str, Any]:
+def graph_config(session_id: str, thread_id: str) -> RunnableConfig:
     """The LangGraph config of a session's thread."""
     return {"configurable": {"thread_id": checkpoint_thread(session_id, thread_id)}, "recursion_limit": 100}
