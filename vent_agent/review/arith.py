@@ -10,9 +10,15 @@ from __future__ import annotations
 import ast
 import operator
 import re
+from collections.abc import Callable
 
 _NUMERIC = re.compile(r"^[\d.\s×·*/÷+\-−（）()%]+$")
-_OPS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv}
+_OPS: dict[type[ast.operator], Callable[[float, float], float]] = {
+    ast.Add: operator.add,
+    ast.Sub: operator.sub,
+    ast.Mult: operator.mul,
+    ast.Div: operator.truediv,
+}
 
 
 def _normalise(segment: str) -> str:

@@ -4,6 +4,7 @@ m³/min, calculator evidence, and a stated air volume in m³/min."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import calc
 from vent_agent.documents.plan import Figure, SourceRef
@@ -31,7 +32,7 @@ def calc_finding(
     severity: Severity,
     message: str,
     *,
-    figures: dict,
+    figures: dict[str, Any],
     ref: SourceRef | None,
     evidence: list[Evidence] | None = None,
     source: str | None = None,

@@ -109,13 +109,13 @@ def fold_reference_mismatches(reviewers_findings: list[list[Finding]]) -> list[l
     folded: dict[int, list[Consequence]] = {}
     out: list[list[Finding]] = []
     for fs in reviewers_findings:
-        kept = []
+        kept: list[Finding] = []
         for f in fs:
-            i = wanted.get((f.location, f.rule_id or ""))
-            if i is None:
+            root_no = wanted.get((f.location, f.rule_id or ""))
+            if root_no is None:
                 kept.append(f)
             else:
-                folded.setdefault(i, []).append(as_consequence(f))
+                folded.setdefault(root_no, []).append(as_consequence(f))
         out.append(kept)
     by_id = {id(root): with_consequences(root, folded.get(i, [])) for i, root in enumerate(roots)}
     return [[by_id.get(id(f), f) for f in fs] for fs in out]

@@ -26,6 +26,8 @@ own measured figures against the regulation's limits.
 
 from __future__ import annotations
 
+from typing import Any
+
 from calc.tables import DEFAULT_TABLES
 from vent_agent.documents.plan import LocationPlan, Plan
 from vent_agent.documents.plan_text_primitives import match_name
@@ -141,7 +143,7 @@ def _ev(ref: MonthlyReference, kind: str, key: str | None, text: str) -> Evidenc
     return reference_evidence(TOOLS[kind], ref.mine, ref.month, key, text)
 
 
-def _data(location: str | None, severity: Severity, message: str, *, rule_id: str, **kw) -> Finding:
+def _data(location: str | None, severity: Severity, message: str, *, rule_id: str, **kw: Any) -> Finding:
     return finding(rule_id, location, message, severity=severity, **kw)
 
 
@@ -340,7 +342,7 @@ def _climate(loc: LocationPlan, temp: float, ref: MonthlyReference, key: str) ->
 def _backcalc(plan: Plan, ref: MonthlyReference) -> list[Finding]:
     out = []
     for key, s in ref.air_survey.items():
-        if None in (s.wind_speed, s.area, s.ch4_return, s.ch4_intake):
+        if s.wind_speed is None or s.area is None or s.ch4_return is None or s.ch4_intake is None:
             continue
         name = match_name(key, plan_names(plan))
         if name is None:

@@ -10,6 +10,7 @@ are **minor**; remarks are **info**.
 from __future__ import annotations
 
 import datetime as dt
+from typing import Any
 
 from vent_agent.documents.plan import LocationPlan, Plan, SignOff
 from vent_agent.documents.plan_text_primitives import match_name
@@ -29,7 +30,7 @@ _BASIS_ITEMS = [
 ]
 
 
-def _f(rule_id: str, location: str | None, severity: Severity, message: str, **kw) -> Finding:
+def _f(rule_id: str, location: str | None, severity: Severity, message: str, **kw: Any) -> Finding:
     return finding(rule_id, location, message, severity=severity, **kw)
 
 
@@ -132,7 +133,7 @@ def _date(s: str | None) -> dt.date | None:
 def _dates(plan: Plan) -> list[Finding]:
     out = []
     prepared = _date(plan.prepared_date)
-    signed = [(s, _date(s.date)) for s in plan.signoffs if _date(s.date)]
+    signed = [(s, d) for s in plan.signoffs if (d := _date(s.date)) is not None]
     if prepared is None:
         author = next((d for s, d in signed if s.role == "编制"), None)
         if author:

@@ -87,8 +87,11 @@ def extractor_id(engine: str) -> str:
 def _threadsafe(emit: Emit, loop: asyncio.AbstractEventLoop) -> Callable[[EventModel], None]:
     """``emit`` callable from a worker thread (waits until the event is written)."""
 
+    async def send(event: EventModel) -> None:
+        await emit(event)
+
     def call(event: EventModel) -> None:
-        asyncio.run_coroutine_threadsafe(emit(event), loop).result(timeout=30)
+        asyncio.run_coroutine_threadsafe(send(event), loop).result(timeout=30)
 
     return call
 
@@ -122,7 +125,9 @@ def _ocr_pages_cn(extracted: ExtractedPdf) -> str:
     if garbage:
         kinds: Counter[str] = Counter()
         for p in garbage:
-            kinds.update(extracted.page(p).layer.bad_kinds)  # type: ignore[union-attr]
+            layer = extracted.page(p).layer  # scored: a page is garbage by its layer's score
+            if layer is not None:
+                kinds.update(layer.bad_kinds)
         parts.append(f"第 {'、'.join(map(str, garbage))} 页文字层为乱码（{describe_bad(kinds)}）")
     return "，".join(parts)
 

@@ -13,7 +13,7 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 import calc
-from calc.result import CalcResult, Coefficient, MaxResult
+from calc.result import BoundCheck, CalcResult, Coefficient, MaxResult
 from vent_agent.documents.plan import LocationPlan
 
 ROADWAY_CLASS_HINTS: tuple[tuple[str, str], ...] = (
@@ -63,7 +63,9 @@ def roadway_class(loc: LocationPlan) -> str:
     return _hint(loc.name + loc.kind_label, ROADWAY_CLASS_HINTS) or "district_roadway"
 
 
-def combine(location_methods: list[CalcResult], checks: list | None = None, name: str = "") -> MaxResult:
+def combine(
+    location_methods: list[CalcResult], checks: list[BoundCheck] | None = None, name: str = ""
+) -> MaxResult:
     """A :class:`MaxResult` over the given method results (the largest governs)."""
     if not location_methods:
         raise Unrecomputable("没有可核算的方法")

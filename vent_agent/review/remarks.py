@@ -47,6 +47,7 @@ from pydantic import BaseModel, Field, ValidationError, field_validator
 from vent_agent.documents.plan import Plan
 from vent_agent.documents.plan_text_primitives import match_name
 from vent_agent.events import AgentThinking, AgentToolResult, EventModel
+from vent_agent.events import Remark as RemarkEvent
 from vent_agent.events import Send as Emit
 from vent_agent.llm.providers import build_chat_model
 from vent_agent.llm.registry import configured_models
@@ -309,7 +310,7 @@ def to_remarks(
                 category=category,
                 severity=severity,
                 message=message,
-                figures=figures,
+                figures=dict(figures),
                 rule=REMARK_RULE,
                 source=REMARK_SOURCE,
                 page=page,
@@ -389,8 +390,8 @@ async def review_remarks(
             AgentThinking(
                 agent=agent,
                 message=f"「{cn}」模型意见：{where}{r.message}"[:300],
-                remark=r.model_dump(
-                    mode="json", include={"location", "category", "severity", "message", "page"}
+                remark=RemarkEvent.model_validate(
+                    r.model_dump(mode="json", include={"location", "category", "severity", "message", "page"})
                 ),
             )
         )

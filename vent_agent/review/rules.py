@@ -11,6 +11,7 @@ kept in the numbering of edition 2025 and cited in the edition the review uses (
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from calc.tables import DEFAULT_TABLES
@@ -129,10 +130,10 @@ def _r(
     category: Category,
     severity: Severity,
     severity_rule: str,
-    sources: dict[str, tuple[Clause, ...]] | tuple[Clause, ...],
+    sources: Mapping[str, tuple[Clause, ...]] | tuple[Clause, ...],
     tolerance: str = "",
 ) -> Rule:
-    by_kind = sources if isinstance(sources, dict) else {"*": sources}
+    by_kind = {"*": sources} if isinstance(sources, tuple) else dict(sources)
     return Rule(id_, title, category, severity, severity_rule, by_kind, tolerance, REVIEWER_OF[category])
 
 

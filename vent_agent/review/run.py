@@ -89,7 +89,7 @@ async def _review_run(
         )
     await _save_provenance(emitter, state, result, report, session_id)
     counts = result.counts()
-    coverage = ReviewCoverage(**result.coverage.to_event()) if result.coverage else None
+    coverage = ReviewCoverage.model_validate(result.coverage.to_event()) if result.coverage else None
     if final:
         await emitter.send(
             ReviewDone(
