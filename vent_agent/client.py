@@ -104,8 +104,8 @@ class ChatClient:
             except (httpx.TransportError, httpx.RemoteProtocolError):
                 if run_id is None:
                     raise
-            async for ev in self._recover(http, run_id, last_seq):
-                yield ev
+            async for recovered in self._recover(http, run_id, last_seq):
+                yield recovered
 
     async def _recover(
         self, http: httpx.AsyncClient, run_id: str | None, last_seq: int
@@ -134,8 +134,8 @@ class ChatClient:
                     return
             except (httpx.TransportError, httpx.RemoteProtocolError):
                 continue
-        async for ev in self._from_history(http, run_id):
-            yield ev
+        async for kept in self._from_history(http, run_id):
+            yield kept
 
     async def _from_history(self, http: httpx.AsyncClient, run_id: str | None) -> AsyncIterator[EventModel]:
         """The answer as the history kept it (the run's events are gone or unreachable)."""
@@ -148,8 +148,12 @@ class ChatClient:
         turn = next((m for m in reversed(turns) if m.get("run_id") == run_id), turns[-1] if turns else None)
         if turn is None:
             return
-        yield Token(source="main", content=turn.get("content", ""), from_history=True)
-        yield Done(session_id=self.session_id, thread_id=turn.get("thread_id"), from_history=True)
+        yield Token.model_validate(
+            {"source": "main", "content": turn.get("content", ""), "from_history": True}
+        )
+        yield Done.model_validate(
+            {"session_id": self.session_id, "thread_id": turn.get("thread_id"), "from_history": True}
+        )
 
     async def resume(self, action: str) -> AsyncIterator[EventModel]:
         """Approve or reject the pending plan of the client's session; yields the resumed stream."""

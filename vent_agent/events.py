@@ -453,7 +453,7 @@ class UnknownEvent(EventModel):
     type: str
 
 
-def parse_event(payload: Mapping[str, Any]) -> EventModel:
+def parse_event(payload: Mapping[str, Any]) -> Event | UnknownEvent:
     """The model of a logged or streamed payload; :class:`UnknownEvent` for an unknown ``type`` or a
     payload that does not match its model (an older log), never an exception."""
     try:

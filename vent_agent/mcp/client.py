@@ -26,7 +26,7 @@ import re
 import sys
 import threading
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Callable, Coroutine
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from datetime import timedelta
@@ -123,7 +123,7 @@ class ReferenceOutcome:
         return StaticReferenceData([])
 
 
-ToolCallback = Callable[[ToolCallRecord], Awaitable[None]]
+ToolCallback = Callable[[ToolCallRecord], Coroutine[Any, Any, None]]
 
 
 def _leaf(exc: BaseException) -> BaseException:

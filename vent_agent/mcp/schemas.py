@@ -11,7 +11,7 @@ A mine platform's own MCP server that answers in this format can replace the emb
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
 from pydantic import BaseModel, Field
 
@@ -203,7 +203,7 @@ def monthly_from_answers(
     """Assemble a :class:`MonthlyReference` from the tools' answers: each part from its answer when
     ``available``; the roadway classes from the ventilation report whenever it answered. ``mine`` is
     the source's name for the mine (from the answers), ``gaps`` the parts missing (tool → reason)."""
-    ref: dict = {"mine": mine, "month": month, "gaps": dict(gaps)}
+    ref: dict[str, Any] = {"mine": mine, "month": month, "gaps": dict(gaps)}
     plan = answers.get(MINING_PLAN_TOOL)
     if isinstance(plan, MiningPlanAnswer) and plan.available:
         ref["mining_plan"] = [_entry(i) for i in plan.items]
