@@ -36,7 +36,8 @@ def register_readiness(app: FastAPI, state: AppState) -> None:
         if not ocr_state:
             try:
                 engine = await asyncio.to_thread(load_configured_engine, settings)
-                ocr_state["ok"], ocr_state["detail"] = True, engine.name
+                # None only for VENT_OCR_ENGINE=none, answered above
+                ocr_state["ok"], ocr_state["detail"] = True, engine.name if engine is not None else "none"
             except OcrUnavailable as exc:
                 ocr_state["ok"], ocr_state["detail"] = False, str(exc)
         if not ocr_state["ok"]:

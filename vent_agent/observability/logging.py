@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import logging
 import sys
-from typing import Literal
+from typing import Literal, TextIO
 
 from pythonjsonlogger.json import JsonFormatter
 
@@ -26,7 +26,7 @@ class ContextFilter(logging.Filter):
         return True
 
 
-def make_handler(fmt: LogFormat = "plain", stream=None) -> logging.Handler:  # type: ignore[no-untyped-def]
+def make_handler(fmt: LogFormat = "plain", stream: TextIO | None = None) -> logging.Handler:
     """A stream handler (stderr by default) with the context filter and the chosen format."""
     handler = logging.StreamHandler(stream or sys.stderr)
     handler.set_name(_HANDLER_NAME)
@@ -46,7 +46,9 @@ QUIET_LIBRARIES = ("bm25s",)
 """Libraries whose loggers are held at WARNING or above, whatever the service's level."""
 
 
-def configure_logging(fmt: LogFormat = "plain", level: str | int = "INFO", stream=None) -> None:  # type: ignore[no-untyped-def]
+def configure_logging(
+    fmt: LogFormat = "plain", level: str | int = "INFO", stream: TextIO | None = None
+) -> None:
     """Send the root logger (and uvicorn's loggers) to one handler in ``fmt``; idempotent: a second call
     replaces the handler it installed before. ``level``: a logging level name or number."""
     root = logging.getLogger()

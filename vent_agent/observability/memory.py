@@ -15,13 +15,14 @@ import ctypes.util
 import gc
 import logging
 import sys
+from collections.abc import Callable
 from functools import cache
 
 log = logging.getLogger(__name__)
 
 
 @cache
-def _malloc_trim() -> ctypes._CFuncPtr | None:  # type: ignore[name-defined]
+def _malloc_trim() -> Callable[[int], int] | None:
     """glibc's ``malloc_trim``, or None when the C library is not glibc."""
     if not sys.platform.startswith("linux"):
         return None
