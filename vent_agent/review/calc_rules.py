@@ -12,7 +12,7 @@ from collections.abc import Awaitable, Callable
 
 from calc import formatting as calc_fmt
 from calc.errors import CalcInputError
-from calc.result import MaxResult
+from calc.result import CalcResult, MaxResult
 from vent_agent.documents.plan import AllocationRow, LocationPlan, MethodStatement, Plan, SourceRef
 from vent_agent.documents.plan_units import FLOW_UNITS
 from vent_agent.observability import metrics
@@ -101,7 +101,7 @@ def _method_checks(
     return out
 
 
-def _calc_method(result: MaxResult | None, m: MethodStatement):  # type: ignore[no-untyped-def]
+def _calc_method(result: MaxResult | None, m: MethodStatement) -> CalcResult | None:
     if result is None or m.method not in METHOD_SUFFIX:
         return None
     suffix = METHOD_SUFFIX[m.method]

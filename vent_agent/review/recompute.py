@@ -258,18 +258,16 @@ class Adjustment:
         return self.given < self.low
 
 
-def _out_of_range(result: MaxResult) -> list[tuple[CalcResult, Coefficient, str]]:
+def _out_of_range(result: MaxResult) -> list[tuple[CalcResult, Coefficient, str, tuple[float, float]]]:
+    """The plan's coefficients outside their documented range: (method result, coefficient, its input
+    name, the range)."""
     out = []
     for r in result.methods or [result]:
         for c in r.coefficients:
             name = COEFFICIENT_INPUTS.get((r.method, c.symbol))
-            if (
-                name
-                and c.origin == "given"
-                and c.valid_range
-                and not c.valid_range[0] <= c.value <= c.valid_range[1]
-            ):
-                out.append((r, c, name))
+            valid = c.valid_range
+            if name and c.origin == "given" and valid and not valid[0] <= c.value <= valid[1]:
+                out.append((r, c, name, valid))
     return out
 
 
@@ -290,8 +288,8 @@ def recompute_compliant(
     bad = _out_of_range(judged)
     if not bad:
         return stated, judged, []
-    nearest = {n: min(max(c.value, c.valid_range[0]), c.valid_range[1]) for _, c, n in bad}  # type: ignore[index]
-    midpoint = {n: round(sum(c.valid_range) / 2, 6) for _, c, n in bad}  # type: ignore[arg-type]
+    nearest = {n: min(max(c.value, low), high) for _, c, n, (low, high) in bad}
+    midpoint = {n: round(sum(valid) / 2, 6) for _, _, n, valid in bad}
     compliant = recompute_location(loc, required_by_location, base | nearest)
     at_default = recompute_location(loc, required_by_location, base | midpoint)
     adjustments = [
@@ -302,15 +300,15 @@ def recompute_compliant(
             given=c.value,
             compliant=nearest[n],
             default=midpoint[n],
-            low=c.valid_range[0],  # type: ignore[index]
-            high=c.valid_range[1],  # type: ignore[index]
+            low=valid[0],
+            high=valid[1],
             q_compliant=compliant.value,
             q_default=at_default.value,
             note=c.note,
             key=c.key,
             key_value=c.key_value,
         )
-        for r, c, n in bad
+        for r, c, n, valid in bad
     ]
     return stated, compliant, adjustments
 
