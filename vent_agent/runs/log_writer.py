@@ -29,14 +29,14 @@ from tenacity import AsyncRetrying, retry_if_exception, stop_after_delay, wait_r
 from vent_agent.runs.sqlite_writer import SqliteTransactions
 from vent_agent.runs.worker_models import RunWorkerRow
 from vent_agent.store.db import Database
-from vent_agent.store.models import EventRow, RunRow, SessionRow, utcnow
+from vent_agent.store.models import EventRow, RunRow, SessionRow, table_of, utcnow
 
 log = logging.getLogger(__name__)
 
-RUNS = RunRow.__table__  # type: ignore[attr-defined]
-RUN_WORKERS = RunWorkerRow.__table__  # type: ignore[attr-defined]
-EVENTS = EventRow.__table__  # type: ignore[attr-defined]
-SESSIONS = SessionRow.__table__  # type: ignore[attr-defined]
+RUNS = table_of(RunRow)
+RUN_WORKERS = table_of(RunWorkerRow)
+EVENTS = table_of(EventRow)
+SESSIONS = table_of(SessionRow)
 DEFAULT_MAX_QUEUE = 20_000
 DEFAULT_MAX_BATCH = 5_000
 RETRY_FOR_S = 30.0

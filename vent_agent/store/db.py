@@ -4,6 +4,7 @@ says so), its session factory, and the schema migrations (Alembic, run programma
 from __future__ import annotations
 
 import logging
+import sqlite3
 from functools import cache
 from pathlib import Path
 
@@ -13,8 +14,9 @@ from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
 from sqlalchemy import Connection, event, text
 from sqlalchemy.engine import make_url
+from sqlalchemy.engine.interfaces import DBAPIConnection
 from sqlalchemy.ext.asyncio import AsyncEngine, async_sessionmaker, create_async_engine
-from sqlalchemy.pool import NullPool
+from sqlalchemy.pool import ConnectionPoolEntry, NullPool
 from sqlmodel.ext.asyncio.session import AsyncSession
 
 from vent_agent.runs import worker_models as _worker_models  # noqa: F401  (registers the workers tables)
@@ -139,18 +141,22 @@ def _sqlite_migration_engine(url: str) -> AsyncEngine:
     engine = create_async_engine(url, poolclass=NullPool)
 
     @event.listens_for(engine.sync_engine, "connect")
-    def _connect(dbapi_conn, _record) -> None:  # type: ignore[no-untyped-def]
+    def _connect(dbapi_conn: DBAPIConnection, _record: ConnectionPoolEntry) -> None:
         sqlite_pragmas(dbapi_conn, _record)
         dbapi_conn.isolation_level = None
 
     @event.listens_for(engine.sync_engine, "begin")
-    def _begin(conn) -> None:  # type: ignore[no-untyped-def]
+    def _begin(conn: Connection) -> None:
         conn.exec_driver_sql("BEGIN IMMEDIATE")
 
     return engine
 
 
-def sqlite_pragmas(dbapi_conn, _record) -> None:  # type: ignore[no-untyped-def]
+def sqlite_pragmas(
+    dbapi_conn: DBAPIConnection | sqlite3.Connection, _record: ConnectionPoolEntry | None
+) -> None:
+    """WAL journal, normal sync and a 5 s busy time-out on a new SQLite connection (a ``connect`` event
+    listener; ``_record`` unused)."""
     cur = dbapi_conn.cursor()
     cur.execute("PRAGMA journal_mode=WAL")
     cur.execute("PRAGMA synchronous=NORMAL")

@@ -4,13 +4,20 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from sqlalchemy import Column, Text, UniqueConstraint
+from sqlalchemy import Column, Table, Text, UniqueConstraint
 from sqlmodel import Field, SQLModel
 
 
 def utcnow() -> datetime:
     """The current time, timezone-aware UTC."""
     return datetime.now(UTC)
+
+
+def table_of(model: type[SQLModel]) -> Table:
+    """The SQLAlchemy table of a SQLModel table class: its ``__table__``, looked up by name in the
+    metadata (SQLModel sets ``__table__`` when the class is made but does not declare it to a type
+    checker)."""
+    return model.metadata.tables[str(model.__tablename__)]
 
 
 class RunRow(SQLModel, table=True):

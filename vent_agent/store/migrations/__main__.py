@@ -17,6 +17,7 @@ import tempfile
 from pathlib import Path
 
 from alembic import command
+from sqlalchemy import Connection
 
 from vent_agent.store.db import Database, alembic_config
 
@@ -44,7 +45,7 @@ async def _revision(message: str, rev_id: str | None) -> None:
         try:
             await db.migrate()
 
-            def generate(conn) -> None:  # type: ignore[no-untyped-def]
+            def generate(conn: Connection) -> None:
                 cfg = alembic_config()
                 cfg.attributes["connection"] = conn
                 command.revision(cfg, message=message, autogenerate=True, rev_id=rev_id)
