@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import AsyncIterator, Iterator, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from langchain_core.callbacks import AsyncCallbackManagerForLLMRun, CallbackManagerForLLMRun
 from langchain_core.language_models import LanguageModelInput
@@ -142,21 +142,21 @@ def serialise_tool_arguments(calls: list[Any]) -> list[Any] | None:
     for call in calls:
         function = call.get("function") if isinstance(call, dict) else None
         args = function.get("arguments") if isinstance(function, dict) else None
-        if args is not None and not isinstance(args, str):
+        if isinstance(function, dict) and args is not None and not isinstance(args, str):
             call = {**call, "function": {**function, "arguments": json.dumps(args, ensure_ascii=False)}}
             changed = True
         fixed.append(call)
     return fixed if changed else None
 
 
-def _with_tool_call_indexes(chunk: dict) -> dict:
+def _with_tool_call_indexes(chunk: dict[str, Any]) -> dict[str, Any]:
     """A copy of a raw stream chunk whose tool-call deltas all have an ``index`` key (None when the
     server sent none: ``langchain-openai`` drops every tool call of a delta when one lacks it) and
     string ``arguments`` (:func:`serialise_tool_arguments`)."""
     choices = chunk.get("choices") or []
     delta = choices[0].get("delta") if choices and isinstance(choices[0], dict) else None
     calls = delta.get("tool_calls") if isinstance(delta, dict) else None
-    if not calls:
+    if not isinstance(delta, dict) or not calls:
         return chunk
     serialised = serialise_tool_arguments(calls)
     if serialised is None and all(isinstance(c, dict) and "index" in c for c in calls):
@@ -178,14 +178,20 @@ def _with_string_arguments(response: Any) -> Any:
         message = choice.get("message") if isinstance(choice, dict) else None
         calls = message.get("tool_calls") if isinstance(message, dict) else None
         serialised = serialise_tool_arguments(calls) if isinstance(calls, list) else None
-        if serialised is not None:
+        if serialised is not None and isinstance(message, dict):
             choice = {**choice, "message": {**message, "tool_calls": serialised}}
             changed = True
         new_choices.append(choice)
     return {**raw, "choices": new_choices} if changed else response
 
 
-class ReasoningRoundTrip:
+if TYPE_CHECKING:  # the mixin's super() is the BaseChatOpenAI subclass it is mixed into
+    from langchain_openai.chat_models.base import BaseChatOpenAI as _MixedInto
+else:
+    _MixedInto = object
+
+
+class ReasoningRoundTrip(_MixedInto):
     """Mixin for ``BaseChatOpenAI`` subclasses (put it first in the bases): reasoning in, reasoning back
     out, one index per streamed tool call. See the module docstring."""
 
@@ -194,21 +200,19 @@ class ReasoningRoundTrip:
         return False
 
     def _convert_chunk_to_generation_chunk(
-        self, chunk: dict, default_chunk_class: type, base_generation_info: dict | None
+        self, chunk: dict[str, Any], default_chunk_class: type, base_generation_info: dict[str, Any] | None
     ) -> ChatGenerationChunk | None:
         chunk = _with_tool_call_indexes(chunk)
-        gen = super()._convert_chunk_to_generation_chunk(  # type: ignore[misc]
-            chunk, default_chunk_class, base_generation_info
-        )
+        gen = super()._convert_chunk_to_generation_chunk(chunk, default_chunk_class, base_generation_info)
         if gen is not None and isinstance(gen.message, AIMessageChunk):
             reasoning = _delta_reasoning(chunk)
             if reasoning and not gen.message.additional_kwargs.get(REASONING_KEY):
                 gen.message.additional_kwargs[REASONING_KEY] = reasoning
         return gen
 
-    def _create_chat_result(self, response: Any, generation_info: dict | None = None) -> ChatResult:
+    def _create_chat_result(self, response: Any, generation_info: dict[str, Any] | None = None) -> ChatResult:
         response = _with_string_arguments(response)
-        result = super()._create_chat_result(response, generation_info)  # type: ignore[misc]
+        result = super()._create_chat_result(response, generation_info)
         raw = response if isinstance(response, dict) else response.model_dump()
         choices = raw.get("choices") or []
         message = (choices[0] or {}).get("message") if choices else None
@@ -221,11 +225,11 @@ class ReasoningRoundTrip:
 
     def _get_request_payload(
         self, input_: LanguageModelInput, *, stop: list[str] | None = None, **kwargs: Any
-    ) -> dict:
-        payload = super()._get_request_payload(input_, stop=stop, **kwargs)  # type: ignore[misc]
+    ) -> dict[str, Any]:
+        payload = super()._get_request_payload(input_, stop=stop, **kwargs)
         sent = payload.get("messages")
         if isinstance(sent, list):
-            messages = self._convert_input(input_).to_messages()  # type: ignore[attr-defined]
+            messages = self._convert_input(input_).to_messages()
             if len(messages) == len(sent):
                 attach_reasoning(sent, messages, empty_on_tool_calls=self._requires_reasoning_on_tool_calls())
         return payload
@@ -238,7 +242,7 @@ class ReasoningRoundTrip:
         **kwargs: Any,
     ) -> AsyncIterator[ChatGenerationChunk]:
         indexer, end = ToolCallIndexer(), StreamEnd()
-        async for gen in super()._astream(messages, stop=stop, run_manager=None, **kwargs):  # type: ignore[misc]
+        async for gen in super()._astream(messages, stop=stop, run_manager=None, **kwargs):
             indexer.fix(gen.message)
             end.see(gen)
             if run_manager:
@@ -255,7 +259,7 @@ class ReasoningRoundTrip:
         **kwargs: Any,
     ) -> Iterator[ChatGenerationChunk]:
         indexer, end = ToolCallIndexer(), StreamEnd()
-        for gen in super()._stream(messages, stop=stop, run_manager=None, **kwargs):  # type: ignore[misc]
+        for gen in super()._stream(messages, stop=stop, run_manager=None, **kwargs):
             indexer.fix(gen.message)
             end.see(gen)
             if run_manager:
@@ -265,7 +269,9 @@ class ReasoningRoundTrip:
         end.check()
 
 
-def attach_reasoning(sent: list[dict], messages: list[BaseMessage], *, empty_on_tool_calls: bool) -> None:
+def attach_reasoning(
+    sent: list[dict[str, Any]], messages: list[BaseMessage], *, empty_on_tool_calls: bool
+) -> None:
     """Copy ``reasoning_content`` of each assistant message into its request dict (``sent[i]`` is the
     dict of ``messages[i]``). With ``empty_on_tool_calls``, assistant dicts with ``tool_calls`` and no
     known reasoning get ``""`` (DeepSeek rejects a tool-call turn without the field in thinking mode)."""

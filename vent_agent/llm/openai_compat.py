@@ -13,6 +13,7 @@ from collections.abc import AsyncIterator
 import httpx
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessageChunk, BaseMessage, HumanMessage, SystemMessage
+from pydantic import SecretStr
 
 from vent_agent.llm.chunks import content_text, model_name, reasoning_text
 from vent_agent.llm.compat import VentChatOpenAI
@@ -25,11 +26,11 @@ def make_interpret_model(settings: Settings) -> BaseChatModel | None:
 
     An OpenAI-compatible endpoint through :class:`~vent_agent.llm.compat.VentChatOpenAI`, so that a
     reasoning model's ``reasoning_content`` reaches the ``reasoning`` events."""
-    if not settings.llm_configured:
+    if not settings.llm_configured or settings.llm_model is None:  # configured: a base URL and a model
         return None
     return VentChatOpenAI(
         base_url=settings.llm_base_url,
-        api_key=settings.llm_api_key or "not-needed",
+        api_key=SecretStr(settings.llm_api_key or "not-needed"),
         model=settings.llm_model,
         streaming=True,
         stream_usage=True,
