@@ -252,7 +252,8 @@ class ThresholdTable:
 
 @lru_cache(maxsize=8)
 def _read(path: Path) -> dict[str, Any]:
-    return json.loads(path.read_text(encoding="utf-8"))
+    data: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+    return data
 
 
 @lru_cache(maxsize=8)

@@ -196,7 +196,11 @@ class DemoMine(VentilationSource):
                 for i, v in enumerate(s.values[lim.quantity])
             ]
             sign = 1.0 if is_upper_limit(lim.breach_op) else -1.0
-            for ep in find_episodes(s.times, values, lim.breached, worse=lambda v, k=sign: k * v):
+
+            def worse(v: float, k: float = sign) -> float:
+                return k * v
+
+            for ep in find_episodes(s.times, values, lim.breached, worse=worse):
                 if ep.end < since:
                     continue
                 label = QUANTITY_LABELS.get(lim.quantity, lim.quantity)
@@ -323,10 +327,16 @@ class DemoMine(VentilationSource):
 # -- building from the data files ---------------------------------------------------------------------
 
 
+def _at(records: dict[str, Any], location: str | None) -> dict[str, Any]:
+    """The reference record of ``location`` (empty for none, or a location without one)."""
+    found: dict[str, Any] = records.get(location, {}) if location is not None else {}
+    return found
+
+
 def _build_tunnel(rec: dict[str, Any], survey: dict[str, Any], plan: dict[str, Any], model_id: str) -> Tunnel:
     """A tunnel from its network record, completed from the reference data of its location."""
     loc = rec.get("location")
-    s, p = survey.get(loc, {}), plan.get(loc, {})
+    s, p = _at(survey, loc), _at(plan, loc)
     derived = {
         "area": s.get("area", p.get("area")),
         "allocated_q": p.get("allocated_q"),
@@ -356,7 +366,7 @@ def _build_device(
             ref.get("name")
             or f"{tunnel.name} 局部通风机（{'主机' if rec.get('state') == '运行' else '备机'}）",
         )
-        fields.setdefault("model", ref.get("model") or plan.get(tunnel.location, {}).get("fan_model"))
+        fields.setdefault("model", ref.get("model") or _at(plan, tunnel.location).get("fan_model"))
         fields.setdefault("state", ref.get("state"))
     else:
         fields["quantity"] = quantities[0]

@@ -242,12 +242,13 @@ class HttpVentilationSource(VentilationSource):
         try:
             return adapter.validate_python(result)
         except ValidationError as exc:
-            first = exc.errors()[0] if exc.errors() else {}
-            where = ".".join(str(p) for p in first.get("loc", ()))
+            errors = exc.errors()
+            where = ".".join(str(p) for p in errors[0]["loc"]) if errors else ""
+            what = errors[0]["msg"] if errors else "格式错误"
             log.warning("ventilation system answer of %s has the wrong shape: %s", operation, exc)
             raise UpstreamError(
                 "malformed",
-                f"通风系统返回的数据格式不符合约定（{where or '结果'}：{first.get('msg', '格式错误')}）",
+                f"通风系统返回的数据格式不符合约定（{where or '结果'}：{what}）",
                 operation=operation,
             ) from exc
 
