@@ -14,7 +14,8 @@ from vent_agent.state import AppState
 
 def get_state(request: Request) -> AppState:
     """The app's :class:`AppState`."""
-    return request.app.state.vent
+    state: AppState = request.app.state.vent
+    return state
 
 
 def public_base_url(request: Request, state: AppState) -> str:

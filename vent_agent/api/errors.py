@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import Mapping
+from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
@@ -50,7 +52,7 @@ _REASONS = {
 }
 
 
-def _reason(kind: str, err: dict) -> str:
+def _reason(kind: str, err: Mapping[str, Any]) -> str:
     """A Chinese reason for a pydantic error type (the English message for types not listed)."""
     template = _REASONS.get(kind)
     msg = str(err.get("msg", ""))

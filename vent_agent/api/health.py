@@ -11,7 +11,7 @@ from fastapi.responses import JSONResponse
 
 from vent_agent.api.deps import StateDep
 from vent_agent.observability.metrics import render_latest, set_upload_disk
-from vent_agent.observability.readiness import readiness_registry
+from vent_agent.observability.readiness import ReadinessCheck, readiness_registry
 from vent_agent.state import AppState
 from vent_agent.store.db import migrations_head
 
@@ -32,7 +32,7 @@ async def healthz(state: StateDep) -> JSONResponse:
     )
 
 
-def _store_checks(state: AppState) -> dict:
+def _store_checks(state: AppState) -> dict[str, tuple[ReadinessCheck, float]]:
     async def store() -> str:
         await state.db.ping()
         return state.db.dialect

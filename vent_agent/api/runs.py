@@ -9,6 +9,7 @@ interpretations, reviews without a session) are addressed by their unguessable i
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from fastapi import APIRouter, Header, Query, Request, Response
 from fastapi.responses import JSONResponse
@@ -71,7 +72,7 @@ async def run_events(
 
 
 @router.post("/{run_id}/cancel", response_model=None)
-async def cancel_run(run_id: str, request: Request, state: StateDep) -> dict | JSONResponse:
+async def cancel_run(run_id: str, request: Request, state: StateDep) -> dict[str, Any] | JSONResponse:
     """Cancel a running run on whichever worker executes it; the cancellation is recorded as an ``error``
     event then ``done``. Waits up to 10 s for it: 200 ``cancelled``, or 202 ``cancelling`` when the run
     has not stopped yet; 409 when it had already ended."""

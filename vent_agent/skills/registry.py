@@ -271,10 +271,12 @@ class SkillRegistry:
         try:
             skill = await self.get(name)
         except SkillError as exc:
-            offered = await self.prompt_index(agent) if agent else None
-            if offered is None:
-                offered = [s for s in await self.list_skills() if s.enabled and s.meta is not None]
-            known = "、".join(s.name for s in offered)
+            index = await self.prompt_index(agent) if agent else None
+            if index is not None:
+                offered = [s.name for s in index]
+            else:
+                offered = [s.name for s in await self.list_skills() if s.enabled and s.meta is not None]
+            known = "、".join(offered)
             hint = f"（可用技能：{known}）" if known else ""
             raise SkillError(exc.status, f"未找到技能「{name}」{hint}") from exc
         if not skill.enabled:

@@ -58,7 +58,7 @@ def args_schema(name: str, func: Callable[..., Any]) -> type[BaseModel]:
             numeric.append(pname)
         default = ... if param.default is inspect.Parameter.empty else param.default
         fields[pname] = (annotation, Field(default, description=PARAMS[pname].describe()))
-    return create_model(  # type: ignore[call-overload,no-any-return]
+    return create_model(
         f"{name}_args",
         __config__=ConfigDict(extra="forbid"),
         __validators__={"no_bools": field_validator(*numeric, mode="before")(_not_bool)} if numeric else {},
