@@ -16,7 +16,7 @@ import json
 from collections.abc import AsyncIterator
 from typing import Any
 
-from sqlmodel import select
+from sqlmodel import col, select
 
 from vent_agent.runs.broker import Broker
 from vent_agent.runs.tail import RunTail, StoredEvent
@@ -80,7 +80,7 @@ class RunReader:
             rows = await s.exec(
                 select(EventRow.seq, EventRow.type, EventRow.payload)
                 .where(EventRow.run_id == run_id, EventRow.seq > after)
-                .order_by(EventRow.seq)
+                .order_by(col(EventRow.seq))
                 .limit(limit)
             )
             return [StoredEvent(seq, type_, payload) for seq, type_, payload in rows]
