@@ -36,7 +36,7 @@ from typing import Any, Literal
 import anyio
 from langchain_core.messages import ToolMessage
 from langchain_core.tools import BaseTool
-from langchain_mcp_adapters.sessions import create_session
+from langchain_mcp_adapters.sessions import StdioConnection, StreamableHttpConnection, create_session
 from langchain_mcp_adapters.tools import load_mcp_tools
 from mcp import ClientSession
 from mcp.shared.memory import create_connected_server_and_client_session
@@ -167,11 +167,11 @@ async def open_reference_session(
     """
     read_timeout = timedelta(seconds=timeout_s) if timeout_s else None
     if settings.mcp_url:
-        connection: dict[str, Any] = {"transport": "streamable_http", "url": settings.mcp_url}
+        connection: StreamableHttpConnection = {"transport": "streamable_http", "url": settings.mcp_url}
         if timeout_s:
-            connection.update(timeout=timeout_s, sse_read_timeout=timeout_s)
+            connection["timeout"] = connection["sse_read_timeout"] = timeout_s
         connection["session_kwargs"] = {"read_timeout_seconds": read_timeout}
-        async with create_session(connection) as session:  # type: ignore[arg-type]
+        async with create_session(connection) as session:
             await session.initialize()
             yield session, f"MCP streamable HTTP {settings.mcp_url}"
         return
@@ -182,13 +182,13 @@ async def open_reference_session(
         label = "内置 MCP 服务（stdio 子进程" + (
             f"，参考数据文件 {settings.reference_dir}）" if settings.reference_dir else "，示范煤矿）"
         )
-        stdio: dict[str, Any] = {
+        stdio: StdioConnection = {
             "transport": "stdio",
             "command": sys.executable,
             "args": args,
             "session_kwargs": {"read_timeout_seconds": read_timeout},
         }
-        async with create_session(stdio) as session:  # type: ignore[arg-type]
+        async with create_session(stdio) as session:
             await session.initialize()
             yield session, label
         return

@@ -19,9 +19,9 @@ from __future__ import annotations
 import datetime as dt
 import re
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
 from vent_agent.review.reference import (
     DatedSurveyDoc,
@@ -39,6 +39,7 @@ from vent_agent.review.reference import (
 
 _MONTH_FILE = re.compile(r"^\d{4}-(0[1-9]|1[0-2])\.json$")
 _SURVEY_FILE = re.compile(r"^(\d{4}-\d{2}-\d{2})\.json$")
+M = TypeVar("M", bound=BaseModel)
 
 
 def load_reference_dir(directory: Path) -> StaticReferenceData:
@@ -106,8 +107,8 @@ def _folder_document(folder: Path) -> ReferenceDocument:
     return parsed.model_copy(update={"reference": reference, "air_surveys": [*parsed.air_surveys, *surveys]})
 
 
-def _validate(model: type, value: Any, path: Path) -> Any:
+def _validate(model: type[M], value: Any, path: Path) -> M:
     try:
-        return model.model_validate(value)  # type: ignore[attr-defined]
+        return model.model_validate(value)
     except ValidationError as exc:
         raise ReferenceFileError(str(path), validation_problems(exc)) from exc
