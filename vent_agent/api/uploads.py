@@ -80,7 +80,7 @@ class _Parser(MultiPartParser):
             spool: SpooledTemporaryFile[bytes] = SpooledTemporaryFile(max_size=self.spool_max_size)  # noqa: SIM115 - closed with the form
             self._files_to_close_on_error.append(spool)
             self._current_part.file = UploadFile(
-                file=spool,  # type: ignore[arg-type]
+                file=spool,  # type: ignore[arg-type]  # as in Starlette's parser: a binary spool, not a BinaryIO to typeshed
                 size=0,
                 filename=name,
                 headers=Headers(raw=self._current_part.item_headers),
