@@ -4,6 +4,7 @@ structured logs carrying run and session ids, and who may replay or cancel a ses
 from __future__ import annotations
 
 import asyncio
+import gc
 import io
 import json
 import logging
@@ -20,6 +21,7 @@ from tests.helpers import parse_spec_stream
 from tests.pg import scaleout_app
 from tests.scripted_model import ScriptedChatModel, says, tool_call
 from vent_agent.api import runs as runs_api
+from vent_agent.app import create_app
 from vent_agent.observability import metrics
 from vent_agent.observability.context import bound
 from vent_agent.observability.logging import configure_logging
@@ -268,3 +270,11 @@ async def test_metrics_record_model_and_tool_latency(app, client: httpx.AsyncCli
     text = (await client.get("/metrics")).text
     assert 'vent_tool_latency_seconds_count{outcome="ok",tool="get_device_kind_dict"}' in text
     assert "vent_model_latency_seconds_count" in text and 'model="ScriptedChatModel"' in text
+
+
+async def test_the_startup_heap_is_frozen_while_serving_and_thawed_at_shutdown(settings) -> None:  # type: ignore[no-untyped-def]
+    gc.unfreeze()
+    application = create_app(settings)
+    async with application.router.lifespan_context(application):
+        assert gc.get_freeze_count() > 10_000  # the knowledge base's index and the models at least
+    assert gc.get_freeze_count() == 0

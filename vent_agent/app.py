@@ -36,6 +36,7 @@ from vent_agent.kb.search import get_knowledge_base
 from vent_agent.llm.openai_compat import make_interpret_model
 from vent_agent.llm.registry import ModelRegistry
 from vent_agent.observability.component_readiness import register_readiness
+from vent_agent.observability.memory import freeze_startup_heap, thaw_startup_heap
 from vent_agent.runs.lifecycle import open_runs
 from vent_agent.settings import Settings
 from vent_agent.skills import open_skill_registry
@@ -93,10 +94,17 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             )
         if state.interpret_model is None:
             log.warning("no language model configured (VENT_LLM_*): interpretations are rule-based")
-        log.info("vent-agent ready: data dir %s, database %s", settings.data_dir, masked_url(db.url))
+        frozen = freeze_startup_heap()  # the collector skips the start-up heap from now on
+        log.info(
+            "vent-agent ready: data dir %s, database %s, %d start-up objects frozen",
+            settings.data_dir,
+            masked_url(db.url),
+            frozen,
+        )
         try:
             yield
         finally:
+            thaw_startup_heap()
             await state.runs.shutdown()
             await state.users.aclose()
             await exits.aclose()

@@ -1,4 +1,5 @@
-"""Giving freed memory back to the operating system after a large job (a plan review, an OCR'd page).
+"""Giving freed memory back to the operating system after a large job (a plan review, an OCR'd page), and
+keeping the start-up heap out of the garbage collector's way.
 
 CPython frees objects to glibc's ``malloc``, which keeps freed pages in its arenas for reuse instead of
 returning them: after a review that built and dropped a few hundred MiB of pages and tables, the
@@ -6,6 +7,13 @@ process' RSS stays near its peak. :func:`release_memory` runs a full garbage col
 glibc's ``malloc_trim(0)``, which returns the free pages at the top of the heap and the free pages
 inside every arena to the system. On a C library other than glibc (musl, macOS) only the collection
 runs.
+
+The service's start-up leaves a few hundred thousand long-lived objects (the knowledge base's index,
+jieba's dictionary, the catalogue models) that CPython's cyclic collector walks on every full
+collection: under a burst of requests, which makes many short-lived objects survive a young
+collection, a full collection then held the event loop for 0.1–0.4 s. :func:`freeze_startup_heap`
+moves them to the permanent generation (``gc.freeze``), which collections skip;
+:func:`thaw_startup_heap` gives them back at shutdown.
 """
 
 from __future__ import annotations
@@ -49,3 +57,18 @@ def release_memory() -> bool:
     released = bool(trim(0))
     log.debug("malloc_trim released memory: %s", released)
     return released
+
+
+def freeze_startup_heap() -> int:
+    """Move every object tracked now to the permanent generation, which the cyclic collector no longer
+    walks (``gc.freeze``); call it once start-up has built its long-lived objects. Garbage frozen with
+    them is collected after :func:`thaw_startup_heap` (no full collection first: it would cost every
+    start, tests included, a tenth of a second or more). Returns the number of objects frozen."""
+    gc.freeze()
+    return gc.get_freeze_count()
+
+
+def thaw_startup_heap() -> None:
+    """Give the frozen objects back to the collector (``gc.unfreeze``), e.g. at shutdown, so that what
+    the service built and no longer uses can be collected."""
+    gc.unfreeze()
