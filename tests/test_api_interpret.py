@@ -40,6 +40,22 @@ async def test_tunnel_fast_mode_event_sequence(client: httpx.AsyncClient) -> Non
     assert events[-1]["thread_id"] == resp.headers["x-run-id"] and events[-1]["session_id"] is None
 
 
+async def test_a_click_resolves_its_dependencies_without_the_thread_pool(
+    client: httpx.AsyncClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A plain-function dependency costs a thread hop per request (FastAPI's thread pool): under a burst
+    of clicks the requests queue for its threads."""
+
+    async def no_pool(*_args: object, **_kwargs: object) -> None:
+        raise AssertionError("a dependency ran in the thread pool")
+
+    monkeypatch.setattr("fastapi.dependencies.utils.run_in_threadpool", no_pool)
+    resp, events = await _stream(client, "/api/interpret/click/tun", TUN)
+    assert resp.status_code == 200 and events[-1]["type"] == "done"
+    resp = await client.get("/api/skills")
+    assert resp.status_code == 200
+
+
 async def test_device_fast_mode(client: httpx.AsyncClient) -> None:
     _, events = await _stream(client, "/api/interpret/click/device", FAN)
     assert events[1]["tools"] == ["query_device_data_by_id"]

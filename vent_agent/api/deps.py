@@ -12,8 +12,9 @@ from vent_agent.auth import AuthError, User, authenticate
 from vent_agent.state import AppState
 
 
-def get_state(request: Request) -> AppState:
-    """The app's :class:`AppState`."""
+async def get_state(request: Request) -> AppState:
+    """The app's :class:`AppState`. A coroutine: FastAPI runs a plain function dependency in its
+    thread pool, a thread hop per request (under a burst of clicks, a queue for the pool's threads)."""
     state: AppState = request.app.state.vent
     return state
 

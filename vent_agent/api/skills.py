@@ -23,8 +23,8 @@ from vent_agent.skills.registry import SkillRegistry
 router = APIRouter(prefix="/api/skills", tags=["skills"], route_class=UploadRoute)
 
 
-def get_skills(state: StateDep) -> SkillRegistry:
-    """The app's :class:`SkillRegistry` (``AppState.skills``)."""
+async def get_skills(state: StateDep) -> SkillRegistry:
+    """The app's :class:`SkillRegistry` (``AppState.skills``); a coroutine, as :func:`get_state`."""
     return state.skills
 
 
