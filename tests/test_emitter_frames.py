@@ -7,12 +7,15 @@ import asyncio
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from vent_agent.event_parts import merge_parts
 from vent_agent.events import FRAME_CAP, Error, References, Token, frame_bytes
 from vent_agent.kb.quoted import Reference
 from vent_agent.runs import emitter as emitter_module
 from vent_agent.runs.emitter import Emitter
+from vent_agent.runs.frames import char_cost, take_prefix, text_cost
 
 
 class Log:
@@ -90,3 +93,23 @@ async def test_a_pending_merge_is_written_after_at_most_50_ms() -> None:
     assert log.events == []
     await asyncio.sleep(0.2)
     assert [e["content"] for e in log.events] == ["片段"]
+
+
+def _take_prefix_by_char(text: str, budget: int) -> tuple[str, str]:
+    """The cut as defined: character by character, each at its escaped UTF-8 cost."""
+    used = 0
+    for i, ch in enumerate(text):
+        used += char_cost(ch)
+        if used > budget:
+            return (text[:i], text[i:]) if i else (text[:1], text[1:])
+    return text, ""
+
+
+@settings(max_examples=400, deadline=None, derandomize=True)
+@given(
+    text=st.text(alphabet=st.sampled_from(list('ab"\\\n\t\x01\x1f中文₄😀') + ["\ud800"]), max_size=300),
+    budget=st.integers(min_value=-2, max_value=400),
+)
+def test_take_prefix_cuts_where_the_character_by_character_cost_does(text: str, budget: int) -> None:
+    assert take_prefix(text, budget) == _take_prefix_by_char(text, budget)
+    assert text_cost(text) == sum(char_cost(ch) for ch in text)
