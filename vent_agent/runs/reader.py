@@ -12,12 +12,12 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 from collections.abc import AsyncIterator
 from typing import Any
 
 from sqlmodel import col, select
 
+from vent_agent.events import wire_json
 from vent_agent.runs.broker import Broker
 from vent_agent.runs.tail import RunTail, StoredEvent
 from vent_agent.runs.worker_models import RunWorkerRow
@@ -30,8 +30,8 @@ DELETED_MESSAGE = "该运行所属的会话已被删除，运行已终止"
 
 def dumps(payload: dict[str, Any]) -> str:
     """An event's one-line JSON, as logged and sent: compact, non-ASCII kept (the frame is
-    ``data: <this>\\n\\n``)."""
-    return json.dumps(payload, ensure_ascii=False, separators=(",", ":"))
+    ``data: <this>\\n\\n``; :func:`vent_agent.events.wire_json`)."""
+    return wire_json(payload)
 
 
 def _deleted_end(run_id: str, session_id: str | None, last: int, last_type: str) -> list[StoredEvent]:
