@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from vent_agent.event_parts import merge_parts
-from vent_agent.events import FRAME_CAP, Error, References, Token, frame_bytes
+from vent_agent.events import FRAME_CAP, Error, References, Token, frame_bytes, wire_json
 from vent_agent.kb.quoted import Reference
 from vent_agent.runs import emitter as emitter_module
 from vent_agent.runs.emitter import Emitter
@@ -24,8 +24,9 @@ class Log:
     def __init__(self) -> None:
         self.events: list[dict[str, Any]] = []
 
-    async def append_event(self, run_id: str, seq: int, payload: dict[str, Any]) -> None:
+    async def append_event(self, run_id: str, seq: int, payload: dict[str, Any], data: str) -> None:
         assert payload["seq"] == seq and payload["run_id"] == run_id
+        assert data == wire_json(payload)  # the JSON logged and sent is the payload's, made once
         self.events.append(payload)
 
 

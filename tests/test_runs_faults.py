@@ -134,10 +134,10 @@ async def test_a_run_whose_done_cannot_be_logged_still_ends(
 ) -> None:
     original = manager.append_event
 
-    async def no_done(run_id, seq, payload):  # type: ignore[no-untyped-def]
+    async def no_done(run_id, seq, payload, data=None):  # type: ignore[no-untyped-def]
         if payload.get("type") == "done":
             raise RuntimeError("disk full")
-        await original(run_id, seq, payload)
+        await original(run_id, seq, payload, data)
 
     monkeypatch.setattr(manager, "append_event", no_done)
 
@@ -171,11 +171,11 @@ async def test_cancelling_twice_still_records_the_cancellation(manager: RunManag
     original = manager.append_event
     in_close = asyncio.Event()
 
-    async def slow_append(run_id_, seq, payload):  # type: ignore[no-untyped-def]
+    async def slow_append(run_id_, seq, payload, data=None):  # type: ignore[no-untyped-def]
         if payload.get("type") == "error":
             in_close.set()
             await asyncio.sleep(0.2)  # the close is under way when the second cancel lands
-        await original(run_id_, seq, payload)
+        await original(run_id_, seq, payload, data)
 
     manager.append_event = slow_append  # type: ignore[method-assign]
     assert await manager.cancel(run_id)

@@ -17,8 +17,8 @@ import asyncio
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from vent_agent.events import FRAME_CAP, EventModel, check_declared, make_event
-from vent_agent.runs.frames import fit_frames
+from vent_agent.events import FRAME_CAP, EventModel, check_declared, make_event, wire_json
+from vent_agent.runs.frames import fit_frames, fits_as_is
 
 if TYPE_CHECKING:
     from vent_agent.runs.manager import RunManager
@@ -69,8 +69,7 @@ class Emitter:
                 self._timer = asyncio.create_task(self._flush_later())
                 return
             await self._flush()
-            for piece in fit_frames(payload, self.run_id, self.frame_cap):
-                await self._append(piece)
+            await self._append_fitted(payload)
             if type_ == "done":
                 self.saw_done = True
             elif type_ == "error":
@@ -94,11 +93,25 @@ class Emitter:
     async def _flush(self) -> None:
         if self._pending is not None:
             pending, self._pending = self._pending, None
-            for piece in fit_frames(pending, self.run_id, self.frame_cap):
-                await self._append(piece)
+            await self._append_fitted(pending)
+
+    async def _append_fitted(self, payload: dict[str, Any]) -> None:
+        """Append ``payload`` cut to the frame cap (:func:`fit_frames`). The usual event fits whole: its
+        JSON is then made once, measured and logged."""
+        seq = self.seq + 1
+        numbered = {**payload, "seq": seq, "run_id": self.run_id}
+        data = wire_json(numbered)
+        if fits_as_is(data, seq, self.frame_cap):
+            await self._log(seq, numbered, data)
+            return
+        for piece in fit_frames(payload, self.run_id, self.frame_cap):
+            await self._append(piece)
 
     async def _append(self, payload: dict[str, Any]) -> None:
         seq = self.seq + 1
-        payload = {**payload, "seq": seq, "run_id": self.run_id}
-        await self.manager.append_event(self.run_id, seq, payload)
+        numbered = {**payload, "seq": seq, "run_id": self.run_id}
+        await self._log(seq, numbered, wire_json(numbered))
+
+    async def _log(self, seq: int, payload: dict[str, Any], data: str) -> None:
+        await self.manager.append_event(self.run_id, seq, payload, data)
         self.seq = seq  # advanced once logged: last_seq never names an event missing from the log

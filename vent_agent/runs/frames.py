@@ -19,7 +19,7 @@ from collections.abc import Callable
 from json.encoder import encode_basestring
 from typing import Any
 
-from vent_agent.events import CATALOGUE, FRAME_CAP, SEQ_WIDTH, frame_bytes
+from vent_agent.events import CATALOGUE, FRAME_CAP, SEQ_WIDTH, frame_bytes, frame_size
 
 log = logging.getLogger(__name__)
 
@@ -70,6 +70,13 @@ def split_text(text: str, budget: int) -> list[str]:
         piece, text = take_prefix(text, budget)
         pieces.append(piece)
     return pieces or [""]
+
+
+def fits_as_is(data: str, seq: int, cap: int = FRAME_CAP) -> bool:
+    """True when ``data``, the JSON of an event numbered ``seq``, is a frame :func:`fit_frames` would
+    leave whole: within ``cap`` bytes once its ``seq`` is as wide as any run's (``SEQ_WIDTH``). Lets the
+    emitter measure the JSON it logs instead of serialising the event a second time to probe it."""
+    return frame_size(data) + len(str(SEQ_WIDTH)) - len(str(seq)) <= cap
 
 
 def fit_frames(payload: dict[str, Any], run_id: str, cap: int = FRAME_CAP) -> list[dict[str, Any]]:
