@@ -61,6 +61,32 @@ async def test_replay_then_live_handover_loses_and_repeats_nothing(manager: RunM
     assert seen == list(range(3, 12))  # 3..5 replayed, 6..10 live, 11 = done
 
 
+async def test_a_burst_of_events_reaches_a_subscriber_while_the_body_is_still_making_it(
+    manager: RunManager,
+) -> None:
+    """A body emitting many events without awaiting anything else still lets the writer commit and the
+    subscriber send the first of them before it has made the last (``LogWriter.put`` yields). On SQLite,
+    where a small batch commits at once; PostgreSQL's round trip may outlast the whole burst."""
+    if not manager.db.is_sqlite:
+        pytest.skip("the commit's round trip to PostgreSQL may outlast the burst")
+    made = 0
+
+    async def body(em):
+        nonlocal made
+        for i in range(300):
+            await em.emit("progress", message=f"m{i}")
+            made += 1
+
+    run_id = await manager.start("test", body)
+    made_at_first = None
+    count = 0
+    async for _ev in manager.subscribe(run_id, 0):
+        if made_at_first is None:
+            made_at_first = made
+        count += 1
+    assert count == 301 and made_at_first is not None and made_at_first < 100
+
+
 async def test_run_finishes_without_any_client(manager: RunManager) -> None:
     async def body(em):
         await asyncio.sleep(0.05)

@@ -39,6 +39,10 @@ EVENTS = table_of(EventRow)
 SESSIONS = table_of(SessionRow)
 DEFAULT_MAX_QUEUE = 20_000
 DEFAULT_MAX_BATCH = 5_000
+YIELD_EVERY = 32
+"""Items a producer may queue without the loop running anything else: ``put`` then yields once, so
+that the writer commits the first events of a burst while the producer makes the rest (and other
+tasks, e.g. the stream sending them, get their turn)."""
 RETRY_FOR_S = 30.0
 
 
@@ -123,6 +127,7 @@ class LogWriter:
     _queued: dict[str, int] = field(default_factory=dict)  # run id -> last queued seq
     dropped: set[str] = field(default_factory=set)  # runs deleted: nothing of theirs is written any more
     _writing: bool = False
+    _unyielded: int = 0  # items queued since a put last yielded to the loop
     _queue: asyncio.Queue[Item] | None = None
     _task: asyncio.Task[None] | None = None
     _batch_done: asyncio.Event = field(default_factory=asyncio.Event)
@@ -150,7 +155,11 @@ class LogWriter:
         queue = self._ensure_started()
         if isinstance(item, EventItem):
             self._queued[item.run_id] = item.seq
-        await queue.put(item)
+        await queue.put(item)  # suspends only while the queue is full
+        self._unyielded += 1
+        if self._unyielded >= YIELD_EVERY:
+            self._unyielded = 0
+            await asyncio.sleep(0)
 
     async def create(self, run: dict[str, Any], worker: dict[str, Any]) -> asyncio.Future[bool]:
         """Queue a new run's rows; return the future that resolves once they are committed (or raises
