@@ -5,11 +5,15 @@ subscribers."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import sqlite3
+import threading
 from pathlib import Path
 
 import pytest
 from sqlalchemy.exc import OperationalError
 
+from vent_agent.runs import sqlite_writer
 from vent_agent.runs.manager import RunManager
 from vent_agent.store.db import Database
 from vent_agent.store.models import RunRow
@@ -185,3 +189,66 @@ async def test_cancelling_twice_still_records_the_cancellation(manager: RunManag
     run = await manager.get(run_id)
     assert run is not None and run.status == "cancelled"
     assert [e.type for e in await manager.events_after(run_id, 0)][-2:] == ["error", "done"]
+
+
+async def test_small_batches_commit_on_the_loop_and_a_held_write_lock_sends_them_to_the_thread(
+    manager: RunManager, tmp_path: Path
+) -> None:
+    """The loop's connection never waits for SQLite's write lock: while another connection holds it, a
+    batch goes to the writer's thread, which waits for the lock, and the loop keeps running meanwhile."""
+
+    async def body(em):  # type: ignore[no-untyped-def]
+        await em.emit("progress", message="一")
+
+    run_id = await manager.start("click_tun", body)
+    await manager.wait(run_id)
+    sqlite = manager.writer._sqlite
+    assert sqlite is not None and sqlite.inline_commits >= 1 and sqlite.thread_commits == 0
+
+    holder = sqlite3.connect(tmp_path / "runs.db", isolation_level=None)
+    holder.execute("BEGIN IMMEDIATE")  # another writer holds the lock
+    starting = asyncio.create_task(manager.start("click_tun", body))  # its rows wait in the thread
+    ticks = 0
+    for _ in range(10):
+        await asyncio.sleep(0.02)
+        ticks += 1
+    assert ticks == 10 and not starting.done()  # the loop ran while the batch waited for the lock
+    holder.execute("COMMIT")
+    holder.close()
+    run_id = await asyncio.wait_for(starting, 5)
+    await manager.wait(run_id)
+    assert [e.type for e in await manager.events_after(run_id, 0)] == ["progress", "done"]
+    assert sqlite.thread_commits >= 1
+
+
+async def test_the_loops_connection_asks_the_thread_for_checkpoints(
+    manager: RunManager, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """The loop's connection does not checkpoint the WAL itself; every ``CHECKPOINT_EVERY_BYTES`` of
+    events it commits, the thread runs a passive checkpoint (else the WAL would only grow)."""
+    monkeypatch.setattr(sqlite_writer, "CHECKPOINT_EVERY_BYTES", 4096)
+    original = sqlite_writer.SqliteTransactions._checkpoint
+    threads: list[str] = []
+
+    def checkpoint(self: sqlite_writer.SqliteTransactions) -> None:
+        threads.append(threading.current_thread().name)
+        original(self)
+
+    monkeypatch.setattr(sqlite_writer.SqliteTransactions, "_checkpoint", checkpoint)
+
+    async def body(em):  # type: ignore[no-untyped-def]
+        for i in range(40):
+            await em.emit("progress", message=f"{i} " + "x" * 400)
+            await asyncio.sleep(0)  # a batch each
+
+    run_id = await manager.start("click_tun", body)
+    await manager.wait(run_id)
+    # 40 events of ~450 bytes, a checkpoint per 4,096 committed on the loop (a commit meeting the
+    # checkpoint's lock goes to the thread and is not counted)
+    assert 1 <= len(threads) <= 5
+    assert all(name.startswith("run-log-sqlite") for name in threads)
+    inline = manager.writer._sqlite._inline  # type: ignore[union-attr]
+    assert inline is not None and inline.execute("PRAGMA wal_autocheckpoint").fetchone() == (0,)
+    with contextlib.closing(sqlite3.connect(tmp_path / "runs.db")) as conn:
+        assert conn.execute("PRAGMA wal_autocheckpoint").fetchone() == (1000,)  # others' as ever
+        assert len(conn.execute("SELECT * FROM run_events WHERE run_id = ?", (run_id,)).fetchall()) == 41
