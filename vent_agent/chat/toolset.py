@@ -84,19 +84,12 @@ async def references_event(
 ) -> None:
     """Check the answer's citations against what the run retrieved and send the additive
     ``references`` event (before ``done``): the reference list, the warnings, and — when a citation had
-    to be removed — the corrected ``content`` that the history keeps. ``check_figures`` False drops the
-    figure check's warnings (the deterministic interpretation writes readings beside the clauses it
-    cites); removed citations are warned about either way."""
+    to be removed — the corrected ``content`` that the history keeps. ``check_figures`` False skips the
+    figure check (the deterministic interpretation writes measured readings beside the clauses it
+    cites: its figures are not the clause's); removed citations are warned about either way."""
     if not answer.strip() and not citations.retrieved():
         return
-    checked = validate_citations(answer, citations)
-    if not check_figures:
-        # the service's own rule-based text quotes measured readings beside its clauses: the figure
-        # check is only logged; a citation it had to remove is still a warning (and the corrected text)
-        figures = [w for w in checked.warnings if w.kind == "figure_mismatch"]
-        if figures:
-            log.info("figure check of a rule-based text: %s", [w.message for w in figures])
-        checked.warnings = [w for w in checked.warnings if w.kind != "figure_mismatch"]
+    checked = validate_citations(answer, citations, figures=check_figures)
     removed = sum(1 for w in checked.warnings if w.removed)
     await emit(
         References(
