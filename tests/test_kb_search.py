@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from vent_agent.kb import search as search_module
 from vent_agent.kb.search import KnowledgeBase, clear_cache, get_knowledge_base
 from vent_agent.kb.thresholds import ThresholdTable
 
@@ -175,6 +176,20 @@ def test_index_built_once_and_cached(kb: KnowledgeBase) -> None:
     assert get_knowledge_base() is get_knowledge_base()
     assert kb.index() is kb.index()
     assert get_knowledge_base(edition="2016") is not get_knowledge_base()
+
+
+def test_a_repeated_search_is_remembered_and_gives_independent_copies(
+    kb: KnowledgeBase, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    first = kb.search("第157条 采煤工作面 最高允许风速", k=2)
+    monkeypatch.setattr(search_module, "tokens", lambda _text: pytest.fail("searched again"))
+    again = kb.search("第157条 采煤工作面 最高允许风速", k=2)
+    assert again == first and again[0] is not first[0]
+    first[0].excerpt = "changed by one caller"
+    first[0].aliases.clear()
+    assert kb.search("第157条 采煤工作面 最高允许风速", k=2) == again  # not by another's copy
+    with pytest.raises(pytest.fail.Exception):
+        kb.search("第157条 采煤工作面 最高允许风速", k=3)  # other arguments: another search
 
 
 def test_kb_dir_text_of_another_edition(tmp_path: Path) -> None:

@@ -31,6 +31,7 @@ from vent_agent.kb.thresholds import REGULATION_TITLE
 from vent_agent.kb.tokens import tokens
 
 MAX_EXCERPT = 1500
+SEARCH_CACHE = 1024  # searches remembered per knowledge base (query, k, edition)
 ARTICLE_WEIGHT = 0.5  # share of the whole article's BM25 score added to each of its passages
 MAX_PASSAGES = 2  # passages of one article joined into its excerpt
 SECOND_PASSAGE_RATIO = 0.8  # a second passage joins when it scores at least this share of the best
@@ -158,6 +159,8 @@ class KnowledgeBase:
         self._by_key = {a.key: a for a in self.articles if a.document == REGULATION_TITLE}
         self._lock = threading.Lock()
         self._index: _Index | None = None
+        # the corpus never changes once built: a search is a function of its arguments
+        self._searched = lru_cache(maxsize=SEARCH_CACHE)(self._search)
 
     # -- articles ---------------------------------------------------------------------------------------
 
@@ -244,9 +247,17 @@ class KnowledgeBase:
         """Up to ``k`` clauses for ``query``, best first: the articles it names by number (excerpt: the
         article's passage best matching the rest of the query, or the whole article), then BM25 hits
         over the passages of ``edition`` (default: in force; every edition when that one has no text),
-        one clause per article. Raises ValueError for ``k < 1``."""
+        one clause per article. Raises ValueError for ``k < 1``.
+
+        The last :data:`SEARCH_CACHE` searches are remembered (the corpus and its index never change
+        once built): the same query gets copies of the same clauses without tokenising and ranking
+        again, e.g. the provisions every click on a tunnel of one kind looks up."""
         if k < 1:
             raise ValueError("k must be at least 1")
+        # a copy each (its one mutable field too): no caller changes another's or the remembered ones
+        return [c.model_copy(update={"aliases": dict(c.aliases)}) for c in self._searched(query, k, edition)]
+
+    def _search(self, query: str, k: int, edition: str | None) -> tuple[Clause, ...]:
         refs = find_article_refs(query, bare=True, english=True)
         rest = _strip_refs(query, refs)
         rest_tokens = tokens(_expand(rest))
@@ -269,7 +280,7 @@ class KnowledgeBase:
                 out.append(self._clause(art, _cap(hit.excerpt), round(score, 4), "bm25", hit.table_row))
                 if len(out) >= k:
                     break
-        return out[:k]
+        return tuple(out[:k])
 
     def _exact(self, res: Resolution, rest_tokens: list[str]) -> Clause:
         art = res.article
