@@ -25,6 +25,7 @@ from vent_agent.app import create_app
 from vent_agent.observability import metrics
 from vent_agent.observability.context import bound
 from vent_agent.observability.logging import configure_logging
+from vent_agent.observability.memory import YOUNG_THRESHOLD
 from vent_agent.observability.readiness import readiness_registry
 from vent_agent.runs.emitter import Emitter
 from vent_agent.settings import Settings
@@ -272,9 +273,11 @@ async def test_metrics_record_model_and_tool_latency(app, client: httpx.AsyncCli
     assert "vent_model_latency_seconds_count" in text and 'model="ScriptedChatModel"' in text
 
 
-async def test_the_startup_heap_is_frozen_while_serving_and_thawed_at_shutdown(settings) -> None:  # type: ignore[no-untyped-def]
+async def test_the_startup_heap_is_frozen_and_young_collections_spaced_while_serving(settings) -> None:  # type: ignore[no-untyped-def]
     gc.unfreeze()
+    before = gc.get_threshold()
     application = create_app(settings)
     async with application.router.lifespan_context(application):
         assert gc.get_freeze_count() > 10_000  # the knowledge base's index and the models at least
-    assert gc.get_freeze_count() == 0
+        assert gc.get_threshold() == (YOUNG_THRESHOLD, *before[1:])
+    assert gc.get_freeze_count() == 0 and gc.get_threshold() == before
