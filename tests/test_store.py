@@ -14,8 +14,9 @@ from sqlalchemy import inspect, text
 from sqlmodel import SQLModel
 
 from tests.pg import pg_database
+from vent_agent.runs.worker_models import RunWorkerRow
 from vent_agent.store.db import Database, async_url, migrations_head
-from vent_agent.store.models import EventRow, RunRow
+from vent_agent.store.models import EventRow, RunRow, row_values
 from vent_agent.store.service_state import get_state_value, set_state_value
 
 
@@ -143,3 +144,24 @@ def test_raw_dsn_and_safe_url_for_postgres() -> None:
     assert database.is_postgres and not database.is_sqlite
     assert database.raw_dsn == "postgresql://vent:s3cret@127.0.0.1:5432/mine"
     assert "s3cret" not in database.safe_url()
+
+
+@pytest.mark.parametrize(
+    ("model", "values"),
+    [
+        (RunRow, {"id": "r1", "kind": "click_tun", "session_id": "s1"}),
+        (RunWorkerRow, {"run_id": "r1", "worker_id": "w1"}),
+        (EventRow, {"run_id": "r1", "seq": 1, "type": "done", "payload": "{}"}),
+    ],
+)
+def test_row_values_are_the_models_dump_without_the_instance(model: type[SQLModel], values: dict) -> None:
+    made = row_values(model, **values)
+    dumped = model(**values).model_dump()
+    assert set(made) == set(dumped)
+    for name, value in dumped.items():
+        if name == "created_at":  # a default factory: the clock, read twice
+            assert abs((made[name] - value).total_seconds()) < 5 and made[name].tzinfo is not None
+        else:
+            assert made[name] == value, name
+    with pytest.raises(ValueError, match="kind is required"):
+        row_values(RunRow, id="r2")

@@ -43,7 +43,7 @@ from vent_agent.runs.tail import DEFAULT_TAIL_BYTES, RunTail, StoredEvent
 from vent_agent.runs.worker_models import RunWorkerRow
 from vent_agent.runs.workers import new_worker_id
 from vent_agent.store.db import Database
-from vent_agent.store.models import EventRow, RunRow, SessionRow, utcnow
+from vent_agent.store.models import EventRow, RunRow, SessionRow, row_values, utcnow
 
 if TYPE_CHECKING:
     from vent_agent.runs.retention import RetentionSweep
@@ -178,8 +178,8 @@ class RunManager(RunReader):
         """
         reserved = run_id is not None
         run_id = run_id or secrets.token_urlsafe(18)
-        run = RunRow(id=run_id, kind=kind, session_id=session_id, user_name=user_name).model_dump()
-        worker = RunWorkerRow(run_id=run_id, worker_id=self.worker_id).model_dump()
+        run = row_values(RunRow, id=run_id, kind=kind, session_id=session_id, user_name=user_name)
+        worker = row_values(RunWorkerRow, run_id=run_id, worker_id=self.worker_id)
         self._tails[run_id] = RunTail(run_id, self.tail_bytes)
         emitter = Emitter(self, run_id)
         self._kinds[run_id] = kind

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from typing import Any
 
 from sqlalchemy import Column, Table, Text, UniqueConstraint
 from sqlmodel import Field, SQLModel
@@ -18,6 +19,24 @@ def table_of(model: type[SQLModel]) -> Table:
     metadata (SQLModel sets ``__table__`` when the class is made but does not declare it to a type
     checker)."""
     return model.metadata.tables[str(model.__tablename__)]
+
+
+def row_values(model: type[SQLModel], **values: Any) -> dict[str, Any]:
+    """The column values of a new row of table ``model``: ``values`` and every other field's default,
+    as ``model(**values).model_dump()`` gives them but without building the instrumented instance (about
+    90 µs each: a cost on the path of every run's start). Raises ValueError when a required field is
+    missing."""
+    out: dict[str, Any] = {}
+    for name, field in model.model_fields.items():
+        if name in values:
+            out[name] = values[name]
+        elif field.default_factory is not None:
+            out[name] = field.default_factory()  # type: ignore[call-arg]
+        elif field.is_required():
+            raise ValueError(f"{model.__name__}: {name} is required")
+        else:
+            out[name] = field.default
+    return out
 
 
 class RunRow(SQLModel, table=True):
