@@ -3,6 +3,9 @@ over a loopback fake OpenAI-compatible server, and replay of the run log."""
 
 from __future__ import annotations
 
+from datetime import datetime
+from zoneinfo import ZoneInfo
+
 import httpx
 import pytest
 
@@ -10,6 +13,7 @@ from tests.fake_openai import FakeOpenAI
 from tests.helpers import live_server, parse_spec_stream, parse_standard_stream
 from vent_agent.app import create_app
 from vent_agent.settings import Settings
+from vent_agent.upstream.demo_mine import DemoMine
 
 TUN = {"tun_id": "15216", "tun_name": "15216 辅运起坡段", "mode": "fast"}
 FAN = {"device_id": "FAN-001", "device_name": "主通风机", "device_type": "fan", "mode": "fast"}
@@ -54,6 +58,20 @@ async def test_a_click_resolves_its_dependencies_without_the_thread_pool(
     assert resp.status_code == 200 and events[-1]["type"] == "done"
     resp = await client.get("/api/skills")
     assert resp.status_code == 200
+
+
+async def test_a_second_click_on_the_same_data_reuses_the_facts(app, client: httpx.AsyncClient) -> None:  # type: ignore[no-untyped-def]
+    start = datetime.now(ZoneInfo("Asia/Shanghai"))
+    app.state.vent.source = DemoMine(now=lambda: start)  # its data time stays, whatever the wall clock
+    cache = app.state.vent.facts_cache
+    _, first = await _stream(client, "/api/interpret/click/tun", TUN)
+    _, second = await _stream(client, "/api/interpret/click/tun", TUN)
+    assert (cache.misses, cache.hits) == (1, 1)
+
+    def text(events: list[dict]) -> str:
+        return "".join(e["content"] for e in events if e["type"] == "token")
+
+    assert text(first) == text(second)
 
 
 async def test_device_fast_mode(client: httpx.AsyncClient) -> None:

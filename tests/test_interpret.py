@@ -11,6 +11,7 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from vent_agent.interpret.facts import (
+    FactsCache,
     InterpretationFacts,
     device_anomalies,
     device_assessments,
@@ -224,3 +225,48 @@ async def test_unknown_ids_raise_not_found(mine: DemoMine) -> None:
         await gather_tunnel_facts(mine, "NOPE", settings(), NOW)
     with pytest.raises(NotFoundError):
         await gather_device_facts(mine, "NOPE", settings(), NOW)
+
+
+@pytest.mark.parametrize(
+    ("target", "target_id"), [("tunnel", "15216"), ("device", "FAN-001"), ("tunnel", "15220-HF")]
+)
+async def test_cached_facts_are_the_facts_computed_afresh(target: str, target_id: str) -> None:
+    """A click whose data reads the same gets the cached facts with its own data-time fields, equal to
+    facts computed afresh; other data, another anomaly window or another edition computes again."""
+    clock = {"now": NOW}
+    mine = DemoMine(now=lambda: clock["now"])
+    gather = gather_tunnel_facts if target == "tunnel" else gather_device_facts
+    cache = FactsCache()
+
+    async def both(at: datetime, edition: str = "2025") -> tuple[InterpretationFacts, InterpretationFacts]:
+        s = settings(regulation_edition=edition)
+        return await gather(mine, target_id, s, at, cache=cache), await gather(mine, target_id, s, at)
+
+    cached, fresh = await both(NOW)
+    assert (cached, cache.hits, cache.misses) == (fresh, 0, 1)
+    # 40 s later, the same data (the snapshot is stamped to the minute of the source's clock)
+    cached, fresh = await both(NOW + timedelta(seconds=40))
+    assert cached == fresh and cache.hits == 1 and cached.age_minutes == fresh.age_minutes > 0
+    # the clock 3 h on, the source's data unchanged: the anomaly window moved, computed again
+    cached, fresh = await both(NOW + timedelta(hours=3))
+    assert cached == fresh and (cache.hits, cache.misses) == (1, 2)
+    # the source's data moved on (a new hour of readings): computed again
+    clock["now"] = NOW + timedelta(hours=1)
+    cached, fresh = await both(NOW + timedelta(hours=1))
+    assert cached == fresh and (cache.hits, cache.misses) == (1, 3)
+    # another edition of the regulations: other thresholds, computed again
+    cached, fresh = await both(NOW + timedelta(hours=1), edition="2016")
+    assert cached == fresh and (cache.hits, cache.misses) == (1, 4)
+    cached, fresh = await both(NOW + timedelta(hours=1, seconds=5), edition="2016")
+    assert cached == fresh and (cache.hits, cache.misses) == (2, 4)
+
+
+def test_the_facts_cache_keeps_the_most_recently_used() -> None:
+    cache = FactsCache(max_entries=2)
+    table, kb = ThresholdTable.load("2025"), object()
+    facts = {k: object() for k in "abc"}
+    for k in "ab":
+        cache.put(("tunnel", k), table, kb, b"x", facts[k])  # type: ignore[arg-type]
+    cache._entries.move_to_end(("tunnel", "a"))  # a used last
+    cache.put(("tunnel", "c"), table, kb, b"x", facts["c"])  # type: ignore[arg-type]
+    assert list(cache._entries) == [("tunnel", "a"), ("tunnel", "c")]

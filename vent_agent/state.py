@@ -9,6 +9,7 @@ from langchain_core.language_models import BaseChatModel
 from langgraph.checkpoint.base import BaseCheckpointSaver
 
 from vent_agent.auth import UserService
+from vent_agent.interpret.facts import FactsCache
 from vent_agent.llm.registry import ModelRegistry
 from vent_agent.runs.manager import RunManager
 from vent_agent.settings import Settings
@@ -37,3 +38,5 @@ class AppState:
     # click interpretations computing at once (data, facts, text); the others wait after their first
     # events, so that a burst of clicks still gets its first events at once
     click_slots: asyncio.Semaphore = field(default_factory=lambda: asyncio.Semaphore(CLICK_SLOTS))
+    # the last facts of each clicked target, reused while its data reads the same
+    facts_cache: FactsCache = field(default_factory=FactsCache)

@@ -68,7 +68,9 @@ async def click_tunnel(req: TunnelClick, state: StateDep) -> EventSourceResponse
         mode=req.mode,
         tool="query_tun_data_by_id",
         what="巷道",
-        load_facts=lambda: gather_tunnel_facts(state.source, req.tun_id, state.settings),
+        load_facts=lambda: gather_tunnel_facts(
+            state.source, req.tun_id, state.settings, cache=state.facts_cache
+        ),
         target=ClickTarget("tunnel", req.tun_id, req.tun_name, "click-interpret-tun", "query_tun_data_by_id"),
     )
 
@@ -82,7 +84,9 @@ async def click_device(req: DeviceClick, state: StateDep) -> EventSourceResponse
         mode=req.mode,
         tool="query_device_data_by_id",
         what="设备",
-        load_facts=lambda: gather_device_facts(state.source, req.device_id, state.settings),
+        load_facts=lambda: gather_device_facts(
+            state.source, req.device_id, state.settings, cache=state.facts_cache
+        ),
         target=ClickTarget(
             "device",
             req.device_id,

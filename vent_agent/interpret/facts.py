@@ -15,16 +15,25 @@ Which limits apply:
   its consistency with the auxiliary fans' delivery (:mod:`vent_agent.interpret.heading`);
 - fans: the device's alarm limits (``Device.alarm_limits``) while it runs, and its running state
   (主要通风机 第177条, 局部通风机 第184条) unless it is the standby (``state == "备用"``).
+
+The facts are a function of the data read (the target's record, latest readings and alarms, and the
+readings of the anomaly window), the regulation edition's thresholds and the knowledge base, plus the
+clock for the data-time fields. A :class:`FactsCache` keeps the last facts of each target with the exact
+JSON of the data they were computed from: a click whose data reads the same (the same data time, the
+same window) gets them again with its own data-time fields, instead of computing them again (a burst of
+clicks on one tunnel computes once per data time).
 """
 
 from __future__ import annotations
 
 import asyncio
+from collections import OrderedDict
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any, Literal, TypeVar
 from zoneinfo import ZoneInfo
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, TypeAdapter
 
 from vent_agent.interpret.assess import (
     STATUS_RANK,
@@ -52,8 +61,10 @@ from vent_agent.upstream.models import (
     TUNNEL_KIND_LABELS,
     AlarmRecord,
     Device,
+    DeviceData,
     Reading,
     Tunnel,
+    TunnelData,
 )
 
 ANOMALY_WINDOW = timedelta(hours=24)
@@ -278,6 +289,72 @@ def device_anomalies(
     return sorted(out, key=lambda a: a.start)
 
 
+# -- the cache ----------------------------------------------------------------------------------------
+
+_WINDOWS = TypeAdapter(list[list[Reading]])
+FACTS_CACHE_ENTRIES = 256
+
+
+@dataclass
+class _CachedFacts:
+    table: ThresholdTable
+    kb: KnowledgeBase
+    data: bytes  # the JSON of the data and the anomaly windows the facts were computed from
+    facts: InterpretationFacts
+
+
+@dataclass
+class FactsCache:
+    """The last facts of up to ``max_entries`` targets (least recently used dropped), each with the data
+    it was computed from. A hit needs the same thresholds and knowledge base objects and data whose JSON
+    is byte for byte the same; the facts then get the caller's data-time fields (the clock moves on).
+    The facts returned are shared with other runs: read them, never change them. ``hits``/``misses``:
+    counts since creation."""
+
+    max_entries: int = FACTS_CACHE_ENTRIES
+    hits: int = 0
+    misses: int = 0
+    _entries: OrderedDict[tuple[str, str], _CachedFacts] = field(default_factory=OrderedDict)
+
+    def get(
+        self,
+        key: tuple[str, str],
+        table: ThresholdTable,
+        kb: KnowledgeBase,
+        data: bytes,
+        timing: dict[str, Any],
+    ) -> InterpretationFacts | None:
+        """The facts of ``key`` (target kind, id) computed from ``data`` with ``table`` and ``kb``, with
+        ``timing``'s data-time fields; None when not cached."""
+        got = self._entries.get(key)
+        if got is None or got.table is not table or got.kb is not kb or got.data != data:
+            self.misses += 1
+            return None
+        self.hits += 1
+        self._entries.move_to_end(key)
+        return got.facts.model_copy(update=timing)
+
+    def put(
+        self,
+        key: tuple[str, str],
+        table: ThresholdTable,
+        kb: KnowledgeBase,
+        data: bytes,
+        facts: InterpretationFacts,
+    ) -> None:
+        """Remember ``facts`` of ``key`` computed from ``data`` with ``table`` and ``kb``."""
+        self._entries[key] = _CachedFacts(table, kb, data, facts)
+        self._entries.move_to_end(key)
+        while len(self._entries) > self.max_entries:
+            self._entries.popitem(last=False)
+
+
+def _data_json(data: TunnelData | DeviceData, windows: list[list[Reading]]) -> bytes:
+    """What the facts are computed from, as JSON: the data read and the readings of each device's
+    anomaly window."""
+    return data.model_dump_json().encode() + b"\n" + _WINDOWS.dump_json(windows)
+
+
 # -- gathering ----------------------------------------------------------------------------------------
 
 
@@ -350,14 +427,25 @@ async def gather_tunnel_facts(
     *,
     table: ThresholdTable | None = None,
     kb: KnowledgeBase | None = None,
+    cache: FactsCache | None = None,
 ) -> InterpretationFacts:
     """The facts of tunnel ``tun_id``: each device's latest value against its limits, the tunnel's air
     volume, the anomalies of the 24 h before ``now`` (default: the wall clock in the mine time zone).
+    With ``cache``, facts computed from the same data are taken from it (see :class:`FactsCache`).
     Raises :class:`~vent_agent.upstream.models.NotFoundError` for an unknown tunnel."""
     table = table or ThresholdTable.load(settings.regulation_edition)
     kb = kb or get_knowledge_base(settings.kb_dir, settings.regulation_edition)
     now = _now(settings, now)
     data = await source.query_tun_data_by_id(tun_id)
+    histories = await _recent(source, data.devices)
+    since = now - ANOMALY_WINDOW
+    windows = [[r for r in h if r.time > since] for h in histories]
+    timing = _timing(
+        [data.latest[d.device_id] for d in data.devices if d.device_id in data.latest], now, settings
+    )
+    key, read = ("tunnel", tun_id), _data_json(data, windows) if cache is not None else b""
+    if cache is not None and (hit := cache.get(key, table, kb, read, timing)) is not None:
+        return hit
     tunnel = data.tunnel
     assessments: list[Assessment] = []
     for d in data.devices:
@@ -368,25 +456,21 @@ async def gather_tunnel_facts(
         assessments += heading_air_volume(tunnel, wind, fans, data.latest, table)
     elif wind is not None:
         assessments.append(air_volume_assessment(tunnel, wind, table))
-    histories = await _recent(source, data.devices)
-    since = now - ANOMALY_WINDOW
     anomalies = [
         a
-        for d, h in zip(data.devices, histories, strict=True)
+        for d, h in zip(data.devices, windows, strict=True)
         for a in device_anomalies(d, h, tunnel, table, since)
     ]
     notes = [f"断面 {tunnel.area:g} m²，长度 {tunnel.length:g} m"]
     if tunnel.description:
         notes.append(tunnel.description)
-    return InterpretationFacts(
+    facts = InterpretationFacts(
         target="tunnel",
         target_id=tunnel.tun_id,
         name=tunnel.name,
         kind_label=f"{tunnel.roadway_class}（{TUNNEL_KIND_LABELS[tunnel.kind]}）",
         tunnel=tunnel,
-        **_timing(
-            [data.latest[d.device_id] for d in data.devices if d.device_id in data.latest], now, settings
-        ),
+        **timing,
         edition=table.edition,
         edition_label=table.article_label(),
         assessments=_kb_cited(assessments, kb),
@@ -395,6 +479,9 @@ async def gather_tunnel_facts(
         alarms=data.alarms,
         notes=notes,
     )
+    if cache is not None:
+        cache.put(key, table, kb, read, facts)
+    return facts
 
 
 async def gather_device_facts(
@@ -405,19 +492,27 @@ async def gather_device_facts(
     *,
     table: ThresholdTable | None = None,
     kb: KnowledgeBase | None = None,
+    cache: FactsCache | None = None,
 ) -> InterpretationFacts:
     """The facts of device ``device_id``: a fan's operating values against its rated point and alarm
     limits (and its running state against 第177/184条), a sensor's value against the limit of its
-    measuring point, the anomalies of the 24 h before ``now``. Raises ``NotFoundError`` for an unknown
+    measuring point, the anomalies of the 24 h before ``now``. With ``cache``, facts computed from the
+    same data are taken from it (see :class:`FactsCache`). Raises ``NotFoundError`` for an unknown
     device."""
     table = table or ThresholdTable.load(settings.regulation_edition)
     kb = kb or get_knowledge_base(settings.kb_dir, settings.regulation_edition)
     now = _now(settings, now)
     data = await source.query_device_data_by_id(device_id)
     device, tunnel = data.device, data.tunnel
-    assessments = device_assessments(device, data.latest, tunnel, table)
     (history,) = await _recent(source, [device])
-    anomalies = device_anomalies(device, history, tunnel, table, now - ANOMALY_WINDOW)
+    since = now - ANOMALY_WINDOW
+    window = [r for r in history if r.time > since]
+    timing = _timing([data.latest] if data.latest else [], now, settings)
+    key, read = ("device", device_id), _data_json(data, [window]) if cache is not None else b""
+    if cache is not None and (hit := cache.get(key, table, kb, read, timing)) is not None:
+        return hit
+    assessments = device_assessments(device, data.latest, tunnel, table)
+    anomalies = device_anomalies(device, window, tunnel, table, since)
     notes = []
     if device.model:
         notes.append(f"型号 {device.model}")
@@ -432,14 +527,14 @@ async def gather_device_facts(
     if tunnel:
         notes.append(f"安装巷道：{tunnel.name}（{tunnel.roadway_class}）")
     classes = [FAN_CLASSES[device.device_type]] if device.is_fan else []
-    return InterpretationFacts(
+    facts = InterpretationFacts(
         target="device",
         target_id=device.device_id,
         name=device.name,
         kind_label=DEVICE_TYPE_LABELS[device.device_type],
         tunnel=tunnel,
         device=device,
-        **_timing([data.latest] if data.latest else [], now, settings),
+        **timing,
         edition=table.edition,
         edition_label=table.article_label(),
         assessments=_kb_cited(assessments, kb),
@@ -448,3 +543,6 @@ async def gather_device_facts(
         alarms=data.alarms,
         notes=notes,
     )
+    if cache is not None:
+        cache.put(key, table, kb, read, facts)
+    return facts
