@@ -15,7 +15,7 @@ from vent_agent.events import FRAME_CAP, Error, References, Token, frame_bytes, 
 from vent_agent.kb.quoted import Reference
 from vent_agent.runs import emitter as emitter_module
 from vent_agent.runs.emitter import Emitter
-from vent_agent.runs.frames import char_cost, take_prefix, text_cost
+from vent_agent.runs.frames import char_cost, fit_frames, take_prefix, text_cost
 
 
 class Log:
@@ -114,3 +114,54 @@ def _take_prefix_by_char(text: str, budget: int) -> tuple[str, str]:
 def test_take_prefix_cuts_where_the_character_by_character_cost_does(text: str, budget: int) -> None:
     assert take_prefix(text, budget) == _take_prefix_by_char(text, budget)
     assert text_cost(text) == sum(char_cost(ch) for ch in text)
+
+
+SMALL_CAP = 160  # frames cut often
+
+
+def _merged_by_probing(chunks: list[str], run_id: str) -> list[list[str]]:
+    """The frames' texts logged after each chunk, when every merge probes the whole pending token with
+    fit_frames (the rule the emitter keeps while measuring only the text each merge adds); the last
+    list after the final flush."""
+    out: list[str] = []
+    after: list[list[str]] = []
+    pending: dict[str, Any] | None = None
+    for chunk in chunks:
+        if pending is None:
+            pending = {"type": "token", "source": "main", "content": chunk}
+        else:
+            pending["content"] += chunk
+            pieces = fit_frames(pending, run_id, SMALL_CAP)
+            out += [p["content"] for p in pieces[:-1]]
+            pending = pieces[-1]
+        after.append(list(out))
+    if pending is not None:
+        out += [p["content"] for p in fit_frames(pending, run_id, SMALL_CAP)]
+    return [*after, out]
+
+
+@settings(max_examples=60, deadline=None, derandomize=True)
+@given(
+    chunks=st.lists(
+        st.text(alphabet=st.sampled_from(list('ab"\\\n\x01中😀') + ["\ud800"]), min_size=1, max_size=40),
+        min_size=1,
+        max_size=40,
+    )
+)
+def test_merged_tokens_are_cut_when_and_where_probing_every_merge_cuts(chunks: list[str]) -> None:
+    async def run() -> list[list[str]]:
+        em, log = new_emitter()
+        em.frame_cap = SMALL_CAP
+        after = []
+        for chunk in chunks:
+            await em.send(Token(source="main", content=chunk))
+            after.append([e["content"] for e in log.events])
+        await em.flush()
+        return [*after, [e["content"] for e in log.events]]
+
+    emitter_module.TOKEN_MERGE_S, saved = 3600.0, emitter_module.TOKEN_MERGE_S
+    try:
+        got = asyncio.run(run())
+    finally:
+        emitter_module.TOKEN_MERGE_S = saved
+    assert got == _merged_by_probing(chunks, "run-0123456789abcdefghijk")

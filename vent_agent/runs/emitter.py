@@ -17,8 +17,16 @@ import asyncio
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from vent_agent.events import FRAME_CAP, EventModel, check_declared, make_event, wire_json
-from vent_agent.runs.frames import fit_frames, fits_as_is
+from vent_agent.events import (
+    FRAME_CAP,
+    SEQ_WIDTH,
+    EventModel,
+    check_declared,
+    frame_bytes,
+    make_event,
+    wire_json,
+)
+from vent_agent.runs.frames import fit_frames, fits_as_is, text_cost
 
 if TYPE_CHECKING:
     from vent_agent.runs.manager import RunManager
@@ -37,6 +45,7 @@ class Emitter:
     frame_cap: int = FRAME_CAP
     _pending: dict[str, Any] | None = None
     _pending_at: float = 0.0
+    _pending_size: int = 0  # the pending token's frame size, as fit_frames measures it
     _lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     _timer: asyncio.Task[None] | None = None
     saw_done: bool = False
@@ -54,17 +63,21 @@ class Emitter:
             if type_ == "token":
                 p = self._pending
                 if p is not None and p.get("source") == payload.get("source") and not payload.get("replace"):
-                    p["content"] += payload.get("content", "")
-                    pieces = fit_frames(p, self.run_id, self.frame_cap)
-                    if len(pieces) > 1:  # full frames go now, the rest keeps merging
+                    more = payload.get("content", "")
+                    p["content"] += more
+                    self._pending_size += text_cost(more)
+                    if self._pending_size > self.frame_cap:  # full frames go now, the rest keeps merging
+                        pieces = fit_frames(p, self.run_id, self.frame_cap)
                         for piece in pieces[:-1]:
                             await self._append(piece)
                         self._pending = pieces[-1]
+                        self._pending_size = self._frame_size(pieces[-1])
                     if loop.time() - self._pending_at >= TOKEN_MERGE_S:
                         await self._flush()
                     return
                 await self._flush()
                 self._pending = payload
+                self._pending_size = self._frame_size(payload)
                 self._pending_at = loop.time()
                 self._timer = asyncio.create_task(self._flush_later())
                 return
@@ -74,6 +87,12 @@ class Emitter:
                 self.saw_done = True
             elif type_ == "error":
                 self.saw_error = True
+
+    def _frame_size(self, token: dict[str, Any]) -> int:
+        """The size :func:`fit_frames` measures for a ``token`` payload (its widest seq), as the size
+        without the text plus the text's escaped bytes, so that merging a token adds only the latter."""
+        empty = frame_bytes({**token, "content": "", "seq": SEQ_WIDTH, "run_id": self.run_id})
+        return empty + text_cost(token.get("content", ""))
 
     async def emit(self, type_: str, **fields: Any) -> None:
         """Append ``{"type": type_, **fields}``, validated against the catalogue like :meth:`send`
