@@ -8,12 +8,13 @@ import asyncio
 import contextlib
 import sqlite3
 import threading
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 from sqlalchemy.exc import OperationalError
 
-from vent_agent.runs import sqlite_writer
+from vent_agent.runs import log_writer, sqlite_writer
 from vent_agent.runs.manager import RunManager
 from vent_agent.store.db import Database
 from vent_agent.store.models import RunRow
@@ -252,3 +253,34 @@ async def test_the_loops_connection_asks_the_thread_for_checkpoints(
     with contextlib.closing(sqlite3.connect(tmp_path / "runs.db")) as conn:
         assert conn.execute("PRAGMA wal_autocheckpoint").fetchone() == (1000,)  # others' as ever
         assert len(conn.execute("SELECT * FROM run_events WHERE run_id = ?", (run_id,)).fetchall()) == 41
+
+
+def test_compiled_rows_convert_every_value_as_the_bind_processor_does() -> None:
+    """The SQLite writer's parameter tuples: values picked by name, constants for the missing ones,
+    each non-null value through the column's converter (a repeated object converted once)."""
+    compiled = sqlite_writer.compile_insert(
+        log_writer.EVENTS, ("run_id", "seq", "type", "payload", "created_at")
+    )
+    a, b = datetime(2026, 8, 20, 2, 37, tzinfo=UTC), datetime(2026, 8, 20, 2, 38, 1, 5, tzinfo=UTC)
+    rows = [
+        {"run_id": "r", "seq": 1, "type": "token", "payload": "{}", "created_at": a},
+        {"run_id": "r", "seq": 2, "type": "token", "payload": "{}", "created_at": a},
+        {"run_id": "r", "seq": 3, "type": "done", "payload": "{}", "created_at": b},
+        {"run_id": "r", "seq": 4, "type": "done", "payload": "{}", "created_at": None},
+    ]
+    convert = log_writer.EVENTS.c.created_at.type.bind_processor(sqlite_writer.DIALECT)
+    expected = [
+        (
+            r["run_id"],
+            r["seq"],
+            r["type"],
+            r["payload"],
+            convert(r["created_at"]) if r["created_at"] else None,
+        )
+        for r in rows
+    ]
+    assert compiled.rows(rows) == expected and expected[0][4] != expected[2][4]
+    partial = [{k: v for k, v in r.items() if k != "type"} for r in rows]
+    assert compiled.rows(partial, {"type": "token", "seq": 99}) == [
+        (*e[:2], "token", *e[3:]) for e in expected
+    ]

@@ -29,6 +29,7 @@ import sqlite3
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from operator import itemgetter
 from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import Table, insert
@@ -61,15 +62,36 @@ class Compiled:
     def rows(
         self, values: list[dict[str, Any]], constants: dict[str, Any] | None = None
     ) -> list[tuple[Any, ...]]:
-        """Positional parameter tuples of ``values`` (missing names from ``constants``)."""
-        constants = constants or {}
+        """Positional parameter tuples of ``values`` (missing names from ``constants``). Each column's
+        value is picked by one ``itemgetter`` call per row, and a converter given the same object as
+        for the row before (a batch's one ``created_at``) is not called again."""
+        if not values:
+            return []
+        if constants:
+            values = [{**constants, **row} for row in values]
+        pick = itemgetter(*self.names)
+        if len(self.names) == 1:
+            picked: list[tuple[Any, ...]] = [(pick(row),) for row in values]
+        else:
+            picked = [pick(row) for row in values]
+        converted = [(i, conv) for i, conv in enumerate(self.convert) if conv is not None]
+        if not converted:
+            return picked
+        last: dict[int, tuple[Any, Any]] = {}
         out = []
-        for row in values:
-            params = []
-            for name, conv in zip(self.names, self.convert, strict=True):
-                v = row[name] if name in row else constants[name]
-                params.append(conv(v) if conv is not None and v is not None else v)
-            out.append(tuple(params))
+        for params in picked:
+            row = list(params)
+            for i, conv in converted:
+                v = row[i]
+                if v is None:
+                    continue
+                seen = last.get(i)
+                if seen is not None and seen[0] is v:
+                    row[i] = seen[1]
+                else:
+                    row[i] = conv(v)
+                    last[i] = (v, row[i])
+            out.append(tuple(row))
         return out
 
 
