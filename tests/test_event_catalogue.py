@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import json
 import re
+import types
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal, Union, get_args, get_origin, get_type_hints
 
 import pytest
 
@@ -26,6 +27,7 @@ from vent_agent.events import (
     frame_bytes,
     make_event,
     parse_event,
+    wire_json,
 )
 from vent_agent.kb.quoted import Reference
 
@@ -121,6 +123,71 @@ def test_the_wire_keeps_the_spec_shape() -> None:
     ]
     done = AgentDone(agent="a", cn_agent="甲", message="m", duration_ms=1).wire()
     assert "preview" not in done and done["duration_ms"] == 1
+
+
+def _scalar_samples(annotation: Any) -> list[Any]:
+    """Values of a scalar field's type (None when optional); [] for any other type."""
+    if get_origin(annotation) is Literal:
+        return list(get_args(annotation))
+    if get_origin(annotation) in (Union, types.UnionType):
+        inner = [a for a in get_args(annotation) if a is not type(None)]
+        got = [v for a in inner for v in _scalar_samples(a)]
+        return [*got, None] if got else []
+    return {
+        str: ['文本\n"x"', ""],
+        int: [0, 7, -3, 10**12],
+        float: [2.5, -0.0, 1e16, 3.0],
+        bool: [True, False],
+    }.get(annotation, [])
+
+
+@pytest.mark.parametrize("type_", sorted(CATALOGUE))
+def test_the_wire_from_the_models_values_is_the_wire_from_its_dump(type_: str) -> None:
+    """``wire()`` reads an event of scalar values from the model itself; it must give what the general
+    path through ``model_dump`` gives, keys in the same order, JSON for JSON."""
+    model = CATALOGUE[type_]
+    hints = get_type_hints(model)
+    samples = {name: _scalar_samples(hints[name]) for name in model.model_fields if name != "type"}
+    # a required field of another type (a list of tools): an empty one
+    required = {n: (samples[n] or [[]])[0] for n, f in model.model_fields.items() if f.is_required()}
+    cases = [{**required, name: value} for name, values in samples.items() for value in values]
+    cases += [{**required, **{n: v[-1] for n, v in samples.items() if v}}]
+    cases += [{**required, n: float("inf")} for n in samples if hints[n] in (float, float | None)]
+    checked = 0
+    for fields in cases:
+        try:
+            ev = model.model_validate(fields)
+        except ValueError:
+            continue
+        wire, dumped = ev.wire(), ev._wire_dumped()
+        assert (list(wire), wire_json(wire)) == (list(dumped), wire_json(dumped)), fields
+        checked += 1
+    assert checked
+
+
+class _Gauge(EventModel):
+    """An event with a float field (none of the catalogue has one yet)."""
+
+    type: Literal["gauge"] = "gauge"
+    value: float | None = None
+
+
+@pytest.mark.parametrize("value", [2.5, -0.0, 1e16, 3, float("inf"), float("-inf"), float("nan")])
+def test_a_float_is_wired_as_its_dump_wires_it(value: float) -> None:
+    ev = _Gauge(value=value)
+    assert wire_json(ev.wire()) == wire_json(ev._wire_dumped())
+
+
+def test_an_event_with_lists_or_models_is_wired_through_its_dump() -> None:
+    ev = References(
+        references=[Reference(marker="R1", article=157, edition="2025", label="第157条")],
+        warnings=[],
+        message="m",
+    )
+    assert ev._wire_scalars() is None and ev.wire() == ev._wire_dumped()
+    assert Progress(message="m", agent="a")._wire_scalars() == Progress(message="m", agent="a")._wire_dumped()
+    extra = Progress.model_validate({"message": "m", "later_field": 1})
+    assert extra._wire_scalars() is None and extra.wire()["later_field"] == 1
 
 
 def _frames(payloads: list[dict[str, Any]], run_id: str = "r" * 24) -> list[int]:

@@ -27,7 +27,9 @@ left off the wire unless named in ``KEEP_NULL``), add it to the event's row in d
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Awaitable, Callable, Mapping
+from functools import cache
 from typing import Annotated, Any, ClassVar, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
@@ -130,6 +132,33 @@ class EventModel(BaseModel):
     def wire(self) -> dict[str, Any]:
         """The payload on the wire: ``type`` first, the declared fields in order (``None`` left off
         unless in ``KEEP_NULL``), any extra fields, then ``seq``/``run_id`` when set."""
+        scalars = self._wire_scalars()
+        return scalars if scalars is not None else self._wire_dumped()
+
+    def _wire_scalars(self) -> dict[str, Any] | None:
+        """:meth:`wire` of an event whose values are all strings, integers, booleans, finite floats or
+        None and that has no extra field (most events: progress, tokens, …), read from the model's own
+        values: ``model_dump``'s JSON mode would give them back unchanged. None for any other event."""
+        if self.__pydantic_extra__:
+            return None
+        values = self.__dict__
+        keep = self.KEEP_NULL
+        out: dict[str, Any] = {}
+        for key in _wire_order(type(self)):
+            value = values[key]
+            if value is None:
+                if key in keep and key not in ("seq", "run_id"):
+                    out[key] = None
+                continue
+            kind = type(value)
+            if kind is str or kind is int or kind is bool or (kind is float and math.isfinite(value)):
+                out[key] = value
+            else:
+                return None
+        return out
+
+    def _wire_dumped(self) -> dict[str, Any]:
+        """:meth:`wire` of any event, through ``model_dump``'s JSON mode."""
         data = self.model_dump(mode="json")
         seq, run_id = data.pop("seq"), data.pop("run_id")
         keep = self.KEEP_NULL
@@ -142,6 +171,13 @@ class EventModel(BaseModel):
         if run_id is not None:
             out["run_id"] = run_id
         return out
+
+
+@cache
+def _wire_order(model: type[EventModel]) -> tuple[str, ...]:
+    """The declared fields of ``model`` in wire order: ``type``, the others, ``seq``, ``run_id``."""
+    inner = [name for name in model.model_fields if name not in ("type", "seq", "run_id")]
+    return ("type", *inner, "seq", "run_id")
 
 
 class _Parts(EventModel):
