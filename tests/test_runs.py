@@ -7,6 +7,7 @@ import asyncio
 
 import pytest
 
+from vent_agent.runs.log_writer import yields_after
 from vent_agent.runs.manager import RunManager
 from vent_agent.store.db import Database
 
@@ -85,6 +86,10 @@ async def test_a_burst_of_events_reaches_a_subscriber_while_the_body_is_still_ma
             made_at_first = made
         count += 1
     assert count == 301 and made_at_first is not None and made_at_first < 100
+
+
+def test_a_burst_is_committed_in_batches_that_double() -> None:
+    assert [s for s in range(1, 5000) if yields_after(s)] == [32, 64, 128, 256, 512, 1024, 2048, 3072, 4096]
 
 
 async def test_run_finishes_without_any_client(manager: RunManager) -> None:

@@ -39,10 +39,18 @@ EVENTS = table_of(EventRow)
 SESSIONS = table_of(SessionRow)
 DEFAULT_MAX_QUEUE = 20_000
 DEFAULT_MAX_BATCH = 5_000
-YIELD_EVERY = 32
-"""Items a producer may queue without the loop running anything else: ``put`` then yields once, so
-that the writer commits the first events of a burst while the producer makes the rest (and other
-tasks, e.g. the stream sending them, get their turn)."""
+FIRST_YIELD = 32
+MAX_UNYIELDED = 1024
+
+
+def yields_after(seq: int) -> bool:
+    """Whether ``put`` yields to the loop once it has queued a run's event ``seq``: after its 32nd,
+    64th, 128th… event, then every 1,024th. A body making a burst of events without awaiting anything
+    else thus lets the writer commit its first 32 at once (and its stream send them) while it makes
+    the rest, in batches that double, so that a long burst costs few transactions."""
+    return seq >= FIRST_YIELD and (seq & (seq - 1) == 0 or seq % MAX_UNYIELDED == 0)
+
+
 RETRY_FOR_S = 30.0
 
 
@@ -127,7 +135,6 @@ class LogWriter:
     _queued: dict[str, int] = field(default_factory=dict)  # run id -> last queued seq
     dropped: set[str] = field(default_factory=set)  # runs deleted: nothing of theirs is written any more
     _writing: bool = False
-    _unyielded: int = 0  # items queued since a put last yielded to the loop
     _queue: asyncio.Queue[Item] | None = None
     _task: asyncio.Task[None] | None = None
     _batch_done: asyncio.Event = field(default_factory=asyncio.Event)
@@ -153,13 +160,11 @@ class LogWriter:
         if item.run_id in self.dropped or (item.run_id in self.broken and not getattr(item, "closing", True)):
             raise RunLogFailed(item.run_id)
         queue = self._ensure_started()
+        await queue.put(item)  # suspends only while the queue is full
         if isinstance(item, EventItem):
             self._queued[item.run_id] = item.seq
-        await queue.put(item)  # suspends only while the queue is full
-        self._unyielded += 1
-        if self._unyielded >= YIELD_EVERY:
-            self._unyielded = 0
-            await asyncio.sleep(0)
+            if yields_after(item.seq):
+                await asyncio.sleep(0)
 
     async def create(self, run: dict[str, Any], worker: dict[str, Any]) -> asyncio.Future[bool]:
         """Queue a new run's rows; return the future that resolves once they are committed (or raises
