@@ -316,9 +316,15 @@ class LogWriter:
                 if isinstance(i, FinishItem)
             ],
         )
-        async for attempt in retrying(self.retry_for_s):
-            with attempt:
-                applied = await self._write_once(writes)
+        try:
+            applied = await self._write_once(writes)
+        except Exception as exc:
+            if not transient(exc):
+                raise
+            # retried as a whole (nothing was committed); the retry machinery only now, off the usual path
+            async for attempt in retrying(self.retry_for_s):
+                with attempt:
+                    applied = await self._write_once(writes)
         return list(zip([i for i in batch if isinstance(i, FinishItem)], applied, strict=True))
 
     async def _write_once(self, writes: Writes) -> list[bool]:
