@@ -16,6 +16,7 @@ import asyncio
 import contextlib
 import logging
 import sqlite3
+from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -112,6 +113,79 @@ class FinishItem:
 
 
 Item = EventItem | CreateItem | FinishItem
+
+
+class WriteQueue:
+    """The writer's bounded FIFO (an ``asyncio.Queue`` pared down to what the writer needs, at a
+    fraction of its cost per item): :meth:`put` waits while ``maxsize`` items are queued (back-pressure);
+    :meth:`take` waits for one item at least and returns all those queued, up to ``limit``;
+    :meth:`join` waits until every item taken has been :meth:`finished`."""
+
+    def __init__(self, maxsize: int) -> None:
+        self.maxsize = maxsize
+        self._items: deque[Item] = deque()
+        self._taker: asyncio.Future[None] | None = None
+        self._putters: deque[asyncio.Future[None]] = deque()
+        self._unfinished = 0
+        self._all_done = asyncio.Event()
+        self._all_done.set()
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    async def put(self, item: Item) -> None:
+        """Queue ``item``, first waiting while the queue is full."""
+        while len(self._items) >= self.maxsize:
+            space: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+            self._putters.append(space)
+            try:
+                await space
+            except asyncio.CancelledError:
+                self._wake_putters()  # the room it was woken for goes to the next one
+                raise
+        self._items.append(item)
+        self._unfinished += 1
+        self._all_done.clear()
+        taker = self._taker
+        if taker is not None and not taker.done():
+            taker.set_result(None)
+
+    async def take(self, limit: int) -> list[Item]:
+        """The items queued, oldest first, at most ``limit``; waits while there is none."""
+        while not self._items:
+            self._taker = asyncio.get_running_loop().create_future()
+            try:
+                await self._taker
+            finally:
+                self._taker = None
+        items = self._items
+        if len(items) <= limit:
+            batch = list(items)
+            items.clear()
+        else:
+            batch = [items.popleft() for _ in range(limit)]
+        self._wake_putters()
+        return batch
+
+    def finished(self, count: int) -> None:
+        """``count`` items taken are dealt with."""
+        self._unfinished -= count
+        if self._unfinished <= 0:
+            self._all_done.set()
+
+    async def join(self) -> None:
+        """Wait until every item queued has been taken and dealt with."""
+        await self._all_done.wait()
+
+    def _wake_putters(self) -> None:
+        room = self.maxsize - len(self._items)
+        while room > 0 and self._putters:
+            space = self._putters.popleft()
+            if not space.done():
+                space.set_result(None)
+                room -= 1
+
+
 OnCommitted = Callable[[list[EventItem], list[tuple[FinishItem, bool]]], None]
 OnFailed = Callable[[str, BaseException], None]
 
@@ -135,24 +209,25 @@ class LogWriter:
     _queued: dict[str, int] = field(default_factory=dict)  # run id -> last queued seq
     dropped: set[str] = field(default_factory=set)  # runs deleted: nothing of theirs is written any more
     _writing: bool = False
-    _queue: asyncio.Queue[Item] | None = None
+    _queue: WriteQueue | None = None
     _task: asyncio.Task[None] | None = None
     _batch_done: asyncio.Event = field(default_factory=asyncio.Event)
     _sqlite: SqliteTransactions | None = None
     _conn: AsyncConnection | None = None
 
-    def _ensure_started(self) -> asyncio.Queue[Item]:
-        if self._queue is None:
-            self._queue = asyncio.Queue(self.max_queue)
+    def _ensure_started(self) -> WriteQueue:
+        queue, task = self._queue, self._task
+        if queue is not None and task is not None and not task.done():
+            return queue
+        if queue is None:
+            queue = self._queue = WriteQueue(self.max_queue)
         if self._sqlite is None and SqliteTransactions.usable(self.db):
             tables = {"runs": RUNS, "run_workers": RUN_WORKERS, "run_events": EVENTS}
             self._sqlite = SqliteTransactions(
                 self.db, FINISH, RELEASE, tables, {"b_at": RUNS.c.finished_at.type}
             )
-
-        if self._task is None or self._task.done():
-            self._task = asyncio.create_task(self._loop(), name="run-log-writer")
-        return self._queue
+        self._task = asyncio.create_task(self._loop(), name="run-log-writer")
+        return queue
 
     async def put(self, item: Item) -> None:
         """Queue ``item`` (waits while the queue is full). Raises :class:`RunLogFailed` for an event of
@@ -226,9 +301,7 @@ class LogWriter:
         queue = self._queue
         assert queue is not None
         while True:
-            batch = [await queue.get()]
-            while len(batch) < self.max_batch and not queue.empty():
-                batch.append(queue.get_nowait())
+            batch = await queue.take(self.max_batch)
             self._writing = True
             try:
                 await self._write(batch)
@@ -238,8 +311,7 @@ class LogWriter:
                     self._fail_item(item, RunLogFailed(item.run_id))
             finally:
                 self._writing = False
-                for _ in batch:
-                    queue.task_done()
+                queue.finished(len(batch))
                 done, self._batch_done = self._batch_done, asyncio.Event()
                 done.set()
 
