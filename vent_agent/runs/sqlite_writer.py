@@ -64,7 +64,9 @@ class Compiled:
     ) -> list[tuple[Any, ...]]:
         """Positional parameter tuples of ``values`` (missing names from ``constants``). Each column's
         value is picked by one ``itemgetter`` call per row, and a converter given the same object as
-        for the row before (a batch's one ``created_at``) is not called again."""
+        for the row before (a batch's one ``created_at``) is not called again. A converted value the
+        driver would adapt (a ``datetime``: ``sqlite3``'s adapter writes its ISO text) is adapted here,
+        once, instead of once per row by the driver."""
         if not values:
             return []
         if constants:
@@ -89,10 +91,16 @@ class Compiled:
                 if seen is not None and seen[0] is v:
                     row[i] = seen[1]
                 else:
-                    row[i] = conv(v)
+                    row[i] = _adapted(conv(v))
                     last[i] = (v, row[i])
             out.append(tuple(row))
         return out
+
+
+def _adapted(value: Any) -> Any:
+    """``value`` as ``sqlite3`` binds it: through the adapter registered for its type, if any."""
+    adapt = sqlite3.adapters.get((type(value), sqlite3.PrepareProtocol))
+    return adapt(value) if adapt is not None else value
 
 
 def compile_insert(table: Table, columns: tuple[str, ...]) -> Compiled:
