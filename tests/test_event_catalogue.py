@@ -265,3 +265,25 @@ def test_the_browser_client_joins_the_same_fields_as_the_catalogue() -> None:
 
     assert js_map("PART_LISTS") == {t: list(m.SPLIT_LISTS) for t, m in CATALOGUE.items() if m.SPLIT_LISTS}
     assert js_map("PART_TEXT") == {t: list(m.SPLIT_TEXT) for t, m in CATALOGUE.items() if m.SPLIT_TEXT}
+
+
+@pytest.mark.parametrize(
+    "payload",
+    [
+        {"type": "progress", "message": '事件 "引号" \\ 换行\n\t\x01 😀 \u2028', "seq": 3, "run_id": "r"},
+        {
+            "type": "x",
+            "n": [1, 2.5, -0.0, 1e16, 1e-7, float("inf"), float("nan"), True, None],
+            "d": {"a": {}},
+        },
+        {"type": "x", "nested": [{"k": ["v", {"deep": []}]}], "big": 10**30, "neg": -7, "lone": "\ud800"},
+        {},
+    ],
+)
+def test_wire_json_is_json_dumps_compact_with_chinese_kept(payload: dict[str, Any]) -> None:
+    assert wire_json(payload) == json.dumps(payload, ensure_ascii=False, separators=(",", ":"))
+
+
+def test_wire_json_refuses_what_json_dumps_refuses() -> None:
+    with pytest.raises(TypeError, match="not JSON serializable"):
+        wire_json({"type": "x", "value": object()})
