@@ -66,7 +66,7 @@ class EventRow(SQLModel, table=True):
     __table_args__ = (UniqueConstraint("run_id", "seq", name="uq_run_events_run_seq"),)
 
     id: int | None = Field(default=None, primary_key=True)
-    run_id: str = Field(max_length=64, index=True)
+    run_id: str = Field(max_length=64)  # looked up through uq_run_events_run_seq (run_id, seq)
     seq: int
     type: str = Field(max_length=32)
     payload: str = Field(sa_column=Column(Text, nullable=False))
