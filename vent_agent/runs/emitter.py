@@ -54,6 +54,10 @@ class Emitter:
     async def send(self, event: EventModel) -> None:
         """Append one event of the catalogue. Raises ``ValueError`` for an undeclared field."""
         check_declared(event)
+        await self._send(event)
+
+    async def _send(self, event: EventModel) -> None:
+        """:meth:`send` of an event whose fields are checked already."""
         payload = event.wire()
         payload.pop("seq", None)
         payload.pop("run_id", None)
@@ -75,13 +79,15 @@ class Emitter:
                     if loop.time() - self._pending_at >= TOKEN_MERGE_S:
                         await self._flush()
                     return
-                await self._flush()
+                if p is not None:
+                    await self._flush()
                 self._pending = payload
                 self._pending_size = self._frame_size(payload)
                 self._pending_at = loop.time()
                 self._timer = asyncio.create_task(self._flush_later())
                 return
-            await self._flush()
+            if self._pending is not None:
+                await self._flush()
             await self._append_fitted(payload)
             if type_ == "done":
                 self.saw_done = True
@@ -97,7 +103,7 @@ class Emitter:
     async def emit(self, type_: str, **fields: Any) -> None:
         """Append ``{"type": type_, **fields}``, validated against the catalogue like :meth:`send`
         (for callers that build events from data; run bodies send models)."""
-        await self.send(make_event(type_, **fields))
+        await self._send(make_event(type_, **fields))  # checked by make_event
 
     async def _flush_later(self) -> None:
         await asyncio.sleep(TOKEN_MERGE_S)
@@ -121,7 +127,8 @@ class Emitter:
         numbered = {**payload, "seq": seq, "run_id": self.run_id}
         data = wire_json(numbered)
         if fits_as_is(data, seq, self.frame_cap):
-            await self._log(seq, numbered, data)
+            await self.manager.append_event(self.run_id, seq, numbered, data)
+            self.seq = seq  # as in _log
             return
         for piece in fit_frames(payload, self.run_id, self.frame_cap):
             await self._append(piece)
