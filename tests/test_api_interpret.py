@@ -8,9 +8,11 @@ from zoneinfo import ZoneInfo
 
 import httpx
 import pytest
+import sse_starlette.sse as sse_module
 
 from tests.fake_openai import FakeOpenAI
 from tests.helpers import live_server, parse_spec_stream, parse_standard_stream
+from vent_agent.api.sse import RunEventsResponse
 from vent_agent.app import create_app
 from vent_agent.settings import Settings
 from vent_agent.upstream.demo_mine import DemoMine
@@ -72,6 +74,30 @@ async def test_a_second_click_on_the_same_data_reuses_the_facts(app, client: htt
         return "".join(e["content"] for e in events if e["type"] == "token")
 
     assert text(first) == text(second)
+
+
+async def test_a_stream_writes_without_a_cancel_scope_per_frame_unless_a_send_timeout_is_set(
+    client: httpx.AsyncClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    scopes: list[object] = []
+    real = sse_module.anyio.move_on_after
+
+    def counted(delay):  # type: ignore[no-untyped-def]
+        scopes.append(delay)
+        return real(delay)
+
+    monkeypatch.setattr(sse_module.anyio, "move_on_after", counted)
+    resp, events = await _stream(client, "/api/interpret/click/tun", TUN)
+    assert resp.status_code == 200 and events[-1]["type"] == "done"
+    assert None not in scopes  # no never-cancelling scope around each write
+    response = RunEventsResponse(iter([b"data: {}\n\n"]), send_timeout=5.0)
+    sent: list[dict] = []
+
+    async def send(message):  # type: ignore[no-untyped-def]
+        sent.append(message)
+
+    await response._send_with_timeout(send, {"type": "http.response.body", "body": b"x", "more_body": True})
+    assert scopes[-1] == 5.0 and sent[-1]["body"] == b"x"  # a time-out set: the scope bounds the write
 
 
 async def test_device_fast_mode(client: httpx.AsyncClient) -> None:

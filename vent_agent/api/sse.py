@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Iterable, Iterator
 
 from sse_starlette import EventSourceResponse, ServerSentEvent
+from starlette.types import Message, Send
 
 from vent_agent.runs.manager import RunManager
 from vent_agent.runs.tail import StoredEvent
@@ -23,6 +24,19 @@ from vent_agent.runs.tail import StoredEvent
 SSE_HEADERS = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
 SPEC_WRITE_BYTES = 0  # each frame its own write
 STANDARD_WRITE_BYTES = 64 * 1024
+
+
+class RunEventsResponse(EventSourceResponse):
+    """sse-starlette's response, each write sent straight when no send time-out is set: its
+    ``_send_with_timeout`` wraps every write in ``anyio.move_on_after(None)``, a cancel scope that never
+    cancels and cost about 10 µs a frame (a third of a bare stream's time per event). With a time-out
+    set, writes go through it as before."""
+
+    async def _send_with_timeout(self, send: Send, message: Message) -> None:
+        if self.send_timeout is None:
+            await send(message)
+        else:
+            await super()._send_with_timeout(send, message)
 
 
 def _ping() -> ServerSentEvent:
@@ -70,11 +84,11 @@ def run_stream(
     with_ids: bool = False,
     session_id: str | None = None,
     ping_s: float = 15.0,
-) -> EventSourceResponse:
+) -> RunEventsResponse:
     """An SSE response tailing ``run_id`` from ``after``; ``X-Run-Id``/``X-Session-Id`` headers set.
     ``with_ids``: the standard route's framing (``id:`` lines); else the spec's."""
     body = frames(manager, run_id, after, with_ids=with_ids)
     headers = {**SSE_HEADERS, "X-Run-Id": run_id}
     if session_id:
         headers["X-Session-Id"] = session_id
-    return EventSourceResponse(body, headers=headers, ping=ping_s, sep="\n", ping_message_factory=_ping)
+    return RunEventsResponse(body, headers=headers, ping=ping_s, sep="\n", ping_message_factory=_ping)
