@@ -24,7 +24,7 @@ from typing import Any
 
 MARK = b"data: "
 ERROR = b'data: {"type":"error"'
-NOTICE = b'"notice":true'
+NOTICE = b'"notice":"'  # progress.notice is a string naming why (no_model, rule_fallback, …)
 CARRY = max(len(MARK), len(ERROR), len(NOTICE)) - 1
 LAST_TYPE = re.compile(rb'data: \{"type":"(\w+)"')
 
