@@ -8,6 +8,7 @@ cross-reference section are appended; the pages and glyphs stay as they are, so 
 
 from __future__ import annotations
 
+import io
 import re
 import zlib
 from pathlib import Path
@@ -25,13 +26,12 @@ def bind(parts: list[bytes | Path]) -> bytes:
         src = pdfium.PdfDocument(part.read_bytes() if isinstance(part, Path) else part)
         out.import_pages(src)
         src.close()
-    path = Path(f"/tmp/bind-{id(out)}.pdf")
+    buffer = io.BytesIO()  # in memory: no file name that two test processes could share
     try:
-        out.save(path)
-        return path.read_bytes()
+        out.save(buffer)
+        return buffer.getvalue()
     finally:
         out.close()
-        path.unlink(missing_ok=True)
 
 
 def _hex(text: str) -> bytes:
