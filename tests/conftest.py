@@ -5,15 +5,17 @@ from __future__ import annotations
 import os
 from collections.abc import AsyncIterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import httpx
 import pytest
 
-from vent_agent.app import create_app
-from vent_agent.documents.pdf_text import extract_pdf
-from vent_agent.documents.plan import Plan
-from vent_agent.documents.plan_parser import parse_plan
 from vent_agent.settings import Settings
+
+# The app, the PDF reader and the parser are imported by the fixtures that use them, not here: under
+# ``pytest -n`` the controller process loads this file, runs no test, and would only wait for them.
+if TYPE_CHECKING:
+    from vent_agent.documents.plan import Plan
 
 # The PostgreSQL/Redis/worker fixtures (tests/pg.py) for every module, and the tier (unit, store, slow)
 # every test is given at collection (tests/tiers.py).
@@ -34,6 +36,8 @@ def settings(tmp_path: Path) -> Settings:
 
 @pytest.fixture
 async def app(settings: Settings) -> AsyncIterator:
+    from vent_agent.app import create_app
+
     application = create_app(settings)
     async with application.router.lifespan_context(application):
         yield application
@@ -58,16 +62,24 @@ def plan_b_pdf() -> Path:
     return DATA / "plan-2026-08-b.pdf"
 
 
+def _parse(pdf: Path) -> Plan:
+    """The plan of the sample ``pdf``, extracted and parsed."""
+    from vent_agent.documents.pdf_text import extract_pdf
+    from vent_agent.documents.plan_parser import parse_plan
+
+    return parse_plan(extract_pdf(pdf, max_pages=50))
+
+
 @pytest.fixture(scope="session")
 def plan_a() -> Plan:
     """plan a parsed once per session; tests that change it work on ``model_copy(deep=True)``."""
-    return parse_plan(extract_pdf(DATA / "plan-2026-08-a.pdf", max_pages=50))
+    return _parse(DATA / "plan-2026-08-a.pdf")
 
 
 @pytest.fixture(scope="session")
 def plan_b() -> Plan:
     """plan b parsed once per session; tests that change it work on ``model_copy(deep=True)``."""
-    return parse_plan(extract_pdf(DATA / "plan-2026-08-b.pdf", max_pages=50))
+    return _parse(DATA / "plan-2026-08-b.pdf")
 
 
 @pytest.fixture(scope="session")
