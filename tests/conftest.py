@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import os
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -131,3 +132,12 @@ def seed_scanned_cache(scanned_b_cache: Path):  # type: ignore[no-untyped-def]
             shutil.copy(path, cache_dir / path.name)
 
     return seed
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """Move what start-up and collection built (modules, plugins, test items: about half a million
+    objects, alive until the end) out of the garbage collector's reach (``gc.freeze``): the full
+    collection a review runs after each plan (``release_memory``) and the collector's own full passes
+    then walk only what the tests create, not the whole test process."""
+    gc.collect()
+    gc.freeze()
