@@ -1,15 +1,26 @@
 """Provenance of a review report: the task chain and artifacts, and a finding traced back to its
 sources — plan b's 15216 maximum-not-taken finding back to its page and cells and its calculator calls;
-a data finding to its MCP record; a tampered record shows where the chain breaks."""
+a data finding to its MCP record; a tampered record shows where the chain breaks. The tests that only read
+a report share one review of plan b (``reviewed``); the one that tampers with its record reviews its own."""
 
 from __future__ import annotations
 
+import asyncio
 import json
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
 
 import httpx
+import pytest
 
 from tests.helpers import parse_spec_stream
+from vent_agent.app import create_app
 from vent_agent.review.provenance import record_path
+from vent_agent.settings import Settings
+
+PLAN_B = Path(__file__).parent / "data" / "plan-2026-08-b.pdf"
+Reviewed = tuple[httpx.AsyncClient, str, list[dict]]
 
 
 async def review(client: httpx.AsyncClient, pdf) -> tuple[str, list[dict]]:  # type: ignore[no-untyped-def]
@@ -20,8 +31,41 @@ async def review(client: httpx.AsyncClient, pdf) -> tuple[str, list[dict]]:  # t
     return url.rsplit("/", 1)[-1].removesuffix(".docx"), events
 
 
-async def test_provenance_and_the_15216_maximum_trace(app, client: httpx.AsyncClient, plan_b_pdf) -> None:
-    report_id, events = await review(client, plan_b_pdf)
+@asynccontextmanager
+async def served(settings: Settings) -> AsyncIterator[httpx.AsyncClient]:
+    """A client of a new app on ``settings`` (started and stopped with it)."""
+    app = create_app(settings)
+    async with app.router.lifespan_context(app):
+        transport = httpx.ASGITransport(app=app)
+        async with httpx.AsyncClient(transport=transport, base_url="http://testserver", timeout=60) as c:
+            yield c
+
+
+@pytest.fixture(scope="module")
+def plan_b_review(tmp_path_factory: pytest.TempPathFactory) -> tuple[Settings, str, list[dict]]:
+    """plan b reviewed once for the module, through the API of an app of its own: the settings of its
+    data dir, the report id and the stream's events."""
+    settings = Settings(_env_file=None, data_dir=tmp_path_factory.mktemp("provenance") / "data")
+
+    async def run() -> tuple[str, list[dict]]:
+        async with served(settings) as client:
+            return await review(client, PLAN_B)
+
+    report_id, events = asyncio.run(run())
+    return settings, report_id, events
+
+
+@pytest.fixture
+async def reviewed(plan_b_review: tuple[Settings, str, list[dict]]) -> AsyncIterator[Reviewed]:
+    """A client of a new app on the data dir of the module's review of plan b (as after a restart), the
+    report id and the events: for tests that read the report's provenance and do not change it."""
+    settings, report_id, events = plan_b_review
+    async with served(settings) as client:
+        yield client, report_id, events
+
+
+async def test_provenance_and_the_15216_maximum_trace(reviewed: Reviewed) -> None:
+    client, report_id, events = reviewed
     prov = (await client.get(f"/api/reports/{report_id}/provenance")).json()
     assert prov["sha256"] and prov["run_id"] == events[-1]["run_id"]
     docx = prov["artifacts"][0]
@@ -56,8 +100,8 @@ async def test_provenance_and_the_15216_maximum_trace(app, client: httpx.AsyncCl
     assert calc["status"] == "ok" and calc["detail"]["recomputed"] == calc["detail"]["value"]
 
 
-async def test_data_finding_traces_to_its_mcp_record(app, client: httpx.AsyncClient, plan_b_pdf) -> None:
-    report_id, _ = await review(client, plan_b_pdf)
+async def test_data_finding_traces_to_its_mcp_record(reviewed: Reviewed) -> None:
+    client, report_id, _ = reviewed
     prov = (await client.get(f"/api/reports/{report_id}/provenance")).json()
     idx = next(
         f["index"]
@@ -85,18 +129,18 @@ async def test_a_broken_chain_says_where(app, client: httpx.AsyncClient, plan_b_
     assert broken["kind"] == "pdf" and "第99页" in broken["reason"]
 
 
-async def test_unknown_report_and_finding_are_404(app, client: httpx.AsyncClient, plan_b_pdf) -> None:
+async def test_unknown_report_and_finding_are_404(reviewed: Reviewed) -> None:
+    client, report_id, _ = reviewed
     assert (await client.get("/api/reports/nope/provenance")).status_code == 404
     assert (await client.get(f"/api/reports/vent_review_{'0' * 32}_20260801/provenance")).status_code == 404
-    report_id, _ = await review(client, plan_b_pdf)
     assert (await client.get(f"/api/reports/{report_id}/findings/999/trace")).status_code == 404
     assert (await client.get(f"/api/reports/{report_id}/findings/0/trace")).status_code == 400
 
 
-async def test_trace_numbers_are_the_report_table_numbers(app, client: httpx.AsyncClient, plan_b_pdf) -> None:
+async def test_trace_numbers_are_the_report_table_numbers(reviewed: Reviewed) -> None:
     from reports.content import sorted_findings  # noqa: F401  (the report's order)
 
-    report_id, events = await review(client, plan_b_pdf)
+    client, report_id, events = reviewed
     prov = (await client.get(f"/api/reports/{report_id}/provenance")).json()
     markdown = "".join(e["content"] for e in events if e["type"] == "token")
     table = markdown.split("## 二、问题清单")[1].split("## 三")[0]
