@@ -39,8 +39,25 @@ def sample(name: str, **labels: str) -> float:
     return REGISTRY.get_sample_value(name, labels) or 0.0
 
 
-async def test_readyz_ready_on_a_fresh_store(client: httpx.AsyncClient) -> None:
-    resp = await client.get("/readyz")
+@pytest.fixture
+def settings(tmp_path: Path) -> Settings:
+    """The app's settings here (``app``, ``client``): OCR off, so /readyz answers for the OCR engine
+    without loading it (a worker process and its models, ~5 s); the test of a ready service loads it."""
+    return Settings(_env_file=None, data_dir=tmp_path / "data", ocr_engine="none")
+
+
+@pytest.fixture
+async def ocr_on_client(tmp_path: Path) -> AsyncIterator[httpx.AsyncClient]:
+    """A client of an app with the default settings (OCR on) on a temporary data dir."""
+    app = create_app(Settings(_env_file=None, data_dir=tmp_path / "data"))
+    async with app.router.lifespan_context(app):
+        transport = httpx.ASGITransport(app=app)
+        async with httpx.AsyncClient(transport=transport, base_url="http://testserver", timeout=60) as c:
+            yield c
+
+
+async def test_readyz_ready_on_a_fresh_store(ocr_on_client: httpx.AsyncClient) -> None:
+    resp = await ocr_on_client.get("/readyz")
     assert resp.status_code == 200, resp.text
     body = resp.json()
     assert body["status"] == "ready"
@@ -250,7 +267,7 @@ async def test_cancel_answers_202_when_the_run_does_not_stop_in_time(
 
 
 async def test_scaleout_app_serves_and_reports_its_worker(tmp_path: Path) -> None:
-    settings = Settings(_env_file=None, data_dir=tmp_path / "data")
+    settings = Settings(_env_file=None, data_dir=tmp_path / "data", ocr_engine="none")  # see ``settings``
     app = scaleout_app(settings, heartbeat_s=0.1, dead_after_s=1)
     async with app.router.lifespan_context(app):
         transport = httpx.ASGITransport(app=app)

@@ -46,6 +46,7 @@ SLOW_TESTS = frozenset(
         "tests/test_report_language.py",  # full reviews of both sample plans
         "tests/test_demo_mine.py::test_history_720_hourly_points_per_device",
         "tests/test_turns.py::test_second_message_while_a_turn_runs_is_409",
+        "tests/test_ops.py::test_readyz_ready_on_a_fresh_store",  # loads OCR in a worker process: ~5 s
     }
 )
 
