@@ -4,9 +4,9 @@
   ``pg_module_url`` or ``redis_url``; or it is the ``postgres``/``redis`` case of a parametrised fixture
   (``store_url[postgres]``); or its code, its fixtures' code, or a function or class of ``tests/`` they
   call (followed transitively) names a helper of ``tests/pg.py`` that opens such a service.
-- ``slow``: the slowest tests, over ~5 s on a loaded 2-core machine (real OCR of the scanned sample, Node,
-  Chromium, worker processes, the plan hands): the test uses a fixture or helper that does such work, or
-  is listed in ``SLOW_TESTS`` (measured with ``pytest --durations=0``), or carries ``@pytest.mark.slow``.
+- ``slow``: tests over ~1 s each (real OCR of the scanned sample, Node, Chromium, worker processes, the
+  plan hands, reviews of long or several plans): the test uses a fixture or helper that does such work,
+  or is listed in ``SLOW_TESTS`` (measured), or carries ``@pytest.mark.slow``.
 - ``unit``: neither; the day-to-day tier is ``pytest -m unit``.
 
 The markers are declared in pyproject.toml (``--strict-markers``); CI runs every tier.
@@ -31,9 +31,12 @@ PROCESS_HELPERS = frozenset({"start_workers"})
 # Fixtures of the scanned sample, OCR'd for real (requested, or named by a parametrised case).
 SLOW_FIXTURES = frozenset({"scanned_b_pdf", "scanned_b_cache", "scanned_b_extracted", "seed_scanned_cache"})
 
-# Tests over ~5 s that no fixture or helper above gives away: a module path (every test of the module),
-# a node id without its case (every case) or with it (that case). Measured with ``--durations=0`` on the
-# full suite; re-measure when a test here gets quick or a new one gets slow.
+# Tests over ~1 s that no fixture or helper above gives away: a module path (every test of the module),
+# a node id without its case (every case) or with it (that case). Measured as each test's CPU time
+# (setup, call and teardown: ``time.process_time``) over the whole unit tier in one process; a test
+# whose time is a per-process cache warming up (the knowledge base's index, jieba, the first app) is
+# not listed, since that time would only move to the next test. Re-measure when a test here gets quick
+# or a new one gets slow.
 SLOW_TESTS = frozenset(
     {
         "tests/test_browser_client.py",  # Node
@@ -47,6 +50,13 @@ SLOW_TESTS = frozenset(
         "tests/test_demo_mine.py::test_history_720_hourly_points_per_device",
         "tests/test_turns.py::test_second_message_while_a_turn_runs_is_409",
         "tests/test_ops.py::test_readyz_ready_on_a_fresh_store",  # loads OCR in a worker process: ~5 s
+        # a plan bound 12 times (60 pages: 3.6 s), 3 times (1.3 s), two versions of it (1.0-1.1 s)
+        "tests/test_repeats.py::test_a_plan_bound_several_times_gives_each_finding_once[twelve]",
+        "tests/test_repeats.py::test_plan_a_bound_three_times_has_no_major",
+        "tests/test_repeats.py::test_two_differing_versions_are_not_mixed",
+        "tests/test_api_review.py::test_second_review_uses_the_cache_unless_forced",  # 3 reviews: 1.4 s
+        # both sample plans reviewed with their text layers rewritten: 1.3 s each
+        "tests/test_text_layers.py::test_radicals_and_control_characters_change_no_finding",
     }
 )
 
