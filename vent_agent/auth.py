@@ -19,6 +19,7 @@ from typing import Any, Protocol
 import httpx
 
 from vent_agent.settings import Settings
+from vent_agent.tls import tls_context
 
 log = logging.getLogger(__name__)
 
@@ -83,7 +84,7 @@ class HttpUserService:
         self.cache_s = cache_s
         self.user_path = user_path
         self._cache: dict[str, tuple[float, User]] = {}
-        self._client = httpx.AsyncClient(timeout=timeout_s, transport=transport)
+        self._client = httpx.AsyncClient(timeout=timeout_s, transport=transport, verify=tls_context())
 
     async def verify(self, token: str) -> User:
         now = time.monotonic()

@@ -19,6 +19,7 @@ from vent_agent.llm.chunks import content_text, model_name, reasoning_text
 from vent_agent.llm.compat import VentChatOpenAI
 from vent_agent.observability import metrics
 from vent_agent.settings import Settings
+from vent_agent.tls import tls_context
 
 
 def make_interpret_model(settings: Settings) -> BaseChatModel | None:
@@ -36,7 +37,7 @@ def make_interpret_model(settings: Settings) -> BaseChatModel | None:
         stream_usage=True,
         timeout=settings.llm_timeout_s,
         # its own client: langchain-openai's shared default client stays bound to the first event loop
-        http_async_client=httpx.AsyncClient(timeout=settings.llm_timeout_s),
+        http_async_client=httpx.AsyncClient(timeout=settings.llm_timeout_s, verify=tls_context()),
         max_retries=1,
         temperature=0.2,
         use_responses_api=False,

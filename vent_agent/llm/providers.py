@@ -12,6 +12,7 @@ from langchain_core.language_models import BaseChatModel
 from vent_agent.llm.compat import VentChatDeepSeek, VentChatOpenAI
 from vent_agent.llm.thinking import thinking_params
 from vent_agent.settings import ModelConfig
+from vent_agent.tls import tls_context
 
 #: provider kind → chat-model class.
 PROVIDER_CLASSES: dict[str, type[BaseChatModel]] = {
@@ -37,7 +38,7 @@ def build_chat_model(config: ModelConfig, level: str, *, streaming: bool = True)
         "api_key": config.api_key or "not-needed",
         "timeout": config.timeout_s,
         # its own client: langchain-openai's shared default client stays bound to the first event loop
-        "http_async_client": httpx.AsyncClient(timeout=config.timeout_s),
+        "http_async_client": httpx.AsyncClient(timeout=config.timeout_s, verify=tls_context()),
         "max_retries": MAX_RETRIES,
         "streaming": streaming,
         "stream_usage": True,

@@ -34,6 +34,7 @@ from urllib.parse import quote
 import httpx
 from pydantic import BaseModel, ConfigDict, TypeAdapter, ValidationError
 
+from vent_agent.tls import tls_context
 from vent_agent.upstream.base import VentilationSource
 from vent_agent.upstream.models import (
     Device,
@@ -133,8 +134,9 @@ class HttpVentilationSource(VentilationSource):
         self._client = httpx.AsyncClient(
             base_url=self.base_url,
             timeout=timeout_s,
-            transport=transport or httpx.AsyncHTTPTransport(retries=1),
+            transport=transport or httpx.AsyncHTTPTransport(retries=1, verify=tls_context()),
             headers={"Accept": "application/json"},
+            verify=tls_context(),
         )
 
     def with_token(self, token: str | None) -> HttpVentilationSource:
