@@ -12,6 +12,7 @@ import pytest
 from PIL import Image
 
 from tests.pdf_factory import image_pdf
+from tests.test_memory import GLIBC_ONLY, freed_block_left_kib
 from vent_agent.documents.ocr.engine import OcrBox, OcrUnavailable, load_engine
 from vent_agent.documents.ocr.page import ocr_pages
 from vent_agent.documents.ocr.pool import ProcessOcrEngine
@@ -29,6 +30,19 @@ class PidEngine:
 
 def make_pid_engine() -> PidEngine:
     return PidEngine()
+
+
+class HeapEngine:
+    """Answers one box whose text is the KiB of RSS a freed 8 MiB block left in the worker."""
+
+    name = "heap-probe"
+
+    def recognise(self, image: Image.Image) -> list[OcrBox]:
+        return [OcrBox.from_rect(str(freed_block_left_kib()), 0.9, 0, 0, 1, 1)]
+
+
+def make_heap_engine() -> HeapEngine:
+    return HeapEngine()
 
 
 def broken_engine() -> PidEngine:
@@ -63,6 +77,16 @@ def test_pool_exits_when_idle_and_starts_again() -> None:
         assert engine.recognise(Image.new("RGB", (8, 8)))[0].text.isdigit()
     finally:
         engine.close()
+
+
+@GLIBC_ONLY
+def test_a_worker_unmaps_a_freed_large_block() -> None:
+    engine = ProcessOcrEngine("heap-probe", make_heap_engine, idle_s=60)
+    try:
+        left_kib = int(engine.recognise(Image.new("RGB", (8, 8)))[0].text)
+    finally:
+        engine.close()
+    assert left_kib < 1024  # the worker's mmap threshold is fixed (glibc's default would keep 8 MiB)
 
 
 def test_engine_that_cannot_load_is_unavailable() -> None:

@@ -7,8 +7,9 @@ at about three times its idle size. :class:`ProcessOcrEngine` keeps the same
 :class:`concurrent.futures.ProcessPoolExecutor` (``spawn`` start method: the workers share nothing with
 the service's threads and event loop):
 
-- each worker loads the engine once (``factory``, a picklable callable, run by the pool's initializer)
-  and is replaced after ``max_tasks_per_worker`` calls (``max_tasks_per_child``), which bounds what one
+- each worker loads the engine once (``factory``, a picklable callable, run by the pool's initializer,
+  after fixing glibc's mmap threshold: :func:`~vent_agent.observability.memory.map_large_blocks`, so
+  that the engine's large tensors are unmapped when freed instead of fragmenting the heap) and is replaced after ``max_tasks_per_worker`` calls (``max_tasks_per_child``), which bounds what one
   worker can pile up;
 - the pool is shut down once no call has been made for ``idle_s`` seconds (all workers exit), and started
   again by the next call; the first call after that pays the engine's load time again (about 2 s).
@@ -37,7 +38,7 @@ from PIL import Image
 
 from vent_agent.documents.ocr.engine import OcrBox, OcrEngine, OcrUnavailable
 from vent_agent.documents.ocr.page import PageOptions, PageRead
-from vent_agent.observability.memory import release_memory
+from vent_agent.observability.memory import map_large_blocks, release_memory
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -52,8 +53,10 @@ _WORKER_ERROR: str | None = None
 
 
 def _init_worker(factory: EngineFactory) -> None:
-    """Pool initializer: load the engine once per worker (an error is kept and raised on each call)."""
+    """Pool initializer: fix glibc's mmap threshold, then load the engine once per worker (an error is
+    kept and raised on each call)."""
     global _WORKER_ENGINE, _WORKER_ERROR
+    map_large_blocks()
     try:
         _WORKER_ENGINE = factory()
     except OcrUnavailable as exc:
