@@ -30,6 +30,9 @@ def test_rapidocr_reads_an_image_offline() -> None:
     assert "630.0" in text
     (x0, y0, x1, y1) = boxes[0].bbox
     assert 0 <= x0 < x1 <= 900 and 0 <= y0 < y1 <= 120 and 0 < boxes[0].score <= 1
+    for model in (engine._ocr.text_det, engine._ocr.text_rec):  # type: ignore[attr-defined]
+        options = model.session.session.get_session_options()
+        assert not options.enable_mem_pattern and not options.enable_cpu_mem_arena
 
 
 def test_no_engine_when_ocr_is_off() -> None:
