@@ -6,13 +6,14 @@ from __future__ import annotations
 
 import ctypes
 import ctypes.util
+import os
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-from vent_agent.observability.memory import _mallopt
+from vent_agent.observability.memory import _mallopt, children_use_huge_pages
 
 GLIBC_ONLY = pytest.mark.skipif(_mallopt() is None, reason="glibc only")
 
@@ -53,7 +54,10 @@ print(freed_block_left_kib())
 
 def _left_kib(mode: str) -> int:
     """:func:`freed_block_left_kib` in a fresh interpreter (the setting is process-wide)."""
-    out = subprocess.run([sys.executable, "-c", PROBE, mode], capture_output=True, text=True, check=True)
+    env = {k: v for k, v in os.environ.items() if k != "GLIBC_TUNABLES"}
+    out = subprocess.run(
+        [sys.executable, "-c", PROBE, mode], capture_output=True, text=True, check=True, env=env
+    )
     return int(out.stdout)
 
 
@@ -61,3 +65,23 @@ def _left_kib(mode: str) -> int:
 def test_a_freed_large_block_leaves_the_process_with_the_threshold_fixed() -> None:
     assert _left_kib("default") > 6 * 1024  # glibc's rising threshold: the 8 MiB stayed in the heap
     assert _left_kib("fixed") < 1024
+
+
+@pytest.mark.parametrize(
+    ("before", "after", "added"),
+    [
+        (None, "glibc.malloc.hugetlb=1", True),
+        ("glibc.malloc.arena_max=2", "glibc.malloc.arena_max=2:glibc.malloc.hugetlb=1", True),
+        ("glibc.malloc.hugetlb=0", "glibc.malloc.hugetlb=0", False),  # the operator's choice is kept
+        (
+            "glibc.malloc.hugetlb=2:glibc.malloc.arena_max=2",
+            "glibc.malloc.hugetlb=2:glibc.malloc.arena_max=2",
+            False,
+        ),
+    ],
+)
+def test_children_use_huge_pages_adds_the_tunable_once(before: str | None, after: str, added: bool) -> None:
+    env = {} if before is None else {"GLIBC_TUNABLES": before}
+    assert children_use_huge_pages(env) is added
+    assert env == {"GLIBC_TUNABLES": after}
+    assert children_use_huge_pages(env) is False and env == {"GLIBC_TUNABLES": after}

@@ -45,6 +45,19 @@ def make_heap_engine() -> HeapEngine:
     return HeapEngine()
 
 
+class TunablesEngine:
+    """Answers one box whose text is the worker's ``GLIBC_TUNABLES``."""
+
+    name = "tunables"
+
+    def recognise(self, image: Image.Image) -> list[OcrBox]:
+        return [OcrBox.from_rect(os.environ.get("GLIBC_TUNABLES", "-"), 0.9, 0, 0, 1, 1)]
+
+
+def make_tunables_engine() -> TunablesEngine:
+    return TunablesEngine()
+
+
 def broken_engine() -> PidEngine:
     raise OcrUnavailable("模型缺失 / models missing")
 
@@ -87,6 +100,15 @@ def test_a_worker_unmaps_a_freed_large_block() -> None:
     finally:
         engine.close()
     assert left_kib < 1024  # the worker's mmap threshold is fixed (glibc's default would keep 8 MiB)
+
+
+def test_workers_are_started_asking_for_huge_pages(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("GLIBC_TUNABLES", raising=False)
+    engine = ProcessOcrEngine("tunables", make_tunables_engine, idle_s=60)
+    try:
+        assert engine.recognise(Image.new("RGB", (8, 8)))[0].text == "glibc.malloc.hugetlb=1"
+    finally:
+        engine.close()
 
 
 def test_engine_that_cannot_load_is_unavailable() -> None:

@@ -9,8 +9,10 @@ the service's threads and event loop):
 
 - each worker loads the engine once (``factory``, a picklable callable, run by the pool's initializer,
   after fixing glibc's mmap threshold: :func:`~vent_agent.observability.memory.map_large_blocks`, so
-  that the engine's large tensors are unmapped when freed instead of fragmenting the heap) and is replaced after ``max_tasks_per_worker`` calls (``max_tasks_per_child``), which bounds what one
-  worker can pile up;
+  that the engine's large tensors are unmapped when freed instead of fragmenting the heap; the service
+  sets ``GLIBC_TUNABLES`` so that the workers fill those mappings with transparent huge pages:
+  :func:`~vent_agent.observability.memory.children_use_huge_pages`) and is replaced after
+  ``max_tasks_per_worker`` calls (``max_tasks_per_child``), which bounds what one worker can pile up;
 - the pool is shut down once no call has been made for ``idle_s`` seconds (all workers exit), and started
   again by the next call; the first call after that pays the engine's load time again (about 2 s).
 
@@ -38,7 +40,7 @@ from PIL import Image
 
 from vent_agent.documents.ocr.engine import OcrBox, OcrEngine, OcrUnavailable
 from vent_agent.documents.ocr.page import PageOptions, PageRead
-from vent_agent.observability.memory import map_large_blocks, release_memory
+from vent_agent.observability.memory import children_use_huge_pages, map_large_blocks, release_memory
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -112,6 +114,8 @@ class ProcessOcrEngine:
     ``name``: the engine's name (for progress messages and cache keys). ``workers``: pool size (the
     service's OCR concurrency). Calls are blocking and thread-safe. Raises :class:`OcrUnavailable` when
     the engine cannot load in the worker, or the worker died (e.g. killed for memory) during a call.
+    Constructing one adds ``glibc.malloc.hugetlb=1`` to this process' ``GLIBC_TUNABLES`` (see
+    :func:`~vent_agent.observability.memory.children_use_huge_pages`).
     """
 
     def __init__(
@@ -132,6 +136,7 @@ class ProcessOcrEngine:
         self._executor: ProcessPoolExecutor | None = None
         self._busy = 0
         self._timer: threading.Timer | None = None
+        children_use_huge_pages()  # the workers inherit the environment when they are spawned
 
     @property
     def running(self) -> bool:
