@@ -19,8 +19,10 @@ should the reset be refused):
   through OCR.
 
 Printed per phase: duration, RSS before, peak, RSS after (MiB), peak as a ratio to idle, the peak
-RSS of the service's child processes (the OCR workers), if it started any, and the peak of the service
-and its children together (their summed ``VmRSS``, sampled).
+RSS of the service's child processes (the OCR workers), if it started any, the peak of the service
+and its children together (their summed ``VmRSS``, sampled), and the same sum in PSS (``Pss`` of
+``/proc/<pid>/smaps_rollup``: a page shared by several processes, such as the code of the libraries
+both load, counts once in all, where the RSS sum counts it in each).
 """
 
 from __future__ import annotations
@@ -56,6 +58,18 @@ def status_kib(pid: int, field: str) -> int:
     return 0
 
 
+def pss_kib(pid: int) -> int:
+    """The process' proportional set size (``Pss`` of ``/proc/<pid>/smaps_rollup``), in KiB; 0 when the
+    process is gone."""
+    try:
+        for line in Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines():
+            if line.startswith("Pss:"):
+                return int(line.split()[1])
+    except (OSError, ValueError):
+        return 0
+    return 0
+
+
 def descendants(pid: int) -> list[int]:
     """Ids of the process' children, grandchildren…, from ``/proc/<pid>/task/*/children``."""
     out: list[int] = []
@@ -82,7 +96,7 @@ def reset_peak(pid: int) -> bool:
 @dataclass
 class Phase:
     """One measured phase: its name, seconds, RSS before/peak/after (KiB), the children's peak and the
-    peak of the service and its children together (KiB)."""
+    peak of the service and its children together, in RSS and in PSS (KiB)."""
 
     name: str
     seconds: float
@@ -91,27 +105,32 @@ class Phase:
     after_kib: int
     children_peak_kib: int
     total_peak_kib: int
+    total_pss_peak_kib: int
     note: str = ""
 
 
 class Sampler:
-    """Samples the service's ``VmRSS``, its children's summed ``VmRSS`` and the sum of both every 50 ms
-    while running."""
+    """Samples the service's ``VmRSS``, its children's summed ``VmRSS``, the sum of both, and the sum of
+    their PSS every 50 ms while running."""
 
     def __init__(self, pid: int) -> None:
         self.pid = pid
         self.peak_kib = 0
         self.children_peak_kib = 0
         self.total_peak_kib = 0
+        self.total_pss_peak_kib = 0
         self._task: asyncio.Task[None] | None = None
 
     async def _run(self) -> None:
         while True:
+            children = descendants(self.pid)
             own = status_kib(self.pid, "VmRSS")
-            kids = sum(status_kib(k, "VmRSS") for k in descendants(self.pid))
+            kids = sum(status_kib(k, "VmRSS") for k in children)
+            pss = sum(pss_kib(p) for p in [self.pid, *children])
             self.peak_kib = max(self.peak_kib, own)
             self.children_peak_kib = max(self.children_peak_kib, kids)
             self.total_peak_kib = max(self.total_peak_kib, own + kids)
+            self.total_pss_peak_kib = max(self.total_pss_peak_kib, pss)
             await asyncio.sleep(SAMPLE_S)
 
     async def __aenter__(self) -> Sampler:
@@ -138,7 +157,9 @@ async def measure(pid: int, name: str, work: Coroutine[Any, Any, str]) -> Phase:
     await asyncio.sleep(1.0)  # what the phase left behind once its tasks are gone
     after = status_kib(pid, "VmRSS")
     total = max(sampler.total_peak_kib, peak)
-    return Phase(name, seconds, before, peak, after, sampler.children_peak_kib, total, note)
+    return Phase(
+        name, seconds, before, peak, after, sampler.children_peak_kib, total, sampler.total_pss_peak_kib, note
+    )
 
 
 async def clicks(url: str, n: int) -> str:
@@ -258,6 +279,7 @@ async def main(args: argparse.Namespace) -> None:
             "1.00×",
             "",
             "",
+            "",
             f"start-up peak {mib(startup_peak):.0f} MiB; s = time to /healthz",
         ),
     ]
@@ -272,6 +294,7 @@ async def main(args: argparse.Namespace) -> None:
                 f"{p.peak_kib / idle:.2f}×",
                 mib(p.children_peak_kib) if p.children_peak_kib else "–",
                 mib(p.total_peak_kib),
+                mib(p.total_pss_peak_kib),
                 p.note,
             )
         )
@@ -286,6 +309,7 @@ async def main(args: argparse.Namespace) -> None:
             "peak/idle",
             "children peak",
             "total peak",
+            "total PSS peak",
             "note",
         ],
         rows,
