@@ -56,8 +56,9 @@ from vent_agent.documents.pdf_text import (
 
 log = logging.getLogger(__name__)
 
-OCR_LAYOUT_VERSION = "ocr-layout-2"
-"""Changes whenever the OCR output for the same engine output changes (part of the cache key)."""
+OCR_LAYOUT_VERSION = "ocr-layout-3"
+"""Changes whenever the OCR output changes, by the layout or by the engine's settings (part of the
+cache key; 3: the detector's input capped at 1536 px, :data:`~vent_agent.documents.ocr.rapid.DET_MAX_SIDE`)."""
 DEFAULT_DPI = 200.0
 MIN_DPI_WARN = 100.0
 """Below this effective resolution (after the render cap) small print is often misread: warn."""

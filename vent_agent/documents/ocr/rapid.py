@@ -4,6 +4,12 @@
 ONNX Runtime's telemetry is switched off (``ORT_DISABLE_TELEMETRY=1``) before it is imported. The text
 direction classifier is off: plan pages are upright, and on long formula lines the classifier sometimes
 turns a line upside down, which ruins its recognition.
+
+A page is read in overlapping horizontal strips (:mod:`~vent_agent.documents.ocr.strips`) after
+RapidOCR's own scaling to at most 2000 px: the detector's activations are the largest allocation of a
+page, and on the scanned sample's A4 pages at 200 dpi an OCR worker peaked at 615 MiB, of which 390 MiB
+were the detector's on the whole page (measured 2026-12-01, RapidOCR 3.10, PP-OCRv6 small, onnxruntime
+1.32). A smaller detection input would save as much, but lost lines of a 150-dpi scan.
 """
 
 from __future__ import annotations
@@ -16,6 +22,7 @@ from typing import Any
 from PIL import Image
 
 from vent_agent.documents.ocr.engine import OcrBox, OcrUnavailable
+from vent_agent.documents.ocr.strips import recognise_in_strips, shifted
 
 log = logging.getLogger(__name__)
 
@@ -87,7 +94,8 @@ class RapidOcrEngine:
             )
             self._ocr = RapidOCR(params={**DEFAULT_PARAMS, **threading_params, **(params or {})})
             without_memory_patterns(self._ocr)
-            self._ocr(Image.new("RGB", (64, 32), "white"))  # loads the detection model now
+            self._max_side = int(getattr(self._ocr, "max_side_len", 2000))
+            self._ocr(Image.new("RGB", (736, 736), "white"))  # tries the detector at its smallest input
         except Exception as exc:  # rapidocr raises its own types for missing or broken models
             raise OcrUnavailable(f"OCR 模型加载失败 / cannot load the RapidOCR models: {exc}") from exc
 
@@ -103,11 +111,24 @@ class RapidOcrEngine:
         return "".join(out.txts), float(min(out.scores))
 
     def recognise(self, image: Image.Image) -> list[OcrBox]:
-        """Text boxes of an RGB image, in the image's pixels (see :class:`OcrBox`)."""
+        """Text boxes of an RGB image, in the image's pixels (see :class:`OcrBox`), read in strips
+        (see the module docstring)."""
+        import numpy as np
+        from rapidocr.utils.process_img import reduce_max_side
+
+        page = np.asarray(image.convert("RGB"))
+        ratio_h = ratio_w = 1.0
+        if max(page.shape[:2]) > self._max_side:  # RapidOCR's own scaling, which it skips for a strip
+            page, ratio_h, ratio_w = reduce_max_side(page, self._max_side)
+        boxes = recognise_in_strips(page.shape[0], lambda top, bottom: self._recognise(page[top:bottom]))
+        return [shifted(box, 0.0, ratio_w, ratio_h) for box in boxes]
+
+    def _recognise(self, image: Any) -> list[OcrBox]:
+        """Detection and recognition of one image (a numpy RGB array), boxes in its pixels."""
         from rapidocr.utils.output import RapidOCROutput
 
         with self._lock:
-            out = self._ocr(image.convert("RGB"), use_det=True, use_cls=False, use_rec=True)
+            out = self._ocr(image, use_det=True, use_cls=False, use_rec=True)
         if not isinstance(out, RapidOCROutput) or out.boxes is None or out.txts is None or out.scores is None:
             return []
         boxes = []
