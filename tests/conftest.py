@@ -139,5 +139,7 @@ def pytest_collection_finish(session: pytest.Session) -> None:
     objects, alive until the end) out of the garbage collector's reach (``gc.freeze``): the full
     collection a review runs after each plan (``release_memory``) and the collector's own full passes
     then walk only what the tests create, not the whole test process."""
+    from vent_agent.observability.memory import freeze_startup_heap
+
     gc.collect()
-    gc.freeze()
+    freeze_startup_heap()  # nests: an app's shutdown in a test then leaves this freeze in place

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import ctypes
 import ctypes.util
+import gc
 import os
 import subprocess
 import sys
@@ -13,7 +14,13 @@ from pathlib import Path
 
 import pytest
 
-from vent_agent.observability.memory import _mallopt, children_use_huge_pages
+from vent_agent.observability.memory import (
+    YOUNG_THRESHOLD,
+    _mallopt,
+    children_use_huge_pages,
+    freeze_startup_heap,
+    thaw_startup_heap,
+)
 
 GLIBC_ONLY = pytest.mark.skipif(_mallopt() is None, reason="glibc only")
 
@@ -85,3 +92,18 @@ def test_children_use_huge_pages_adds_the_tunable_once(before: str | None, after
     assert children_use_huge_pages(env) is added
     assert env == {"GLIBC_TUNABLES": after}
     assert children_use_huge_pages(env) is False and env == {"GLIBC_TUNABLES": after}
+
+
+def test_only_the_outermost_thaw_gives_the_heap_back() -> None:
+    # tests/conftest.py froze the test process' heap once collected: the outer freeze here
+    assert gc.get_threshold()[0] == YOUNG_THRESHOLD
+    freeze_startup_heap()  # an app starting in a test
+    thaw_startup_heap()  # ...and stopping
+    assert gc.get_freeze_count() > 0 and gc.get_threshold()[0] == YOUNG_THRESHOLD
+    thaw_startup_heap()  # the outermost thaw
+    try:
+        assert gc.get_freeze_count() == 0 and gc.get_threshold()[0] != YOUNG_THRESHOLD
+        thaw_startup_heap()  # one too many does nothing
+        assert gc.get_threshold()[0] != YOUNG_THRESHOLD
+    finally:
+        freeze_startup_heap()  # the process as tests/conftest.py left it

@@ -94,13 +94,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             )
         if state.interpret_model is None:
             log.warning("no language model configured (VENT_LLM_*): interpretations are rule-based")
-        frozen = freeze_startup_heap()  # the collector skips the start-up heap from now on
-        log.info(
-            "vent-agent ready: data dir %s, database %s, %d start-up objects frozen",
-            settings.data_dir,
-            masked_url(db.url),
-            frozen,
-        )
+        freeze_startup_heap()  # the collector skips the start-up heap from now on
+        log.info("vent-agent ready: data dir %s, database %s", settings.data_dir, masked_url(db.url))
         try:
             yield
         finally:

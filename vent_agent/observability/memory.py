@@ -138,27 +138,40 @@ YOUNG_THRESHOLD = 20_000
 default is 700); the older generations keep their thresholds, counted in young collections."""
 
 _default_thresholds: tuple[int, int, int] | None = None
+_freeze_depth = 0
 
 
-def freeze_startup_heap() -> int:
+def freeze_startup_heap() -> None:
     """Move every object tracked now to the permanent generation, which the cyclic collector no longer
     walks (``gc.freeze``), and collect the young generation every :data:`YOUNG_THRESHOLD` allocations;
     call it once start-up has built its long-lived objects. Garbage frozen with them is collected after
     :func:`thaw_startup_heap` (no full collection first: it would cost every start, tests included, a
-    tenth of a second or more). Returns the number of objects frozen."""
-    global _default_thresholds
-    if _default_thresholds is None:
+    tenth of a second or more).
+
+    Calls nest: a process that freezes its own heap first (the test runner, which starts an app per
+    test) calls this too, and only the outermost :func:`thaw_startup_heap` gives the objects back;
+    otherwise every app's shutdown would hand the whole process' heap back to the collector, and every
+    later full collection would walk it again. Neither call counts the frozen objects
+    (``gc.get_freeze_count`` walks them all: 40 ms for a test process' heap).
+    """
+    global _default_thresholds, _freeze_depth
+    if _freeze_depth == 0:
         _default_thresholds = gc.get_threshold()
         gc.set_threshold(YOUNG_THRESHOLD, *_default_thresholds[1:])
+    _freeze_depth += 1
     gc.freeze()
-    return gc.get_freeze_count()
 
 
 def thaw_startup_heap() -> None:
-    """Give the frozen objects back to the collector (``gc.unfreeze``), e.g. at shutdown, so that what
-    the service built and no longer uses can be collected, and restore the collector's thresholds."""
-    global _default_thresholds
-    gc.unfreeze()
-    if _default_thresholds is not None:
-        gc.set_threshold(*_default_thresholds)
-        _default_thresholds = None
+    """Undo one :func:`freeze_startup_heap`, e.g. at shutdown: the outermost one gives the frozen objects
+    back to the collector (``gc.unfreeze``), so that what the process built and no longer uses can be
+    collected, and restores the collector's thresholds. A call without a freeze does nothing."""
+    global _default_thresholds, _freeze_depth
+    if _freeze_depth == 0:
+        return
+    _freeze_depth -= 1
+    if _freeze_depth == 0:
+        gc.unfreeze()
+        if _default_thresholds is not None:
+            gc.set_threshold(*_default_thresholds)
+            _default_thresholds = None
