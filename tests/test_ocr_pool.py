@@ -157,3 +157,57 @@ def test_scanned_pages_are_rendered_and_read_in_the_worker(tmp_path: Path) -> No
         assert err.value.code == "not_found"
     finally:
         engine.close()
+
+
+def _exited(pid: int) -> bool:
+    """True when process ``pid`` is gone or a zombie (it has exited; nobody reaped it yet)."""
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return True
+    return any(line.split()[1] in {"Z", "X"} for line in status.splitlines() if line.startswith("State:"))
+
+
+PARENT = """
+import sys
+from PIL import Image
+from tests.test_ocr_pool import make_pid_engine
+from vent_agent.documents.ocr.pool import ProcessOcrEngine
+
+engine = ProcessOcrEngine("pid-ocr", make_pid_engine, idle_s=600)
+print(engine.recognise(Image.new("RGB", (4, 4)))[0].text, flush=True)
+sys.stdin.read()  # until killed
+"""
+
+
+@pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="reads /proc (Linux)")
+def test_a_worker_ends_when_the_service_is_killed() -> None:
+    import signal
+    import subprocess
+    import sys
+
+    root = Path(__file__).resolve().parents[1]
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join(filter(None, [str(root), os.environ.get("PYTHONPATH")])),
+    }
+    parent = subprocess.Popen(
+        [sys.executable, "-c", PARENT],
+        cwd=root,
+        env=env,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert parent.stdout is not None
+        worker = int(parent.stdout.readline())
+        assert worker != parent.pid and not _exited(worker)
+        parent.send_signal(signal.SIGKILL)  # as the OOM killer would: no shutdown runs
+        parent.wait(timeout=10)
+        deadline = time.monotonic() + 10
+        while not _exited(worker) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert _exited(worker), "the OCR worker outlived the killed service"
+    finally:
+        parent.kill()

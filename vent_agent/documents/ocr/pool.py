@@ -29,6 +29,8 @@ from __future__ import annotations
 
 import logging
 import multiprocessing
+import multiprocessing.connection
+import os
 import threading
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
@@ -54,10 +56,29 @@ _WORKER_ENGINE: OcrEngine | None = None
 _WORKER_ERROR: str | None = None
 
 
+def _exit_with_parent() -> None:
+    """Start a daemon thread that ends this worker as soon as the process that spawned it is gone.
+
+    A pool worker waits for calls on a queue whose pipe it holds both ends of (``multiprocessing``
+    pickles both into the worker), so when the service is killed (``kill -9``, the OOM killer) the
+    worker never reads end-of-file and would wait, holding its engine's ~200 MiB, for ever. The
+    parent's sentinel (``multiprocessing.parent_process().sentinel``) becomes readable when it dies."""
+    parent = multiprocessing.parent_process()
+    if parent is None:  # not started by multiprocessing: nothing to watch
+        return
+
+    def watch() -> None:
+        multiprocessing.connection.wait([parent.sentinel])
+        os._exit(1)
+
+    threading.Thread(target=watch, name="ocr-parent-watch", daemon=True).start()
+
+
 def _init_worker(factory: EngineFactory) -> None:
-    """Pool initializer: fix glibc's mmap threshold, then load the engine once per worker (an error is
-    kept and raised on each call)."""
+    """Pool initializer: end with the parent (:func:`_exit_with_parent`), fix glibc's mmap threshold,
+    then load the engine once per worker (an error is kept and raised on each call)."""
     global _WORKER_ENGINE, _WORKER_ERROR
+    _exit_with_parent()
     map_large_blocks()
     try:
         _WORKER_ENGINE = factory()
