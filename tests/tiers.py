@@ -4,9 +4,11 @@
   ``pg_module_url`` or ``redis_url``; or it is the ``postgres``/``redis`` case of a parametrised fixture
   (``store_url[postgres]``); or its code, its fixtures' code, or a function or class of ``tests/`` they
   call (followed transitively) names a helper of ``tests/pg.py`` that opens such a service.
-- ``slow``: tests over ~1 s each (real OCR of the scanned sample, Node, Chromium, worker processes, the
-  plan hands, reviews of long or several plans): the test uses a fixture or helper that does such work,
-  or is listed in ``SLOW_TESTS`` (measured), or carries ``@pytest.mark.slow``.
+- ``slow``: the test uses a fixture or helper that does slow work (real OCR of the scanned sample, Node,
+  Chromium, worker processes, the plan hands, reviews of long or several plans), or is listed in
+  ``SLOW_TESTS`` (over ~1 s, by what it does) or in ``tests/slow_tests.txt`` (over
+  :data:`SLOW_SECONDS`, measured; ``python -m tests.tiers DURATIONS`` rewrites it), or carries
+  ``@pytest.mark.slow``.
 - ``unit``: neither; the day-to-day tier is ``pytest -m unit``.
 
 The markers are declared in pyproject.toml (``--strict-markers``); CI runs every tier.
@@ -15,8 +17,12 @@ The markers are declared in pyproject.toml (``--strict-markers``); CI runs every
 from __future__ import annotations
 
 import inspect
+import os
+import re
+import sys
 import types
 from collections.abc import Iterable, Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -59,6 +65,44 @@ SLOW_TESTS = frozenset(
         "tests/test_text_layers.py::test_radicals_and_control_characters_change_no_finding",
     }
 )
+
+
+SLOW_FILE = Path(__file__).with_name("slow_tests.txt")
+SLOW_SECONDS = 0.25
+"""A test whose setup, call and teardown took this long (s) in one unit-tier run is listed in
+:data:`SLOW_FILE`: with those in the slow tier, the unit tier runs in under a minute."""
+SLOW_HEADER = f"""\
+# Tests of the slow tier by measurement (tests/tiers.py reads this file): each took at least {SLOW_SECONDS} s
+# (setup, call and teardown) in one run of the unit tier in one process on an idle 2-core machine.
+# Regenerate after tests change speed:
+#   TIERS_REMEASURE=1 .venv/bin/pytest -m unit -p no:xdist --durations=0 --durations-min=0.02 > durations.txt
+#   .venv/bin/python -m tests.tiers durations.txt > tests/slow_tests.txt
+# One node id per line (a parametrised case with its id); the seconds after ``#``.
+"""
+
+
+def measured_slow(path: Path = SLOW_FILE) -> frozenset[str]:
+    """The node ids listed in ``tests/slow_tests.txt`` (comments and blank lines skipped); none when
+    ``TIERS_REMEASURE`` is set, so that a run to re-measure them has them all in the unit tier."""
+    if os.environ.get("TIERS_REMEASURE") or not path.is_file():
+        return frozenset()
+    lines = (line.split("#", 1)[0].strip() for line in path.read_text(encoding="utf-8").splitlines())
+    return frozenset(line for line in lines if line)
+
+
+_DURATION = re.compile(r"^([\d.]+)s (?:setup|call|teardown)\s+(\S+)")
+
+
+def slow_file_from_durations(durations: str, seconds: float = SLOW_SECONDS) -> str:
+    """The text of ``tests/slow_tests.txt`` from pytest's ``--durations=0`` report: every test whose
+    phases add up to at least ``seconds``, sorted, with its time."""
+    per_test: dict[str, float] = {}
+    for line in durations.splitlines():
+        match = _DURATION.match(line.strip())
+        if match:
+            per_test[match[2]] = per_test.get(match[2], 0.0) + float(match[1])
+    slow = sorted(node for node, total in per_test.items() if total >= seconds)
+    return SLOW_HEADER + "".join(f"{node}  # {per_test[node]:.2f} s\n" for node in slow)
 
 
 def _names(code: types.CodeType) -> Iterator[str]:
@@ -143,12 +187,12 @@ def _case_words(item: pytest.Item) -> set[str]:
     return words
 
 
-def _listed_slow(item: pytest.Item) -> bool:
+def _listed_slow(item: pytest.Item, measured: frozenset[str]) -> bool:
     node = item.nodeid.split("[", 1)[0]
-    return bool({item.nodeid, node, node.split("::", 1)[0]} & SLOW_TESTS)
+    return bool({item.nodeid, node, node.split("::", 1)[0]} & SLOW_TESTS) or item.nodeid in measured
 
 
-def tiers_of(item: pytest.Item, walker: _Walker) -> set[str]:
+def tiers_of(item: pytest.Item, walker: _Walker, measured: frozenset[str] = frozenset()) -> set[str]:
     """The tiers of one collected test: ``{"unit"}`` or a non-empty subset of ``{"store", "slow"}``."""
     fixtures = set(getattr(item, "fixturenames", ()))
     reached: frozenset[str] = frozenset()
@@ -165,7 +209,7 @@ def tiers_of(item: pytest.Item, walker: _Walker) -> set[str]:
         or processes
     ):
         tiers.add("store")
-    if (fixtures | _case_words(item)) & SLOW_FIXTURES or processes or _listed_slow(item):
+    if (fixtures | _case_words(item)) & SLOW_FIXTURES or processes or _listed_slow(item, measured):
         tiers.add("slow")
     tiers |= {m.name for m in item.iter_markers() if m.name in {"store", "slow"}}
     return tiers or {"unit"}
@@ -174,6 +218,11 @@ def tiers_of(item: pytest.Item, walker: _Walker) -> set[str]:
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Mark every collected test with its tiers."""
     walker = _Walker()
+    measured = measured_slow()
     for item in items:
-        for tier in sorted(tiers_of(item, walker)):
+        for tier in sorted(tiers_of(item, walker, measured)):
             item.add_marker(getattr(pytest.mark, tier))
+
+
+if __name__ == "__main__":  # python -m tests.tiers DURATIONS > tests/slow_tests.txt
+    sys.stdout.write(slow_file_from_durations(Path(sys.argv[1]).read_text(encoding="utf-8")))
