@@ -180,3 +180,28 @@ async def test_cors_exposes_run_and_session_headers(tmp_path) -> None:
                 headers={"Origin": "http://evil.example", "Access-Control-Request-Method": "POST"},
             )
             assert "access-control-allow-origin" not in evil.headers
+
+
+@pytest.mark.parametrize(
+    ("origin", "method", "request_headers", "message"),
+    [
+        ("http://evil.example", "POST", "x-access-token", "跨域请求不被允许：来源"),
+        ("http://mine.example", "POST", "x-access-token, x-session-id", "跨域请求不被允许：请求头"),
+        ("http://mine.example", "PATCH", None, "跨域请求不被允许：请求方法"),
+        ("http://evil.example", "PATCH", "x-other", "跨域请求不被允许：来源、请求方法、请求头"),
+    ],
+)
+async def test_a_refused_preflight_is_the_spec_error_in_chinese(
+    tmp_path, origin: str, method: str, request_headers: str | None, message: str
+) -> None:  # type: ignore[no-untyped-def]
+    app = create_app(Settings(_env_file=None, data_dir=tmp_path / "d", cors_origins=["http://mine.example"]))
+    async with app.router.lifespan_context(app):
+        async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://t") as c:
+            headers = {"Origin": origin, "Access-Control-Request-Method": method}
+            if request_headers:
+                headers["Access-Control-Request-Headers"] = request_headers
+            refused = await c.options("/api/chat", headers=headers)
+    assert refused.status_code == 400
+    assert refused.headers["content-type"] == "application/json"
+    assert refused.json() == {"error": message}
+    assert "access-control-allow-origin" not in refused.headers or origin == "http://mine.example"

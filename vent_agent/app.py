@@ -9,7 +9,6 @@ from collections.abc import AsyncIterator
 from contextlib import AsyncExitStack, asynccontextmanager
 
 from fastapi import FastAPI
-from fastapi.middleware.cors import CORSMiddleware
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError
 
@@ -27,6 +26,7 @@ from vent_agent.api import (
     skills,
 )
 from vent_agent.api.console import mount_console
+from vent_agent.api.cors import SpecCorsMiddleware
 from vent_agent.api.errors import install_error_handlers
 from vent_agent.api.openapi import install_openapi
 from vent_agent.api.uploads import ChineseBodyLimit
@@ -114,7 +114,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     )
     if settings.cors_origins:
         app.add_middleware(
-            CORSMiddleware,
+            SpecCorsMiddleware,
             allow_origins=settings.cors_origins,
             allow_methods=["GET", "POST", "PUT", "DELETE", "OPTIONS"],
             allow_headers=["x-access-token", "content-type", "last-event-id", "cache-control"],
