@@ -195,12 +195,15 @@ async def test_a_refused_preflight_is_the_spec_error_in_chinese(
     tmp_path, origin: str, method: str, request_headers: str | None, message: str
 ) -> None:  # type: ignore[no-untyped-def]
     app = create_app(Settings(_env_file=None, data_dir=tmp_path / "d", cors_origins=["http://mine.example"]))
-    async with app.router.lifespan_context(app):
-        async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://t") as c:
-            headers = {"Origin": origin, "Access-Control-Request-Method": method}
-            if request_headers:
-                headers["Access-Control-Request-Headers"] = request_headers
-            refused = await c.options("/api/chat", headers=headers)
+    headers = {"Origin": origin, "Access-Control-Request-Method": method}
+    if request_headers:
+        headers["Access-Control-Request-Headers"] = request_headers
+    transport = httpx.ASGITransport(app=app)
+    async with (
+        app.router.lifespan_context(app),
+        httpx.AsyncClient(transport=transport, base_url="http://t") as c,
+    ):
+        refused = await c.options("/api/chat", headers=headers)
     assert refused.status_code == 400
     assert refused.headers["content-type"] == "application/json"
     assert refused.json() == {"error": message}
