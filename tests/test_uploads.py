@@ -113,6 +113,34 @@ async def test_text_field_not_utf8_is_400(value: bytes) -> None:
     assert resp.json() == {"error": "请求参数错误：字段 message 不是 UTF-8 编码的文本"}
 
 
+def _file_part(name: bytes, body: bytes) -> bytes:
+    return (
+        b'--XyZ123\r\nContent-Disposition: form-data; name="file"; filename="'
+        + name
+        + b'"\r\nContent-Type: application/pdf\r\n\r\n'
+        + body
+        + b"\r\n"
+    )
+
+
+@pytest.mark.parametrize(
+    ("extra", "repeated"),
+    [
+        (_file_part(b"text.pdf", b"not a pdf"), "file"),  # the first of two files would be dropped unseen
+        (_file_part(b"a.pdf", b"%PDF-1.4 x"), "file"),
+        (_field(b"message", "第一条".encode()) + _field(b"message", "第二条".encode()), "message"),
+        (
+            _file_part(b"b.pdf", b"%PDF-1.4 y") + _field(b"message", b"1") + _field(b"message", b"2"),
+            "file、message",
+        ),
+    ],
+)
+async def test_a_field_sent_twice_is_400(extra: bytes, repeated: str) -> None:
+    resp = await _post(b'filename="plan.pdf"', extra=extra)
+    assert resp.status_code == 400
+    assert resp.json() == {"error": f"请求参数错误：字段 {repeated} 只能有一个"}
+
+
 async def test_multipart_errors_are_chinese() -> None:
     transport = httpx.ASGITransport(app=_echo_app())
     async with httpx.AsyncClient(transport=transport, base_url="http://t") as c:

@@ -11,6 +11,9 @@ routers that take uploads) hands the endpoint a :class:`FormRequest`, whose mult
   decoded; otherwise ``plan.pdf``);
 - refuses a text field that is not valid in the body's charset (UTF-8 unless the Content-Type says
   otherwise) with 400 ``字段 <name> 不是 UTF-8 编码的文本``;
+- refuses a field (file or text) sent more than once with 400 ``字段 <name> 只能有一个``: every field of
+  the API's forms is single, and Starlette would hand the endpoint the last one and drop the others
+  unseen (a second ``file`` part reviewed instead of the first, with no word);
 - answers its errors in Chinese (400).
 
 Other content types are parsed by Starlette unchanged.
@@ -122,12 +125,17 @@ class FormRequest(Request):
                     max_fields=max_fields,
                     max_part_size=max_part_size,
                 )
-                self._form = await parser.parse()
+                form = await parser.parse()
         except _NotText as exc:
             raise HTTPException(400, f"请求参数错误：{exc.message}") from exc
         except MultiPartException as exc:
             raise HTTPException(400, chinese_multipart_error(exc.message)) from exc
-        return self._form
+        repeated = sorted({key for key in form if len(form.getlist(key)) > 1})
+        if repeated:
+            await form.close()
+            raise HTTPException(400, f"请求参数错误：字段 {'、'.join(repeated)} 只能有一个")
+        self._form = form
+        return form
 
 
 class UploadRoute(APIRoute):
