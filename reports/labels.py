@@ -257,6 +257,9 @@ COLUMN_LABELS = {
     "ch4": "甲烷浓度",
     "co2": "二氧化碳浓度",
     "temperature": "温度",
+    "signoff_role": "审批环节",
+    "signer": "签字",
+    "signoff_date": "签字日期",
 }
 
 

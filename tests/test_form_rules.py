@@ -144,3 +144,13 @@ def test_text_plan_approval_missing() -> None:
     major = _only(findings, Severity.MAJOR)
     assert len(major) == 1 and major[0].location is None and major[0].page == 2
     assert not [f for f in findings if f.rule_id == "form.edition_unstated"]  # the plan names its edition
+
+
+def test_a_signoff_finding_points_at_the_signature_cell_not_a_location_column(plan_b: Plan) -> None:
+    from reports.content import page_cell
+
+    (approval,) = [f for f in review_form(plan_b) if f.rule_id == "form.approval_missing"]
+    anchors = [(e.table, e.row, e.column) for e in approval.evidence if e.kind == "pdf"]
+    assert anchors and all(column in {"signer", "signoff_date", "signoff_role"} for _, _, column in anchors)
+    where = page_cell(approval)
+    assert "签字" in where and "地点名称" not in where

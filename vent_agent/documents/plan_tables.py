@@ -386,7 +386,7 @@ def signoffs(t: LogicalTable, plan_month: str | None = None) -> list[SignOff]:
         role = role_of(head.text)
         if not role:
             continue
-        so = SignOff(role=role, ref=head.ref("role"))
+        so = SignOff(role=role, ref=head.ref("signoff_role"))
         for row in grid[1:]:
             if c >= len(row):
                 continue
@@ -400,11 +400,11 @@ def signoffs(t: LogicalTable, plan_month: str | None = None) -> list[SignOff]:
                 name = squeeze(DATE_TEXT.sub(" ", value)) if value and date else value
                 so.name = None if name in (None, "", "/", "—", "-") else name
                 so.date = so.date or date
-                so.ref = cell.ref("name")
+                so.ref = cell.ref("signer")
             elif attr == "date":
                 so.date = parse_date(value, plan_month)
-                if so.ref is None or so.ref.column == "role":
-                    so.ref = cell.ref("date")
+                if so.ref is None or so.ref.column == "signoff_role":
+                    so.ref = cell.ref("signoff_date")
         out.append(so)
     return out
 

@@ -54,7 +54,7 @@ from vent_agent.settings import Settings
 
 log = logging.getLogger(__name__)
 
-PARSER_VERSION = "plan-parser-3"
+PARSER_VERSION = "plan-parser-4"  # 4: sign-off cells anchored as signer/signoff_date, not name/date
 EXTRACTOR_VERSION = "extract-3"
 """Text-layer extraction version; with :data:`OCR_LAYOUT_VERSION` and the engine, the extractor's id."""
 T = TypeVar("T", bound=BaseModel)
