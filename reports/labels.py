@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 
 from calc.catalog import PARAMS
+from vent_agent.review.findings import GENERAL_LOCATION as GENERAL_LOCATION  # re-exported for the report
 from vent_agent.review.findings import Category, Severity
 from vent_agent.review.result import REVIEWERS
 
@@ -171,7 +172,6 @@ VERDICT_CRITICAL = "存在严重问题，须立即处置"
 VERDICT_MAJOR = "存在重大问题，计划不能执行"
 VERDICT_CLEAR = "未发现重大问题"
 NO_FINDINGS = "未发现问题"
-GENERAL_LOCATION = "计划整体"
 EMPTY = "—"
 
 NOTICE = (

@@ -166,6 +166,16 @@ def test_cli_human_output_and_unreadable_pdf(
     assert exit_info.value.code == 2
 
 
+def test_cli_names_plan_wide_findings_as_the_report_does(
+    plan_b_pdf: Path, tmp_path: Path, capsys: pytest.CaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("VENT_DATA_DIR", str(tmp_path / "d"))
+    with pytest.raises(SystemExit):
+        main(["review", str(plan_b_pdf)])
+    out = capsys.readouterr().out
+    assert "计划整体" in out and "全局" not in out  # the approval finding has no location
+
+
 @pytest.mark.parametrize(
     "content,status",
     [(b"", 400), (b"hello, not a pdf", 400), (b"<html>%PDF-1.4</html>", 400)],

@@ -20,7 +20,7 @@ from reports.labels import CATEGORY_LABELS, SEVERITY_LABELS
 from vent_agent.documents.upload import sha256_file
 from vent_agent.events import AgentDone, AgentError, EventModel
 from vent_agent.events import Progress as ProgressEvent
-from vent_agent.review.findings import Severity
+from vent_agent.review.findings import GENERAL_LOCATION, Severity
 from vent_agent.review.pipeline import ReviewFailed, ReviewRequest, review_plan
 from vent_agent.review.remarks import make_remarks_model
 from vent_agent.settings import Settings
@@ -104,7 +104,7 @@ async def run_cli_review(plan: Path, output: Path | None, *, as_json: bool, forc
         for f in findings:
             table.add_row(
                 SEVERITY_LABELS[f.severity],
-                f.location or "全局",
+                f.location or GENERAL_LOCATION,
                 CATEGORY_LABELS[f.category],
                 f.message,
                 f.source,

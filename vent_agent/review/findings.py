@@ -57,6 +57,10 @@ class Consequence(BaseModel):
     page: int | None = None
 
 
+GENERAL_LOCATION = "计划整体"
+"""How a finding without a location (about the plan as a whole) is shown: report, API, CLI, prompts."""
+
+
 class Finding(BaseModel):
     """One review finding.
 

@@ -11,7 +11,7 @@ from collections.abc import Iterator
 
 from calc.catalog import PARAMS
 from vent_agent.documents.plan import Figure, LocationPlan, Plan, SourceRef
-from vent_agent.review.findings import Finding
+from vent_agent.review.findings import GENERAL_LOCATION, Finding
 
 DIGEST_MAX_CHARS = 14000
 """Cap on the plan digest sent to the model (characters); longer digests are cut with a note."""
@@ -134,7 +134,7 @@ def findings_digest(findings: list[Finding]) -> str:
     for i, f in enumerate(findings, start=1):
         page = f"（第{f.page}页）" if f.page else ""
         lines.append(
-            f"{i}. [{f.severity.value}][{f.category.value}] {f.location or '计划整体'}：{f.message}{page}"
+            f"{i}. [{f.severity.value}][{f.category.value}] {f.location or GENERAL_LOCATION}：{f.message}{page}"
         )
     return "\n".join(lines)
 

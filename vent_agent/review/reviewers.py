@@ -32,7 +32,7 @@ from vent_agent.mcp.client import ReferenceOutcome
 from vent_agent.mcp.data_checker import run_data_checker
 from vent_agent.review.calc_rules import review_calc
 from vent_agent.review.data_rules import reference_for
-from vent_agent.review.findings import Finding
+from vent_agent.review.findings import GENERAL_LOCATION, Finding
 from vent_agent.review.form_rules import review_form
 from vent_agent.review.reference import MonthlyReference, ReferenceData
 from vent_agent.review.remarks import review_remarks
@@ -119,7 +119,7 @@ async def _calc(
 def _preview(agent: str, findings: list[Finding]) -> str:
     lines = [f"## {REVIEWERS[agent]}结果", f"发现问题 {len(findings)} 项。"]
     for f in findings[:5]:
-        lines.append(f"- [{f.severity.value}] {f.location or '全局'}：{f.message}")
+        lines.append(f"- [{f.severity.value}] {f.location or GENERAL_LOCATION}：{f.message}")
         lines += [f"  - 后果：{c.message}" for c in f.consequences]
     return "\n".join(lines)[:300]
 
