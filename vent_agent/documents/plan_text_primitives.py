@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 
 from vent_agent.documents.normalize import fold
 from vent_agent.documents.pdf_text import ExtractedPdf
+from vent_agent.kb.numerals import cn_to_int
 
 CJK = r"\u4e00-\u9fff"
 NUM = r"(?<![A-Za-z_\d.])-?\d+(?:\.\d+)?"
@@ -124,22 +125,8 @@ def unit_after(text: str, pos: int) -> str | None:
     return normalize_unit(m.group(1)) if m else None
 
 
-_CN_DIGITS = {
-    "〇": 0,
-    "零": 0,
-    "○": 0,
-    "Ｏ": 0,
-    "O": 0,
-    "一": 1,
-    "二": 2,
-    "三": 3,
-    "四": 4,
-    "五": 5,
-    "六": 6,
-    "七": 7,
-    "八": 8,
-    "九": 9,
-}
+_ZERO_LOOKALIKES = str.maketrans("ＯO", "〇〇")
+"""Letters a scan or a typist puts for 〇 in a year written in Chinese numerals."""
 _CN_DATE_RE = re.compile(
     r"([〇零○Ｏ一二三四五六七八九]{4})年([一二三四五六七八九十]{1,3})月([一二三四五六七八九十]{1,3})日"
 )
@@ -151,14 +138,6 @@ _DATE_FORM = (
 )
 DATE_TEXT = re.compile(_DATE_FORM)
 """Any written date form :func:`all_dates` reads (for cutting dates out of a text)."""
-
-
-def _cn_number(text: str) -> int:
-    """``二十五`` → 25, ``十`` → 10, ``七`` → 7."""
-    if "十" in text:
-        tens, _, ones = text.partition("十")
-        return (_CN_DIGITS[tens] if tens else 1) * 10 + (_CN_DIGITS[ones] if ones else 0)
-    return _CN_DIGITS[text]
 
 
 def _iso(y: int, m: int, d: int) -> str | None:
@@ -180,8 +159,8 @@ def all_dates(text: str | None, plan_month: str | None = None) -> list[str]:
     for m in _DATE_RE.finditer(s):
         found.append((m.start(), _iso(int(m.group(1)), int(m.group(2)), int(m.group(3)))))
     for m in _CN_DATE_RE.finditer(s):
-        y = int("".join(str(_CN_DIGITS[c]) for c in m.group(1)))
-        found.append((m.start(), _iso(y, _cn_number(m.group(2)), _cn_number(m.group(3)))))
+        y = cn_to_int(m.group(1).translate(_ZERO_LOOKALIKES))
+        found.append((m.start(), _iso(y, cn_to_int(m.group(2)), cn_to_int(m.group(3)))))
     if plan_month and re.fullmatch(r"\d{4}-\d{2}", plan_month):
         year, month = int(plan_month[:4]), int(plan_month[5:])
         for m in _SHORT_DATE_RE.finditer(s):
