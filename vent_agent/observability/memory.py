@@ -34,22 +34,29 @@ import os
 import sys
 from collections.abc import Callable, MutableMapping
 from functools import cache
+from typing import Any
 
 log = logging.getLogger(__name__)
 
 
 @cache
-def _malloc_trim() -> Callable[[int], int] | None:
-    """glibc's ``malloc_trim``, or None when the C library is not glibc."""
+def _libc_function(name: str, argtypes: tuple[Any, ...], restype: Any) -> Any:
+    """glibc's function ``name`` with its argument and result types set, or None when the C library is
+    not glibc (or has no such function)."""
     if not sys.platform.startswith("linux"):
         return None
     try:
-        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
-        trim = libc.malloc_trim
+        function = getattr(ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6"), name)
     except (OSError, AttributeError):
         return None
-    trim.argtypes = [ctypes.c_size_t]
-    trim.restype = ctypes.c_int
+    function.argtypes = list(argtypes)
+    function.restype = restype
+    return function
+
+
+def _malloc_trim() -> Callable[[int], int] | None:
+    """glibc's ``malloc_trim``, or None when the C library is not glibc."""
+    trim: Callable[[int], int] | None = _libc_function("malloc_trim", (ctypes.c_size_t,), ctypes.c_int)
     return trim
 
 
@@ -59,18 +66,11 @@ MMAP_THRESHOLD_BYTES = 128 * 1024
 """The fixed mmap threshold of :func:`map_large_blocks`: glibc's starting value, 128 KiB."""
 
 
-@cache
-def _mallopt() -> ctypes._CFuncPtr | None:  # type: ignore[name-defined]
+def _mallopt() -> Callable[[int, int], int] | None:
     """glibc's ``mallopt``, or None when the C library is not glibc."""
-    if not sys.platform.startswith("linux"):
-        return None
-    try:
-        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
-        mallopt = libc.mallopt
-    except (OSError, AttributeError):
-        return None
-    mallopt.argtypes = [ctypes.c_int, ctypes.c_int]
-    mallopt.restype = ctypes.c_int
+    mallopt: Callable[[int, int], int] | None = _libc_function(
+        "mallopt", (ctypes.c_int, ctypes.c_int), ctypes.c_int
+    )
     return mallopt
 
 
