@@ -11,13 +11,13 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from vent_agent.interpret.facts import (
-    FactsCache,
     InterpretationFacts,
     device_anomalies,
     device_assessments,
     gather_device_facts,
     gather_tunnel_facts,
 )
+from vent_agent.interpret.facts_cache import FactsCache
 from vent_agent.interpret.prompt import build_messages
 from vent_agent.interpret.render import chunk_text, render_interpretation
 from vent_agent.kb.thresholds import ThresholdTable

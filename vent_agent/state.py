@@ -9,7 +9,7 @@ from langchain_core.language_models import BaseChatModel
 from langgraph.checkpoint.base import BaseCheckpointSaver
 
 from vent_agent.auth import UserService
-from vent_agent.interpret.facts import FactsCache
+from vent_agent.interpret.facts_cache import FactsCache
 from vent_agent.llm.registry import ModelRegistry
 from vent_agent.runs.manager import RunManager
 from vent_agent.settings import Settings

@@ -27,13 +27,11 @@ clicks on one tunnel computes once per data time).
 from __future__ import annotations
 
 import asyncio
-from collections import OrderedDict
-from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any, Literal, TypeVar
 from zoneinfo import ZoneInfo
 
-from pydantic import BaseModel, Field, TypeAdapter
+from pydantic import BaseModel, Field
 
 from vent_agent.interpret.assess import (
     STATUS_RANK,
@@ -47,6 +45,7 @@ from vent_agent.interpret.assess import (
     threshold_rules,
 )
 from vent_agent.interpret.cite import kb_label
+from vent_agent.interpret.facts_cache import FactsCache, data_json
 from vent_agent.interpret.heading import heading_air_volume
 from vent_agent.kb.numerals import find_article_refs
 from vent_agent.kb.search import KnowledgeBase, get_knowledge_base
@@ -61,10 +60,8 @@ from vent_agent.upstream.models import (
     TUNNEL_KIND_LABELS,
     AlarmRecord,
     Device,
-    DeviceData,
     Reading,
     Tunnel,
-    TunnelData,
 )
 
 ANOMALY_WINDOW = timedelta(hours=24)
@@ -289,72 +286,6 @@ def device_anomalies(
     return sorted(out, key=lambda a: a.start)
 
 
-# -- the cache ----------------------------------------------------------------------------------------
-
-_WINDOWS = TypeAdapter(list[list[Reading]])
-FACTS_CACHE_ENTRIES = 256
-
-
-@dataclass
-class _CachedFacts:
-    table: ThresholdTable
-    kb: KnowledgeBase
-    data: bytes  # the JSON of the data and the anomaly windows the facts were computed from
-    facts: InterpretationFacts
-
-
-@dataclass
-class FactsCache:
-    """The last facts of up to ``max_entries`` targets (least recently used dropped), each with the data
-    it was computed from. A hit needs the same thresholds and knowledge base objects and data whose JSON
-    is byte for byte the same; the facts then get the caller's data-time fields (the clock moves on).
-    The facts returned are shared with other runs: read them, never change them. ``hits``/``misses``:
-    counts since creation."""
-
-    max_entries: int = FACTS_CACHE_ENTRIES
-    hits: int = 0
-    misses: int = 0
-    _entries: OrderedDict[tuple[str, str], _CachedFacts] = field(default_factory=OrderedDict)
-
-    def get(
-        self,
-        key: tuple[str, str],
-        table: ThresholdTable,
-        kb: KnowledgeBase,
-        data: bytes,
-        timing: dict[str, Any],
-    ) -> InterpretationFacts | None:
-        """The facts of ``key`` (target kind, id) computed from ``data`` with ``table`` and ``kb``, with
-        ``timing``'s data-time fields; None when not cached."""
-        got = self._entries.get(key)
-        if got is None or got.table is not table or got.kb is not kb or got.data != data:
-            self.misses += 1
-            return None
-        self.hits += 1
-        self._entries.move_to_end(key)
-        return got.facts.model_copy(update=timing)
-
-    def put(
-        self,
-        key: tuple[str, str],
-        table: ThresholdTable,
-        kb: KnowledgeBase,
-        data: bytes,
-        facts: InterpretationFacts,
-    ) -> None:
-        """Remember ``facts`` of ``key`` computed from ``data`` with ``table`` and ``kb``."""
-        self._entries[key] = _CachedFacts(table, kb, data, facts)
-        self._entries.move_to_end(key)
-        while len(self._entries) > self.max_entries:
-            self._entries.popitem(last=False)
-
-
-def _data_json(data: TunnelData | DeviceData, windows: list[list[Reading]]) -> bytes:
-    """What the facts are computed from, as JSON: the data read and the readings of each device's
-    anomaly window."""
-    return data.model_dump_json().encode() + b"\n" + _WINDOWS.dump_json(windows)
-
-
 # -- gathering ----------------------------------------------------------------------------------------
 
 
@@ -443,7 +374,7 @@ async def gather_tunnel_facts(
     timing = _timing(
         [data.latest[d.device_id] for d in data.devices if d.device_id in data.latest], now, settings
     )
-    key, read = ("tunnel", tun_id), _data_json(data, windows) if cache is not None else b""
+    key, read = ("tunnel", tun_id), data_json(data, windows) if cache is not None else b""
     if cache is not None and (hit := cache.get(key, table, kb, read, timing)) is not None:
         return hit
     tunnel = data.tunnel
@@ -508,7 +439,7 @@ async def gather_device_facts(
     since = now - ANOMALY_WINDOW
     window = [r for r in history if r.time > since]
     timing = _timing([data.latest] if data.latest else [], now, settings)
-    key, read = ("device", device_id), _data_json(data, [window]) if cache is not None else b""
+    key, read = ("device", device_id), data_json(data, [window]) if cache is not None else b""
     if cache is not None and (hit := cache.get(key, table, kb, read, timing)) is not None:
         return hit
     assessments = device_assessments(device, data.latest, tunnel, table)
