@@ -25,7 +25,7 @@ from reports.blocks import (
     fmt_time,
 )
 from reports.recalc import appendix_blocks, recalc_blocks
-from vent_agent.review.findings import SEVERITY_ORDER, Evidence, Finding, Severity
+from vent_agent.review.findings import GENERAL_LOCATION, SEVERITY_ORDER, Evidence, Finding, Severity
 from vent_agent.review.plausibility import coverage_paragraph
 from vent_agent.review.result import Remark, ReviewerOutcome, ReviewResult
 
@@ -161,7 +161,7 @@ def finding_row(index: int, finding: Finding) -> Row:
         cells=(
             str(index),
             L.severity_label(finding.severity),
-            finding.location or L.GENERAL_LOCATION,
+            finding.location or GENERAL_LOCATION,
             L.category_label(finding.category),
             described,
             basis,
@@ -336,7 +336,7 @@ def remark_row(index: int, remark: Remark) -> Row:
         (
             str(index),
             L.reviewer_label(remark.reviewer),
-            remark.location or L.GENERAL_LOCATION,
+            remark.location or GENERAL_LOCATION,
             L.category_label(remark.category),
             L.severity_label(remark.severity),
             message,

@@ -9,7 +9,6 @@ from __future__ import annotations
 import re
 
 from calc.catalog import PARAMS
-from vent_agent.review.findings import GENERAL_LOCATION as GENERAL_LOCATION  # re-exported for the report
 from vent_agent.review.findings import Category, Severity
 from vent_agent.review.result import REVIEWERS
 

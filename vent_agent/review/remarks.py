@@ -52,7 +52,7 @@ from vent_agent.events import Send as Emit
 from vent_agent.llm.providers import build_chat_model
 from vent_agent.llm.registry import configured_models
 from vent_agent.observability import metrics
-from vent_agent.review.findings import Category, Finding, Severity
+from vent_agent.review.findings import GENERAL_LOCATION, Category, Finding, Severity
 from vent_agent.review.remarks_digest import citable_figures, findings_digest, plan_digest
 from vent_agent.review.result import REVIEWERS, Remark
 from vent_agent.review.rule_common import plan_names
@@ -73,7 +73,7 @@ DEFAULT_CATEGORY: dict[str, Category] = {
     "data-checker": Category.DATA,
     "calc-verifier": Category.CALCULATION,
 }
-_NO_LOCATION = {"", "null", "none", "无", "计划整体", "全局", "整体"}
+_NO_LOCATION = {"", "null", "none", "无", GENERAL_LOCATION, "全局", "整体"}
 _THINK = re.compile(r"<think>.*?</think>", re.DOTALL)
 _PUNCT = re.compile(r"[\s，。；：、,.;:！!？?“”\"'（）()]")
 
