@@ -9,8 +9,8 @@ content: what it cannot read it records in ``plan.warnings``. Modules:
 - :mod:`plan_blocks`: a block's inputs, methods, stated maximum and speed check;
 - :mod:`plan_tables`: ruled tables (location list, allocation, sign-off), joined over page breaks;
 - :mod:`plan_unruled_tables`: the same three read from text lines when there is no ruled table;
-- this module: cover fields (title, mine, month, version, prepared date), basis, citations, totals, and
-  putting it together.
+- :mod:`plan_cover`: cover fields (title, mine, month, version, prepared date), basis, citations;
+- this module: the location list, allocation, sign-offs, calculations, totals, and putting it together.
 
 Pages are 1-based; table references are 1-based table-on-page and row-in-table numbers.
 """
@@ -25,7 +25,6 @@ from typing import TypeVar
 from vent_agent.documents.pdf_text import ExtractedPdf
 from vent_agent.documents.plan import (
     AllocationRow,
-    Citation,
     Figure,
     LocationKind,
     LocationPlan,
@@ -35,6 +34,7 @@ from vent_agent.documents.plan import (
 )
 from vent_agent.documents.plan_blocks import parse_block, rock_of
 from vent_agent.documents.plan_calc_tables import CalcGroup, anchor_groups, calc_groups, is_calc_table
+from vent_agent.documents.plan_cover import read_front_matter
 from vent_agent.documents.plan_gaps import calculation_gaps, signoff_gaps
 from vent_agent.documents.plan_sections import Block, Section, find_blocks, find_sections, section
 from vent_agent.documents.plan_tables import (
@@ -52,8 +52,6 @@ from vent_agent.documents.plan_text_primitives import (
     build_doc,
     match_name,
     name_key,
-    parse_date,
-    parse_month,
     squeeze,
     unit_after,
 )
@@ -77,11 +75,6 @@ T = TypeVar("T")
 Listed = tuple[str, str, SourceRef]
 """A location of the plan's list: its name key, its label as written, where it was read."""
 
-_MINE_RE = re.compile(
-    r"^(.{2,30}?(?:煤矿|煤业有限责任公司|煤业有限公司|煤业|矿业有限责任公司|矿业有限公司|矿业|矿井|矿))"
-)
-_DATE_PAT = r"\d{4}\s*[年./\-]\s*\d{1,2}\s*[月./\-]\s*\d{1,2}\s*日?"
-_REG_NAME = r"\s*".join("煤矿安全规程")
 _METHOD_KIND: dict[str, LocationKind] = {
     "standby": "standby_face",
     "fan_intake": "heading",
@@ -110,14 +103,8 @@ def parse_plan(extracted: ExtractedPdf) -> Plan:
     for s in sections:
         plan.section_pages.setdefault(s.key, s.page)
 
-    def cover() -> None:
-        _cover(plan, doc, sections)
-        plan.basis = _basis(doc, section(sections, "basis"))
-        plan.citations = _citations(doc)
-        plan.regulation_editions = _editions(plan.citations)
-
     tables: list[LogicalTable] = _guarded(plan, "tables", lambda: logical_tables(extracted.tables), [])
-    _guarded(plan, "cover", cover, None)
+    _guarded(plan, "cover", lambda: read_front_matter(plan, doc, sections), None)
     listed: list[Listed] = _guarded(
         plan, "locations list", lambda: _listed(doc, sections, tables, warnings), []
     )
@@ -146,121 +133,6 @@ def _guarded(plan: Plan, part: str, fn: Callable[[], T], default: T) -> T:
         log.exception("plan parser: %s failed", part)
         plan.warnings.append(f"解析“{part}”时出错 / error while parsing {part}: {type(exc).__name__}: {exc}")
         return default
-
-
-# --- cover -----------------------------------------------------------------------------------------
-
-
-def _cover(plan: Plan, doc: TextDoc, sections: list[Section]) -> None:
-    first_section = sections[0].first_line if sections else len(doc.lines)
-    cover = [
-        line for line in doc.lines[: max(first_section, 1)] if line.page == doc.lines[0].page
-    ] or doc.lines[:1]
-    title_idx = next((i for i, x in enumerate(cover) if re.search(r"计划|方案", x.text)), 0)
-    title = cover[title_idx].text
-    if (
-        title_idx > 0
-        and not re.search(r"\d{4}", title)
-        and re.search(r"\d{4}\s*年", cover[title_idx - 1].text)
-    ):
-        title = cover[title_idx - 1].text + title
-    plan.title = squeeze(title)
-    head = "\n".join(x.text for x in cover)
-    text = doc.text
-
-    plan.mine = _mine(head, [x.text for x in cover[: title_idx + 1]], plan.title, text)
-
-    plan.month = parse_month(plan.title)
-    if not plan.month:
-        m = re.search(r"(?:计划月份|月份|执行月份|时间)\s*[:：]\s*([^\n]+)", head)
-        plan.month = parse_month(m.group(1)) if m else None
-    if not plan.month:
-        m = re.search(r"\d{4}\s*年\s*\d{1,2}\s*月份", text)
-        plan.month = parse_month(m.group(0)) if m else None
-
-    version = r"([A-Za-z]{0,2}\s*\d+(?:\.\d+)*[A-Za-z]?)"
-    m = re.search(rf"版\s*本\s*号?\s*[:：]?\s*{version}", head) or re.search(
-        rf"版\s*本\s*号?\s*[:：]\s*{version}", text
-    )
-    m = m or re.search(r"第\s*(\d+)\s*版", head)
-    m = m or re.search(r"(?<![A-Za-z])([Vv]\s*\d+(?:\.\d+)+)", head)
-    plan.version = re.sub(r"\s+", "", m.group(1)) if m else None
-
-    m = re.search(rf"编制(?:日期|时间)\s*[:：]?\s*({_DATE_PAT})", text)
-    m = m or re.search(rf"(?:^|\n)\s*日\s*期\s*[:：]\s*({_DATE_PAT})", head)
-    plan.prepared_date = parse_date(m.group(1)) if m else None
-
-
-def _mine(head: str, cover_lines: list[str], title: str, text: str) -> str | None:
-    """The mine's name: a 矿井名称/单位 field, else the title (or the cover lines above it) up to
-    煤矿/煤业…/矿, else the overview's ``XX煤矿为…``."""
-    m = re.search(r"(?:矿井名称|煤矿名称|单位名称|编制单位)\s*[:：]\s*(\S+)", head)
-    if m:
-        return squeeze(m.group(1))
-    for line in [title, *reversed(cover_lines)]:
-        bare = re.sub(r"\d{4}\s*年(?:度)?\s*(?:\d{1,2}\s*月(?:份)?)?", "", squeeze(line))
-        mm = _MINE_RE.match(bare)
-        if mm and not re.search(r"计划|方案", mm.group(1)):
-            return mm.group(1)
-    om = re.search(r"([\u4e00-\u9fff]{2,12}?(?:煤矿|煤业|矿井))为", squeeze(text))
-    return om.group(1) if om else None
-
-
-def _basis(doc: TextDoc, sec: Section | None) -> list[str]:
-    if sec is None:
-        return []
-    start, end = doc.span(sec.first_line + 1, sec.end_line)
-    text = doc.text[start:end]
-    # an item number: "1." at a line start or after ";" / "。" (even before a digit: "3.9月测风报表"),
-    # elsewhere only when not a decimal ("能力 1.8Mt/a")
-    strong = r"(?:^|(?<=[\n;；。]))\s*\d{1,2}\s*\."
-    weak = r"(?<=\s)\d{1,2}\s*\.(?:(?!\d)|(?=\d{4}\s*年))"
-    other = r"(?:^|(?<=[\s;；。]))(?:\d{1,2}\s*[、)]|\(\d{1,2}\)|[①-⑳])"
-    items = re.split(rf"(?:{strong}|{weak}|{other})\s*", text)
-    return [s for s in (squeeze(x.replace("\n", " ")).rstrip(";；。.，,") for x in items) if s]
-
-
-def _citations(doc: TextDoc) -> list[Citation]:
-    text = doc.text
-    out: list[Citation] = []
-    reg = re.compile(
-        rf"(?:(\d{{4}})\s*年?\s*版\s*)?《\s*{_REG_NAME}\s*》"
-        rf"(?:\s*[(（]\s*(\d{{4}})\s*年?\s*(?:修订|修正)?\s*版?\s*[)）])?"
-        rf"(?:\s*(\d{{4}})\s*年?\s*版)?"
-        rf"(?:\s*[(（][^)）]{{0,16}}[)）])?(?:\s*第\s*(\d{{1,3}})\s*条)?"
-    )
-    for m in reg.finditer(text):
-        edition = m.group(1) or m.group(2) or m.group(3)
-        article = int(m.group(4)) if m.group(4) else None
-        out.append(
-            Citation(
-                document="煤矿安全规程",
-                edition=edition,
-                article=article,
-                text=squeeze(m.group(0)),
-                page=doc.page_at(m.start()),
-            )
-        )
-    for m in re.finditer(r"(?<![A-Za-z])(AQ|GB|MT)(/T)?\s*(\d{3,5}(?:\.\d+)?)\s*[-—–]\s*(\d{4})", text):
-        doc_id = f"{m.group(1)}{m.group(2) or ''} {m.group(3)}-{m.group(4)}"
-        out.append(
-            Citation(
-                document=doc_id, edition=m.group(4), text=squeeze(m.group(0)), page=doc.page_at(m.start())
-            )
-        )
-    return out
-
-
-def _editions(citations: list[Citation]) -> list[str]:
-    out: list[str] = []
-    for c in citations:
-        if c.document == "煤矿安全规程":
-            label = f"《煤矿安全规程》（{c.edition}年版）" if c.edition else "《煤矿安全规程》"
-        else:
-            label = c.document
-        if label not in out:
-            out.append(label)
-    return out
 
 
 # --- locations -------------------------------------------------------------------------------------
