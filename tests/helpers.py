@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import re
 import socket
@@ -14,7 +15,10 @@ from typing import Any
 import uvicorn
 
 from vent_agent.events import FRAME_CAP
+from vent_agent.runs.manager import RunManager
 
+RUN_GUARD_S = 20
+"""Seconds a test waits for a run's events: a broken wake-up path fails there instead of hanging."""
 DATA_FRAME = re.compile(r"^data: \{.*\}$")
 _CLOCK = re.compile(r"\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}(:\d{2})?|约 \d+ 分钟|\d+ 分钟前")
 
@@ -79,3 +83,13 @@ def live_server(app: Any) -> Iterator[str]:
     finally:
         server.should_exit = True
         thread.join(timeout=10)
+
+
+async def collect_run(mgr: RunManager, run_id: str, after: int = 0) -> list[dict[str, Any]]:
+    """Every event payload of run ``run_id`` after seq ``after``, read through ``mgr.subscribe`` to the
+    end (replay, then live); fails after :data:`RUN_GUARD_S` seconds."""
+
+    async def read() -> list[dict[str, Any]]:
+        return [ev.payload async for ev in mgr.subscribe(run_id, after)]
+
+    return await asyncio.wait_for(read(), RUN_GUARD_S)

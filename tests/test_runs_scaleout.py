@@ -1,12 +1,10 @@
 """Several workers on one store, in one process: a run executing on worker A is tailed and cancelled from
-worker B through each broker (PostgreSQL NOTIFY, Redis, or polling of the log); heartbeats close only a
-dead worker's runs; retention purges click-interpretation runs; brokers survive a lost connection."""
+worker B through each broker (PostgreSQL NOTIFY, Redis, or polling of the log); retention purges
+click-interpretation runs; brokers and the log writer survive a lost connection."""
 
 from __future__ import annotations
 
 import asyncio
-import socket
-import subprocess
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from datetime import timedelta
@@ -18,6 +16,7 @@ from pydantic import ValidationError
 from sqlalchemy import update
 from sqlmodel import select
 
+from tests.helpers import RUN_GUARD_S, collect_run
 from tests.pg import REDIS_URL, require_postgres, require_redis, store_url_for, unique_channel
 from vent_agent.runs.broker import Broker
 from vent_agent.runs.broker_inprocess import InProcessBroker
@@ -25,15 +24,13 @@ from vent_agent.runs.broker_pg import PgNotifyBroker
 from vent_agent.runs.broker_redis import RedisBroker
 from vent_agent.runs.emitter import Emitter
 from vent_agent.runs.lifecycle import make_broker, open_runs
-from vent_agent.runs.manager import LOST_MESSAGE, RunManager
+from vent_agent.runs.manager import RunManager
 from vent_agent.runs.retention import RetentionSweep
 from vent_agent.runs.worker_models import RunWorkerRow, WorkerRow
 from vent_agent.runs.workers import WorkerHeartbeat, new_worker_id
 from vent_agent.settings import Settings
 from vent_agent.store.db import Database
-from vent_agent.store.models import EventRow, RunRow, utcnow
-
-GUARD_S = 20  # a broken wake-up path fails here instead of hanging the suite
+from vent_agent.store.models import RunRow, utcnow
 
 
 @dataclass
@@ -97,13 +94,6 @@ async def pair(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[
         await database.close()
 
 
-async def _collect(mgr: RunManager, run_id: str, after: int = 0) -> list[dict]:
-    async def read() -> list[dict]:
-        return [ev.payload async for ev in mgr.subscribe(run_id, after)]
-
-    return await asyncio.wait_for(read(), GUARD_S)
-
-
 async def test_other_worker_tails_a_run_live_and_misses_nothing(pair: Pair) -> None:
     first_half, second_half = asyncio.Event(), asyncio.Event()
 
@@ -126,10 +116,10 @@ async def test_other_worker_tails_a_run_live_and_misses_nothing(pair: Pair) -> N
             if ev.seq == 5:
                 second_half.set()  # the rest happens while B is waiting on its broker
 
-    await asyncio.wait_for(tail(), GUARD_S)
+    await asyncio.wait_for(tail(), RUN_GUARD_S)
     assert [e["seq"] for e in seen] == list(range(3, 17))
     assert seen[-1]["type"] == "done"
-    assert seen == (await _collect(pair.a, run_id))[2:]
+    assert seen == (await collect_run(pair.a, run_id))[2:]
 
 
 async def test_replay_to_live_handover_under_load_on_both_workers(pair: Pair) -> None:
@@ -159,8 +149,8 @@ async def test_replay_to_live_handover_under_load_on_both_workers(pair: Pair) ->
         for mgr in (pair.a, pair.b)
         for delay, after in ((0, 0), (0.03, 0), (0.05, 7), (0.08, 150), (0.12, 0), (0.2, 400))
     ]
-    results = await asyncio.wait_for(asyncio.gather(*readers), GUARD_S * 2)
-    logs = {run_id: await _collect(pair.b, run_id) for run_id in run_ids}
+    results = await asyncio.wait_for(asyncio.gather(*readers), RUN_GUARD_S * 2)
+    logs = {run_id: await collect_run(pair.b, run_id) for run_id in run_ids}
     for log_ in logs.values():
         assert [e["seq"] for e in log_] == list(range(1, total + 1)) and log_[-1]["type"] == "done"
     for (after, got), (run_id, _mgr, _d) in zip(
@@ -183,9 +173,9 @@ async def test_cancel_from_the_other_worker(pair: Pair) -> None:
     await started.wait()
     assert not await pair.b.cancel(run_id)  # not executing on B
     await pair.b.request_cancel(run_id)
-    run = await pair.b.wait_ended(run_id, GUARD_S)
+    run = await pair.b.wait_ended(run_id, RUN_GUARD_S)
     assert run is not None and run.status == "cancelled"
-    events = await _collect(pair.b, run_id)
+    events = await collect_run(pair.b, run_id)
     assert [e["type"] for e in events] == ["progress", "error", "done"]
     assert events[1]["cancelled"] is True
     assert await pair.b.worker_of(run_id) == pair.a.worker_id
@@ -202,139 +192,8 @@ async def test_wait_ended_returns_the_running_row_when_time_is_up(pair: Pair) ->
     assert run is not None and run.status == "running"
     gate.set()
     await pair.a.wait(run_id)
-    assert (await pair.b.wait_ended(run_id, GUARD_S)).status == "done"  # type: ignore[union-attr]
+    assert (await pair.b.wait_ended(run_id, RUN_GUARD_S)).status == "done"  # type: ignore[union-attr]
     assert await pair.b.wait_ended("no-such-run", 0.05) is None
-
-
-# ---- heartbeats --------------------------------------------------------------------------------------
-
-
-@pytest.fixture
-async def live(db: Database) -> AsyncIterator[RunManager]:
-    """One live worker (heartbeat registered; its loop effectively idle so sweeps are explicit)."""
-    mgr = RunManager(db, poll_s=0.1)
-    mgr.heartbeat = WorkerHeartbeat(mgr, interval_s=3600, dead_after_s=7200)
-    await mgr.heartbeat.start()
-    yield mgr
-    await mgr.shutdown()
-    await mgr.heartbeat.stop()
-
-
-async def _foreign_run(
-    database: Database, worker: str, *, host: str, pid: int, age_s: float, events: int = 2
-) -> str:
-    """A running run of another worker, with ``events`` logged events and a heartbeat ``age_s`` old."""
-    run_id = f"run-of-{worker}"
-    async with database.session() as s:
-        if await s.get(WorkerRow, worker) is None:
-            s.add(WorkerRow(id=worker, host=host, pid=pid, heartbeat_at=utcnow() - timedelta(seconds=age_s)))
-        s.add(RunRow(id=run_id, kind="click_tun", last_seq=events))
-        s.add(RunWorkerRow(run_id=run_id, worker_id=worker))
-        for seq in range(1, events + 1):
-            payload = f'{{"type":"progress","message":"m{seq}","seq":{seq},"run_id":"{run_id}"}}'
-            s.add(EventRow(run_id=run_id, seq=seq, type="progress", payload=payload))
-        await s.commit()
-    return run_id
-
-
-async def test_only_the_dead_workers_runs_are_closed(live: RunManager, db: Database) -> None:
-    gate = asyncio.Event()
-
-    async def body(em: Emitter) -> None:
-        await em.emit("progress", message="mine")
-        await gate.wait()
-
-    own = await live.start("review", body)
-    dead = await _foreign_run(db, "ghost", host="other-host", pid=1, age_s=3 * 3600)
-    alive = await _foreign_run(db, "busy", host="other-host", pid=1, age_s=0)
-    assert await live.heartbeat.sweep() == 1  # type: ignore[union-attr]
-
-    events = await _collect(live, dead)
-    assert [e["type"] for e in events] == ["progress", "progress", "error", "done"]
-    assert [e["seq"] for e in events] == [1, 2, 3, 4]
-    assert events[2]["worker_lost"] is True and events[2]["message"]
-    run = await live.get(dead)
-    assert run is not None and run.status == "failed" and run.last_seq == 4
-    assert (await live.get(alive)).status == "running"  # type: ignore[union-attr]
-    assert (await live.get(own)).status == "running"  # type: ignore[union-attr]
-    async with db.session() as s:
-        assert await s.get(WorkerRow, "ghost") is None
-        assert await s.get(WorkerRow, "busy") is not None
-    assert await live.heartbeat.sweep() == 0  # type: ignore[union-attr]
-    gate.set()
-
-
-async def test_vanished_process_on_this_host_is_dead_at_once(live: RunManager, db: Database) -> None:
-    proc = subprocess.Popen(["true"])
-    proc.wait()
-    run_id = await _foreign_run(db, "crashed", host=socket.gethostname()[:255], pid=proc.pid, age_s=0)
-    assert await live.heartbeat.sweep() == 1  # type: ignore[union-attr]
-    assert (await live.get(run_id)).status == "failed"  # type: ignore[union-attr]
-
-
-async def test_runs_of_unknown_workers_are_closed_at_start_up(db: Database) -> None:
-    """A run whose worker row is gone (or that has none) is closed when the next worker starts."""
-    run_id = await _foreign_run(db, "forgotten", host="h", pid=1, age_s=0)
-    async with db.session() as s:
-        await s.delete(await s.get(WorkerRow, "forgotten"))
-        s.add(RunRow(id="no-worker", kind="review"))
-        await s.commit()
-    mgr = RunManager(db)
-    mgr.heartbeat = WorkerHeartbeat(mgr, interval_s=3600, dead_after_s=7200)
-    await mgr.heartbeat.start()
-    try:
-        assert (await mgr.get(run_id)).status == "failed"  # type: ignore[union-attr]
-        assert (await mgr.get("no-worker")).status == "failed"  # type: ignore[union-attr]
-    finally:
-        await mgr.heartbeat.stop()
-
-
-async def test_a_worker_taken_for_dead_stops_its_runs_and_registers_again(
-    live: RunManager, db: Database
-) -> None:
-    started = asyncio.Event()
-
-    async def body(em: Emitter) -> None:
-        await em.emit("progress", message="x")
-        started.set()
-        await asyncio.sleep(3600)
-
-    run_id = await live.start("review", body)
-    await started.wait()
-    assert await live.fail_lost_run(run_id)  # a survivor closed it
-    assert not await live.fail_lost_run(run_id)  # only once
-    async with db.session() as s:
-        await s.delete(await s.get(WorkerRow, live.worker_id))
-        await s.commit()
-    await live.heartbeat.beat()  # type: ignore[union-attr]
-    await live.wait(run_id)
-    async with db.session() as s:
-        assert await s.get(WorkerRow, live.worker_id) is not None
-    run = await live.get(run_id)
-    assert run is not None and run.status == "failed"  # the late worker does not overwrite it
-    events = await _collect(live, run_id)
-    assert [e["type"] for e in events] == ["progress", "error", "done"]  # nothing appended after done
-    assert events[1].get("worker_lost") is True
-
-
-async def test_heartbeat_loop_refreshes_and_stop_removes_the_row(db: Database) -> None:
-    mgr = RunManager(db)
-    beat = WorkerHeartbeat(mgr, interval_s=0.05, dead_after_s=1)
-    await beat.start()
-    async with db.session() as s:
-        first = (await s.get(WorkerRow, mgr.worker_id)).heartbeat_at  # type: ignore[union-attr]
-    for _ in range(200):
-        await asyncio.sleep(0.05)
-        async with db.session() as s:
-            row = await s.get(WorkerRow, mgr.worker_id)
-        if row is not None and row.heartbeat_at > first:
-            break
-    assert row is not None and row.heartbeat_at > first
-    await beat.stop()
-    async with db.session() as s:
-        assert await s.get(WorkerRow, mgr.worker_id) is None
-    with pytest.raises(ValueError):
-        WorkerHeartbeat(mgr, interval_s=5, dead_after_s=5)
 
 
 # ---- retention ---------------------------------------------------------------------------------------
@@ -416,7 +275,7 @@ async def test_runs_go_on_by_polling_when_redis_is_unreachable(db: Database) -> 
             await em.emit("progress", message="x")
 
         run_id = await mgr.start("review", body)
-        events = await _collect(mgr, run_id)
+        events = await collect_run(mgr, run_id)
         assert [e["type"] for e in events] == ["progress", "done"]
         await mgr.request_cancel("not-running-anywhere")  # a lost broker never raises
     finally:
@@ -424,7 +283,7 @@ async def test_runs_go_on_by_polling_when_redis_is_unreachable(db: Database) -> 
 
 
 async def _wait_until(predicate, what: str) -> None:  # type: ignore[no-untyped-def]
-    for _ in range(int(GUARD_S / 0.05)):
+    for _ in range(int(RUN_GUARD_S / 0.05)):
         if predicate():
             return
         await asyncio.sleep(0.05)
@@ -449,7 +308,7 @@ async def test_notify_broker_reconnects_after_its_connection_is_killed(pg_module
         )
         waiter = receiver.listen("r1")
         await sender.publish("r1")
-        await asyncio.wait_for(waiter.wait(), GUARD_S)
+        await asyncio.wait_for(waiter.wait(), RUN_GUARD_S)
         cancelled: list[str] = []
         receiver.on_cancel(cancelled.append)
         await sender.request_cancel("r2")
@@ -483,7 +342,7 @@ async def test_redis_broker_resubscribes_after_its_connection_is_killed() -> Non
                 await sender.publish("r1")
                 await asyncio.sleep(0.1)
 
-        await asyncio.wait_for(publish_until_woken(), GUARD_S)
+        await asyncio.wait_for(publish_until_woken(), RUN_GUARD_S)
         assert receiver.connected
     finally:
         await admin.aclose()
@@ -503,37 +362,6 @@ async def test_malformed_and_own_messages_are_ignored() -> None:
     broker._received('{"op": "run", "run": "r", "from": "other"}')
     broker._received('{"op": "cancel", "run": "x", "from": "other"}')
     assert waiter.is_set() and cancelled == ["x"]
-
-
-async def test_a_lost_chat_run_keeps_its_turn_in_the_history(live: RunManager, db: Database) -> None:
-    """A chat run closed because its worker died leaves the assistant turn it streamed, with the error,
-    in its session's history; a click run (no session) leaves none, and a turn stored before the worker
-    died is not stored twice."""
-    from vent_agent.sessions import store as sessions
-
-    session = await sessions.create_session(db, "alice")
-    run_id = await _foreign_run(db, "gone", host="other-host", pid=1, age_s=3 * 3600, events=0)
-    async with db.session() as s:
-        run = await s.get(RunRow, run_id)
-        run.kind, run.session_id, run.user_name, run.last_seq = "chat", session.id, "alice", 2  # type: ignore[union-attr]
-        s.add(run)
-        for seq, content in ((1, "风量"), (2, "正常")):
-            payload = (
-                f'{{"type":"token","source":"main","content":"{content}","seq":{seq},"run_id":"{run_id}"}}'
-            )
-            s.add(EventRow(run_id=run_id, seq=seq, type="token", payload=payload))
-        await s.commit()
-    click = await _foreign_run(db, "gone-too", host="other-host", pid=1, age_s=3 * 3600)
-    assert await live.heartbeat.sweep() == 2  # type: ignore[union-attr]
-    history, total = await sessions.history(db, session.id, 50, 0)
-    assert total == 1
-    (turn,) = history
-    assert turn["role"] == "assistant" and turn["content"] == "风量正常" and turn["run_id"] == run_id
-    assert turn["error"] == LOST_MESSAGE
-    assert (await live.get(click)).status == "failed"  # type: ignore[union-attr]
-    from vent_agent.runs.lost_turn import store_lost_turn
-
-    assert not await store_lost_turn(db, "chat", session.id, run_id, [])  # already stored
 
 
 async def test_the_log_writer_reconnects_when_its_connection_is_killed(pg_module_url: str) -> None:
@@ -556,7 +384,7 @@ async def test_the_log_writer_reconnects_when_its_connection_is_killed(pg_module
         await admin.execute("SELECT pg_terminate_backend($1)", raw.driver_connection.get_server_pid())
         await admin.close()
         step.set()
-        events = await _collect(mgr, run_id)
+        events = await collect_run(mgr, run_id)
         assert [(e["seq"], e.get("message")) for e in events][:2] == [(1, "before"), (2, "after")]
         assert events[-1]["type"] == "done" and (await mgr.get(run_id)).status == "done"  # type: ignore[union-attr]
     finally:

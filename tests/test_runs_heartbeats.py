@@ -1,0 +1,179 @@
+"""Worker heartbeats: a dead worker's runs (and only its) are closed, with the turn a lost chat run
+streamed kept in its session's history; a worker taken for dead stops its runs and registers again."""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+import subprocess
+from collections.abc import AsyncIterator
+from datetime import timedelta
+
+import pytest
+
+from tests.helpers import collect_run
+from vent_agent.runs.emitter import Emitter
+from vent_agent.runs.manager import LOST_MESSAGE, RunManager
+from vent_agent.runs.worker_models import RunWorkerRow, WorkerRow
+from vent_agent.runs.workers import WorkerHeartbeat
+from vent_agent.store.db import Database
+from vent_agent.store.models import EventRow, RunRow, utcnow
+
+
+@pytest.fixture
+async def live(db: Database) -> AsyncIterator[RunManager]:
+    """One live worker (heartbeat registered; its loop effectively idle so sweeps are explicit)."""
+    mgr = RunManager(db, poll_s=0.1)
+    mgr.heartbeat = WorkerHeartbeat(mgr, interval_s=3600, dead_after_s=7200)
+    await mgr.heartbeat.start()
+    yield mgr
+    await mgr.shutdown()
+    await mgr.heartbeat.stop()
+
+
+async def _foreign_run(
+    database: Database, worker: str, *, host: str, pid: int, age_s: float, events: int = 2
+) -> str:
+    """A running run of another worker, with ``events`` logged events and a heartbeat ``age_s`` old."""
+    run_id = f"run-of-{worker}"
+    async with database.session() as s:
+        if await s.get(WorkerRow, worker) is None:
+            s.add(WorkerRow(id=worker, host=host, pid=pid, heartbeat_at=utcnow() - timedelta(seconds=age_s)))
+        s.add(RunRow(id=run_id, kind="click_tun", last_seq=events))
+        s.add(RunWorkerRow(run_id=run_id, worker_id=worker))
+        for seq in range(1, events + 1):
+            payload = f'{{"type":"progress","message":"m{seq}","seq":{seq},"run_id":"{run_id}"}}'
+            s.add(EventRow(run_id=run_id, seq=seq, type="progress", payload=payload))
+        await s.commit()
+    return run_id
+
+
+async def test_only_the_dead_workers_runs_are_closed(live: RunManager, db: Database) -> None:
+    gate = asyncio.Event()
+
+    async def body(em: Emitter) -> None:
+        await em.emit("progress", message="mine")
+        await gate.wait()
+
+    own = await live.start("review", body)
+    dead = await _foreign_run(db, "ghost", host="other-host", pid=1, age_s=3 * 3600)
+    alive = await _foreign_run(db, "busy", host="other-host", pid=1, age_s=0)
+    assert await live.heartbeat.sweep() == 1  # type: ignore[union-attr]
+
+    events = await collect_run(live, dead)
+    assert [e["type"] for e in events] == ["progress", "progress", "error", "done"]
+    assert [e["seq"] for e in events] == [1, 2, 3, 4]
+    assert events[2]["worker_lost"] is True and events[2]["message"]
+    run = await live.get(dead)
+    assert run is not None and run.status == "failed" and run.last_seq == 4
+    assert (await live.get(alive)).status == "running"  # type: ignore[union-attr]
+    assert (await live.get(own)).status == "running"  # type: ignore[union-attr]
+    async with db.session() as s:
+        assert await s.get(WorkerRow, "ghost") is None
+        assert await s.get(WorkerRow, "busy") is not None
+    assert await live.heartbeat.sweep() == 0  # type: ignore[union-attr]
+    gate.set()
+
+
+async def test_vanished_process_on_this_host_is_dead_at_once(live: RunManager, db: Database) -> None:
+    proc = subprocess.Popen(["true"])
+    proc.wait()
+    run_id = await _foreign_run(db, "crashed", host=socket.gethostname()[:255], pid=proc.pid, age_s=0)
+    assert await live.heartbeat.sweep() == 1  # type: ignore[union-attr]
+    assert (await live.get(run_id)).status == "failed"  # type: ignore[union-attr]
+
+
+async def test_runs_of_unknown_workers_are_closed_at_start_up(db: Database) -> None:
+    """A run whose worker row is gone (or that has none) is closed when the next worker starts."""
+    run_id = await _foreign_run(db, "forgotten", host="h", pid=1, age_s=0)
+    async with db.session() as s:
+        await s.delete(await s.get(WorkerRow, "forgotten"))
+        s.add(RunRow(id="no-worker", kind="review"))
+        await s.commit()
+    mgr = RunManager(db)
+    mgr.heartbeat = WorkerHeartbeat(mgr, interval_s=3600, dead_after_s=7200)
+    await mgr.heartbeat.start()
+    try:
+        assert (await mgr.get(run_id)).status == "failed"  # type: ignore[union-attr]
+        assert (await mgr.get("no-worker")).status == "failed"  # type: ignore[union-attr]
+    finally:
+        await mgr.heartbeat.stop()
+
+
+async def test_a_worker_taken_for_dead_stops_its_runs_and_registers_again(
+    live: RunManager, db: Database
+) -> None:
+    started = asyncio.Event()
+
+    async def body(em: Emitter) -> None:
+        await em.emit("progress", message="x")
+        started.set()
+        await asyncio.sleep(3600)
+
+    run_id = await live.start("review", body)
+    await started.wait()
+    assert await live.fail_lost_run(run_id)  # a survivor closed it
+    assert not await live.fail_lost_run(run_id)  # only once
+    async with db.session() as s:
+        await s.delete(await s.get(WorkerRow, live.worker_id))
+        await s.commit()
+    await live.heartbeat.beat()  # type: ignore[union-attr]
+    await live.wait(run_id)
+    async with db.session() as s:
+        assert await s.get(WorkerRow, live.worker_id) is not None
+    run = await live.get(run_id)
+    assert run is not None and run.status == "failed"  # the late worker does not overwrite it
+    events = await collect_run(live, run_id)
+    assert [e["type"] for e in events] == ["progress", "error", "done"]  # nothing appended after done
+    assert events[1].get("worker_lost") is True
+
+
+async def test_heartbeat_loop_refreshes_and_stop_removes_the_row(db: Database) -> None:
+    mgr = RunManager(db)
+    beat = WorkerHeartbeat(mgr, interval_s=0.05, dead_after_s=1)
+    await beat.start()
+    async with db.session() as s:
+        first = (await s.get(WorkerRow, mgr.worker_id)).heartbeat_at  # type: ignore[union-attr]
+    for _ in range(200):
+        await asyncio.sleep(0.05)
+        async with db.session() as s:
+            row = await s.get(WorkerRow, mgr.worker_id)
+        if row is not None and row.heartbeat_at > first:
+            break
+    assert row is not None and row.heartbeat_at > first
+    await beat.stop()
+    async with db.session() as s:
+        assert await s.get(WorkerRow, mgr.worker_id) is None
+    with pytest.raises(ValueError):
+        WorkerHeartbeat(mgr, interval_s=5, dead_after_s=5)
+
+
+async def test_a_lost_chat_run_keeps_its_turn_in_the_history(live: RunManager, db: Database) -> None:
+    """A chat run closed because its worker died leaves the assistant turn it streamed, with the error,
+    in its session's history; a click run (no session) leaves none, and a turn stored before the worker
+    died is not stored twice."""
+    from vent_agent.sessions import store as sessions
+
+    session = await sessions.create_session(db, "alice")
+    run_id = await _foreign_run(db, "gone", host="other-host", pid=1, age_s=3 * 3600, events=0)
+    async with db.session() as s:
+        run = await s.get(RunRow, run_id)
+        run.kind, run.session_id, run.user_name, run.last_seq = "chat", session.id, "alice", 2  # type: ignore[union-attr]
+        s.add(run)
+        for seq, content in ((1, "风量"), (2, "正常")):
+            payload = (
+                f'{{"type":"token","source":"main","content":"{content}","seq":{seq},"run_id":"{run_id}"}}'
+            )
+            s.add(EventRow(run_id=run_id, seq=seq, type="token", payload=payload))
+        await s.commit()
+    click = await _foreign_run(db, "gone-too", host="other-host", pid=1, age_s=3 * 3600)
+    assert await live.heartbeat.sweep() == 2  # type: ignore[union-attr]
+    history, total = await sessions.history(db, session.id, 50, 0)
+    assert total == 1
+    (turn,) = history
+    assert turn["role"] == "assistant" and turn["content"] == "风量正常" and turn["run_id"] == run_id
+    assert turn["error"] == LOST_MESSAGE
+    assert (await live.get(click)).status == "failed"  # type: ignore[union-attr]
+    from vent_agent.runs.lost_turn import store_lost_turn
+
+    assert not await store_lost_turn(db, "chat", session.id, run_id, [])  # already stored
