@@ -196,6 +196,48 @@ def test_sources_outside_the_kb(registry: CitationRegistry) -> None:
     assert all("知识库外" in r.note or "工程实践" in r.note for r in result.references)
 
 
+@pytest.mark.parametrize(
+    "title",
+    [
+        "plan-2026-08-b.pdf",
+        "8月配风计划.DOCX",
+        "通风说明.txt",
+        "旧版配风计划.doc",
+        "风量分配表.xlsx",
+        "配风计划（8月）．ＰＤＦ",  # full-width dot and letters
+        "三采区配风计划 .Pdf",
+        "矿井通风报告.wps",
+    ],
+)
+def test_a_file_name_in_quotes_is_not_a_source(registry: CitationRegistry, title: str) -> None:
+    """A document title with a file extension names a file (an upload, a report), not a source one can
+    cite; a real document outside the knowledge base beside it is still listed."""
+    text = f"根据《{title}》，15216工作面需风量为630 m³/min；另见《煤矿防治水细则》。"
+    result = validate_citations(text, registry)
+    assert result.text == text and result.warnings == []
+    assert [(r.label, r.in_kb) for r in result.references] == [("《煤矿防治水细则》", False)]
+
+
+def test_an_attachment_named_without_its_extension_is_not_a_source(registry: CitationRegistry) -> None:
+    """The user's attached files, named in 《》 without their extension (any case, spaces or full-width
+    forms), are not sources; an attachment's name does not hide a real document, nor does a title that
+    only contains it."""
+    attachments = ["8月配风计划（修订）.pdf", "Plan-2026-08-B.pdf", "《三采区》通风设计.docx", "readme"]
+    text = (
+        "《8月配风计划（修订）》中15216需风量为630 m³/min，《plan-2026-08-b》与《PLAN-2026-08-B》同，"
+        "《 8月配风计划（修订） 》另有说明，《三采区通风设计》和《README》亦同；"
+        "风速按AQ 1028-2006《煤矿井工开采通风技术条件》，另见《8月配风计划（修订）说明》。"
+    )
+    result = validate_citations(text, registry, attachments=attachments)
+    assert [r.label for r in result.references] == [
+        "AQ 1028-2006《煤矿井工开采通风技术条件》",
+        "《8月配风计划（修订）说明》",
+    ]
+    # without the attachments, every name but the standard's is taken for a source
+    listed = [r.label for r in validate_citations(text, registry).references]
+    assert "《8月配风计划（修订）》" in listed and "《plan-2026-08-b》" in listed and "《README》" in listed
+
+
 def test_edition_written_before_a_citation_is_cut_with_it(registry: CitationRegistry) -> None:
     result = validate_citations("根据《煤矿安全规程》（2016版）第999条的规定，必须停止作业。", registry)
     assert result.text == "必须停止作业。" and result.warnings[0].edition == "2016"

@@ -14,7 +14,9 @@ each a marker (``[[R1]]``, ``[[R2]]``… in order of first retrieval; the same a
   6 m/s[[R1]]" against 表6 of 第157条 (4 m/s);
 - sources outside the knowledge base (AQ 1056-2008 and other standards, other documents in 《》,
   engineering practice) are listed by name with ``in_kb: false``; a ``第N条`` of such a document is
-  not taken for an article of the 规程.
+  not taken for an article of the 规程. A file named in 《》 is not a source: a title with a file
+  extension (``《plan-2026-08-b.pdf》``, ``《配风计划.DOCX》``) or the name of a file the user attached,
+  with or without its extension (``《8月配风计划》`` for ``8月配风计划.pdf``), is left out.
 
 The result carries the cleaned text, the warnings and the reference list (marker, article, edition,
 excerpt) for an additive ``references`` event before ``done``.
@@ -24,6 +26,8 @@ from __future__ import annotations
 
 import re
 import threading
+import unicodedata
+from collections.abc import Iterable
 from typing import Any
 
 from pydantic import BaseModel, Field
@@ -55,6 +59,9 @@ _EXTERNAL_BEFORE = re.compile(
 _ROADWAY_AFTER = re.compile(
     r"^(?:联络巷|回风巷|进风巷|运输巷|轨道巷|巷道|风巷|支巷|顺槽|风桥|风井|井筒|管路|风筒|工作面)"
 )
+# A file's extension ending a title: a dot and 2-5 letters or digits, the first a letter (.pdf, .docx,
+# .xlsx, .wps, .ofd; not the "2.0" of a version).
+_FILE_EXTENSION = re.compile(r"\.[a-z][a-z0-9]{1,4}$")
 _SENTENCE = re.compile(r"[^。！？!?\n]*[。！？!?\n]?")
 _CLAUSE_SPLIT = re.compile(r"[，,；;|]")
 
@@ -173,12 +180,19 @@ def _scope(text: str, start: int, end: int) -> str:
 
 
 def validate_citations(
-    text: str, registry: CitationRegistry, *, edition: str | None = None, figures: bool = True
+    text: str,
+    registry: CitationRegistry,
+    *,
+    edition: str | None = None,
+    figures: bool = True,
+    attachments: Iterable[str] = (),
 ) -> ValidatedText:
     """Check the citations of ``text`` against the run's ``registry`` (see the module doc); ``edition``:
     the edition the text is read in (default: the knowledge base's edition in force). ``figures`` False
     skips the check of the figures beside each citation (no ``figure_mismatch`` warnings): the
-    service's own rule-based text, whose figures are measured readings, not the clause's."""
+    service's own rule-based text, whose figures are measured readings, not the clause's.
+    ``attachments``: the names of the files the user attached (this turn and earlier ones), which are
+    not sources when the text names them in 《》."""
     kb = registry.kb
     warnings: list[CitationWarning] = []
     cuts: list[tuple[int, int]] = []
@@ -246,7 +260,7 @@ def validate_citations(
         )
         for got, _ in sorted(cited.values(), key=lambda ga: int(ga[0].marker[1:]))
     ]
-    references += external_sources(cleaned, {a.document for a in kb.articles})
+    references += external_sources(cleaned, {a.document for a in kb.articles}, attachments)
     return ValidatedText(text=cleaned, warnings=_dedupe(warnings), references=references)
 
 
@@ -329,11 +343,43 @@ def _apply_cuts(text: str, cuts: list[tuple[int, int]]) -> str:
     return re.sub(r"[ \t]{2,}", " ", "".join(out))
 
 
-def external_sources(text: str, kb_titles: set[str] | None = None) -> list[Reference]:
+def _file_key(name: str) -> str:
+    """A file name or title as compared: NFKC (full-width letters and dots folded), case-folded, without
+    spaces or 《》."""
+    return re.sub(r"[\s《》]", "", unicodedata.normalize("NFKC", name)).casefold()
+
+
+def _is_file(title: str, attachments: set[str]) -> bool:
+    """True when ``title`` (the text in 《》) names a file, not a document one can cite: it ends with a
+    file extension, or it is one of ``attachments`` (keys of :func:`_file_key`, each name with and
+    without its extension)."""
+    key = _file_key(title)
+    return bool(_FILE_EXTENSION.search(key)) or key in attachments
+
+
+def _attachment_keys(names: Iterable[str]) -> set[str]:
+    """The keys of attached files' names (:func:`_file_key`), each with and without its extension."""
+    keys: set[str] = set()
+    for name in names:
+        key = _file_key(name)
+        if key:
+            keys.add(key)
+            stem = _FILE_EXTENSION.sub("", key)
+            if stem:
+                keys.add(stem)
+    return keys
+
+
+def external_sources(
+    text: str, kb_titles: set[str] | None = None, attachments: Iterable[str] = ()
+) -> list[Reference]:
     """Sources named in ``text`` that are not in the knowledge base: standards (AQ/GB/MT codes, the
     known ones with their titles), documents in 《》 other than ``kb_titles`` (the knowledge base's own,
-    with their 《》) and engineering practice; each once."""
+    with their 《》) and engineering practice; each once. A file in 《》 is none of these: a title with
+    a file extension, or one of ``attachments`` (the user's attached files, with or without their
+    extension; compared without case, spaces or full-width forms)."""
     found: dict[str, Reference] = {}
+    files = _attachment_keys(attachments)
     note = "知识库外来源：按名称引用，未经知识库检索核验"
     for m in _STANDARD.finditer(text):
         code = f"{m.group('code')} {m.group('no')}-{m.group('year')}"
@@ -346,6 +392,7 @@ def external_sources(text: str, kb_titles: set[str] | None = None) -> list[Refer
             "煤矿安全规程" in title
             or f"《{title}》" in (kb_titles or set())
             or any(title in v for v in KNOWN_STANDARDS.values())
+            or _is_file(title, files)
         ):
             continue
         found.setdefault(title, Reference(label=f"《{title}》", in_kb=False, note=note))
