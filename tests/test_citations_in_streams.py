@@ -99,3 +99,34 @@ async def test_rule_based_text_is_never_cut_by_the_citation_check(app, client: h
         events = parse_spec_stream(r.text)
         refs = next(e for e in events if e["type"] == "references")
         assert "content" not in refs and refs["warnings"] == []
+
+
+async def test_attached_files_named_in_an_answer_are_not_sources(
+    app, client: httpx.AsyncClient, plan_b_pdf
+) -> None:
+    """A question about an attached plan whose answer names the file in 《》 (with its extension, without
+    it, in another case), in this turn and in a later one without the file: none of them is a source in
+    the references event or the history; a real document outside the knowledge base still is."""
+    first = "根据《8月配风计划（B版）.pdf》与《8月配风计划（b版）》，15216需风量为630 m³/min；另见《煤矿防治水细则》。"
+    later = "《8月配风计划（B版）》中15220的需风量另见《风量核定.XLSX》，并参照《煤矿防治水细则》。"
+    model = ScriptedChatModel(script=[says(first), says(""), says(later)], fallback=says(""))
+    use_model(app, model)
+    with plan_b_pdf.open("rb") as fh:
+        resp = await client.post(
+            "/api/chat",
+            data={"message": "这份计划里15216的需风量是多少？"},
+            files={"file": ("8月配风计划（B版）.pdf", fh, "application/pdf")},
+            headers=TOKEN,
+        )
+    sid = resp.headers["x-session-id"]
+    again = await client.post("/api/chat", data={"message": "15220呢？", "session_id": sid}, headers=TOKEN)
+    expected = [{"label": "《煤矿防治水细则》", "in_kb": False}]
+    for events in (parse_spec_stream(resp.text), parse_spec_stream(again.text)):
+        assert events[-1]["type"] == "done"
+        assert [{k: r[k] for k in ("label", "in_kb")} for r in refs_of(events)["references"]] == expected
+    turns = [
+        m
+        for m in (await client.get(f"/api/chat/history/{sid}", headers=TOKEN)).json()["messages"]
+        if m["role"] == "assistant"
+    ]
+    assert [[r["label"] for r in t["references"]] for t in turns] == [["《煤矿防治水细则》"]] * 2

@@ -321,7 +321,9 @@ async def finish_turn(
         return
     answer = "".join(mapper.text)
     if mapper.citations is not None:
-        await references_event(emitter.send, answer, mapper.citations)
+        await references_event(
+            emitter.send, answer, mapper.citations, attachments=await _attachment_names(state, turn)
+        )
     timed_out = turn.timed_out or turn.time_left() <= 0
     if model is not None and answer.strip() and not timed_out:
         suggestions = await suggest_followups(
@@ -337,6 +339,14 @@ async def finish_turn(
     else:
         message = "对话完成"
     await emitter.send(_done(turn, message))
+
+
+async def _attachment_names(state: AppState, turn: ChatTurn) -> list[str]:
+    """The names of the files attached in the turn's session (this turn's and earlier turns')."""
+    names = await store.attachment_names(state.db, turn.session.id)
+    if turn.attachment and turn.attachment.get("file_name"):
+        names.append(str(turn.attachment["file_name"]))
+    return names
 
 
 async def _store_turn(state: AppState, emitter: Emitter, turn: ChatTurn) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -80,16 +81,23 @@ def new_citations(state: AppState) -> CitationRegistry:
 
 
 async def references_event(
-    emit: Emit, answer: str, citations: CitationRegistry, *, check_figures: bool = True
+    emit: Emit,
+    answer: str,
+    citations: CitationRegistry,
+    *,
+    check_figures: bool = True,
+    attachments: Iterable[str] = (),
 ) -> None:
     """Check the answer's citations against what the run retrieved and send the additive
     ``references`` event (before ``done``): the reference list, the warnings, and — when a citation had
     to be removed — the corrected ``content`` that the history keeps. ``check_figures`` False skips the
     figure check (the deterministic interpretation writes measured readings beside the clauses it
-    cites: its figures are not the clause's); removed citations are warned about either way."""
+    cites: its figures are not the clause's); removed citations are warned about either way.
+    ``attachments``: the names of the files the user attached in the conversation, never listed as
+    sources when the answer names them in 《》."""
     if not answer.strip() and not citations.retrieved():
         return
-    checked = validate_citations(answer, citations, figures=check_figures)
+    checked = validate_citations(answer, citations, figures=check_figures, attachments=attachments)
     removed = sum(1 for w in checked.warnings if w.removed)
     await emit(
         References(

@@ -265,6 +265,19 @@ async def thread_ids(db: Database, session: SessionRow) -> set[str]:
     return {session.thread_id, session.id} | {t for t in named if isinstance(t, str) and t}
 
 
+async def attachment_names(db: Database, session_id: str) -> list[str]:
+    """The names of the files attached to the session's user turns (chat turns and reviews), in order,
+    each once."""
+    async with db.session() as s:
+        rows = await s.exec(
+            select(MessageRow.extra)
+            .where(MessageRow.session_id == session_id, MessageRow.role == "user")
+            .order_by(col(MessageRow.id))
+        )
+        named = [json.loads(x).get("attachment") for x in rows if x]
+    return list(dict.fromkeys(n for n in named if isinstance(n, str) and n))
+
+
 async def run_ids(db: Database, session_id: str) -> list[str]:
     """Ids of every run of the session."""
     async with db.session() as s:
