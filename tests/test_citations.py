@@ -196,6 +196,20 @@ def test_sources_outside_the_kb(registry: CitationRegistry) -> None:
     assert all("知识库外" in r.note or "工程实践" in r.note for r in result.references)
 
 
+def test_a_known_standard_named_by_its_title_alone_is_listed(registry: CitationRegistry) -> None:
+    """《煤矿井工开采通风技术条件》 without its code is still a source (listed with its code, once when both
+    are written); a title that is only part of a known one's is a source of its own."""
+    alone = validate_citations("风速按《煤矿井工开采通风技术条件》执行，另见《通风能力》。", registry)
+    assert [(r.label, r.in_kb) for r in alone.references] == [
+        ("AQ 1028-2006《煤矿井工开采通风技术条件》", False),
+        ("《通风能力》", False),
+    ]
+    both = validate_citations(
+        "按AQ 1028-2006《煤矿井工开采通风技术条件》执行；《煤矿井工开采通风技术条件》另有规定。", registry
+    )
+    assert [r.label for r in both.references] == ["AQ 1028-2006《煤矿井工开采通风技术条件》"]
+
+
 @pytest.mark.parametrize(
     "title",
     [

@@ -46,6 +46,7 @@ KNOWN_STANDARDS = {
     "AQ 1028-2006": "《煤矿井工开采通风技术条件》",
     "AQ 6201-2006": "《煤矿安全监控系统通用技术要求》",
 }
+_KNOWN_TITLES = {title: code for code, title in KNOWN_STANDARDS.items()}
 _STANDARD = re.compile(
     r"(?P<code>(?:AQ|GB|MT)(?:/T)?)\s*(?P<no>\d+(?:\.\d+)?)\s*[-—–]\s*(?P<year>(?:19|20)\d{2})"
 )
@@ -374,8 +375,9 @@ def external_sources(
     text: str, kb_titles: set[str] | None = None, attachments: Iterable[str] = ()
 ) -> list[Reference]:
     """Sources named in ``text`` that are not in the knowledge base: standards (AQ/GB/MT codes, the
-    known ones with their titles), documents in 《》 other than ``kb_titles`` (the knowledge base's own,
-    with their 《》) and engineering practice; each once. A file in 《》 is none of these: a title with
+    known ones with their titles; a known one named by its title alone is listed with its code),
+    documents in 《》 other than ``kb_titles`` (the knowledge base's own, with their 《》) and
+    engineering practice; each once. A file in 《》 is none of these: a title with
     a file extension, or one of ``attachments`` (the user's attached files, with or without their
     extension; compared without case, spaces or full-width forms)."""
     found: dict[str, Reference] = {}
@@ -388,12 +390,13 @@ def external_sources(
         )
     for m in _TITLE.finditer(text):
         title = m.group("t")
-        if (
-            "煤矿安全规程" in title
-            or f"《{title}》" in (kb_titles or set())
-            or any(title in v for v in KNOWN_STANDARDS.values())
-            or _is_file(title, files)
-        ):
+        if "煤矿安全规程" in title or f"《{title}》" in (kb_titles or set()) or _is_file(title, files):
+            continue
+        known = _KNOWN_TITLES.get(f"《{title}》")
+        if known is not None:  # a known standard named by its title alone: listed as with its code
+            found.setdefault(
+                known, Reference(label=f"{known}{KNOWN_STANDARDS[known]}", in_kb=False, note=note)
+            )
             continue
         found.setdefault(title, Reference(label=f"《{title}》", in_kb=False, note=note))
     if _PRACTICE.search(text):
