@@ -1,7 +1,8 @@
 """Provenance of a review report: the task chain and artifacts, and a finding traced back to its
 sources — plan b's 15216 maximum-not-taken finding back to its page and cells and its calculator calls;
-a data finding to its MCP record; a tampered record shows where the chain breaks. The tests that only read
-a report share one review of plan b (``reviewed``); the one that tampers with its record reviews its own."""
+a data finding to its MCP record; a tampered record shows where the chain breaks; the task chain closes
+every agent it opens, on the review route and in a chat review, and shows a reviewer that failed. The
+tests that only read a report share one review of plan b (``reviewed``); the others review their own."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from pathlib import Path
 import httpx
 import pytest
 
+from tests.chat_helpers import TOKEN, use_model
 from tests.helpers import parse_spec_stream
 from vent_agent.app import create_app
 from vent_agent.review.provenance import record_path
@@ -158,3 +160,90 @@ async def test_provenance_shows_no_server_paths(app, client: httpx.AsyncClient, 
     assert "/" not in (body["extraction_cache"] or "") and all(
         "/" not in a["path"] for a in body["artifacts"]
     )
+
+
+def open_agents(tasks: list[dict]) -> list[str]:
+    """The agents of ``tasks`` started and never ended (an ``agent_done`` or ``agent_error`` after their
+    ``agent_start``), in the order they started."""
+    started: list[str] = []
+    for t in tasks:
+        if t["type"] == "agent_start":
+            started.append(t["agent"])
+        elif t["type"] in ("agent_done", "agent_error") and t.get("agent") in started:
+            started.remove(t["agent"])
+    return started
+
+
+async def review_by(client: httpx.AsyncClient, route: str, pdf: Path) -> tuple[list[dict], list[dict]]:
+    """Review ``pdf`` on ``route`` (``review``: POST /api/vent/review/pdf; ``chat``: a chat message with
+    the plan attached, no model); the stream's events and the report's provenance tasks."""
+    with pdf.open("rb") as fh:
+        if route == "review":
+            resp = await client.post(
+                "/api/vent/review/pdf", files={"file": (pdf.name, fh, "application/pdf")}
+            )
+        else:
+            resp = await client.post(
+                "/api/chat",
+                data={"message": "审查这份配风计划"},
+                files={"file": (pdf.name, fh, "application/pdf")},
+                headers=TOKEN,
+            )
+    events = parse_spec_stream(resp.text)
+    url = next(e["download_url"] for e in events if e.get("download_url"))
+    report_id = url.rsplit("/", 1)[-1].removesuffix(".docx")
+    prov = (await client.get(f"/api/reports/{report_id}/provenance")).json()
+    return events, prov["tasks"]
+
+
+async def test_the_review_routes_task_chain_closes_every_agent(reviewed: Reviewed) -> None:
+    client, report_id, events = reviewed
+    tasks = (await client.get(f"/api/reports/{report_id}/provenance")).json()["tasks"]
+    assert [t["agent"] for t in tasks if t["type"] == "agent_start"] == [
+        "form-reviewer",
+        "data-checker",
+        "calc-verifier",
+    ]
+    assert open_agents(tasks) == []
+    spans = ("agent_start", "agent_done", "agent_error")
+    assert [(t["seq"], t["type"]) for t in tasks if t["type"] in spans] == [
+        (e["seq"], e["type"]) for e in events if e["type"] in spans
+    ]
+
+
+async def test_a_chat_reviews_task_chain_ends_with_its_agent_done(
+    app, client: httpx.AsyncClient, plan_b_pdf: Path
+) -> None:
+    """The 「配风计划审查」 agent of a chat turn is closed in the record, by the agent_done the stream sent."""
+    use_model(app, None)
+    events, tasks = await review_by(client, "chat", plan_b_pdf)
+    agents = [t for t in tasks if t["type"].startswith("agent_")]
+    assert (agents[0]["type"], agents[0]["agent"]) == ("agent_start", "配风计划审查")
+    assert (agents[-1]["type"], agents[-1]["agent"]) == ("agent_done", "配风计划审查")
+    assert "完成" in agents[-1]["message"] and open_agents(tasks) == []
+    done = next(e for e in events if e["type"] == "agent_done" and e["agent"] == "配风计划审查")
+    assert agents[-1]["seq"] == done["seq"]
+    assert [e["seq"] for e in events if e["type"] == "agent_done" and e["agent"] == "配风计划审查"] == [
+        done["seq"]
+    ]
+
+
+@pytest.mark.parametrize("route", ["review", "chat"])
+async def test_a_failed_reviewer_shows_in_the_task_chain(
+    app, client: httpx.AsyncClient, plan_b_pdf: Path, monkeypatch: pytest.MonkeyPatch, route: str
+) -> None:
+    """A reviewer that fails ends with its agent_error in the record, never an agent_done; the others
+    and (in chat) the review's own agent are closed."""
+
+    def broken(*args: object) -> None:
+        raise TimeoutError("MCP query_ventilation_report")
+
+    from vent_agent.mcp import data_checker
+
+    monkeypatch.setattr(data_checker, "review_data", broken)
+    use_model(app, None)
+    _, tasks = await review_by(client, route, plan_b_pdf)
+    ends = {(t["type"], t["agent"]) for t in tasks if t["type"] in ("agent_done", "agent_error")}
+    assert ("agent_error", "data-checker") in ends and ("agent_done", "data-checker") not in ends
+    assert open_agents(tasks) == []
+    assert (("agent_done", "配风计划审查") in ends) == (route == "chat")

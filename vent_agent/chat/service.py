@@ -37,13 +37,10 @@ from vent_agent.chat.toolset import (
     replay_retrievals,
 )
 from vent_agent.events import (
-    AgentDone,
-    AgentStart,
     ChatDone,
     ChatProgress,
     Error,
     Interrupt,
-    Send,
     Suggestions,
 )
 from vent_agent.graphs.dialogue import AGENT_NAME, APPROVAL_MESSAGE, build_dialogue_agent
@@ -54,7 +51,8 @@ from vent_agent.llm.chunks import model_name
 from vent_agent.llm.compat import IncompleteResponse
 from vent_agent.llm.usage import context_breakdown
 from vent_agent.review.pipeline import ReviewRequest
-from vent_agent.review.run import review_run
+from vent_agent.review.run import REVIEW_FAILED, review_run
+from vent_agent.runs.agent_span import agent_done, agent_start
 from vent_agent.runs.emitter import Emitter
 from vent_agent.sessions import store
 from vent_agent.sessions.fold import fold_events, turn_extra
@@ -69,7 +67,6 @@ INTERRUPT = "__interrupt__"
 """The checkpoint channel of pending interrupts (langgraph keeps the constant private since 1.0)."""
 
 REVIEW_AGENT = "配风计划审查"
-REVIEW_FAILED = "配风计划审查失败"
 SUGGEST_TIMEOUT_S = 20.0
 INCOMPLETE = "模型回答在中途中断（连接在回答结束前关闭），以上为不完整的部分回答，请重试"
 NO_MODEL = "未配置对话模型（VENT_MODELS），暂时无法对话；配风计划审查（上传 PDF）仍可使用"
@@ -125,24 +122,6 @@ async def thread_exists(state: AppState, session_id: str, thread_id: str) -> boo
     return await state.checkpointer.aget_tuple(graph_config(session_id, thread_id)) is not None
 
 
-async def _agent_start(send: Send, agent: str) -> float:
-    """Send ``agent_start`` for ``agent`` (the review or the dialogue agent); return when it started
-    (``time.monotonic()``, s) for :func:`_agent_done`."""
-    started = time.monotonic()
-    await send(AgentStart(agent=agent, cn_agent=agent, message=f"「{agent}」开始处理..."))
-    return started
-
-
-async def _agent_done(send: Send, agent: str, started: float, *, failed: bool = False) -> None:
-    """Send ``agent_done`` for ``agent`` with the time since ``started`` (``time.monotonic()``, s) in
-    ms, saying 失败 when it ``failed``, else 完成."""
-    ms = int((time.monotonic() - started) * 1000)
-    outcome = "失败" if failed else "完成"
-    await send(
-        AgentDone(agent=agent, cn_agent=agent, duration_ms=ms, message=f"「{agent}」{outcome}（{ms}ms）")
-    )
-
-
 def _done(turn: ChatTurn, message: str) -> ChatDone:
     return ChatDone(session_id=turn.session.id, thread_id=turn.thread_id, message=message)
 
@@ -167,10 +146,9 @@ async def _build_graph(state: AppState, emitter: Emitter, turn: ChatTurn, mode: 
 
     async def review(att: dict[str, Any]) -> str:
         req = ReviewRequest(att["path"], att["sha256"], att["file_name"], False, turn.message)
-        started = await _agent_start(emitter.send, REVIEW_AGENT)
-        summary = await review_run(emitter, state, req, turn.base_url, turn.session.id, final=False)
-        await _agent_done(emitter.send, REVIEW_AGENT, started, failed=summary.startswith(REVIEW_FAILED))
-        return summary
+        return await review_run(
+            emitter, state, req, turn.base_url, turn.session.id, final=False, agent=REVIEW_AGENT
+        )
 
     agent = None
     if model is not None:
@@ -233,9 +211,9 @@ async def stream_graph(
             ):
                 if not ns and stream_mode == "tasks" and data.get("name") == DIALOGUE:
                     if "input" in data:
-                        started[data["id"]] = await _agent_start(emitter.send, AGENT_NAME)
+                        started[data["id"]] = await agent_start(emitter.send, AGENT_NAME)
                     elif not data.get("interrupts") and not data.get("error"):
-                        await _agent_done(emitter.send, AGENT_NAME, started.pop(data["id"], time.monotonic()))
+                        await agent_done(emitter.send, AGENT_NAME, started.pop(data["id"], time.monotonic()))
                     continue
                 if not ns and stream_mode != "updates":
                     continue

@@ -17,10 +17,14 @@ from vent_agent.review.provenance import Artifact, build_record, save_record
 from vent_agent.review.publish import PublishedReport, publish_docx, stream_markdown
 from vent_agent.review.result import ReviewResult
 from vent_agent.review.session_turns import record_review_answer, review_done_fields
+from vent_agent.runs.agent_span import agent_done, agent_start
 from vent_agent.runs.emitter import Emitter
 from vent_agent.runs.manager import RunBody
 from vent_agent.state import AppState
 from vent_agent.store.models import SessionRow
+
+REVIEW_FAILED = "配风计划审查失败"
+"""How the summary of a failed review begins."""
 
 
 async def review_run(
@@ -32,15 +36,22 @@ async def review_run(
     *,
     final: bool = True,
     thread_id: str | None = None,
+    agent: str | None = None,
 ) -> str:
-    """The review run's body: wait for a review slot, review, stream the report, write the .docx.
+    """The review run's body: wait for a review slot, review, stream the report, write the .docx and its
+    provenance record.
 
     ``final``: end the stream with ``done`` (the review route); False inside a chat turn, whose run
-    ends it. Returns a one-paragraph summary for the conversation. Afterwards the memory the review
-    freed (pages, tables, the plan) is given back to the system
-    (:func:`~vent_agent.observability.memory.release_memory`)."""
+    ends it. ``agent``: the agent the stream shows around the whole review (a chat turn's
+    「配风计划审查」): its ``agent_start`` comes first and its ``agent_done`` (完成, or 失败 when the review
+    failed or raised) as soon as the review and its report are done, before the provenance record is
+    written, so that the record's task chain closes it. Returns a one-paragraph summary for the
+    conversation. Afterwards the memory the review freed (pages, tables, the plan) is given back to
+    the system (:func:`~vent_agent.observability.memory.release_memory`)."""
     try:
-        return await _review_run(emitter, state, req, base_url, session_id, final=final, thread_id=thread_id)
+        return await _review_run(
+            emitter, state, req, base_url, session_id, final=final, thread_id=thread_id, agent=agent
+        )
     finally:
         await asyncio.to_thread(release_memory)
 
@@ -54,39 +65,28 @@ async def _review_run(
     *,
     final: bool,
     thread_id: str | None,
+    agent: str | None,
 ) -> str:
-    if state.review_slots.locked():
-        await emitter.send(ReviewProgress(message="审查任务排队中，请稍候...", queued=True))
-    async with state.review_slots:
-        try:
-            remarks_model = await state.models.chat_model()
-            result = await review_plan(
-                req,
-                state.settings,
-                emitter.send,
-                remarks_model=remarks_model,
-                ocr_slots=state.ocr_slots,
+    started = await agent_start(emitter.send, agent) if agent else None
+
+    async def close(failed: bool) -> None:
+        if agent and started is not None:
+            await agent_done(emitter.send, agent, started, failed=failed)
+
+    try:
+        result, report = await _review_and_publish(emitter, state, req, base_url, session_id)
+    except ReviewFailed as exc:
+        await emitter.send(Error(message=exc.message))
+        await close(failed=True)
+        if final:
+            await emitter.send(
+                ReviewDone(session_id=session_id, thread_id=thread_id or emitter.run_id, message="审查失败")
             )
-        except ReviewFailed as exc:
-            await emitter.send(Error(message=exc.message))
-            if final:
-                await emitter.send(
-                    ReviewDone(
-                        session_id=session_id, thread_id=thread_id or emitter.run_id, message="审查失败"
-                    )
-                )
-            return f"配风计划审查失败：{exc.message}"
-        await stream_markdown(result, emitter.send)
-        report = await publish_docx(
-            result,
-            emitter.send,
-            reports_dir=state.settings.reports_dir,
-            base_url=base_url,
-            timezone=state.settings.timezone,
-            db=state.db,
-            run_id=emitter.run_id,
-            session_id=session_id,
-        )
+        return f"{REVIEW_FAILED}：{exc.message}"
+    except Exception:
+        await close(failed=True)
+        raise
+    await close(failed=False)
     await _save_provenance(emitter, state, result, report, session_id)
     counts = result.counts()
     coverage = ReviewCoverage.model_validate(result.coverage.to_event()) if result.coverage else None
@@ -112,6 +112,36 @@ async def _review_run(
         )
     found = "，".join(f"{severity_label(Severity(k))} {v} 项" for k, v in counts.items() if v) or "未发现问题"
     return f"已完成《{req.file_name}》的配风计划审查：{found}。Word 报告：{report.download_url}"
+
+
+async def _review_and_publish(
+    emitter: Emitter, state: AppState, req: ReviewRequest, base_url: str, session_id: str | None
+) -> tuple[ReviewResult, PublishedReport]:
+    """Wait for a review slot, review the plan, stream the report as Markdown and write the .docx.
+    Raises :class:`ReviewFailed` when the plan cannot be reviewed."""
+    if state.review_slots.locked():
+        await emitter.send(ReviewProgress(message="审查任务排队中，请稍候...", queued=True))
+    async with state.review_slots:
+        remarks_model = await state.models.chat_model()
+        result = await review_plan(
+            req,
+            state.settings,
+            emitter.send,
+            remarks_model=remarks_model,
+            ocr_slots=state.ocr_slots,
+        )
+        await stream_markdown(result, emitter.send)
+        report = await publish_docx(
+            result,
+            emitter.send,
+            reports_dir=state.settings.reports_dir,
+            base_url=base_url,
+            timezone=state.settings.timezone,
+            db=state.db,
+            run_id=emitter.run_id,
+            session_id=session_id,
+        )
+    return result, report
 
 
 async def _save_provenance(

@@ -1,0 +1,27 @@
+"""An agent's span on a run's stream: its ``agent_start``, then its ``agent_done`` with the time it took and
+its outcome (完成, or 失败). For the agents the service runs around others: the chat turn's dialogue agent
+(``vent_agent.chat.service``) and a review started from chat (``vent_agent.review.run``)."""
+
+from __future__ import annotations
+
+import time
+
+from vent_agent.events import AgentDone, AgentStart, Send
+
+
+async def agent_start(send: Send, agent: str) -> float:
+    """Send ``agent_start`` for ``agent``; return when it started (``time.monotonic()``, s) for
+    :func:`agent_done`."""
+    started = time.monotonic()
+    await send(AgentStart(agent=agent, cn_agent=agent, message=f"「{agent}」开始处理..."))
+    return started
+
+
+async def agent_done(send: Send, agent: str, started: float, *, failed: bool = False) -> None:
+    """Send ``agent_done`` for ``agent`` with the time since ``started`` (``time.monotonic()``, s) in ms,
+    saying 失败 when it ``failed``, else 完成."""
+    ms = int((time.monotonic() - started) * 1000)
+    outcome = "失败" if failed else "完成"
+    await send(
+        AgentDone(agent=agent, cn_agent=agent, duration_ms=ms, message=f"「{agent}」{outcome}（{ms}ms）")
+    )
