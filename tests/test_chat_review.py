@@ -68,6 +68,9 @@ async def test_a_review_that_raises_closes_its_agent_as_failed(
     done = [e for e in events if e["type"] == "agent_done" and e.get("agent") == "配风计划审查"]
     assert len(done) == 1 and "失败" in done[0]["message"]
     assert events[-1]["type"] == "done" and "error" in types(events)
+    (error,) = [e for e in events if e["type"] == "error"]  # the review failed, not a model call
+    assert error["message"].startswith("配风计划审查失败：服务内部错误（OSError）")
+    assert "模型" not in error["message"]
     assert not list(app.state.vent.settings.reports_dir.rglob("*.provenance.json"))
 
 

@@ -20,7 +20,7 @@ import logging
 import time
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import Any, TypeVar
 from zoneinfo import ZoneInfo
 
 from langchain_core.messages import HumanMessage
@@ -67,6 +67,7 @@ INTERRUPT = "__interrupt__"
 """The checkpoint channel of pending interrupts (langgraph keeps the constant private since 1.0)."""
 
 REVIEW_AGENT = "配风计划审查"
+E = TypeVar("E", bound=BaseException)
 SUGGEST_TIMEOUT_S = 20.0
 INCOMPLETE = "模型回答在中途中断（连接在回答结束前关闭），以上为不完整的部分回答，请重试"
 NO_MODEL = "未配置对话模型（VENT_MODELS），暂时无法对话；配风计划审查（上传 PDF）仍可使用"
@@ -146,9 +147,12 @@ async def _build_graph(state: AppState, emitter: Emitter, turn: ChatTurn, mode: 
 
     async def review(att: dict[str, Any]) -> str:
         req = ReviewRequest(att["path"], att["sha256"], att["file_name"], False, turn.message)
-        return await review_run(
-            emitter, state, req, turn.base_url, turn.session.id, final=False, agent=REVIEW_AGENT
-        )
+        try:
+            return await review_run(
+                emitter, state, req, turn.base_url, turn.session.id, final=False, agent=REVIEW_AGENT
+            )
+        except Exception as exc:  # not the model's fault: the run's error must say so
+            raise ReviewCrashed(type(exc).__name__) from exc
 
     agent = None
     if model is not None:
@@ -222,10 +226,7 @@ async def stream_graph(
         timed_out = True
     except Exception as exc:  # the model endpoint or a middleware failed: say so, keep what was said
         log.warning("chat run %s failed: %s", emitter.run_id, exc, exc_info=True)
-        if _caused_by(exc, IncompleteResponse):
-            mapper.failure = INCOMPLETE
-        else:
-            mapper.failure = f"模型服务调用失败（{type(exc).__name__}），请稍后重试或切换模型"
+        mapper.failure = _failure_message(exc)
     if timed_out:
         await emitter.send(
             ChatProgress(
@@ -245,14 +246,30 @@ async def stream_graph(
     return mapper
 
 
-def _caused_by(exc: BaseException, kind: type[BaseException]) -> bool:
-    """True when ``exc`` or an exception it was raised from (or during) is a ``kind``."""
+class ReviewCrashed(RuntimeError):
+    """A review run inside a chat turn failed unexpectedly (a bug, a full disk…), not the model call.
+    Its argument is the name of the original exception's type, which is its ``__cause__``."""
+
+
+def _failure_message(exc: BaseException) -> str:
+    """The ``error`` message of a chat run that raised ``exc``: an incomplete model answer, a review
+    that crashed, or else a failed model call (the endpoint, or a middleware around it)."""
+    if _cause_of(exc, IncompleteResponse) is not None:
+        return INCOMPLETE
+    crashed = _cause_of(exc, ReviewCrashed)
+    if crashed is not None:
+        return f"{REVIEW_FAILED}：服务内部错误（{crashed.args[0]}），请稍后重试；如反复出现请联系管理员"
+    return f"模型服务调用失败（{type(exc).__name__}），请稍后重试或切换模型"
+
+
+def _cause_of(exc: BaseException, kind: type[E]) -> E | None:
+    """``exc``, or the first exception it was raised from (or during), that is a ``kind``; else None."""
     seen: BaseException | None = exc
     while seen is not None:
         if isinstance(seen, kind):
-            return True
+            return seen
         seen = seen.__cause__ or seen.__context__
-    return False
+    return None
 
 
 async def _record_usage(state: AppState, turn: ChatTurn, mapper: StreamMapper) -> None:
