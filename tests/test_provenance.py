@@ -8,9 +8,12 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from datetime import datetime, timedelta
 from pathlib import Path
+from zoneinfo import ZoneInfo
 
 import httpx
 import pytest
@@ -247,3 +250,13 @@ async def test_a_failed_reviewer_shows_in_the_task_chain(
     assert ("agent_error", "data-checker") in ends and ("agent_done", "data-checker") not in ends
     assert open_agents(tasks) == []
     assert (("agent_done", "配风计划审查") in ends) == (route == "chat")
+
+
+async def test_provenance_time_is_written_like_every_time_of_the_service(reviewed: Reviewed) -> None:
+    """The record keeps its time with an offset (``2026-12-01T05:46:13+08:00``); the route answers it
+    as the mine's local time without one, like the sessions and the history."""
+    client, report_id, _events = reviewed
+    created = (await client.get(f"/api/reports/{report_id}/provenance")).json()["created_at"]
+    assert re.fullmatch(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}", created), created
+    local_now = datetime.now(ZoneInfo("Asia/Shanghai")).replace(tzinfo=None)
+    assert abs(datetime.fromisoformat(created) - local_now) < timedelta(hours=1)

@@ -5,6 +5,8 @@ everything of the session (the checkpoints of every thread too), a rejected uplo
 from __future__ import annotations
 
 import dataclasses
+import json
+import re
 from collections.abc import Mapping
 from datetime import datetime, timedelta
 from zoneinfo import ZoneInfo
@@ -195,9 +197,47 @@ async def test_validation_errors_are_chinese(app, client: httpx.AsyncClient) -> 
     assert "取值无效，可选" in r.json()["error"]
 
 
-async def test_session_times_are_the_mines_local_time(app, client: httpx.AsyncClient) -> None:
-    use_model(app, ScriptedChatModel(script=[], fallback=says("好")))
-    await client.post("/api/chat", data={"message": "你好"}, headers=TOKEN)
-    created = (await client.get("/api/sessions", headers=TOKEN)).json()["sessions"][0]["created_at"]
+API_TIME = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}$")
+"""Every time the service answers: the mine's local time, ``T``, seconds, no offset (the spec's
+``"created_at": "2024-01-15T10:30:00"``)."""
+
+
+def assert_local_now(value: str) -> None:
+    assert API_TIME.match(value), value
     local_now = datetime.now(ZoneInfo("Asia/Shanghai")).replace(tzinfo=None)
-    assert abs(datetime.fromisoformat(created) - local_now) < timedelta(minutes=2)
+    assert abs(datetime.fromisoformat(value) - local_now) < timedelta(minutes=2)
+
+
+async def test_every_session_route_writes_times_alike(app, client: httpx.AsyncClient) -> None:
+    """The session list, the history and the context usage (whose ``updated_at`` was
+    ``2026-11-29 22:10:13``, with a space) write their times in one format, the mine's local time."""
+    use_model(app, ScriptedChatModel(script=[], fallback=says("好")))
+    sid = (await client.post("/api/chat", data={"message": "你好"}, headers=TOKEN)).headers["x-session-id"]
+    listed = (await client.get("/api/sessions", headers=TOKEN)).json()["sessions"][0]
+    assert_local_now(listed["created_at"])
+    assert_local_now(listed["updated_at"])
+    history = (await client.get(f"/api/chat/history/{sid}", headers=TOKEN)).json()["messages"]
+    assert [m["role"] for m in history] == ["user", "assistant"]
+    for message in history:
+        assert_local_now(message["created_at"])
+    context = (await client.get(f"/api/sessions/{sid}/context", headers=TOKEN)).json()
+    assert context["current_usage"] is not None
+    assert_local_now(context["updated_at"])
+
+
+async def test_a_context_time_stored_by_an_earlier_version_is_answered_alike(
+    app, client: httpx.AsyncClient
+) -> None:
+    use_model(app, ScriptedChatModel(script=[], fallback=says("好")))
+    sid = (await client.post("/api/chat", data={"message": "你好"}, headers=TOKEN)).headers["x-session-id"]
+    db = app.state.vent.db
+    async with db.session() as s:
+        row = await s.get(SessionRow, sid)
+        assert row is not None and row.context_usage
+        usage = json.loads(row.context_usage)
+        usage["updated_at"] = "2026-11-29 22:10:13"  # the mine's local time, as written before
+        row.context_usage = json.dumps(usage)
+        s.add(row)
+        await s.commit()
+    context = (await client.get(f"/api/sessions/{sid}/context", headers=TOKEN)).json()
+    assert context["updated_at"] == "2026-11-29T22:10:13"

@@ -19,6 +19,7 @@ from vent_agent.kb.search import get_knowledge_base
 from vent_agent.review.provenance import ProvenanceRecord, load_record, trace_finding
 from vent_agent.state import AppState
 from vent_agent.store.models import ReportRow
+from vent_agent.times import stored_local_time
 
 router = APIRouter(tags=["reports"])
 
@@ -55,6 +56,8 @@ async def report_provenance(report_id: str, state: StateDep) -> dict[str, Any]:
     with sha256) and the findings with their evidence, numbered as in the report."""
     record = _record(state, report_id)
     body = record.model_dump(mode="json", exclude={"findings", "recalcs"})
+    # kept with its offset; answered in the mine's local time like every time of the service
+    body["created_at"] = stored_local_time(record.created_at, state.settings.timezone)
     # file names only: server paths are nobody's business
     body["extraction_cache"] = FilePath(record.extraction_cache).name if record.extraction_cache else None
     for artifact in body["artifacts"]:

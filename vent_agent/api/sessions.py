@@ -19,6 +19,7 @@ from vent_agent.sessions import store
 from vent_agent.sessions.threads import checkpoint_thread
 from vent_agent.state import AppState
 from vent_agent.store.models import SessionRow
+from vent_agent.times import stored_local_time
 
 log = logging.getLogger(__name__)
 
@@ -121,7 +122,8 @@ _BREAKDOWN = ("messages", "mcp", "skills", "system_prompt", "other")
 
 @router.get("/api/sessions/{session_id}/context")
 async def context_usage(session_id: SessionIdPath, state: StateDep, user: CurrentUser) -> dict[str, Any]:
-    """Token usage of the session's last model request; every figure null when none is recorded."""
+    """Token usage of the session's last model request; every figure null when none is recorded.
+    ``updated_at`` in the mine's local time, written like every time the service answers."""
     row = await session_of(state, user.user_name, session_id)
     usage = json.loads(row.context_usage) if row.context_usage else {}
     breakdown = usage.get("breakdown") or {}
@@ -131,7 +133,7 @@ async def context_usage(session_id: SessionIdPath, state: StateDep, user: Curren
         "current_usage": usage.get("current_usage"),
         "usage_pct": usage.get("usage_pct"),
         "breakdown": {k: breakdown.get(k) for k in _BREAKDOWN},
-        "updated_at": usage.get("updated_at"),
+        "updated_at": stored_local_time(usage.get("updated_at"), state.settings.timezone),
     }
 
 

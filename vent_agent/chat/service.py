@@ -58,7 +58,7 @@ from vent_agent.sessions import store
 from vent_agent.sessions.fold import fold_events, turn_extra
 from vent_agent.sessions.threads import graph_config
 from vent_agent.state import AppState
-from vent_agent.store.models import SessionRow
+from vent_agent.store.models import SessionRow, utcnow
 from vent_agent.tools.context import AgentContext
 
 log = logging.getLogger(__name__)
@@ -284,7 +284,7 @@ async def _record_usage(state: AppState, turn: ChatTurn, mapper: StreamMapper) -
         state.models.context_window(),
         {**turn.prompt_parts, "messages": "\n".join(m["content"] for m in messages)},
     ).as_dict()
-    usage["updated_at"] = datetime.now(ZoneInfo(state.settings.timezone)).strftime("%Y-%m-%d %H:%M:%S")
+    usage["updated_at"] = utcnow().isoformat(timespec="seconds")  # UTC; answered in the mine's time
     await store.update_session(state.db, turn.session.id, context_usage=json.dumps(usage, ensure_ascii=False))
 
 

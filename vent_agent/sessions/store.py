@@ -7,10 +7,8 @@ import json
 import secrets
 import shutil
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
-from zoneinfo import ZoneInfo
 
 from sqlalchemy import delete, func, update
 from sqlalchemy.exc import IntegrityError
@@ -26,6 +24,7 @@ from vent_agent.store.models import (
     SessionRow,
     utcnow,
 )
+from vent_agent.times import local_time
 
 MODES = ("plan", "full")
 TITLE_MAX = 100
@@ -33,13 +32,6 @@ TITLE_MAX = 100
 
 class SessionNotFound(Exception):
     """No such session for this user (it may exist for another user: the answer is the same)."""
-
-
-def local_time(t: datetime, tz: str) -> str:
-    """A stored time (UTC; SQLite gives it back naive) as the mine's local time, ``YYYY-MM-DDTHH:MM:SS``
-    like the spec's examples."""
-    aware = t if t.tzinfo else t.replace(tzinfo=UTC)
-    return aware.astimezone(ZoneInfo(tz)).replace(tzinfo=None).isoformat(timespec="seconds")
 
 
 def new_session_id() -> str:
