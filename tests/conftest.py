@@ -28,6 +28,9 @@ DATA = Path(__file__).parent / "data"
 for _name in list(os.environ):
     if _name.startswith("VENT_"):
         del os.environ[_name]
+# Hundreds of apps start here: none loads the OCR engine in the background at start-up (a worker process
+# and its models, seconds of CPU) unless its test asks for it (``warm_up=True``); /readyz still starts it.
+os.environ["VENT_WARM_UP"] = "false"
 
 
 @pytest.fixture

@@ -281,6 +281,7 @@ class Worker:
         self.base_url = f"http://127.0.0.1:{self.port}"
         self.log_path = log_path
         full_env = {k: v for k, v in os.environ.items() if not k.startswith("VENT_")}
+        full_env["VENT_WARM_UP"] = "false"  # no OCR worker per service worker at start-up (tests/conftest.py)
         full_env.update(env)
         full_env["VENT_TEST_PORT"] = str(self.port)
         full_env["PYTHONPATH"] = str(ROOT)

@@ -4,12 +4,16 @@ structured logs carrying run and session ids, and who may replay or cancel a ses
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import gc
 import io
 import json
 import logging
+import threading
+import types
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -22,7 +26,8 @@ from tests.pg import scaleout_app
 from tests.scripted_model import ScriptedChatModel, says, tool_call
 from vent_agent.api import runs as runs_api
 from vent_agent.app import create_app
-from vent_agent.observability import metrics
+from vent_agent.documents.ocr import OcrUnavailable
+from vent_agent.observability import component_readiness, metrics
 from vent_agent.observability.context import bound
 from vent_agent.observability.logging import configure_logging
 from vent_agent.observability.memory import YOUNG_THRESHOLD
@@ -48,22 +53,163 @@ def settings(tmp_path: Path) -> Settings:
 
 @pytest.fixture
 async def ocr_on_client(tmp_path: Path) -> AsyncIterator[httpx.AsyncClient]:
-    """A client of an app with the default settings (OCR on) on a temporary data dir."""
-    app = create_app(Settings(_env_file=None, data_dir=tmp_path / "data"))
+    """A client of an app with the default settings (OCR on, loaded at start-up) on a temporary data dir."""
+    app = create_app(Settings(_env_file=None, data_dir=tmp_path / "data", warm_up=True))
     async with app.router.lifespan_context(app):
         transport = httpx.ASGITransport(app=app)
         async with httpx.AsyncClient(transport=transport, base_url="http://testserver", timeout=60) as c:
             yield c
 
 
+async def readyz_once_loaded(client: httpx.AsyncClient, limit_s: float = 120) -> httpx.Response:
+    """``/readyz`` once no check is loading any more (the OCR engine's load has ended)."""
+    for _ in range(int(limit_s / 0.1)):
+        resp = await client.get("/readyz")
+        if not resp.json()["loading"]:
+            return resp
+        await asyncio.sleep(0.1)
+    raise AssertionError(f"still loading after {limit_s:g} s: {resp.text}")
+
+
 async def test_readyz_ready_on_a_fresh_store(ocr_on_client: httpx.AsyncClient) -> None:
-    resp = await ocr_on_client.get("/readyz")
+    resp = await readyz_once_loaded(ocr_on_client)
     assert resp.status_code == 200, resp.text
     body = resp.json()
-    assert body["status"] == "ready"
-    assert body["checks"]["store"] == {"ok": True, "detail": "sqlite", "ms": body["checks"]["store"]["ms"]}
+    assert body["status"] == "ready" and body["degraded"] == [] and "warning" not in body
+    store = body["checks"]["store"]
+    assert store == {"ok": True, "detail": "sqlite", "ms": store["ms"], "state": "ok", "required": True}
     assert body["checks"]["migrations"]["detail"] == migrations_head()
+    assert body["checks"]["ocr_engine"] == {
+        "ok": True,
+        "detail": "rapidocr",
+        "ms": body["checks"]["ocr_engine"]["ms"],
+        "state": "ok",
+        "required": False,
+    }
     assert body["broker"]["kind"] == "in-process" and body["broker"]["worker_id"]
+
+
+class FakeOcrLoad:
+    """Stands in for the OCR engine's load (seconds, a worker process): it starts when called and
+    ends when the test says so, with an engine or with ``error``."""
+
+    def __init__(self, error: Exception | None = None) -> None:
+        self.started = threading.Event()
+        self.release = threading.Event()
+        self.error = error
+
+    def __call__(self, settings: Settings) -> object:
+        self.started.set()
+        if not self.release.wait(30):
+            raise TimeoutError("the test never released the OCR load")
+        if self.error is not None:
+            raise self.error
+        return types.SimpleNamespace(name="fake-ocr")
+
+
+@contextlib.asynccontextmanager
+async def app_loading_ocr(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, load: FakeOcrLoad, **settings: Any
+) -> AsyncIterator[tuple[Any, httpx.AsyncClient]]:
+    """An app (OCR on, warmed up at start-up unless ``warm_up=False``) whose OCR load is ``load``, and
+    its client; the load is released on the way out."""
+    monkeypatch.setattr(component_readiness, "load_configured_engine", load)
+    app = create_app(Settings(_env_file=None, data_dir=tmp_path / "data", **{"warm_up": True, **settings}))
+    try:
+        async with app.router.lifespan_context(app):
+            transport = httpx.ASGITransport(app=app)
+            async with httpx.AsyncClient(transport=transport, base_url="http://testserver", timeout=60) as c:
+                yield app, c
+    finally:
+        load.release.set()
+
+
+async def readyz_now(client: httpx.AsyncClient) -> httpx.Response:
+    """``/readyz``, which must answer without waiting for a component's load (a guard against a hang,
+    not a measurement: a load held by the test would never end)."""
+    return await asyncio.wait_for(client.get("/readyz"), 10)
+
+
+async def test_readyz_answers_at_once_while_the_ocr_engine_loads(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The OCR engine loads in the background from start-up; the first /readyz (a probe with a 1 s
+    time-out) answers ready with the engine ``loading``, and ok once it has loaded."""
+    load = FakeOcrLoad()
+    async with app_loading_ocr(tmp_path, monkeypatch, load) as (_app, client):
+        assert await asyncio.to_thread(load.started.wait, 10), "the load did not start at start-up"
+        resp = await readyz_now(client)
+        assert resp.status_code == 200, resp.text
+        body = resp.json()
+        assert body["status"] == "ready" and body["loading"] == ["ocr_engine"]
+        ocr = body["checks"]["ocr_engine"]
+        assert ocr["state"] == "loading" and not ocr["ok"] and not ocr["required"]
+        load.release.set()
+        resp = await readyz_once_loaded(client, limit_s=10)
+        assert resp.status_code == 200 and resp.json()["status"] == "ready"
+        assert resp.json()["checks"]["ocr_engine"]["detail"] == "fake-ocr"
+
+
+async def test_without_warm_up_the_first_readyz_starts_the_load_and_answers_at_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    load = FakeOcrLoad()
+    async with app_loading_ocr(tmp_path, monkeypatch, load, warm_up=False) as (_app, client):
+        assert not load.started.is_set()
+        resp = await readyz_now(client)
+        assert resp.status_code == 200 and resp.json()["checks"]["ocr_engine"]["state"] == "loading"
+        assert await asyncio.to_thread(load.started.wait, 10)
+
+
+async def test_an_ocr_engine_that_cannot_load_degrades_but_does_not_unready(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    load = FakeOcrLoad(OcrUnavailable("OCR 引擎加载失败 / cannot load the OCR engine: no models"))
+    load.release.set()
+    async with app_loading_ocr(tmp_path, monkeypatch, load) as (_app, client):
+        resp = await readyz_once_loaded(client, limit_s=10)
+        assert resp.status_code == 200, resp.text
+        body = resp.json()
+        assert body["status"] == "degraded" and body["degraded"] == ["ocr_engine"]
+        assert body["warning"] == "部分功能不可用：扫描件配风计划的审查（ocr_engine）"
+        ocr = body["checks"]["ocr_engine"]
+        assert ocr["state"] == "failed" and not ocr["ok"] and not ocr["required"]
+        assert "cannot load the OCR engine: no models" in ocr["detail"]
+        assert all(c["ok"] for name, c in body["checks"].items() if name != "ocr_engine")
+
+
+async def test_the_database_or_the_run_layer_failing_still_unreadies(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Required checks keep their 503, whatever an optional one says."""
+    load = FakeOcrLoad(OcrUnavailable("OCR 引擎加载失败"))
+    load.release.set()
+    async with app_loading_ocr(tmp_path, monkeypatch, load) as (app, client):
+        await readyz_once_loaded(client, limit_s=10)
+        state = app.state.vent
+        good_db, good_checkpointer = state.db, state.checkpointer
+        state.db = Database("postgresql://nobody@127.0.0.1:9/none")
+        try:
+            resp = await readyz_now(client)
+        finally:
+            await state.db.close()
+            state.db = good_db
+        assert resp.status_code == 503, resp.text
+        body = resp.json()
+        assert body["status"] == "not_ready" and body["error"] == "未就绪：migrations、store"
+        assert body["degraded"] == ["ocr_engine"] and body["checks"]["store"]["required"]
+
+        class BrokenCheckpointer:
+            async def aget_tuple(self, config: object) -> None:
+                raise ConnectionError("checkpoint store gone")
+
+        state.checkpointer = BrokenCheckpointer()
+        try:
+            resp = await readyz_now(client)
+        finally:
+            state.checkpointer = good_checkpointer
+        assert resp.status_code == 503 and resp.json()["error"] == "未就绪：checkpointer"
+        assert "checkpoint store gone" in resp.json()["checks"]["checkpointer"]["detail"]
 
 
 async def test_readyz_runs_registered_component_checks(app, client: httpx.AsyncClient) -> None:  # type: ignore[no-untyped-def]

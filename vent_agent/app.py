@@ -37,6 +37,7 @@ from vent_agent.llm.openai_compat import make_interpret_model
 from vent_agent.llm.registry import ModelRegistry
 from vent_agent.observability.component_readiness import register_readiness
 from vent_agent.observability.memory import freeze_startup_heap, thaw_startup_heap
+from vent_agent.observability.readiness import readiness_registry
 from vent_agent.runs.lifecycle import open_runs
 from vent_agent.settings import Settings
 from vent_agent.skills import open_skill_registry
@@ -95,6 +96,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         if state.interpret_model is None:
             log.warning("no language model configured (VENT_LLM_*): interpretations are rule-based")
         freeze_startup_heap()  # the collector skips the start-up heap from now on
+        if settings.warm_up:  # the OCR engine loads in a thread of its own; /readyz answers meanwhile
+            readiness_registry(app).warm_up()
         log.info("vent-agent ready: data dir %s, database %s", settings.data_dir, masked_url(db.url))
         try:
             yield

@@ -86,6 +86,10 @@ class Settings(BaseSettings):
     )
     ocr_max_render_px: int = Field(default=4000, description="Cap on a rendered page's longer side, px")
     paddle_model_dir: Path | None = Field(default=None, description="Local PaddleOCR model directory")
+    warm_up: bool = Field(
+        default=True,
+        description="Load the OCR engine in the background at start-up for /readyz; off: the first /readyz starts it",
+    )
 
     # Reference data of the review (MCP). Unset: the project's own MCP server over the demo mine.
     mcp_url: str | None = None

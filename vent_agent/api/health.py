@@ -1,10 +1,12 @@
 """Operations routes: ``GET /healthz`` (the process is up and its database answers), ``GET /readyz``
-(ready to serve: store reachable, schema at the newest migration, and every registered component's
-check), ``GET /metrics`` (Prometheus text format)."""
+(ready to serve: store reachable, schema at the newest migration, and every required component's check;
+an optional component that failed, the OCR engine, makes it ``degraded``, not unready), ``GET /metrics``
+(Prometheus text format)."""
 
 from __future__ import annotations
 
 import asyncio
+from typing import Any
 
 from fastapi import APIRouter, Request, Response
 from fastapi.responses import JSONResponse
@@ -48,21 +50,37 @@ def _store_checks(state: AppState) -> dict[str, tuple[ReadinessCheck, float]]:
 
 @router.get("/readyz")
 async def readyz(request: Request, state: StateDep) -> JSONResponse:
-    """``{"status": "ready", "checks": {name: {"ok", "detail", "ms"}}, "broker": {...}}``; 503 with
-    ``status: "not_ready"`` and an ``error`` naming the failing checks when any check fails. Checks: the
-    store, its migrations, and whatever the components registered (checkpointer, knowledge base, OCR)."""
-    results = await readiness_registry(request.app).run(extra=_store_checks(state))
+    """``{"status": "ready", "checks": {name: {"ok", "detail", "ms", "state", "required"}}, "degraded":
+    [...], "loading": [...], "broker": {...}}``. Checks: the store, its migrations, and whatever the
+    components registered (checkpointer, knowledge base: required; OCR engine: optional).
+
+    - a required check fails: ``503``, ``status: "not_ready"`` and an ``error`` naming them;
+    - else an optional check failed: ``200``, ``status: "degraded"``, the checks in ``degraded`` and a
+      ``warning`` saying what does not work;
+    - else ``200``, ``status: "ready"``; checks still loading in the background (the OCR engine after
+      start-up) are listed in ``loading``.
+
+    Answers at once: a slow check (the OCR engine's load) runs in the background and is answered from
+    its state."""
+    registry = readiness_registry(request.app)
+    results = await registry.run(extra=_store_checks(state))
     broker = state.runs.broker
-    body = {
+    failing = sorted(n for n, r in results.items() if r.required and not r.ok)
+    degraded = sorted(n for n, r in results.items() if not r.required and r.state == "failed")
+    body: dict[str, Any] = {
         "checks": {name: r.as_dict() for name, r in results.items()},
+        "degraded": degraded,
+        "loading": sorted(n for n, r in results.items() if r.state == "loading"),
         "broker": {"kind": broker.kind, "connected": broker.connected, "worker_id": state.runs.worker_id},
     }
-    failing = sorted(name for name, r in results.items() if not r.ok)
+    if degraded:
+        lost = "；".join(f"{registry.degrades(n)}（{n}）" for n in degraded)
+        body["warning"] = f"部分功能不可用：{lost}"
     if failing:
         return JSONResponse(
             {"status": "not_ready", "error": f"未就绪：{'、'.join(failing)}", **body}, status_code=503
         )
-    return JSONResponse({"status": "ready", **body})
+    return JSONResponse({"status": "degraded" if degraded else "ready", **body})
 
 
 @router.get("/metrics", response_class=Response)

@@ -1,6 +1,17 @@
 """The components' readiness checks for ``/readyz``: the LangGraph checkpointer answers, the knowledge
-base's index is built, the OCR engine loads (once; the result is kept). They register into the app's
-registry of :mod:`vent_agent.observability.readiness`, which runs them."""
+base's index is built (both required), the OCR engine loads (optional: only the review of scanned plans
+needs it). They register into the app's registry of :mod:`vent_agent.observability.readiness`, which
+runs them.
+
+The OCR engine takes seconds to load, longer than a readiness probe waits, so its check is a
+:class:`~vent_agent.observability.readiness.BackgroundCheck`: the load runs once in a thread of its own,
+from start-up (``VENT_WARM_UP``, :meth:`~vent_agent.observability.readiness.ReadinessRegistry.warm_up`)
+or from the first ``/readyz``, and ``/readyz`` answers from its state (``loading``, ``ok``, ``failed``).
+The load is :func:`~vent_agent.documents.ocr.load_configured_engine`, as a review's: with
+``VENT_OCR_ISOLATION=process`` (the default) it starts the OCR worker pool and loads the model in a
+worker process, never in the service's, and the pool exits after ``VENT_OCR_WORKER_IDLE_S`` idle seconds
+as after any OCR; with ``thread`` the model is loaded in the service's process, where a review keeps it.
+"""
 
 from __future__ import annotations
 
@@ -8,10 +19,13 @@ import asyncio
 
 from fastapi import FastAPI
 
-from vent_agent.documents.ocr import OcrUnavailable, load_configured_engine
+from vent_agent.documents.ocr import load_configured_engine
 from vent_agent.kb.search import get_knowledge_base
-from vent_agent.observability.readiness import readiness_registry
+from vent_agent.observability.readiness import BackgroundCheck, readiness_registry
 from vent_agent.state import AppState
+
+OCR_DEGRADES = "扫描件配风计划的审查"
+"""What stops working when the OCR engine cannot load (``/readyz``'s ``degraded`` answer)."""
 
 
 def register_readiness(app: FastAPI, state: AppState) -> None:
@@ -28,22 +42,12 @@ def register_readiness(app: FastAPI, state: AppState) -> None:
         await asyncio.to_thread(kb.index)
         return f"{len(kb.articles)} articles, edition {kb.edition}"
 
-    ocr_state: dict[str, str | bool] = {}
-
-    async def ocr_engine() -> str | bool:
+    def load_ocr() -> str:
         if settings.ocr_engine == "none":
             return "disabled (VENT_OCR_ENGINE=none)"
-        if not ocr_state:
-            try:
-                engine = await asyncio.to_thread(load_configured_engine, settings)
-                # None only for VENT_OCR_ENGINE=none, answered above
-                ocr_state["ok"], ocr_state["detail"] = True, engine.name if engine is not None else "none"
-            except OcrUnavailable as exc:
-                ocr_state["ok"], ocr_state["detail"] = False, str(exc)
-        if not ocr_state["ok"]:
-            raise RuntimeError(str(ocr_state["detail"]))
-        return str(ocr_state["detail"])
+        engine = load_configured_engine(settings)  # raises OcrUnavailable when it cannot load
+        return engine.name if engine is not None else "none"  # None only for "none", answered above
 
     registry.register("checkpointer", checkpointer)
     registry.register("knowledge_base", knowledge_base, timeout_s=30)
-    registry.register("ocr_engine", ocr_engine, timeout_s=60)
+    registry.register("ocr_engine", BackgroundCheck("ocr_engine", load_ocr), degrades=OCR_DEGRADES)
