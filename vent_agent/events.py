@@ -45,9 +45,10 @@ SEQ_WIDTH = 10**9
 """A ``seq`` as wide as any run's, used to measure a frame before its number is known."""
 
 Source = Literal["main", "subagent", "fast"]
-Notice = Literal["run_timeout", "model_call_limit", "no_model", "rule_fallback"]
+Notice = Literal["run_timeout", "model_call_limit", "no_model", "rule_fallback", "device_type_mismatch"]
 """``progress.notice``: a budget was hit (``run_timeout``, ``model_call_limit``), no model is configured
-(``no_model``), the model or agent failed and the rules answered (``rule_fallback``)."""
+(``no_model``), the model or agent failed and the rules answered (``rule_fallback``), a clicked device's
+``device_type`` is not its real type, which the interpretation uses (``device_type_mismatch``)."""
 TodoStatus = Literal["pending", "in_progress", "completed"]
 
 

@@ -39,7 +39,9 @@ class DeviceClick(_ClickBase):
 
     device_id: str = Field(min_length=1, max_length=128)
     device_name: str = Field(min_length=1, max_length=200)
-    device_type: DeviceType = Field(description="设备类型编码（设备类型字典 get_device_kind_dict）")
+    device_type: DeviceType = Field(
+        description="设备类型编码（设备类型字典 get_device_kind_dict）；与设备实际类型不符时按实际类型解读并提示"
+    )
 
 
 async def _stream(

@@ -61,11 +61,17 @@ class ClickTarget:
     skill: str
     data_tool: str
     device_type: str | None = None
+    warning: str | None = None
+    """What the report must say first about the request (the click's device type was not the device's:
+    ``device_type`` is then the real one)."""
 
     def request_text(self) -> str:
         if self.kind == "tunnel":
             return f"请解读巷道「{self.name}」（tun_id={self.target_id}）的实时监测数据。"
-        return f"请解读设备「{self.name}」（device_id={self.target_id}，类型 {self.device_type}）的实时数据与报警。"
+        text = f"请解读设备「{self.name}」（device_id={self.target_id}，类型 {self.device_type}）的实时数据与报警。"
+        if self.warning:
+            text += f"\n注意：{self.warning}请在报告开头照写这条提醒。"
+        return text
 
 
 def system_prompt(target: ClickTarget, edition: str, skills_index: str) -> str:

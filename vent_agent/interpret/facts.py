@@ -110,8 +110,8 @@ class InterpretationFacts(BaseModel):
     (aware; shown in ``timezone``), ``age_minutes`` its age at ``now``, ``stale`` when older than
     ``stale_after_minutes`` (or when there is no data); ``edition`` and ``edition_label`` of the
     regulation; ``assessments``, ``anomalies`` (last 24 h, oldest first), ``references`` (provisions cited
-    or relevant), ``alarms`` (the monitoring system's own alarm records of the last 24 h) and ``notes``
-    (section, rated point, standby state).
+    or relevant), ``alarms`` (the monitoring system's own alarm records of the last 24 h), ``notes``
+    (section, rated point, standby state) and ``warnings`` (about the request, shown first).
     """
 
     target: Literal["tunnel", "device"]
@@ -133,6 +133,9 @@ class InterpretationFacts(BaseModel):
     references: list[Reference] = Field(default_factory=list)
     alarms: list[AlarmRecord] = Field(default_factory=list)
     notes: list[str] = Field(default_factory=list)
+    warnings: list[str] = Field(default_factory=list)
+    """What the reader must see first, beside the data (the click named a device type that is not the
+    device's); added by the run for its request, never cached with the facts."""
 
     @property
     def status(self) -> Status:

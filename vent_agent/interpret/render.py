@@ -1,6 +1,7 @@
 """The deterministic interpretation text: Chinese Markdown from :class:`InterpretationFacts` only.
 
-Layout: title (name and id); type, data time in the mine time zone, edition; a stale-data warning; a
+Layout: title (name and id); type, data time in the mine time zone, edition; the request's warnings
+(a device type that is not the device's); a stale-data warning; a
 table of each value against its allowed range with ✅/⚠️/❌ and the article; how derived values and
 limits were obtained; the anomalies of the last 24 h; a conclusion with the actions required; related
 provisions. :func:`chunk_text` cuts any text into pieces for ``token`` events.
@@ -42,6 +43,8 @@ def _header(f: InterpretationFacts) -> list[str]:
         lines.append("- 数据时间：无监测数据")
     lines.append(f"- 规程版本：{f.edition_label}")
     lines.append("")
+    for warning in f.warnings:
+        lines += [f"> ⚠️ {warning}", ""]
     if f.stale:
         if f.age_minutes is None:
             lines.append("> ⚠️ **无可用监测数据**：以下结论不能反映现场状态，请核实监测系统。")

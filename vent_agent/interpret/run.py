@@ -7,10 +7,15 @@ report); with no model, or when the agent fails or stalls, the deterministic int
 notice. A fallback after partial model text replaces it: its first ``token`` has ``replace: true`` (the
 rule-based text never follows a partial model token as if it continued it). No session or message rows
 are written; the events go to the run log like any run's.
+
+A device is interpreted by its real type: when the click's ``device_type`` is another (a fan clicked as
+``ch4_sensor``), a ``progress`` with ``notice: "device_type_mismatch"`` says so (once), and the
+interpretation states it first (the rules' text, the model's facts, the agent's request).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 from collections.abc import Awaitable, Callable
 from typing import Any
@@ -45,13 +50,41 @@ from vent_agent.skills import CLICK_INTERPRET
 from vent_agent.state import AppState
 from vent_agent.tools.context import AgentContext
 from vent_agent.upstream.http_source import UpstreamError
-from vent_agent.upstream.models import NotFoundError
+from vent_agent.upstream.models import DEVICE_TYPE_LABELS, Device, NotFoundError
 
 log = logging.getLogger(__name__)
 
 PLAN_MODE_NOTICE = "未配置解读模型（VENT_LLM_*），计划模式按规则给出解读。"
 
 FactsLoader = Callable[[], Awaitable[InterpretationFacts]]
+
+
+def device_type_mismatch(claimed: str | None, device: Device) -> str | None:
+    """The notice when a click's ``device_type`` (``claimed``) is not ``device``'s real type, which the
+    interpretation then uses; None when they agree (or none was given)."""
+    real = device.device_type
+    if claimed is None or claimed == real:
+        return None
+    return (
+        f"设备类型与实际不符：请求的类型为「{DEVICE_TYPE_LABELS.get(claimed, claimed)}」（{claimed}），"
+        f"设备 {device.device_id}（{device.name}）的实际类型为「{DEVICE_TYPE_LABELS[real]}」（{real}），"
+        "已按实际类型解读。"
+    )
+
+
+async def _checked_device(emitter: Emitter, state: AppState, target: ClickTarget) -> ClickTarget:
+    """Plan mode with a model: the clicked device's real type read before the agent starts; when the
+    click named another type, the notice is sent and the target carries the real type and the warning.
+    A device the source does not know (or a failing source) is left to the agent's own data query."""
+    try:
+        data = await state.source.query_device_data_by_id(target.target_id)
+    except (NotFoundError, UpstreamError):
+        return target
+    notice = device_type_mismatch(target.device_type, data.device)
+    if notice is None:
+        return target
+    await emitter.send(ClickProgress(source="main", message=notice, notice="device_type_mismatch"))
+    return dataclasses.replace(target, device_type=data.device.device_type, warning=notice)
 
 
 async def _plan_agent(emitter: Emitter, state: AppState, target: ClickTarget) -> AgentOutcome:
@@ -93,6 +126,8 @@ async def interpret_click(
     model = state.interpret_model
     replace = False  # partial model text was streamed: the rule-based text replaces it
     if mode == "plan" and model is not None:
+        if target.kind == "device":
+            target = await _checked_device(emitter, state, target)
         outcome = await _plan_agent(emitter, state, target)
         if outcome.answered:
             return
@@ -107,6 +142,14 @@ async def interpret_click(
         await emitter.send(ClickDone(thread_id=emitter.run_id, message="解读失败"))
         return
     await emitter.send(ClickProgress(source="fast", message=f"查询{what}监测数据完成"))
+    if target.kind == "device" and facts.device is not None:
+        notice = target.warning or device_type_mismatch(target.device_type, facts.device)
+        if notice is not None:
+            if target.warning is None:  # not sent yet (it was, before an agent that failed)
+                await emitter.send(
+                    ClickProgress(source="fast", message=notice, notice="device_type_mismatch")
+                )
+            facts = facts.model_copy(update={"warnings": [*facts.warnings, notice]})
     if mode == "plan" and state.interpret_model is None:
         await emitter.send(ClickProgress(source="fast", message=PLAN_MODE_NOTICE, notice="no_model"))
     await emitter.send(Generating(source="fast", message="正在生成解读报告..."))
