@@ -11,7 +11,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, TypeVar
 
 from calc import formatting as fmt
-from calc.errors import CalcInputError
+from calc.errors import NO_PARAM, CalcInputError
 from calc.result import BoundCheck, CalcResult, Coefficient, CoefficientOrigin, MaxResult
 from calc.tables import BandTable, ChoiceTable, CoefRange
 from calc.validate import positive
@@ -49,7 +49,7 @@ def coefficient(
             source=source,
         )
     if default is None:
-        raise CalcInputError(param, "is required (no documented default)")
+        raise CalcInputError(param, "未给出，且没有规定的默认值")
     return Coefficient(
         symbol=symbol, value=default.value, origin=origin, valid_range=rng, note=note, source=source
     )
@@ -65,14 +65,14 @@ def choice_coefficient(
     """
     if kind is None:
         if given is None:
-            raise CalcInputError(param, f"give {param} or {kind_param} ({'/'.join(table.entries)})")
+            raise CalcInputError(param, f"请给出 {param} 或 {kind_param}（{'/'.join(table.entries)}）")
         lo, hi = table.envelope()
-        note = f"no {kind_param}: checked against the whole table {fmt.span(lo, hi)}"
+        note = f"未给出 {kind_param}：按整张表的范围 {fmt.span(lo, hi)} 核对"
         return coefficient(
             symbol, given, param, default=None, note=note, source=table.source, valid_range=(lo, hi)
         )
     name, entry = table.resolve(kind_param, kind)
-    note = f"{name}: {fmt.span(entry.low, entry.high)}" + (f" ({entry.note})" if entry.note else "")
+    note = f"{name}：{fmt.span(entry.low, entry.high)}" + (f"（{entry.note}）" if entry.note else "")
     return coefficient(symbol, given, param, default=entry, note=note, source=table.source)
 
 
@@ -86,17 +86,17 @@ def band_coefficient(
     """
     if key is None:
         if given is None:
-            raise CalcInputError(param, f"give {param} or {key_param}")
+            raise CalcInputError(param, f"请给出 {param} 或 {key_param}")
         return coefficient(symbol, given, param, default=None, source=table.source)
     band = table.lookup(key)
     if band is None:
         if given is None:
-            raise CalcInputError(key_param, f"beyond the table ({table.what}): give {param}", key)
-        return coefficient(symbol, given, param, default=None, note=f"{key_param} beyond the table")
+            raise CalcInputError(key_param, f"超出{table.what}的范围，请直接给出 {param}", key)
+        return coefficient(symbol, given, param, default=None, note=f"{key_param} 超出分档表范围")
     fixed = band.coef.low == band.coef.high
-    note = f"{key_param} {fmt.num(key)} {unit} → {band.label}: {fmt.span(band.coef.low, band.coef.high)}"
+    note = f"{key_param} {fmt.num(key)} {unit} → {band.label}：{fmt.span(band.coef.low, band.coef.high)}"
     if not fixed and given is None:
-        note += " (midpoint)"
+        note += "（取中值）"
     origin: CoefficientOrigin = "table" if fixed else "default"
     c = coefficient(symbol, given, param, default=band.coef, origin=origin, note=note, source=table.source)
     edge = table.near_edge(key, NEAR_EDGE)
@@ -113,15 +113,12 @@ def coefficient_warnings(coefficients: Iterable[Coefficient]) -> list[str]:
     out = []
     for c in coefficients:
         if c.valid_range is not None and not c.valid_range[0] <= c.value <= c.valid_range[1]:
-            where = f" ({c.note})" if c.note else ""
-            out.append(
-                f"{c.symbol} = {fmt.coef(c.value)} outside its documented range "
-                f"{fmt.span(*c.valid_range)}{where}"
-            )
+            where = f"（{c.note}）" if c.note else ""
+            out.append(f"{c.symbol} = {fmt.coef(c.value)} 超出其规定范围 {fmt.span(*c.valid_range)}{where}")
         if c.near_edge is not None and c.key_value is not None:
             out.append(
-                f"{c.symbol}: {c.key} {fmt.num(c.key_value)} within {NEAR_EDGE * 100:g} % of the table "
-                f"edge {fmt.num(c.near_edge)} (the next row changes Q)"
+                f"{c.symbol}：{c.key} {fmt.num(c.key_value)} 在分档界限 {fmt.num(c.near_edge)} 的 "
+                f"{NEAR_EDGE * 100:g} % 以内（相邻一档的系数不同，Q 随之改变）"
             )
     return out
 
@@ -179,6 +176,10 @@ def make_result(
     )
 
 
+CHECK_LABELS = {"wind_speed": "风速验算", "capacity": "通风能力验算"}
+"""The Chinese name of each :class:`BoundCheck` (by ``name``), as warnings and maxima show it."""
+
+
 def bound_check(
     name: str,
     value: float,
@@ -188,21 +189,25 @@ def bound_check(
     formula: str,
     source: str,
     near: float,
+    label: str = "Q",
+    unit: str = "m³/min",
 ) -> BoundCheck:
     """``lower <= value <= upper`` (None = no bound), with a warning when outside or within ``near``
-    (a fraction, 0.05 = 5 %) of a bound.
+    (a fraction, 0.05 = 5 %) of a bound. Warnings name the value ``label`` (``Q``, ``Q_mine``) in ``unit``.
     """
     warnings = []
     below = lower is not None and value < lower
     above = upper is not None and value > upper
+    shown = f"{label} = {fmt.q(value)} {unit}"
+    pct = f"{near * 100:g} %"
     if lower is not None and below:
-        warnings.append(f"{name} = {fmt.q(value)} below the lower bound {fmt.q(lower)}")
+        warnings.append(f"{shown}，低于下限 {fmt.q(lower)} {unit}")
     elif lower is not None and lower > 0 and value <= lower * (1 + near):
-        warnings.append(f"{name} = {fmt.q(value)} within {near * 100:g} % of the lower bound {fmt.q(lower)}")
+        warnings.append(f"{shown}，在下限 {fmt.q(lower)} {unit} 的 {pct} 以内")
     if upper is not None and above:
-        warnings.append(f"{name} = {fmt.q(value)} above the upper bound {fmt.q(upper)}")
+        warnings.append(f"{shown}，高于上限 {fmt.q(upper)} {unit}")
     elif upper is not None and value >= upper * (1 - near):
-        warnings.append(f"{name} = {fmt.q(value)} within {near * 100:g} % of the upper bound {fmt.q(upper)}")
+        warnings.append(f"{shown}，在上限 {fmt.q(upper)} {unit} 的 {pct} 以内")
     return BoundCheck(
         name=name,
         value=value,
@@ -226,26 +231,29 @@ def max_result(
     not_computed: Sequence[str] = (),
 ) -> MaxResult:
     """The maximum over ``results`` (rounded values; ties go to the first), the governing method, every
-    method's warnings prefixed with its name, and the ``checks`` beside it with their warnings.
+    method's warnings prefixed with its Chinese name, and the ``checks`` beside it with their warnings.
     ``not_computed`` names methods that apply but lack inputs: the result then says, in its warnings and
     its substituted text, that the maximum is a lower bound and not the requirement.
 
     Raises CalcInputError("inputs") when no method applies (``results`` empty).
     """
     if not results:
-        raise CalcInputError("inputs", f"{method}: no method applies to the inputs given")
+        raise CalcInputError(
+            NO_PARAM,
+            f"{method_cn}（{method}）：给出的参数不足以进行任何一种计算，请至少给出一种方法所需的参数",
+        )
     governing = max(results, key=lambda r: r.value)
-    warnings = [f"[{r.method}] {w}" for r in results for w in r.warnings]
-    warnings += [f"[{c.name}] {w}" for c in checks for w in c.warnings]
+    warnings = [f"[{r.method_cn}] {w}" for r in results for w in r.warnings]
+    warnings += [f"[{CHECK_LABELS.get(c.name, c.name)}] {w}" for c in checks for w in c.warnings]
     labels = ", ".join(r.method_cn for r in results)
     values = ", ".join(fmt.num(r.value, fmt.Q_DECIMALS) for r in results)
     substituted = f"Q = max({values}) = {fmt.q(governing.value)} m³/min（{governing.method_cn}）"
     if not_computed:
-        names = "; ".join(not_computed)
+        names = "；".join(not_computed)
         warnings.insert(
             0,
-            f"incomplete: methods not computed (inputs missing): {names}; "
-            f"{fmt.q(governing.value)} m³/min is a lower bound, not the requirement",
+            f"计算不完整：以下方法缺少输入未计算：{names}；"
+            f"{fmt.q(governing.value)} m³/min 仅为已算方法的最大值（下限），不是需风量",
         )
         substituted += f"；未计算的方法：{names}（该值仅为下限，不是需风量）"
     return MaxResult(

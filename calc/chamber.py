@@ -48,8 +48,8 @@ def calc_chamber_by_equipment(
     warnings = []
     if raw < small_lo:
         warnings.append(
-            f"Q = {fmt.q(raw)} m³/min under {fmt.num(small_lo)}: small chambers are usually given "
-            f"{fmt.num(small_lo)}–{fmt.num(small_hi)} m³/min by experience"
+            f"Q = {fmt.q(raw)} m³/min，小于 {fmt.num(small_lo)} m³/min：小型硐室按经验一般取 "
+            f"{fmt.num(small_lo)}–{fmt.num(small_hi)} m³/min"
         )
     return make_result(
         raw=raw,
@@ -63,10 +63,10 @@ def calc_chamber_by_equipment(
         inputs={"power_kw": total, "delta_t": dt, "chamber_type": chamber_type},
         coefficients=[
             th,
-            constant("ρ", c.air_density, "air density, kg/m³"),
-            constant("c_p", c.air_heat_capacity, "specific heat of air, kJ/(kg·K)"),
+            constant("ρ", c.air_density, "空气密度，kg/m³"),
+            constant("c_p", c.air_heat_capacity, "空气定压比热，kJ/(kg·K)"),
         ],
-        source=f"{AQ1056}; intake air: {tables.article('chamber')}",
+        source=f"{AQ1056}；进风要求：{tables.article('chamber')}",
         warnings=warnings,
     )
 
@@ -140,7 +140,7 @@ def calc_explosives_store(
         method_cn="爆炸材料库需风量",
         results=[by_volume, floor],
         inputs={"volume_m3": v, "store_size": size},
-        source=f"{article}; minimum: {PRACTICE}",
+        source=f"{article}；最小风量：{PRACTICE}",
     )
 
 
@@ -160,7 +160,7 @@ def calc_charging_chamber(*, h2_emission: float, tables: CoefficientTables = DEF
         formula=f"Q = {fmt.num(c.h2_factor)}·q_H2",
         expression=f"{fmt.num(c.h2_factor)} × {fmt.num(q_h2)}",
         inputs={"h2_emission": q_h2},
-        source=f"{article}; {PRACTICE}",
+        source=f"{article}；{PRACTICE}",
     )
     floor = _minimum(
         "calc_charging_chamber.minimum",
@@ -173,5 +173,5 @@ def calc_charging_chamber(*, h2_emission: float, tables: CoefficientTables = DEF
         method_cn="充电硐室需风量",
         results=[by_h2, floor],
         inputs={"h2_emission": q_h2},
-        source=f"{article}; {PRACTICE}",
+        source=f"{article}；{PRACTICE}",
     )

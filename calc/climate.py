@@ -49,7 +49,7 @@ def calc_face_by_climate(
     v = band_coefficient("v", v_climate, "v_climate", tables.v_climate, "intake_temp", temp, "°C")
     if flag("top_coal_caving", top_coal_caving):
         top = tables.k_h.bands[-1]
-        note = f"top-coal caving → {top.label}: {fmt.span(top.coef.low, top.coef.high)}"
+        note = f"放顶煤开采 → {top.label}：{fmt.span(top.coef.low, top.coef.high)}"
         kh = coefficient(
             "k_h", k_h, "k_h", default=top.coef, origin="table", note=note, source=tables.k_h.source
         )
@@ -61,8 +61,8 @@ def calc_face_by_climate(
     warnings = []
     if temp is not None and temp > HOT_INTAKE_C:
         warnings.append(
-            f"intake temperature {fmt.num(temp)} °C above {fmt.num(HOT_INTAKE_C)} °C: beyond the AQ 1056 "
-            "speed table; face work over 26 °C needs shorter shifts (2016 edition 第655条)"
+            f"进风温度 {fmt.num(temp)} °C 高于 {fmt.num(HOT_INTAKE_C)} °C：超出 AQ 1056 风速选取表的范围；"
+            "采掘工作面空气温度超过 26 °C 时必须缩短超温地点工作人员的工作时间（《煤矿安全规程》（2016版）第655条）"
         )
     return make_result(
         raw=60 * factor * v.value * s * kh.value * kl.value,
@@ -83,7 +83,7 @@ def calc_face_by_climate(
             "top_coal_caving": top_coal_caving or None,
         },
         coefficients=[
-            constant("70%", factor, "effective-ventilation-section coefficient", AQ1056),
+            constant("70%", factor, "有效通风断面系数", AQ1056),
             v,
             kh,
             kl,
@@ -112,9 +112,7 @@ def calc_face_by_climate_textbook(
     """
     base = positive("q_base", q_base)
     given = (("k_h", k_h), ("k_l", k_l), ("k_t", k_t))
-    coefs = [
-        coefficient(symbol, value, symbol, default=None, note="plan's coefficient") for symbol, value in given
-    ]
+    coefs = [coefficient(symbol, value, symbol, default=None, note="计划所取系数") for symbol, value in given]
     product = base
     for c in coefs:
         product *= c.value
@@ -126,8 +124,6 @@ def calc_face_by_climate_textbook(
         expression=" × ".join([fmt.num(base), *(fmt.coef(c.value) for c in coefs)]),
         inputs={"q_base": base},
         coefficients=coefs,
-        source=f"older textbook form; current form: {AQ1056}",
-        warnings=[
-            "older textbook form Q = Q_base·K_h·K_l·K_t used; AQ 1056-2008 uses Q = 60·0.70·v·S·k_h·k_l"
-        ],
+        source=f"旧式公式；现行公式：{AQ1056}",
+        warnings=["采用了旧式公式 Q = Q_base·K_h·K_l·K_t；AQ 1056-2008 的公式为 Q = 60·0.70·v·S·k_h·k_l"],
     )

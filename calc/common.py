@@ -73,8 +73,8 @@ def by_explosives(
     warnings = []
     if note_variant and a > 0:
         warnings.append(
-            f"one source uses Q = {fmt.num(c.explosive_factor_variant)}·A "
-            f"(= {fmt.q(c.explosive_factor_variant * a)} m³/min): not used here, flag a plan that uses it"
+            f"有资料采用 Q = {fmt.num(c.explosive_factor_variant)}·A"
+            f"（= {fmt.q(c.explosive_factor_variant * a)} m³/min）：此处不采用，计划采用该式的应予指出"
         )
     return make_result(
         raw=c.explosive_factor * a,
@@ -96,7 +96,7 @@ def total_power(param: str, value: PowerInput, units: int | None, units_param: s
     if isinstance(value, Sequence) and not isinstance(value, str):
         powers = numbers(param, value, positive)
         if units is not None and count(units_param, units) != len(powers):
-            raise CalcInputError(units_param, f"does not match the {len(powers)} powers of {param}", units)
+            raise CalcInputError(units_param, f"与 {param} 所列 {len(powers)} 个功率值的台数不符", units)
         text = " + ".join(fmt.num(p) for p in powers)
         return sum(powers), (f"({text})" if len(powers) > 1 else text), len(powers)
     power = positive(param, value)

@@ -136,7 +136,7 @@ def calc_effective_area(
             "roof_control_max": roof_control_max,
             "roof_control_min": roof_control_min,
         },
-        coefficients=[constant("c_eff", c, "effective-ventilation-section coefficient", PRACTICE)],
+        coefficients=[constant("c_eff", c, "有效通风断面系数", PRACTICE)],
         source=PRACTICE,
         cls=EffectiveAreaResult,
         s_max=fmt.round_half_up(s_max, fmt.AREA_DECIMALS),
@@ -174,14 +174,14 @@ def calc_face_by_wind_speed(
     if flag("dust_suppression", dust_suppression):
         if method_name == "综采" and row.v_max_dust is not None:
             v_max = row.v_max_dust
-            class_label += f"; 综采 with dust suppression: v_max {fmt.num(v_max)}"
+            class_label += f"；综采工作面采取降尘措施：v_max {fmt.num(v_max)}"
         else:
-            warnings.append("dust suppression raises the maximum to 5 m/s only on a 综采 face: 4 m/s used")
+            warnings.append("降尘措施只对综采工作面将最高风速提高到 5 m/s：按 4 m/s 验算")
     v_min = row.v_min
     if flag("descending", descending):
         v_min = tables.constants.descending_v_min
         warnings.append(
-            f"descending ventilation: v_min {fmt.coef(v_min)} m/s ({tables.article('descending')})"
+            f"下行通风：最低风速 v_min 取 {fmt.coef(v_min)} m/s（{tables.article('descending')}）"
         )
     return speed_bounds(
         method="calc_face_by_wind_speed",
@@ -230,5 +230,5 @@ def calc_standby_face(
         expression=f"{fmt.num(ratio.value)} × {fmt.q(q_working)}",
         inputs={"working_face_q": q_working},
         coefficients=[ratio],
-        source=f"{PRACTICE}; {AQ1056}",
+        source=f"{PRACTICE}；{AQ1056}",
     )

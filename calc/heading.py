@@ -38,7 +38,7 @@ def calc_tunnel_by_gas(
     """
     rng = tables.k_gas_heading
     k = coefficient(
-        "k", k_gas, "k_gas", default=rng, note=f"heading: {fmt.span(rng.low, rng.high)}", source=PRACTICE
+        "k", k_gas, "k_gas", default=rng, note=f"掘进工作面：{fmt.span(rng.low, rng.high)}", source=PRACTICE
     )
     return gas_dilution(
         method="calc_tunnel_by_gas",
@@ -47,7 +47,7 @@ def calc_tunnel_by_gas(
         emission_value=gas_emission,
         factor=tables.constants.gas_factor,
         k=k,
-        source=f"{AQ1056}; k: {PRACTICE}",
+        source=f"{AQ1056}；系数 k：{PRACTICE}",
         inputs={},
     )
 
@@ -90,11 +90,11 @@ def calc_tunnel_by_fan_intake(
     article = tables.article("aux_fan")
     warnings = []
     if n > MAX_FANS_PER_HEADING:
-        warnings.append(f"{n} auxiliary fans on one heading: 3 or more are forbidden ({article}（九）)")
+        warnings.append(f"{n} 台局部通风机向同一掘进工作面供风：严禁 3 台及以上同时供风（{article}（九））")
     if full_pressure_q is not None and non_negative("full_pressure_q", full_pressure_q) <= q_fan * n:
         warnings.append(
-            f"full-pressure air {fmt.q(full_pressure_q)} m³/min does not exceed the fans' intake "
-            f"{fmt.q(q_fan * n)} m³/min ({article})"
+            f"安装地点全风压供风量 {fmt.q(full_pressure_q)} m³/min 不大于局部通风机吸风量 "
+            f"{fmt.q(q_fan * n)} m³/min（{article}）"
         )
     return make_result(
         raw=q_fan * n + 60 * v_min * s,
@@ -110,9 +110,9 @@ def calc_tunnel_by_fan_intake(
             "full_pressure_q": full_pressure_q,
         },
         coefficients=[
-            constant("v_min", v_min, f"{speed_class} {row.name_cn} (m/s)", tables.wind_speed.source)
+            constant("v_min", v_min, f"{speed_class} {row.name_cn}（m/s）", tables.wind_speed.source)
         ],
-        source=f"{article}; {AQ1056}",
+        source=f"{article}；{AQ1056}",
         warnings=warnings,
     )
 

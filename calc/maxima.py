@@ -63,12 +63,12 @@ def _call(spec: MethodSpec, params: Mapping[str, Any], tables: CoefficientTables
 
 def missing_methods(specs: Sequence[MethodSpec], params: Mapping[str, Any]) -> list[str]:
     """The methods every location of the kind needs (``always``) whose inputs are missing, each as
-    ``"name（中文）: missing inputs"``."""
+    ``"name（中文）：缺少 input, input"``."""
     out = []
     for spec in specs:
         missing = [n for n in spec.required if params.get(n) is None]
         if spec.always and missing:
-            out.append(f"{spec.func.__name__}（{spec.label_cn}）: {', '.join(missing)}")
+            out.append(f"{spec.func.__name__}（{spec.label_cn}）：缺少 {', '.join(missing)}")
     return out
 
 
@@ -172,7 +172,7 @@ def calc_face_air_volume_max(
         method_cn="采煤工作面需风量（取最大值）",
         results=results,
         inputs=params,
-        source=f"{tables.article('air_per_person')}; {AQ1056}",
+        source=f"{tables.article('air_per_person')}；{AQ1056}",
         checks=checks,
         not_computed=missing_methods(FACE_METHODS, params),
     )
@@ -215,7 +215,7 @@ def calc_tunnel_air_volume_max(
         method_cn="掘进工作面需风量（取最大值）",
         results=results,
         inputs={k: v for k, v in params.items() if not isinstance(v, list | tuple)},
-        source=f"{tables.article('air_per_person')}; {tables.article('aux_fan')}; {AQ1056}",
+        source=f"{tables.article('air_per_person')}；{tables.article('aux_fan')}；{AQ1056}",
         checks=checks,
         not_computed=missing_methods(HEADING_METHODS, params),
     )

@@ -46,7 +46,7 @@ def calc_total_air_volume(
         expression=f"{fmt.q(total)} × {fmt.coef(k.value)}",
         inputs={f"Q[{name}]": v for name, v in qs.items()} | {"fan_mode": mode},
         coefficients=[k],
-        source=f"{article}; k_mine: {PRACTICE}",
+        source=f"{article}；矿井需风系数：{PRACTICE}",
     )
     results = [by_locations]
     if max_people_underground is not None:
@@ -62,7 +62,7 @@ def calc_total_air_volume(
                 expression=f"{fmt.num(per)} × {n} × {fmt.coef(k.value)}",
                 inputs={"max_people_underground": n},
                 coefficients=[k],
-                source=f"{article}; AQ 1056-2008",
+                source=f"{article}；AQ 1056-2008",
             )
         )
     value = max(r.value for r in results)
@@ -78,6 +78,7 @@ def calc_total_air_volume(
                 formula="Q_mine ≤ 矿井通风能力",
                 source=f"{tables.article('capacity')} 严禁超通风能力生产",
                 near=tables.constants.near_bound,
+                label="Q_mine",
             )
         )
     return max_result(
@@ -92,6 +93,6 @@ def calc_total_air_volume(
             "max_people_underground": max_people_underground,
             "capacity": capacity,
         },
-        source=f"{article}; k_mine: {PRACTICE}",
+        source=f"{article}；矿井需风系数：{PRACTICE}",
         checks=checks,
     )

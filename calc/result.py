@@ -97,7 +97,7 @@ class MaxResult(CalcResult):
     checks: list[BoundCheck] = Field(default_factory=list)
     not_computed: list[str] = Field(default_factory=list)
     """Methods that apply to the location but could not be computed (inputs missing), as
-    ``"calc_face_by_climate（按气象条件计算）: mining_height, roof_control_max"``. When not empty
+    ``"calc_face_by_climate（按气象条件计算）：缺少 mining_height, roof_control_max"``. When not empty
     ``value`` is a maximum over an incomplete set, a lower bound: never the requirement (DOMAIN.md §2)."""
 
     @property

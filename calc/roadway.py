@@ -36,7 +36,7 @@ def roadway_speed(
         if row.v_min_gas_free is not None:
             v_min = row.v_min_gas_free
         else:
-            warnings.append("gas_free lowers only a trolley-locomotive roadway's minimum speed: ignored")
+            warnings.append("gas_free 只降低架线电机车巷道的最低风速，对该类巷道不适用，已忽略")
     return speed_bounds(
         method=method,
         method_cn="按风速验算",
@@ -92,7 +92,7 @@ def calc_other_by_gas(
     Raises CalcInputError for a negative q, k ≤ 0, or an unknown scope. Source: AQ 1056-2008.
     """
     scope_name, entry = tables.gas_factor_scope.resolve("scope", text("scope", scope))
-    k = coefficient("k", k_gas, "k_gas", default=None, note="other roadway")
+    k = coefficient("k", k_gas, "k_gas", default=None, note="其他用风巷道")
     return gas_dilution(
         method="calc_other_by_gas",
         method_cn="按瓦斯涌出量计算",

@@ -47,7 +47,7 @@ def speed_bounds(
     if v_max is not None:
         upper = fmt.round_half_up(60 * v_max * area_upper[0])
         parts.append(f"{'' if parts else 'Q '}≤ 60 × {fmt.num(v_max)} × {area_upper[1]} = {fmt.q(upper)}")
-    bounds_text = " ".join(parts) if parts else "Q: no wind-speed bound"
+    bounds_text = " ".join(parts) if parts else "Q：该类巷道无风速上下限"
     formula = "60·v_min·S ≤ Q ≤ 60·v_max·S"
     check = None
     text = bounds_text
@@ -64,7 +64,7 @@ def speed_bounds(
         )
         text += f"; Q 需 = {fmt.q(value)}：{'符合' if check.ok else '不符合'}《煤矿安全规程》要求"
     coefficients = [
-        constant(symbol, v, f"{class_label} (m/s)", tables.wind_speed.source)
+        constant(symbol, v, f"{class_label}（m/s）", tables.wind_speed.source)
         for symbol, v in (("v_min", v_min), ("v_max", v_max))
         if v is not None
     ]

@@ -22,6 +22,8 @@ LOCATION_KINDS = {
     "掘进工作面": "heading",
 }
 """Location kinds the high-gas thresholds apply to, with Chinese aliases."""
+KIND_CN = {"mine": "矿井", "coal_face": "采煤工作面", "heading": "掘进工作面"}
+"""The Chinese name of each location kind, as the high-gas reasons write it."""
 
 RETURN_LIMIT_PERCENT = 1.0
 """CH₄ in a district or face return reaching this (%) stops work [R 第192条]."""
@@ -35,15 +37,15 @@ def _high_gas(
         return None, []
     by_kind: dict[str, list[tuple[str, float | None, float, str]]] = {
         "mine": [
-            ("absolute", total, t.mine_absolute, "m³/min"),
-            ("relative", relative, t.mine_relative, "m³/t"),
+            ("绝对", total, t.mine_absolute, "m³/min"),
+            ("相对", relative, t.mine_relative, "m³/t"),
         ],
-        "coal_face": [("absolute", total, t.face_absolute, "m³/min")],
-        "heading": [("absolute", total, t.heading_absolute, "m³/min")],
+        "coal_face": [("绝对", total, t.face_absolute, "m³/min")],
+        "heading": [("绝对", total, t.heading_absolute, "m³/min")],
     }
     limits = by_kind[kind]
     reasons = [
-        f"{kind} {what} emission {fmt.emission(value)} {unit} > {fmt.num(limit)} {unit}"
+        f"{KIND_CN[kind]}瓦斯{what}涌出量 {fmt.emission(value)} {unit} > {fmt.num(limit)} {unit}"
         for what, value, limit, unit in limits
         if value is not None and value > limit
     ]
@@ -77,12 +79,14 @@ def calc_gas_emission_from_wind(
     c_ret = percent("ch4_return", ch4_return)
     c_in = percent("ch4_intake", ch4_intake)
     if c_ret < c_in:
-        raise CalcInputError("ch4_return", f"below ch4_intake ({fmt.num(c_in)} %)", c_ret)
+        raise CalcInputError("ch4_return", f"不能低于进风流浓度 ch4_intake（{fmt.num(c_in)} %）", c_ret)
     q_drained = non_negative("drained", drained)
     output = None if daily_output is None else positive("daily_output", daily_output)
     kind = None if location_kind is None else LOCATION_KINDS.get(text("location_kind", location_kind))
     if location_kind is not None and kind is None:
-        raise CalcInputError("location_kind", f"unknown; known: {'/'.join(LOCATION_KINDS)}", location_kind)
+        raise CalcInputError(
+            "location_kind", f"未知的判定对象；可选：{'/'.join(LOCATION_KINDS)}", location_kind
+        )
     air_q = 60 * v * s
     q_vent = air_q * (c_ret - c_in) / 100
     total = q_vent + q_drained
@@ -102,8 +106,8 @@ def calc_gas_emission_from_wind(
     warnings = []
     if c_ret >= RETURN_LIMIT_PERCENT and kind != "mine":
         warnings.append(
-            f"CH₄ {fmt.num(c_ret)} % in the return reaches {fmt.num(RETURN_LIMIT_PERCENT, 1)} %: stop work and "
-            f"withdraw ({tables.article('return_gas')})"
+            f"回风流 CH₄ 浓度 {fmt.num(c_ret)} % 达到 {fmt.num(RETURN_LIMIT_PERCENT, 1)} %：必须停止工作，"
+            f"撤出人员（{tables.article('return_gas')}）"
         )
     return make_result(
         raw=total,

@@ -30,7 +30,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from calc.errors import CalcInputError
 
 AQ1056 = "AQ 1056-2008《煤矿通风能力核定标准》"
-PRACTICE = "工程实践 (practice)"
+PRACTICE = "工程实践"
 
 
 class _Frozen(BaseModel):
@@ -48,9 +48,9 @@ class CoefRange(_Frozen):
     @model_validator(mode="after")
     def _check(self) -> CoefRange:
         if self.low > self.high:
-            raise ValueError(f"low {self.low} > high {self.high}")
+            raise ValueError(f"下限 low {self.low} 大于上限 high {self.high}")
         if self.default is not None and not self.low <= self.default <= self.high:
-            raise ValueError(f"default {self.default} outside {self.low}–{self.high}")
+            raise ValueError(f"默认值 default {self.default} 不在范围 {self.low}–{self.high} 内")
         return self
 
     @property
@@ -79,7 +79,7 @@ class ChoiceTable(_Frozen):
     def _check(self) -> ChoiceTable:
         unknown = {target for target in self.aliases.values() if target not in self.entries}
         if unknown:
-            raise ValueError(f"aliases point to unknown entries {sorted(unknown)}")
+            raise ValueError(f"别名 aliases 指向不存在的条目 {sorted(unknown)}")
         return self
 
     def resolve(self, param: str, name: str) -> tuple[str, CoefRange]:
@@ -96,7 +96,7 @@ class ChoiceTable(_Frozen):
                 if _key(alias) == wanted:
                     return target, self.entries[target]
         known = "/".join([*self.entries, *self.aliases])
-        raise CalcInputError(param, f"unknown {self.what}; known: {known}", name)
+        raise CalcInputError(param, f"未知的{self.what}；可选：{known}", name)
 
     def envelope(self) -> tuple[float, float]:
         """The smallest low and the largest high over all entries."""
@@ -132,10 +132,10 @@ class BandTable(_Frozen):
     def _check(self) -> BandTable:
         uppers = [b.upper for b in self.bands]
         if not self.bands or any(u is None for u in uppers[:-1]):
-            raise ValueError("bands must be non-empty and only the last may be unbounded")
+            raise ValueError("分档 bands 不能为空，且只有最后一档可以没有上界")
         bounded = [u for u in uppers if u is not None]
         if bounded != sorted(bounded) or len(set(bounded)) != len(bounded):
-            raise ValueError("band upper bounds must increase")
+            raise ValueError("各档上界 upper 必须递增且不重复")
         return self
 
     def lookup(self, x: float) -> Band | None:
@@ -182,7 +182,7 @@ class SpeedTable(_Frozen):
             if wanted == _key(alias):
                 return target, self.classes[target]
         known = "/".join([*self.classes, *self.aliases])
-        raise CalcInputError(param, f"unknown roadway class; known: {known}", name)
+        raise CalcInputError(param, f"未知的巷道类别；可选：{known}", name)
 
 
 class Constants(_Frozen):
@@ -214,7 +214,7 @@ class HighGasThresholds(_Frozen):
     mine_absolute: float = 40.0  # m³/min
     heading_absolute: float = 3.0  # m³/min, any heading
     face_absolute: float = 5.0  # m³/min, any coal face
-    source: str = "《煤矿瓦斯等级鉴定办法》: 高瓦斯矿井判定条件"
+    source: str = "《煤矿瓦斯等级鉴定办法》：高瓦斯矿井判定条件"
 
 
 class CoefficientTables(_Frozen):
@@ -243,7 +243,11 @@ class CoefficientTables(_Frozen):
         (the review's one citation format, see :func:`vent_agent.review.rules.cite_article`)."""
         numbers = self.articles.get(topic, {})
         if self.regulation_edition not in numbers:
-            raise CalcInputError("regulation_edition", f"no article for {topic!r}", self.regulation_edition)
+            raise CalcInputError(
+                "regulation_edition",
+                f"《煤矿安全规程》该版本没有「{topic}」对应的条文编号",
+                self.regulation_edition,
+            )
         return f"《煤矿安全规程》（{self.regulation_edition}版）第{numbers[self.regulation_edition]}条"
 
     def heading_class(self, param: str, heading_type: str) -> tuple[str, str]:
@@ -256,7 +260,7 @@ class CoefficientTables(_Frozen):
             if wanted == _key(alias):
                 return target, self.heading_types[target]
         known = "/".join([*self.heading_types, *self.heading_aliases])
-        raise CalcInputError(param, f"unknown heading type; known: {known}", heading_type)
+        raise CalcInputError(param, f"未知的掘进巷道类别；可选：{known}", heading_type)
 
     def override(self, changes: Mapping[str, Any]) -> CoefficientTables:
         """A copy with ``changes`` merged in (nested mappings merged key by key) and validated.
@@ -308,20 +312,20 @@ DEFAULT_TABLES = CoefficientTables(
         "return_gas": {"2025": 192, "2016": 173},
     },
     k_gas_face=ChoiceTable(
-        what="mining method (采煤方法)",
+        what="采煤方法",
         entries=_K_FACE,
         aliases=_MINING_ALIASES,
-        source=f"{AQ1056}; ranges: {PRACTICE}",
+        source=f"{AQ1056}；系数范围：{PRACTICE}",
     ),
     k_co2_face=ChoiceTable(
-        what="mining method (采煤方法)",
+        what="采煤方法",
         entries=_K_FACE,
         aliases=_MINING_ALIASES,
-        source=f"{AQ1056} (same structure as CH₄); ranges: {PRACTICE}",
+        source=f"{AQ1056}（与甲烷法相同）；系数范围：{PRACTICE}",
     ),
     k_gas_heading=CoefRange(low=1.5, high=2.0, note="掘进工作面瓦斯涌出不均匀系数"),
     v_climate=BandTable(
-        what="face wind speed v by intake temperature (°C)",
+        what="工作面风速 v 按进风温度（°C）分档表",
         bands=(
             _band(20.0, _fixed(1.0), "<20 °C"),
             _band(23.0, CoefRange(low=1.0, high=1.5), "20–23 °C", inclusive=True),
@@ -330,16 +334,16 @@ DEFAULT_TABLES = CoefficientTables(
         source=AQ1056,
     ),
     k_h=BandTable(
-        what="mining-height coefficient k_h by mining height (m)",
+        what="采高调整系数 k_h 按采高（m）分档表",
         bands=(
             _band(2.0, _fixed(1.0), "<2.0 m"),
             _band(2.5, _fixed(1.1), "2.0–2.5 m", inclusive=True),
-            _band(None, _fixed(1.2), ">2.5 m or top-coal caving"),
+            _band(None, _fixed(1.2), ">2.5 m 或放顶煤"),
         ),
         source=AQ1056,
     ),
     k_l=BandTable(
-        what="face-length coefficient k_l by face length (m)",
+        what="长度调整系数 k_l 按工作面长度（m）分档表",
         bands=(
             _band(15.0, _fixed(0.8), "<15 m"),
             _band(80.0, _fixed(0.85), "15–80 m", inclusive=True),
@@ -348,10 +352,10 @@ DEFAULT_TABLES = CoefficientTables(
             _band(180.0, _fixed(1.2), "150–180 m", inclusive=True),
             _band(None, CoefRange(low=1.30, high=1.40, default=1.35), ">180 m"),
         ),
-        source=f"{AQ1056}; ranges: {PRACTICE}",
+        source=f"{AQ1056}；系数范围：{PRACTICE}",
     ),
     theta=ChoiceTable(
-        what="chamber type (硐室类型)",
+        what="硐室类型",
         entries={
             "compressor": CoefRange(low=0.20, high=0.23, note="空压机房"),
             "pump": CoefRange(low=0.01, high=0.03, note="水泵房"),
@@ -373,7 +377,7 @@ DEFAULT_TABLES = CoefficientTables(
         source=AQ1056,
     ),
     store_minimum=ChoiceTable(
-        what="explosives store size (库型)",
+        what="爆炸材料库库型",
         entries={
             "large": CoefRange(low=100.0, high=100.0, note="大型库"),
             "medium": CoefRange(low=60.0, high=60.0, note="中型库"),
@@ -383,7 +387,7 @@ DEFAULT_TABLES = CoefficientTables(
         source=PRACTICE,
     ),
     k_mine=ChoiceTable(
-        what="main fan mode (通风方式)",
+        what="主要通风机工作方式",
         entries={
             "exhausting": CoefRange(low=1.15, high=1.20),
             "forcing": CoefRange(low=1.25, high=1.30),
@@ -392,10 +396,10 @@ DEFAULT_TABLES = CoefficientTables(
         source=PRACTICE,
     ),
     gas_factor_scope=ChoiceTable(
-        what="roadway scope (区域)",
+        what="巷道位置",
         entries={
-            "district": CoefRange(low=100.0, high=100.0, note="采区内, CH₄ 1.0 %"),
-            "main_return": CoefRange(low=133.0, high=133.0, note="总回风巷或一翼回风巷, CH₄ 0.75 %"),
+            "district": CoefRange(low=100.0, high=100.0, note="采区内，CH₄ 1.0 %"),
+            "main_return": CoefRange(low=133.0, high=133.0, note="总回风巷或一翼回风巷，CH₄ 0.75 %"),
         },
         aliases={
             "采区": "district",
@@ -404,7 +408,7 @@ DEFAULT_TABLES = CoefficientTables(
             "一翼回风巷": "main_return",
             "wing_return": "main_return",
         },
-        source=f"{AQ1056}; 1 ÷ allowed CH₄ concentration",
+        source=f"{AQ1056}；系数为允许甲烷浓度的倒数",
     ),
     heading_types={"coal": "coal_face_heading", "half_coal": "coal_face_heading", "rock": "rock_heading"},
     heading_aliases={"煤巷": "coal", "半煤岩巷": "half_coal", "岩巷": "rock", "half-coal": "half_coal"},

@@ -41,7 +41,7 @@ def test_heat_list_of_powers_theta_outside_range_and_small_chamber():
     r = calc_chamber_by_equipment(power_kw=[200, 100], theta=0.05, delta_t=4, chamber_type="pump")
     # 3600 × 300 × 0.05 / (1.2 × 1.0006 × 60 × 4) = 54000 / 288.1728 = 187.39
     assert r.value == 187.4 and "3600 × (200 + 100) × 0.05" in r.substituted
-    assert any("outside its documented range 0.01–0.03" in w for w in r.warnings)
+    assert any("超出其规定范围 0.01–0.03" in w for w in r.warnings)
     small = calc_chamber_by_equipment(power_kw=100, theta=0.02, delta_t=5)
     assert small.value == 20.0 and any("60–80" in w for w in small.warnings)
 

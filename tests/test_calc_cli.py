@@ -25,7 +25,7 @@ def test_worked_formula_coefficients_source_and_warnings(capsys):
     assert "Q = 100 × 4.20 × 1.1 = 462.0 m³/min" in out
     assert "k = 1.1（给定 given；范围 1.2–1.6" in out
     assert "依据: AQ 1056-2008" in out
-    assert "警告: k = 1.1 outside its documented range" in out
+    assert "警告: k = 1.1 超出其规定范围 1.2–1.6" in out
     assert out.rstrip().endswith("结果: 462.0 m³/min")
 
 
@@ -96,12 +96,12 @@ def test_tables_override_file(tmp_path, capsys):
             ["--gas-emission", "-4.2", "--k-gas", "1.5"],
             "invalid input: gas_emission=-4.2",
         ),
-        ("calc_face_by_gas", ["--gas-emission", "nan", "--k-gas", "1.5"], "must be a finite number"),
+        ("calc_face_by_gas", ["--gas-emission", "nan", "--k-gas", "1.5"], "应为有限的数"),
         ("calc_face_by_gas", ["--gas-emission", "4.2", "--colour", "red"], "unknown parameter --colour"),
         ("calc_face_by_gas", ["--gas-emission", "4.2", "--gas-emission", "1"], "given twice"),
         ("calc_face_by_gas", ["--gas-emission"], "expected a value"),
         ("calc_face_by_gas", ["4.2"], "unexpected argument"),
-        ("calc_tunnel_by_wind_speed", ["--area", "10", "--heading-type", "sand"], "unknown heading type"),
+        ("calc_tunnel_by_wind_speed", ["--area", "10", "--heading-type", "sand"], "未知的掘进巷道类别"),
         ("calc_face_by_workers", ["--workers", "3", "--tables", "/nonexistent/t.json"], "--tables"),
     ],
 )

@@ -104,10 +104,11 @@ def test_error_to_dict():
     with pytest.raises(CalcInputError) as err:
         calc_face_by_gas(gas_emission=-1.0, k_gas=1.5)
     assert err.value.to_dict() == {
-        "error": "gas_emission=-1.0: must be ≥ 0",
+        "error": "参数 gas_emission=-1.0 无效：不能小于 0",
         "param": "gas_emission",
-        "reason": "must be ≥ 0",
+        "reason": "不能小于 0",
     }
+    assert str(err.value) == "gas_emission=-1.0：不能小于 0"
 
 
 def test_positional_arguments_are_refused():

@@ -46,7 +46,7 @@ def test_gas_default_k_is_the_midpoint_of_the_mining_method(method, k):
 def test_gas_k_outside_the_mining_method_range_warns():
     r = calc_face_by_gas(gas_emission=4.2, k_gas=1.1, mining_method="综采")
     assert r.value == 462.0  # 100 × 4.2 × 1.1
-    assert any("outside its documented range 1.2–1.6" in w for w in r.warnings)
+    assert any("超出其规定范围 1.2–1.6" in w for w in r.warnings)
 
 
 def test_gas_k_without_mining_method_is_checked_against_the_whole_table():
@@ -78,7 +78,7 @@ def test_climate_demo_face_with_the_plans_coefficients():
         "k_l": "given",
     }
     # 19 °C is within 5 % of the 20 °C row edge: said so (DOMAIN.md §2), nothing else
-    assert r.warnings == ["v: intake_temp 19 within 5 % of the table edge 20 (the next row changes Q)"]
+    assert r.warnings == ["v：intake_temp 19 在分档界限 20 的 5 % 以内（相邻一档的系数不同，Q 随之改变）"]
 
 
 def test_climate_coefficients_from_the_tables():
@@ -151,12 +151,12 @@ def test_climate_v_row_by_intake_temperature(temp, row):
 def test_climate_key_near_a_row_edge_says_so(length, edge):
     r = calc_face_by_climate(**FACE_GEOMETRY, face_length=length, v_climate=1.0)
     assert coef(r, "k_l").near_edge == edge
-    assert any("edge" in w for w in r.warnings) == (edge is not None)
+    assert any("分档界限" in w for w in r.warnings) == (edge is not None)
 
 
 def test_climate_given_k_l_that_contradicts_the_face_length_warns():
     r = calc_face_by_climate(**FACE_GEOMETRY, face_length=220, v_climate=1.0, k_l=1.1)
-    assert any("k_l = 1.1 outside" in w for w in r.warnings)
+    assert any("k_l = 1.1 超出其规定范围" in w for w in r.warnings)
 
 
 def test_climate_hot_intake_needs_a_given_speed_and_warns():
@@ -174,7 +174,7 @@ def test_climate_textbook_form_warns_that_the_older_form_was_used():
     # 700 × 1.2 × 1.3 × 1.1 = 1201.2
     assert r.value == 1201.2
     assert r.substituted == "Q = 700 × 1.2 × 1.3 × 1.1 = 1201.2 m³/min"
-    assert any("older textbook form" in w for w in r.warnings)
+    assert any("旧式公式" in w for w in r.warnings)
 
 
 def test_workers():
@@ -215,20 +215,20 @@ def test_wind_speed_descending_ventilation_needs_one_metre_per_second():
     r = calc_face_by_wind_speed(**FACE_GEOMETRY, descending=True, required_q=700)
     assert r.v_min == 1.0 and r.lower == 779.5  # 60 × 1.0 × 12.992 = 779.52
     assert r.check is not None and not r.check.ok
-    assert any("below the lower bound" in w for w in r.warnings)
+    assert any("低于下限 779.5 m³/min" in w for w in r.warnings)
 
 
 def test_wind_speed_near_a_bound_warns():
     r = calc_face_by_wind_speed(**FACE_GEOMETRY, required_q=2400)
     assert r.check is not None and r.check.ok
-    assert any("within 5 % of the upper bound" in w for w in r.check.warnings)
+    assert any("在上限 2473.0 m³/min 的 5 % 以内" in w for w in r.check.warnings)
 
 
 def test_standby_face_is_half_the_working_face():
     r = calc_standby_face(working_face_q=1132.2)
     assert r.value == 566.1 and r.substituted == "Q = 0.5 × 1132.2 = 566.1 m³/min"
     low = calc_standby_face(working_face_q=1000, standby_ratio=0.4)
-    assert low.value == 400.0 and any("outside" in w for w in low.warnings)
+    assert low.value == 400.0 and any("超出其规定范围 0.5–1.0" in w for w in low.warnings)
 
 
 def test_max_takes_the_largest_and_checks_speed_beside_it():
@@ -247,7 +247,7 @@ def test_max_with_blasting_and_without_geometry_has_no_check():
     r = calc_face_air_volume_max(gas_emission=1.0, mining_method="炮采", workers=20, explosive_kg=30)
     assert r.governing == "calc_face_by_explosives" and r.value == 750.0
     assert r.checks == []
-    assert any(w.startswith("[calc_face_by_explosives]") for w in r.warnings)
+    assert any(w.startswith("[按炸药量计算]") for w in r.warnings)
 
 
 def test_max_skips_explosives_without_blasting():
@@ -263,7 +263,7 @@ def test_a_maximum_over_some_methods_names_the_ones_not_computed():
     assert r.value == 630.0 and not r.complete
     assert [n.split("（")[0] for n in r.not_computed] == ["calc_face_by_climate", "calc_face_by_workers"]
     assert "mining_height" in r.not_computed[0]
-    assert r.warnings[0].startswith("incomplete: methods not computed")
+    assert r.warnings[0].startswith("计算不完整：以下方法缺少输入未计算")
     assert "不是需风量" in r.substituted
     full = calc_face_air_volume_max(
         gas_emission=4.2, k_gas=1.5, workers=38, **FACE_GEOMETRY, face_length=220, intake_temp=19.0

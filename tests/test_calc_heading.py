@@ -56,8 +56,8 @@ def test_fan_intake_warnings_for_three_fans_and_short_full_pressure_air():
         fan_intake_q=300, fan_count=3, area=12, heading_type="coal", full_pressure_q=800
     )
     assert r.value == 1080.0  # 300 × 3 + 60 × 0.25 × 12 = 900 + 180
-    assert any("3 or more are forbidden" in w for w in r.warnings)
-    assert any("does not exceed the fans' intake" in w for w in r.warnings)
+    assert any("严禁 3 台及以上同时供风" in w for w in r.warnings)
+    assert any("不大于局部通风机吸风量 900.0 m³/min" in w for w in r.warnings)
     fine = calc_tunnel_by_fan_intake(
         fan_intake_q=300, fan_count=2, area=12, heading_type="coal", full_pressure_q=900.1
     )

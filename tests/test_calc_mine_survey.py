@@ -40,14 +40,14 @@ def test_total_people_govern_and_capacity_exceeded():
     )
     # 4 × 100 × 1.2 = 480 > (100 + 200) × 1.2 = 360
     assert r.value == 480.0 and r.governing == "calc_total_air_volume.by_people"
-    assert not r.checks[0].ok and any("above the upper bound" in w for w in r.warnings)
+    assert not r.checks[0].ok and any("Q_mine = 480.0 m³/min，高于上限 390.0 m³/min" in w for w in r.warnings)
 
 
 def test_total_k_mine_default_and_range_by_fan_mode():
     r = calc_total_air_volume(location_qs=[1000.0], fan_mode="forcing")
     assert r.methods[0].coefficients[0].value == 1.275 and r.value == 1275.0
     bad = calc_total_air_volume(location_qs=[1000.0], k_mine=1.18, fan_mode="压入式")
-    assert any("outside its documented range 1.25–1.3" in w for w in bad.warnings)
+    assert any("k_mine = 1.18 超出其规定范围 1.25–1.3" in w for w in bad.warnings)
     with pytest.raises(CalcInputError) as err:
         calc_total_air_volume(location_qs=[1000.0])
     assert err.value.param == "k_mine"
@@ -70,6 +70,10 @@ def test_survey_drained_relative_emission_and_high_gas_mine():
     # Q = 9600; q = 48; total = 60; relative = 1440 × 60 / 5000 = 17.28
     assert (r.air_q, r.ventilation_emission, r.value, r.relative_emission) == (9600.0, 48.0, 60.0, 17.28)
     assert r.high_gas is True and len(r.high_gas_reasons) == 2
+    assert r.high_gas_reasons == [
+        "矿井瓦斯绝对涌出量 60.00 m³/min > 40 m³/min",
+        "矿井瓦斯相对涌出量 17.28 m³/t > 10 m³/t",
+    ]
 
 
 @pytest.mark.parametrize(
