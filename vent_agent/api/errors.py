@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping
-from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.middleware.body_limit import MAX_BODY_SIZE_SCOPE_KEY
+
+from vent_agent.validation_reasons import pydantic_reason
 
 log = logging.getLogger(__name__)
 
@@ -22,51 +22,6 @@ class ApiError(Exception):
         super().__init__(message)
         self.status = status
         self.message = message
-
-
-_REASONS = {
-    "string_too_long": "过长（最多 {max_length} 个字符）",
-    "string_too_short": "过短（至少 {min_length} 个字符）",
-    "too_long": "过长（最多 {max_length} 项）",
-    "too_short": "过短（至少 {min_length} 项）",
-    "string_pattern_mismatch": "格式不正确",
-    "string_type": "应为字符串",
-    "int_parsing": "应为整数",
-    "int_type": "应为整数",
-    "int_from_float": "应为整数",
-    "float_parsing": "应为数字",
-    "float_type": "应为数字",
-    "bool_parsing": "应为布尔值（true/false）",
-    "bool_type": "应为布尔值（true/false）",
-    "greater_than_equal": "应不小于 {ge}",
-    "greater_than": "应大于 {gt}",
-    "less_than_equal": "应不大于 {le}",
-    "less_than": "应小于 {lt}",
-    "literal_error": "取值无效，可选：{expected}",
-    "enum": "取值无效，可选：{expected}",
-    "extra_forbidden": "不允许的字段",
-    "dict_type": "应为 JSON 对象",
-    "list_type": "应为列表",
-    "model_attributes_type": "应为 JSON 对象",
-    "value_error": "{error}",
-}
-
-
-def _reason(kind: str, err: Mapping[str, Any]) -> str:
-    """A Chinese reason for a pydantic error type (the English message for types not listed)."""
-    template = _REASONS.get(kind)
-    msg = str(err.get("msg", ""))
-    if "UploadFile" in msg:
-        return "应为上传的文件"
-    if template is None:
-        return msg
-    ctx = dict(err.get("ctx") or {})
-    if isinstance(ctx.get("expected"), str):  # "'plan' or 'fast'" → "plan、fast"
-        ctx["expected"] = ctx["expected"].replace("'", "").replace(" or ", "、").replace(", ", "、")
-    try:
-        return template.format(**ctx)
-    except (KeyError, IndexError):
-        return str(err.get("msg", ""))
 
 
 def _describe(exc: RequestValidationError) -> str:
@@ -83,7 +38,7 @@ def _describe(exc: RequestValidationError) -> str:
         elif kind == "missing":
             parts.append(f"缺少必填字段 {loc}")
         else:
-            parts.append(f"字段 {loc} 无效：{_reason(kind, err)}")
+            parts.append(f"字段 {loc} 无效：{pydantic_reason(kind, err)}")
     return "请求参数错误：" + "；".join(parts) if parts else "请求参数错误"
 
 

@@ -1,0 +1,55 @@
+"""Chinese reasons for pydantic validation errors, shared by the API's 400 answers, the calculator
+tools' error results and the ``vent-agent calc --tables`` check (pydantic's own messages are English)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+REASONS = {
+    "missing": "必须给出",
+    "string_too_long": "过长（最多 {max_length} 个字符）",
+    "string_too_short": "过短（至少 {min_length} 个字符）",
+    "too_long": "过长（最多 {max_length} 项）",
+    "too_short": "过短（至少 {min_length} 项）",
+    "string_pattern_mismatch": "格式不正确",
+    "string_type": "应为字符串",
+    "int_parsing": "应为整数",
+    "int_type": "应为整数",
+    "int_from_float": "应为整数",
+    "float_parsing": "应为数字",
+    "float_type": "应为数字",
+    "finite_number": "应为有限的数（不能是 NaN 或无穷大）",
+    "bool_parsing": "应为布尔值（true/false）",
+    "bool_type": "应为布尔值（true/false）",
+    "greater_than_equal": "应不小于 {ge}",
+    "greater_than": "应大于 {gt}",
+    "less_than_equal": "应不大于 {le}",
+    "less_than": "应小于 {lt}",
+    "literal_error": "取值无效，可选：{expected}",
+    "enum": "取值无效，可选：{expected}",
+    "extra_forbidden": "不允许的字段",
+    "dict_type": "应为 JSON 对象",
+    "list_type": "应为列表",
+    "model_attributes_type": "应为 JSON 对象",
+    "model_type": "应为 JSON 对象",
+    "value_error": "{error}",
+}
+"""Pydantic error type → Chinese reason (a template over the error's ``ctx``)."""
+
+
+def pydantic_reason(kind: str, err: Mapping[str, Any]) -> str:
+    """A Chinese reason for a pydantic error type (the English message for types not listed)."""
+    template = REASONS.get(kind)
+    msg = str(err.get("msg", ""))
+    if "UploadFile" in msg:
+        return "应为上传的文件"
+    if template is None:
+        return msg
+    ctx = dict(err.get("ctx") or {})
+    if isinstance(ctx.get("expected"), str):  # "'plan' or 'fast'" → "plan、fast"
+        ctx["expected"] = ctx["expected"].replace("'", "").replace(" or ", "、").replace(", ", "、")
+    try:
+        return template.format(**ctx)
+    except (KeyError, IndexError):
+        return msg
