@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import inspect
 import json
+import re
 
 import pytest
 from langchain_core.tools import BaseTool
 
 from calc import CALCULATORS, DEFAULT_TABLES
 from vent_agent.tools.calc_tools import calc_tools
+
+CJK = re.compile(r"[\u4e00-\u9fff]")
 
 
 @pytest.fixture(scope="module")
@@ -81,17 +84,31 @@ def test_tool_call_message_content_is_json(tools):
 )  # fmt: skip
 def test_calc_input_error_becomes_an_error_result(tools, args, param):
     out = tools["calc_face_by_gas"].invoke(args)
-    assert out["param"] == param and out["method"] == "calc_face_by_gas" and out["error"]
+    assert out["param"] == param and out["method"] == "calc_face_by_gas"
+    assert out["error"].startswith(f"参数 {param}") and CJK.search(out["reason"])
+
+
+def test_calc_input_error_result_reads_in_chinese(tools):
+    out = tools["calc_face_by_gas"].invoke({"gas_emission": -1.0, "k_gas": 1.5})
+    assert out["error"] == "参数 gas_emission=-1.0 无效：不能小于 0" and out["reason"] == "不能小于 0"
 
 
 @pytest.mark.parametrize(
-    ("args", "param"),
-    [({"gas_emission": "abc", "k_gas": 1.5}, "gas_emission"), ({"gas_emission": True}, "gas_emission"),
-     ({"gas_emission": 1.0, "k_gaz": 1.5}, "k_gaz"), ({"k_gas": 1.5}, "gas_emission")],
+    ("tool", "args", "param", "reason"),
+    [("calc_face_by_gas", {"gas_emission": "abc", "k_gas": 1.5}, "gas_emission", "参数 gas_emission 无效：应为数字"),
+     ("calc_face_by_gas", {"gas_emission": True}, "gas_emission", "参数 gas_emission 无效：应为数字，不能是 true/false"),
+     ("calc_face_by_gas", {"gas_emission": 1.0, "k_gaz": 1.5}, "k_gaz",
+      "没有参数 k_gaz（可用参数：gas_emission, k_gas, mining_method）"),
+     ("calc_face_by_gas", {"k_gas": 1.5}, "gas_emission", "缺少必填参数 gas_emission"),
+     ("calc_tunnel_by_vehicle", {"vehicle_kw": [70, "x"]}, "vehicle_kw", "参数 vehicle_kw 无效：应为数字或数字列表"),
+     ("calc_total_air_volume", {"location_qs": "x", "k_mine": 1.2}, "location_qs",
+      "参数 location_qs 无效：应为名称→数值的键值表或数字列表"),
+     ("calc_face_by_workers", {"workers": "x"}, "workers", "参数 workers 无效：应为整数")],
 )  # fmt: skip
-def test_schema_violation_becomes_an_error_result(tools, args, param):
-    out = json.loads(tools["calc_face_by_gas"].invoke(args))
-    assert out["param"] == param and out["error"].startswith("invalid arguments")
+def test_schema_violation_becomes_a_chinese_error_result(tools, tool, args, param, reason):
+    out = json.loads(tools[tool].invoke(args))
+    assert out["param"] == param and out["reason"] == reason
+    assert out["error"] == f"调用参数有误：{reason}" and out["method"] == tool
 
 
 def test_tools_bind_the_mines_tables():

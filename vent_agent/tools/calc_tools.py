@@ -14,23 +14,26 @@ from __future__ import annotations
 
 import inspect
 import json
+import types
 import typing
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from functools import partial
 from typing import Any
 
 from langchain_core.tools import BaseTool, StructuredTool
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model, field_validator
+from pydantic_core import ErrorDetails
 
 from calc import CATALOG, DEFAULT_TABLES, PARAMS, CalcInfo, CalcInputError, CoefficientTables
 from calc.result import MaxResult
+from vent_agent.validation_reasons import pydantic_reason
 
 RESULT_NOTE = (
     "风量单位 m³/min。返回 value（结果）、unit、method、method_cn、formula（公式）、substituted（代入数值的算式）、"
     "inputs、coefficients（系数及来源 given/table/default 与取值范围）、source（依据条款）、warnings（警告）；"
     "取最大值的工具另有 methods、governing、checks（风速验算）与 not_computed（缺少输入未计算的方法）："
     "not_computed 非空时 value 只是已算方法的最大值（下限），不是需风量，回答时须说明缺哪些方法。"
-    "输入有误时返回 {error, param, reason}。"
+    "输入有误时返回 {error, param, reason}（中文说明）。"
 )
 INCOMPLETE_NOTE = "以下方法因缺少输入未计算：{names}。value 只是已算方法的最大值（下限），不能作为需风量。"
 
@@ -38,8 +41,27 @@ INCOMPLETE_NOTE = "以下方法因缺少输入未计算：{names}。value 只是
 def _not_bool(cls: Any, value: Any) -> Any:
     """A before-validator: true/false is not a number (pydantic would otherwise read True as 1.0)."""
     if isinstance(value, bool):
-        raise ValueError("must be a number, not a bool")
+        raise ValueError("应为数字，不能是 true/false")
     return value
+
+
+_TYPE_CN = {float: "数字", int: "整数", str: "文字", bool: "true 或 false"}
+
+
+def expected_cn(annotation: Any) -> str:
+    """What a calculator parameter takes, in Chinese (``float | Sequence[float]`` → ``数字或数字列表``)."""
+    union = typing.get_origin(annotation) in (typing.Union, types.UnionType)
+    members = [m for m in (typing.get_args(annotation) if union else (annotation,)) if m is not type(None)]
+    names = []
+    for member in members:
+        origin = typing.get_origin(member)
+        if isinstance(origin, type) and issubclass(origin, Mapping):
+            names.append("名称→数值的键值表")
+        elif isinstance(origin, type) and issubclass(origin, Sequence):
+            names.append("数字列表")
+        else:
+            names.append(_TYPE_CN.get(member, getattr(member, "__name__", str(member))))
+    return "或".join(dict.fromkeys(names))
 
 
 def args_schema(name: str, func: Callable[..., Any]) -> type[BaseModel]:
@@ -84,12 +106,37 @@ def run_calculator(
     return out
 
 
-def _validation_error(name: str, err: ValidationError) -> str:
-    errors = err.errors()
-    problems = "; ".join(f"{'.'.join(str(p) for p in e['loc']) or 'input'}: {e['msg']}" for e in errors)
-    param = str(errors[0]["loc"][0]) if errors and errors[0]["loc"] else ""
+def _problem(param: str, errors: list[ErrorDetails], hints: dict[str, Any]) -> str:
+    """One parameter's schema errors as a Chinese sentence (several errors: a union none of whose members
+    fits, e.g. ``vehicle_kw`` neither a number nor a list of numbers)."""
+    kind = errors[0]["type"]
+    if kind == "missing":
+        return f"缺少必填参数 {param}"
+    if kind == "extra_forbidden":
+        known = ", ".join(p for p in hints if p not in ("tables", "return"))
+        return f"没有参数 {param}（可用参数：{known}）"
+    if len(errors) > 1 and param in hints:
+        return f"参数 {param} 无效：应为{expected_cn(hints[param])}"
+    return f"参数 {param} 无效：{pydantic_reason(kind, errors[0])}"
+
+
+def _validation_error(name: str, func: Callable[..., Any], err: ValidationError) -> str:
+    """The tool result of arguments that fail the schema: ``{"error", "param", "reason", "method"}``, in
+    Chinese (pydantic's own messages are English)."""
+    by_param: dict[str, list[ErrorDetails]] = {}
+    for e in err.errors():
+        by_param.setdefault(str(e["loc"][0]) if e["loc"] else "", []).append(e)
+    hints = typing.get_type_hints(func)
+    problems = "；".join(
+        _problem(p, errors, hints) if p else "参数格式错误" for p, errors in by_param.items()
+    )
     return json.dumps(
-        {"error": f"invalid arguments: {problems}", "param": param, "reason": problems, "method": name},
+        {
+            "error": f"调用参数有误：{problems}",
+            "param": next(iter(by_param), ""),
+            "reason": problems,
+            "method": name,
+        },
         ensure_ascii=False,
     )
 
@@ -109,7 +156,7 @@ def make_tool(name: str, info: CalcInfo, tables: CoefficientTables = DEFAULT_TAB
         name=name,
         description=f"{info.title_cn}：{info.description_cn}。{RESULT_NOTE}",
         args_schema=args_schema(name, info.func),
-        handle_validation_error=partial(_validation_error, name),
+        handle_validation_error=partial(_validation_error, name, info.func),
     )
 
 
