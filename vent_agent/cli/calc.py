@@ -11,12 +11,14 @@ Parameters take their glossary names in kebab-case or snake_case (``--gas-emissi
 Lists are comma-separated (``--vehicle-kw 70,55``), named values ``name=value`` pairs
 (``--location-qs 面=1132.2,掘=633``). ``--tables FILE`` reads a JSON object of coefficient-table
 overrides (see :meth:`calc.CoefficientTables.override`). ``--json`` prints the result as JSON.
-Exit status: 0 on success, 2 for an unknown method, a bad or missing parameter, or invalid input.
+Exit status: 0 on success, 2 for an unknown method, a bad or missing parameter, or invalid input; every
+error is one Chinese line on stderr (``vent-agent calc 出错：参数 gas_emission=-1 无效：不能小于 0``).
 """
 
 from __future__ import annotations
 
 import collections.abc
+import errno
 import inspect
 import json
 import sys
@@ -31,10 +33,21 @@ from typing import Any
 from pydantic import ValidationError
 
 from calc import CATALOG, DEFAULT_TABLES, PARAMS, CalcInfo, CalcInputError, CoefficientTables, render_text
+from vent_agent.validation_reasons import pydantic_reason
 
 EXIT_OK = 0
 EXIT_USAGE = 2
-USAGE = "usage: vent-agent calc --list | METHOD --help | METHOD --param value … [--json] [--tables FILE]"
+USAGE = "用法：vent-agent calc --list | 方法名 --help | 方法名 --参数 值 … [--json] [--tables 文件]"
+KIND_CN = {
+    "coal_face": "采煤工作面",
+    "heading": "掘进工作面",
+    "chamber": "硐室",
+    "other_roadway": "其他用风巷道",
+    "mine": "矿井",
+    "survey": "测风报表反算",
+}
+"""The Chinese name of each location kind of :data:`calc.CATALOG`, as ``--list`` shows it."""
+FILE_ERRORS = {errno.ENOENT: "不存在", errno.EACCES: "没有读取权限", errno.EISDIR: "是目录，不是文件"}
 TRUE_WORDS = {"true": True, "yes": True, "1": True, "false": False, "no": False, "0": False}
 
 
@@ -66,7 +79,7 @@ def _number(option: str, raw: str) -> float | int:
     try:
         value = float(raw)
     except ValueError:
-        raise CliUsageError(f"{option}: not a number: {raw!r}") from None
+        raise CliUsageError(f"参数 {option} 的值 {raw!r} 不是数字") from None
     return int(value) if value.is_integer() and "." not in raw and "e" not in raw.lower() else value
 
 
@@ -78,7 +91,7 @@ def convert(option: str, annotation: Any, raw: str) -> Any:
     members = _types(annotation)
     if bool in members:
         if raw.lower() not in TRUE_WORDS:
-            raise CliUsageError(f"{option}: expected true or false, not {raw!r}")
+            raise CliUsageError(f"参数 {option} 应为 true 或 false，而不是 {raw!r}")
         return TRUE_WORDS[raw.lower()]
     if str in members:
         return raw
@@ -86,7 +99,9 @@ def convert(option: str, annotation: Any, raw: str) -> Any:
     if _is_generic(members, collections.abc.Mapping) and "=" in raw:
         pairs = [item.partition("=") for item in items]
         if any(not sep or not name.strip() for name, sep, _ in pairs):
-            raise CliUsageError(f"{option}: expected name=value pairs separated by commas, not {raw!r}")
+            raise CliUsageError(
+                f"参数 {option} 应为以逗号分隔的 名称=数值（如 面=1132.2,掘=633），而不是 {raw!r}"
+            )
         return {name.strip(): _number(option, value) for name, _, value in pairs}
     if _is_generic(members, collections.abc.Sequence) and ("," in raw or not members & {float, int}):
         return [_number(option, item) for item in items]
@@ -114,7 +129,7 @@ def parse_params(func: Callable[..., Any], params: list[str]) -> Invocation:
             out.help = True
             continue
         if not token.startswith("--"):
-            raise CliUsageError(f"unexpected argument {token!r} (parameters are --name value)")
+            raise CliUsageError(f"多余的参数 {token!r}（参数应写作 --名称 值）")
         key, has_value, inline = token[2:].partition("=")
         name = key.replace("-", "_")
         if name == "json":
@@ -123,12 +138,12 @@ def parse_params(func: Callable[..., Any], params: list[str]) -> Invocation:
         if name == "tables":
             out.tables_file = inline if has_value else (tokens.pop(0) if tokens else None)
             if not out.tables_file:
-                raise CliUsageError("--tables: expected a file name")
+                raise CliUsageError("--tables 缺少文件名")
             continue
         if name not in names:
-            raise CliUsageError(f"unknown parameter --{key}; known: {', '.join(_option(n) for n in names)}")
+            raise CliUsageError(f"未知参数 --{key}；可用参数：{', '.join(_option(n) for n in names)}")
         if name in out.kwargs:
-            raise CliUsageError(f"--{key} given twice")
+            raise CliUsageError(f"参数 --{key} 重复给出")
         annotation = hints[name]
         if has_value:
             raw = inline
@@ -137,7 +152,7 @@ def parse_params(func: Callable[..., Any], params: list[str]) -> Invocation:
         elif tokens and not tokens[0].startswith("--"):
             raw = tokens.pop(0)
         else:
-            raise CliUsageError(f"--{key}: expected a value")
+            raise CliUsageError(f"参数 --{key} 缺少取值")
         out.kwargs[name] = convert(f"--{key}", annotation, raw)
     if not out.help:
         missing = [
@@ -146,26 +161,43 @@ def parse_params(func: Callable[..., Any], params: list[str]) -> Invocation:
             if signature.parameters[n].default is inspect.Parameter.empty and n not in out.kwargs
         ]
         if missing:
-            raise CliUsageError(f"missing required parameter(s): {', '.join(_option(n) for n in missing)}")
+            raise CliUsageError(f"缺少必填参数：{', '.join(_option(n) for n in missing)}")
     return out
 
 
 def load_tables(path: str) -> CoefficientTables:
-    """The default tables with the JSON overrides in ``path``; CliUsageError when unreadable or invalid."""
+    """The default tables with the JSON overrides in ``path``; CliUsageError (in Chinese) when the file
+    is missing or unreadable, not JSON, not a JSON object, or its overrides do not validate."""
     try:
-        changes = json.loads(Path(path).read_text(encoding="utf-8"))
-        if not isinstance(changes, dict):
-            raise CliUsageError(f"--tables {path}: expected a JSON object")
+        text = Path(path).read_text(encoding="utf-8")
+    except OSError as err:
+        problem = FILE_ERRORS.get(err.errno or 0, f"无法读取（错误码 {err.errno}）")
+        raise CliUsageError(f"--tables 指定的文件 {path} {problem}") from None
+    except UnicodeDecodeError:
+        raise CliUsageError(f"--tables 指定的文件 {path} 不是 UTF-8 编码的文本") from None
+    try:
+        changes = json.loads(text)
+    except json.JSONDecodeError as err:
+        raise CliUsageError(
+            f"--tables 指定的文件 {path} 不是有效的 JSON（第 {err.lineno} 行第 {err.colno} 列）"
+        ) from None
+    if not isinstance(changes, dict):
+        raise CliUsageError(f"--tables 指定的文件 {path} 应为 JSON 对象")
+    try:
         return DEFAULT_TABLES.override(changes)
-    except (OSError, json.JSONDecodeError, ValidationError) as err:
-        raise CliUsageError(f"--tables {path}: {err}") from None
+    except ValidationError as err:
+        problems = "；".join(
+            f"{'.'.join(str(p) for p in e['loc']) or '系数表'}：{pydantic_reason(e['type'], e)}"
+            for e in err.errors()
+        )
+        raise CliUsageError(f"--tables 指定的文件 {path} 中的系数表覆盖无效：{problems}") from None
 
 
 def list_text() -> str:
     """Every calculator by location kind, with its Chinese title."""
     lines = []
     for kind in dict.fromkeys(info.kind for info in CATALOG.values()):
-        lines.append(f"[{kind}]")
+        lines.append(f"[{kind}] {KIND_CN.get(kind, '')}".rstrip())
         lines += [f"  {name:<32} {info.title_cn}" for name, info in CATALOG.items() if info.kind == kind]
     return "\n".join(lines)
 
@@ -173,19 +205,28 @@ def list_text() -> str:
 def help_text(name: str, info: CalcInfo) -> str:
     """A calculator's title, formula and parameters (required ones marked, defaults shown)."""
     signature = inspect.signature(info.func)
-    lines = [f"{name}: {info.title_cn}", f"  {info.description_cn}", "parameters:"]
+    lines = [f"{name}：{info.title_cn}", f"  {info.description_cn}", "参数："]
     for pname, param in signature.parameters.items():
         if pname == "tables":
             continue
-        default = "required" if param.default is inspect.Parameter.empty else f"default {param.default}"
+        default = "必填" if param.default is inspect.Parameter.empty else f"默认 {_shown(param.default)}"
         lines.append(f"  {_option(pname):<28} {PARAMS[pname].describe()} [{default}]")
-    lines.append(f"  {'--json':<28} print the result as JSON")
-    lines.append(f"  {'--tables FILE':<28} JSON coefficient-table overrides")
+    lines.append(f"  {'--json':<28} 以 JSON 输出结果")
+    lines.append(f"  {'--tables 文件':<26} 系数表覆盖（JSON 文件）")  # 文件 takes four columns
     return "\n".join(lines)
 
 
-def _fail(message: str) -> int:
-    print(f"vent-agent calc: error: {message}", file=sys.stderr)
+def _shown(default: Any) -> str:
+    """A default as the command line writes it (``false``, ``无`` for None)."""
+    if default is None:
+        return "无"
+    return str(default).lower() if isinstance(default, bool) else str(default)
+
+
+def _fail(message: str, hint: str = "") -> int:
+    print(f"vent-agent calc 出错：{message}", file=sys.stderr)
+    if hint:
+        print(hint, file=sys.stderr)
     return EXIT_USAGE
 
 
@@ -205,7 +246,7 @@ def run_calc(method: str, params: list[str]) -> int:
     name = method.replace("-", "_")
     info = CATALOG.get(name)
     if info is None:
-        return _fail(f"unknown method {method!r}; `vent-agent calc --list` lists them")
+        return _fail(f"未知的计算方法 {method!r}", "运行 `vent-agent calc --list` 查看全部计算方法")
     try:
         invocation = parse_params(info.func, params)
         if invocation.help:
@@ -214,9 +255,9 @@ def run_calc(method: str, params: list[str]) -> int:
         tables = load_tables(invocation.tables_file) if invocation.tables_file else DEFAULT_TABLES
         result = info.func(**invocation.kwargs, tables=tables)
     except CliUsageError as err:
-        return _fail(str(err))
+        return _fail(str(err), f"运行 `vent-agent calc {name} --help` 查看参数说明")
     except CalcInputError as err:
-        return _fail(f"invalid input: {err}")
+        return _fail(err.describe())
     if invocation.as_json:
         print(json.dumps(result.model_dump(mode="json"), ensure_ascii=False, indent=2))
     else:
