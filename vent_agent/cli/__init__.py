@@ -6,9 +6,11 @@ import asyncio
 import json
 import sys
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, NoReturn
 
 import typer
+
+from vent_agent.cli.usage import PROG, existing_file, is_click_error, usage_lines
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, help="vent-agent：矿井通风智能助手服务")
 
@@ -45,7 +47,7 @@ def serve(
 
 @app.command()
 def review(
-    plan: Annotated[Path, typer.Argument(exists=True, dir_okay=False, readable=True, help="plan PDF")],
+    plan: Annotated[Path, typer.Argument(callback=existing_file, help="配风计划 PDF 文件")],
     output: Annotated[Path | None, typer.Option("-o", "--output", help="Word report to write")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="print only a JSON list of findings")] = False,
     force_refresh: Annotated[bool, typer.Option(help="ignore the extraction cache")] = False,
@@ -59,7 +61,7 @@ def review(
 
 @app.command(
     context_settings={"allow_extra_args": True, "ignore_unknown_options": True},
-    help="Run one air-volume calculator: vent-agent calc METHOD --param value …  (--list lists them)",
+    help="运行一个需风量计算器：vent-agent calc 方法名 --参数 值 …（--list 列出全部方法）",
 )
 def calc(ctx: typer.Context) -> None:
     """Pass the raw arguments to the calculator command."""
@@ -88,9 +90,30 @@ def chat(
     )
 
 
-def main(argv: list[str] | None = None) -> Any:
-    """Console-script entry point."""
-    return app(args=argv if argv is not None else sys.argv[1:], prog_name="vent-agent")
+def main(argv: list[str] | None = None) -> NoReturn:
+    """Console-script entry point: runs the command and exits with its code.
+
+    Usage errors (an unknown option or command, a missing or bad argument, a missing file) print one
+    Chinese line and the hint to run ``--help`` on stderr, exit code 2, instead of click's English box.
+    """
+    args = argv if argv is not None else sys.argv[1:]
+    try:
+        code = app(args=args, prog_name=PROG, standalone_mode=False)
+    except typer.Abort:
+        print(f"{PROG}：已中止", file=sys.stderr)
+        raise SystemExit(1) from None
+    except Exception as exc:
+        if is_click_error(exc, "NoArgsIsHelpError"):  # no command: the help (already printed by typer)
+            text = str(getattr(exc, "message", "") or "")
+            if text.strip():
+                print(text, file=sys.stderr)
+            raise SystemExit(2) from None
+        if not is_click_error(exc, "ClickException"):
+            raise
+        lines = usage_lines(exc) if is_click_error(exc, "UsageError") else [f"{PROG} 出错：{exc}"]
+        print("\n".join(lines), file=sys.stderr)
+        raise SystemExit(getattr(exc, "exit_code", 1)) from None
+    raise SystemExit(code if isinstance(code, int) else 0)
 
 
 def dumps(obj: Any) -> str:
