@@ -4,7 +4,11 @@ service refused the request or could not be reached."""
 
 from __future__ import annotations
 
+import errno
+import socket
+import ssl
 import sys
+from collections.abc import Iterator
 from typing import Any
 
 import httpx
@@ -42,6 +46,57 @@ def _show(ev: EventModel, out: Any, err: Console) -> None:
         err.print(f"[yellow]{ev.message}[/yellow]\n{ev.plan or ''}")
 
 
+def _causes(exc: BaseException) -> Iterator[BaseException]:
+    """``exc`` and the exceptions it was raised from (httpx wraps the socket's error twice)."""
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        yield current
+        current = current.__cause__ or current.__context__
+
+
+def connection_problem(exc: Exception) -> str:
+    """Why the service could not be reached, in Chinese (httpx's own text is English:
+    ``All connection attempts failed``): refused, name not resolved, time-out, TLS, a bad URL…"""
+    if isinstance(exc, httpx.UnsupportedProtocol):
+        return "URL 应以 http:// 或 https:// 开头"
+    if isinstance(exc, httpx.InvalidURL):
+        return "URL 格式不正确"
+    if isinstance(exc, httpx.ConnectTimeout):
+        return "连接超时（服务无响应，或网络不通）"
+    if isinstance(exc, httpx.TimeoutException):
+        return "等待服务响应超时"
+    if isinstance(exc, httpx.ProxyError):
+        return "代理服务器出错"
+    for cause in _causes(exc):
+        if isinstance(cause, socket.gaierror):
+            return "主机名无法解析（请检查 URL 中的主机名）"
+        if isinstance(cause, ConnectionRefusedError):
+            return "连接被拒绝（服务未启动，或地址、端口不对）"
+        if isinstance(cause, ssl.SSLError):
+            return "TLS 握手失败（证书或协议不匹配）"
+        if isinstance(cause, ConnectionResetError):
+            return "连接被服务端重置"
+        if isinstance(cause, TimeoutError):
+            return "连接超时（服务无响应，或网络不通）"
+        if isinstance(cause, OSError) and cause.errno in (errno.ENETUNREACH, errno.EHOSTUNREACH):
+            return "网络不可达"
+    if isinstance(exc, httpx.ConnectError):
+        return "无法建立连接"
+    if isinstance(exc, httpx.RemoteProtocolError):
+        return "服务意外断开了连接"
+    if isinstance(exc, httpx.ReadError | httpx.WriteError):
+        return "连接中断"
+    if isinstance(exc, httpx.TooManyRedirects):
+        return "重定向次数过多"
+    if isinstance(exc, httpx.HTTPStatusError):
+        return f"服务返回 HTTP {exc.response.status_code}"
+    if isinstance(exc, httpx.DecodingError):
+        return "服务的响应无法解码"
+    return f"网络错误（{type(exc).__name__}）"
+
+
 async def run_chat(
     message: str,
     *,
@@ -73,8 +128,16 @@ async def run_chat(
     except ChatError as exc:
         err.print(f"[red]{exc.message}（HTTP {exc.status}）[/red]")
         return 2
-    except httpx.HTTPError as exc:
-        err.print(f"[red]无法连接服务 {url}：{exc}[/red]")
+    except (httpx.HTTPError, httpx.InvalidURL) as exc:
+        connecting = isinstance(exc, httpx.ConnectError | httpx.ConnectTimeout | httpx.UnsupportedProtocol)
+        what = "无法连接服务" if connecting or isinstance(exc, httpx.InvalidURL) else "与服务通信失败"
+        err.print(
+            f"{what} {url}：{connection_problem(exc)}",
+            style="red",
+            markup=False,
+            highlight=False,
+            soft_wrap=True,
+        )
         return 2
     sys.stdout.write("\n")
     if client.session_id:
