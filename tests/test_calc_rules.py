@@ -117,6 +117,31 @@ async def test_location_without_inputs_gets_info_not_crash(plan_a: Plan) -> None
     assert next(r for r in recalcs if r.location == "中央变电所").result is None
 
 
+async def test_an_unrecomputable_location_names_its_missing_inputs_in_chinese(plan_a: Plan) -> None:
+    plan = plan_a.model_copy(deep=True)
+    loc = plan.location("中央变电所")
+    assert loc is not None
+    loc.inputs.clear()
+    findings, recalcs = await review_calc(plan)
+    info = next(f for f in findings if f.location == "中央变电所" and f.rule_id == "calc.unrecomputable")
+    assert info.message == (
+        "未能核算该地点需风量：缺少核算参数：power_kw（硐室运行设备总功率 ΣW（或各台功率列表））、"
+        "delta_t（硐室进、回风温差 Δt）"
+    )
+    assert next(r for r in recalcs if r.location == "中央变电所").note == info.message.split("：", 1)[1]
+
+
+async def test_an_invalid_input_gives_a_chinese_unrecomputable_finding(plan_a: Plan) -> None:
+    plan = plan_a.model_copy(deep=True)
+    loc = plan.location("15220运输顺槽掘进工作面")
+    assert loc is not None
+    loc.inputs["gas_emission"].value = -1.0
+    findings, _ = await review_calc(plan)
+    info = next(f for f in findings if f.rule_id == "calc.unrecomputable")
+    assert info.location == "15220运输顺槽掘进工作面" and info.severity == Severity.INFO
+    assert info.message == "未能核算该地点需风量：参数 gas_emission=-1.0 无效：不能小于 0"
+
+
 async def test_on_location_callback_brackets_each_location(plan_a: Plan) -> None:
     calls: list[tuple[str, bool]] = []
 

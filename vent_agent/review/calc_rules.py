@@ -429,13 +429,13 @@ async def review_calc(
                     loc, required_by_loc, {r.name: r.reference for r in replaced}
                 )
         except (Unrecomputable, CalcInputError) as exc:
-            note = str(exc)
+            note = exc.describe() if isinstance(exc, CalcInputError) else str(exc)
             here.append(
                 _finding(
                     "calc.unrecomputable",
                     at,
                     Severity.INFO,
-                    f"未能核算该地点需风量：{exc}",
+                    f"未能核算该地点需风量：{note}",
                     figures={},
                     ref=loc.ref,
                 )

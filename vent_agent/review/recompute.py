@@ -36,7 +36,15 @@ STORE_SIZES = {"大型": "large", "中型": "medium", "小型": "small"}
 
 
 class Unrecomputable(Exception):
-    """The location lacks the inputs for a recomputation; ``str(exc)`` says which."""
+    """The location lacks the inputs for a recomputation; ``str(exc)`` says which, in Chinese (it is the
+    reason of the review's ``calc.unrecomputable`` finding)."""
+
+
+def missing_inputs(names: list[str]) -> str:
+    """``缺少核算参数：power_kw（硐室运行设备总功率 ΣW（或各台功率列表））、delta_t（…）``: each input by its
+    glossary name and its Chinese label (:data:`calc.PARAMS`)."""
+    shown = [f"{n}（{calc.PARAMS[n].label_cn}）" if n in calc.PARAMS else n for n in names]
+    return "缺少核算参数：" + "、".join(shown)
 
 
 def _inputs(loc: LocationPlan) -> dict[str, float]:
@@ -200,9 +208,10 @@ def recompute_location(
     try:
         return fn(loc, _inputs(loc) | dict(overrides or {}), required_by_location)
     except KeyError as exc:
-        raise Unrecomputable(f"缺少核算参数 {exc.args[0]}") from exc
-    except TypeError as exc:
-        raise Unrecomputable(f"缺少核算参数：{exc}") from exc
+        raise Unrecomputable(missing_inputs([str(exc.args[0])])) from exc
+    except TypeError as exc:  # a calculator called without a required input: its names, not Python's text
+        names = re.findall(r"'(\w+)'", str(exc)) if "missing" in str(exc) else []
+        raise Unrecomputable(missing_inputs(names) if names else "核算参数不全或类型不对") from exc
 
 
 COEFFICIENT_INPUTS: dict[tuple[str, str], str] = {
