@@ -5,11 +5,13 @@ content."""
 
 from __future__ import annotations
 
+import asyncio
+
 import httpx
 import pytest
 
 from tests.chat_helpers import TOKEN, use_model
-from tests.helpers import parse_spec_stream
+from tests.helpers import parse_spec_stream, parse_standard_stream
 from tests.scripted_model import ScriptedChatModel, says
 
 
@@ -89,3 +91,76 @@ async def test_a_question_about_an_attached_plan_gets_its_content(
     assert types(parse_spec_stream(r.text))[-1] == "done"
     human = model.seen[0][-1]
     assert "b.pdf" in str(human.content) and "15216综采工作面" in str(human.content)
+
+
+async def test_a_review_cut_by_the_run_time_out_closes_its_agent_as_interrupted(
+    tmp_path, plan_a_pdf, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The run's time-out falls while the review is still working: 「配风计划审查」 ends with 中断 before
+    the time-out notice and the run's ``done``, and nothing follows ``done``."""
+    from vent_agent.app import create_app
+    from vent_agent.review import run
+    from vent_agent.settings import Settings
+
+    async def hangs(*args: object, **kwargs: object) -> None:
+        await asyncio.sleep(30)
+
+    monkeypatch.setattr(run, "_review_and_publish", hangs)
+    app = create_app(Settings(_env_file=None, data_dir=tmp_path / "d", run_timeout_s=1.0))
+    async with app.router.lifespan_context(app):
+        use_model(app, None)
+        async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://t") as c:
+            with plan_a_pdf.open("rb") as fh:
+                r = await c.post(
+                    "/api/chat",
+                    data={"message": "审查"},
+                    files={"file": ("a.pdf", fh, "application/pdf")},
+                    headers=TOKEN,
+                )
+            events = parse_spec_stream(r.text)
+            run_id = events[0]["run_id"]
+            replayed = parse_standard_stream((await c.get(f"/api/runs/{run_id}/events", headers=TOKEN)).text)
+    spans = [e for e in events if e.get("agent") == "配风计划审查"]
+    assert [e["type"] for e in spans] == ["agent_start", "agent_done"]
+    assert "中断" in spans[1]["message"]
+    notice = next(i for i, e in enumerate(events) if e.get("notice") == "run_timeout")
+    assert events.index(spans[1]) < notice and events[-1]["type"] == "done"
+    assert [e for _, e in replayed] == events  # nothing logged after done
+
+
+async def test_a_review_cancelled_with_its_run_closes_its_agent_as_interrupted(
+    app, client: httpx.AsyncClient, plan_a_pdf, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The run is cancelled (``POST /api/runs/{id}/cancel``) while the review works: 「配风计划审查」 ends
+    with 中断, the run ends ``cancelled``, and the log holds what the client was sent, no more."""
+    from vent_agent.review import run
+
+    entered: asyncio.Queue[str] = asyncio.Queue()
+
+    async def hangs(emitter, *args: object, **kwargs: object) -> None:  # type: ignore[no-untyped-def]
+        await entered.put(emitter.run_id)
+        await asyncio.sleep(30)
+
+    monkeypatch.setattr(run, "_review_and_publish", hangs)
+    use_model(app, None)
+
+    async def chat() -> httpx.Response:
+        with plan_a_pdf.open("rb") as fh:
+            return await client.post(
+                "/api/chat",
+                data={"message": "审查"},
+                files={"file": ("a.pdf", fh, "application/pdf")},
+                headers=TOKEN,
+            )
+
+    turn = asyncio.create_task(chat())
+    run_id = await asyncio.wait_for(entered.get(), 10)
+    cancel = await client.post(f"/api/runs/{run_id}/cancel", headers=TOKEN)
+    assert cancel.status_code == 200 and cancel.json()["status"] == "cancelled"
+    events = parse_spec_stream((await asyncio.wait_for(turn, 10)).text)
+    spans = [e for e in events if e.get("agent") == "配风计划审查"]
+    assert [e["type"] for e in spans] == ["agent_start", "agent_done"] and "中断" in spans[1]["message"]
+    assert events[-1]["type"] == "done"
+    assert (await app.state.vent.runs.get(run_id)).status == "cancelled"
+    replayed = parse_standard_stream((await client.get(f"/api/runs/{run_id}/events", headers=TOKEN)).text)
+    assert [e for _, e in replayed] == events

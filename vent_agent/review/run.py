@@ -17,7 +17,7 @@ from vent_agent.review.provenance import Artifact, build_record, save_record
 from vent_agent.review.publish import PublishedReport, publish_docx, stream_markdown
 from vent_agent.review.result import ReviewResult
 from vent_agent.review.session_turns import record_review_answer, review_done_fields
-from vent_agent.runs.agent_span import agent_done, agent_start
+from vent_agent.runs.agent_span import Outcome, agent_done, agent_start
 from vent_agent.runs.emitter import Emitter
 from vent_agent.runs.manager import RunBody
 from vent_agent.state import AppState
@@ -43,8 +43,8 @@ async def review_run(
 
     ``final``: end the stream with ``done`` (the review route); False inside a chat turn, whose run
     ends it. ``agent``: the agent the stream shows around the whole review (a chat turn's
-    「配风计划审查」): its ``agent_start`` comes first and its ``agent_done`` (完成, or 失败 when the review
-    failed or raised) as soon as the review and its report are done, before the provenance record is
+    「配风计划审查」): its ``agent_start`` comes first and its ``agent_done`` (完成; 失败 when the review
+    failed or raised; 中断 when the run was cancelled or timed out during it) as soon as the review and its report are done, before the provenance record is
     written, so that the record's task chain closes it. Returns a one-paragraph summary for the
     conversation. Afterwards the memory the review freed (pages, tables, the plan) is given back to
     the system (:func:`~vent_agent.observability.memory.release_memory`)."""
@@ -69,24 +69,27 @@ async def _review_run(
 ) -> str:
     started = await agent_start(emitter.send, agent) if agent else None
 
-    async def close(failed: bool) -> None:
+    async def close(outcome: Outcome) -> None:
         if agent and started is not None:
-            await agent_done(emitter.send, agent, started, failed=failed)
+            await agent_done(emitter.send, agent, started, outcome=outcome)
 
     try:
         result, report = await _review_and_publish(emitter, state, req, base_url, session_id)
     except ReviewFailed as exc:
         await emitter.send(Error(message=exc.message))
-        await close(failed=True)
+        await close("失败")
         if final:
             await emitter.send(
                 ReviewDone(session_id=session_id, thread_id=thread_id or emitter.run_id, message="审查失败")
             )
         return f"{REVIEW_FAILED}：{exc.message}"
-    except Exception:
-        await close(failed=True)
+    except asyncio.CancelledError:  # the run was cancelled or timed out: the span still ends
+        await asyncio.shield(close("中断"))
         raise
-    await close(failed=False)
+    except Exception:
+        await close("失败")
+        raise
+    await close("完成")
     await _save_provenance(emitter, state, result, report, session_id)
     counts = result.counts()
     coverage = ReviewCoverage.model_validate(result.coverage.to_event()) if result.coverage else None
