@@ -10,7 +10,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from tests.chat_helpers import OTHER, TOKEN, use_model
+from tests.chat_helpers import OTHER, TOKEN, chat_with_file, use_model
 from tests.helpers import parse_spec_stream
 from tests.scripted_model import ScriptedChatModel, says, tool_call
 from vent_agent.app import create_app
@@ -301,13 +301,7 @@ async def test_chat_with_a_plan_pdf_runs_the_review_without_a_model(
     app, client: httpx.AsyncClient, plan_b_pdf
 ) -> None:
     use_model(app, None)  # reviews keep working with no model
-    with plan_b_pdf.open("rb") as fh:
-        resp = await client.post(
-            "/api/chat",
-            data={"message": "帮我审查这份配风计划"},
-            files={"file": ("plan-b.pdf", fh, "application/pdf")},
-            headers=TOKEN,
-        )
+    resp = await chat_with_file(client, plan_b_pdf, "帮我审查这份配风计划", name="plan-b.pdf")
     assert resp.status_code == 200
     events = parse_spec_stream(resp.text)
     t = types(events)

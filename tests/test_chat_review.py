@@ -10,7 +10,7 @@ import asyncio
 import httpx
 import pytest
 
-from tests.chat_helpers import TOKEN, use_model
+from tests.chat_helpers import TOKEN, chat_with_file, use_model
 from tests.helpers import parse_spec_stream, parse_standard_stream
 from tests.scripted_model import ScriptedChatModel, says
 
@@ -21,13 +21,7 @@ def types(events: list[dict]) -> list[str]:
 
 async def test_review_in_chat_closes_its_agent(app, client: httpx.AsyncClient, plan_a_pdf) -> None:
     use_model(app, None)
-    with plan_a_pdf.open("rb") as fh:
-        r = await client.post(
-            "/api/chat",
-            data={"message": "审查"},
-            files={"file": ("a.pdf", fh, "application/pdf")},
-            headers=TOKEN,
-        )
+    r = await chat_with_file(client, plan_a_pdf, "审查", name="a.pdf")
     events = parse_spec_stream(r.text)
     done = [e for e in events if e["type"] == "agent_done" and e.get("agent") == "配风计划审查"]
     assert len(done) == 1 and done[0]["duration_ms"] >= 0
@@ -35,12 +29,7 @@ async def test_review_in_chat_closes_its_agent(app, client: httpx.AsyncClient, p
 
 async def test_a_failed_review_in_chat_says_so(app, client: httpx.AsyncClient) -> None:
     use_model(app, None)
-    r = await client.post(
-        "/api/chat",
-        data={"message": "帮我审查"},
-        files={"file": ("t.pdf", b"%PDF-1.4\n1 0 obj\n<<", "application/pdf")},
-        headers=TOKEN,
-    )
+    r = await chat_with_file(client, b"%PDF-1.4\n1 0 obj\n<<", "帮我审查", name="t.pdf")
     events = parse_spec_stream(r.text)
     done = next(e for e in events if e["type"] == "agent_done" and e.get("agent") == "配风计划审查")
     assert "失败" in done["message"] and events[-1]["message"] == "审查失败"
@@ -59,13 +48,7 @@ async def test_a_review_that_raises_closes_its_agent_as_failed(
 
     monkeypatch.setattr(run, "publish_docx", full_disk)
     use_model(app, None)
-    with plan_a_pdf.open("rb") as fh:
-        r = await client.post(
-            "/api/chat",
-            data={"message": "审查"},
-            files={"file": ("a.pdf", fh, "application/pdf")},
-            headers=TOKEN,
-        )
+    r = await chat_with_file(client, plan_a_pdf, "审查", name="a.pdf")
     events = parse_spec_stream(r.text)
     done = [e for e in events if e["type"] == "agent_done" and e.get("agent") == "配风计划审查"]
     assert len(done) == 1 and "失败" in done[0]["message"]
@@ -81,13 +64,7 @@ async def test_a_question_about_an_attached_plan_gets_its_content(
 ) -> None:
     model = ScriptedChatModel(script=[says("计划中 15216 需风量为 630 m³/min。")], fallback=says(""))
     use_model(app, model)
-    with plan_b_pdf.open("rb") as fh:
-        r = await client.post(
-            "/api/chat",
-            data={"message": "这份计划里15216的需风量是多少？"},
-            files={"file": ("b.pdf", fh, "application/pdf")},
-            headers=TOKEN,
-        )
+    r = await chat_with_file(client, plan_b_pdf, "这份计划里15216的需风量是多少？", name="b.pdf")
     assert types(parse_spec_stream(r.text))[-1] == "done"
     human = model.seen[0][-1]
     assert "b.pdf" in str(human.content) and "15216综采工作面" in str(human.content)
@@ -110,13 +87,7 @@ async def test_a_review_cut_by_the_run_time_out_closes_its_agent_as_interrupted(
     async with app.router.lifespan_context(app):
         use_model(app, None)
         async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://t") as c:
-            with plan_a_pdf.open("rb") as fh:
-                r = await c.post(
-                    "/api/chat",
-                    data={"message": "审查"},
-                    files={"file": ("a.pdf", fh, "application/pdf")},
-                    headers=TOKEN,
-                )
+            r = await chat_with_file(c, plan_a_pdf, "审查", name="a.pdf")
             events = parse_spec_stream(r.text)
             run_id = events[0]["run_id"]
             replayed = parse_standard_stream((await c.get(f"/api/runs/{run_id}/events", headers=TOKEN)).text)
@@ -145,13 +116,7 @@ async def test_a_review_cancelled_with_its_run_closes_its_agent_as_interrupted(
     use_model(app, None)
 
     async def chat() -> httpx.Response:
-        with plan_a_pdf.open("rb") as fh:
-            return await client.post(
-                "/api/chat",
-                data={"message": "审查"},
-                files={"file": ("a.pdf", fh, "application/pdf")},
-                headers=TOKEN,
-            )
+        return await chat_with_file(client, plan_a_pdf, "审查", name="a.pdf")
 
     turn = asyncio.create_task(chat())
     run_id = await asyncio.wait_for(entered.get(), 10)

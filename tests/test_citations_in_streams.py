@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import httpx
 
-from tests.chat_helpers import TOKEN, use_model
+from tests.chat_helpers import TOKEN, chat_with_file, use_model
 from tests.helpers import parse_spec_stream
 from tests.scripted_model import ScriptedChatModel, says, tool_call
 from vent_agent.event_parts import merge_parts
@@ -111,13 +111,9 @@ async def test_attached_files_named_in_an_answer_are_not_sources(
     later = "《8月配风计划（B版）》中15220的需风量另见《风量核定.XLSX》，并参照《煤矿防治水细则》。"
     model = ScriptedChatModel(script=[says(first), says(""), says(later)], fallback=says(""))
     use_model(app, model)
-    with plan_b_pdf.open("rb") as fh:
-        resp = await client.post(
-            "/api/chat",
-            data={"message": "这份计划里15216的需风量是多少？"},
-            files={"file": ("8月配风计划（B版）.pdf", fh, "application/pdf")},
-            headers=TOKEN,
-        )
+    resp = await chat_with_file(
+        client, plan_b_pdf, "这份计划里15216的需风量是多少？", name="8月配风计划（B版）.pdf"
+    )
     sid = resp.headers["x-session-id"]
     again = await client.post("/api/chat", data={"message": "15220呢？", "session_id": sid}, headers=TOKEN)
     expected = [{"label": "《煤矿防治水细则》", "in_kb": False}]
