@@ -73,3 +73,13 @@ def test_help_and_success_exit_zero(capsys: pytest.CaptureFixture[str]) -> None:
     assert code == 0 and "Q = 4 × 2 = 8.0 m³/min" in out
     code, out, _ = run(["serve", "--help"], capsys)
     assert code == 0 and "--port" in out
+
+
+@pytest.mark.parametrize("method", ["calc_face_by_gas", "calc_tunnel_by_gas", "calc_chamber_by_equipment"])
+def test_the_hinted_help_of_a_method_is_its_own(method: str, capsys: pytest.CaptureFixture[str]) -> None:
+    """The hint of every calc error, ``vent-agent calc METHOD --help``, shows that method's parameters,
+    not the ``calc`` command's own help box; ``calc --help`` shows the calculator's usage."""
+    code, out, _ = run(["calc", method, "--help"], capsys)
+    assert code == 0 and out.startswith(f"{method}：") and "参数：" in out and "Usage" not in out
+    code, out, _ = run(["calc", "--help"], capsys)
+    assert code == 0 and out.startswith("用法：vent-agent calc") and "Usage" not in out

@@ -61,6 +61,7 @@ def review(
 
 @app.command(
     context_settings={"allow_extra_args": True, "ignore_unknown_options": True},
+    add_help_option=False,  # --help goes to run_calc: a method's own Chinese help, or the usage
     help="运行一个需风量计算器：vent-agent calc 方法名 --参数 值 …（--list 列出全部方法）",
 )
 def calc(ctx: typer.Context) -> None:
