@@ -83,14 +83,33 @@ def test_tool_call_message_content_is_json(tools):
      ({"gas_emission": 1.0, "mining_method": "手采"}, "mining_method")],
 )  # fmt: skip
 def test_calc_input_error_becomes_an_error_result(tools, args, param):
-    out = tools["calc_face_by_gas"].invoke(args)
+    out = json.loads(tools["calc_face_by_gas"].invoke(args))
     assert out["param"] == param and out["method"] == "calc_face_by_gas"
     assert out["error"].startswith(f"参数 {param}") and CJK.search(out["reason"])
 
 
 def test_calc_input_error_result_reads_in_chinese(tools):
-    out = tools["calc_face_by_gas"].invoke({"gas_emission": -1.0, "k_gas": 1.5})
+    out = json.loads(tools["calc_face_by_gas"].invoke({"gas_emission": -1.0, "k_gas": 1.5}))
     assert out["error"] == "参数 gas_emission=-1.0 无效：不能小于 0" and out["reason"] == "不能小于 0"
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        {"gas_emission": -1.0, "k_gas": 1.5},
+        {"gas_emission": "abc"},
+        {"k_gas": 1.5},
+        {"gas_emission": 1, "x": 2},
+    ],
+)
+def test_a_tool_call_with_bad_input_is_a_tool_error(tools, args):
+    """Bad input (the calculator's own check, or the schema) answers a tool call with status "error",
+    which the stream shows as a failed tool_result; good input with status "success"."""
+    call = {"type": "tool_call", "id": "1", "name": "calc_face_by_gas"}
+    bad = tools["calc_face_by_gas"].invoke({**call, "args": args})
+    assert bad.status == "error" and json.loads(bad.content)["error"]
+    good = tools["calc_face_by_gas"].invoke({**call, "args": {"gas_emission": 1.0, "k_gas": 1.5}})
+    assert good.status == "success" and json.loads(good.content)["value"] == 150.0
 
 
 @pytest.mark.parametrize(

@@ -5,9 +5,9 @@ labels and units of :data:`calc.PARAMS`; ``tables`` is not an argument: :func:`c
 mine's :class:`calc.CoefficientTables` (default :data:`calc.DEFAULT_TABLES`).
 
 A tool returns the result as a JSON-able dict (``CalcResult.model_dump(mode="json")``). Bad input never
-raises into the agent run: a :class:`calc.CalcInputError` becomes ``{"error", "param", "reason",
-"method"}`` and an argument that fails the schema becomes the same shape as a JSON string (LangChain's
-validation-error hook must return a string).
+raises into the agent run: a :class:`calc.CalcInputError`, and an argument that fails the schema, become a
+tool error (a ``ToolMessage`` with ``status="error"`` when called with a tool call) whose content is the
+JSON string of ``{"error", "param", "reason", "method"}``, in Chinese.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from collections.abc import Callable, Mapping, Sequence
 from functools import partial
 from typing import Any
 
-from langchain_core.tools import BaseTool, StructuredTool
+from langchain_core.tools import BaseTool, StructuredTool, ToolException
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model, field_validator
 from pydantic_core import ErrorDetails
 
@@ -148,7 +148,10 @@ def make_tool(name: str, info: CalcInfo, tables: CoefficientTables = DEFAULT_TAB
     type hints to find injected arguments, which a partial does not have."""
 
     def calculate(**kwargs: Any) -> dict[str, Any]:
-        return run_calculator(name, info.func, tables, **kwargs)
+        out = run_calculator(name, info.func, tables, **kwargs)
+        if "error" in out:  # bad input: a tool error (status "error"), its content the same JSON
+            raise ToolException(json.dumps(out, ensure_ascii=False))
+        return out
 
     calculate.__name__ = name
     return StructuredTool.from_function(
@@ -157,7 +160,12 @@ def make_tool(name: str, info: CalcInfo, tables: CoefficientTables = DEFAULT_TAB
         description=f"{info.title_cn}：{info.description_cn}。{RESULT_NOTE}",
         args_schema=args_schema(name, info.func),
         handle_validation_error=partial(_validation_error, name, info.func),
+        handle_tool_error=_input_error_text,
     )
+
+
+def _input_error_text(exc: ToolException) -> str:
+    return str(exc)
 
 
 def calc_tools(tables: CoefficientTables | None = None) -> list[BaseTool]:
