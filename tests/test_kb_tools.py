@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 
 import pytest
@@ -56,7 +57,9 @@ def test_no_hit_and_bad_arguments(registry: CitationRegistry) -> None:
     assert empty["clauses"] == [] and "未检索到" in empty["note"]
     for bad in ({"query": ""}, {"query": "风速", "top_k": 0}, {"query": "风速", "extra": 1}):
         err = json.loads(tool.invoke(bad))
-        assert err["tool"] == TOOL_NAME and "invalid arguments" in err["error"]
+        assert err["tool"] == TOOL_NAME and err["kind"] == "invalid_args"
+        reason = re.sub(r"query|top_k|extra", "", err["error"])  # the parameter named, the reason Chinese
+        assert err["error"].startswith("参数无效：") and not re.search(r"[A-Za-z]{3,}", reason), err
     assert registry.retrieved() == []
 
 
@@ -96,5 +99,7 @@ async def test_context_tool_without_registry_and_errors() -> None:
     assert [c["article"] for c in out["clauses"]] == [192] and out["edition"] == "2025"
     err = json.loads(await tool.ainvoke({"query": "", "runtime": _runtime(ctx)}))
     assert err["kind"] == "invalid_args" and err["tool"] == TOOL_NAME
+    missing = json.loads(await tool.ainvoke({"runtime": _runtime(ctx)}))
+    assert missing["error"] == "参数无效：query：必须给出"  # pydantic's own "Field required" is English
     no_ctx = json.loads(await tool.ainvoke({"query": "风速", "runtime": None}))
     assert no_ctx["kind"] == "unavailable"

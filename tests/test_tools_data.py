@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 from datetime import datetime
 from typing import Any
 from zoneinfo import ZoneInfo
@@ -37,6 +38,8 @@ SPEC_DATA_TOOLS = [
     "query_device_realtime_data",
     "list_ventanaly_monitor_data_days",
 ]
+
+CJK = re.compile(r"[\u4e00-\u9fff]")
 
 
 def runtime(ctx: Any) -> ToolRuntime:
@@ -241,6 +244,8 @@ async def test_bad_arguments_give_a_readable_error(tools, ctx, name, args, field
     body = error_of(await call(tools[name], ctx, **args))
     assert body["kind"] == "invalid_args" and field in body["error"]
     assert "runtime" not in body["error"]
+    reason = body["error"].removeprefix("参数无效：").replace(field, "")  # pydantic's words are English
+    assert CJK.search(reason) and not re.search(r"[A-Za-z]{3,}", reason), body["error"]
 
 
 async def test_a_tool_call_error_is_an_error_tool_message(tools, ctx):

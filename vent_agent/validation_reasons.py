@@ -34,6 +34,12 @@ REASONS = {
     "model_attributes_type": "应为 JSON 对象",
     "model_type": "应为 JSON 对象",
     "value_error": "{error}",
+    "datetime_parsing": "应为日期时间（如 2026-08-01 08:00:00）",
+    "datetime_from_date_parsing": "应为日期时间（如 2026-08-01 08:00:00）",
+    "datetime_type": "应为日期时间（如 2026-08-01 08:00:00）",
+    "date_parsing": "应为日期（如 2026-08-01）",
+    "date_from_datetime_parsing": "应为日期（如 2026-08-01）",
+    "date_type": "应为日期（如 2026-08-01）",
 }
 """Pydantic error type → Chinese reason (a template over the error's ``ctx``)."""
 

@@ -18,16 +18,15 @@ Use::
 from __future__ import annotations
 
 import asyncio
-import json
 from typing import Any
 
 from langchain_core.tools import BaseTool, StructuredTool
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field
 
 from vent_agent.kb.citations import CitationRegistry
 from vent_agent.kb.search import get_knowledge_base
 from vent_agent.kb.thresholds import REGULATION_TITLE
-from vent_agent.tools.common import ToolArgs, context_tool
+from vent_agent.tools.common import ToolArgs, context_tool, validation_error_content
 from vent_agent.tools.context import AgentContext
 
 TOOL_NAME = "query_knowledge_base"
@@ -88,11 +87,6 @@ def query_knowledge_base(
     }
 
 
-def _validation_error(err: ValidationError) -> str:
-    problems = "; ".join(f"{'.'.join(str(p) for p in e['loc']) or 'input'}: {e['msg']}" for e in err.errors())
-    return json.dumps({"error": f"invalid arguments: {problems}", "tool": TOOL_NAME}, ensure_ascii=False)
-
-
 def make_query_knowledge_base_tool(registry: CitationRegistry) -> BaseTool:
     """The ``query_knowledge_base`` tool bound to one run's ``registry``."""
 
@@ -104,7 +98,7 @@ def make_query_knowledge_base_tool(registry: CitationRegistry) -> BaseTool:
         name=TOOL_NAME,
         description=DESCRIPTION,
         args_schema=QueryKnowledgeBaseArgs,
-        handle_validation_error=_validation_error,
+        handle_validation_error=lambda err: validation_error_content(TOOL_NAME, err),
     )
 
 
