@@ -12,6 +12,7 @@ import pytest
 from vent_agent.cli import main
 
 ENGLISH = re.compile(r"[A-Za-z]{2,}")
+CJK = re.compile(r"[\u4e00-\u9fff]")
 ALLOWED = {"vent", "agent", "help", "serve", "review", "calc", "chat", "PLAN", "MESSAGE", "bogus", "json"}
 
 
@@ -83,3 +84,19 @@ def test_the_hinted_help_of_a_method_is_its_own(method: str, capsys: pytest.Capt
     assert code == 0 and out.startswith(f"{method}：") and "参数：" in out and "Usage" not in out
     code, out, _ = run(["calc", "--help"], capsys)
     assert code == 0 and out.startswith("用法：vent-agent calc") and "Usage" not in out
+
+
+def test_every_command_and_option_is_described_in_chinese() -> None:
+    """The help texts that are the project's own (each command's description, each argument's and
+    option's help) are Chinese; typer's box titles and ``--help`` line are typer's."""
+    import typer.main
+
+    from vent_agent.cli import app
+
+    group = typer.main.get_command(app)
+    commands = group.commands  # type: ignore[attr-defined]
+    assert set(commands) == {"serve", "review", "calc", "chat"}
+    for name, command in commands.items():
+        assert CJK.search(command.help or ""), name
+        for param in command.params:
+            assert CJK.search(getattr(param, "help", None) or ""), f"{name} {param.name}"

@@ -17,13 +17,17 @@ app = typer.Typer(add_completion=False, no_args_is_help=True, help="vent-agent�
 
 @app.command()
 def serve(
-    host: Annotated[str | None, typer.Option(help="listen address (default VENT_HOST or 127.0.0.1)")] = None,
-    port: Annotated[int | None, typer.Option(help="listen port (default VENT_PORT or 8070)")] = None,
+    host: Annotated[
+        str | None,
+        typer.Option(help="监听地址（默认取 VENT_HOST，再默认 127.0.0.1）"),
+    ] = None,
+    port: Annotated[int | None, typer.Option(help="监听端口（默认取 VENT_PORT，再默认 8070）")] = None,
     log_level: Annotated[
-        str | None, typer.Option(help="debug, info, warning (default VENT_LOG_LEVEL)")
+        str | None,
+        typer.Option(help="日志级别：debug、info、warning（默认取 VENT_LOG_LEVEL）"),
     ] = None,
 ) -> None:
-    """Start the HTTP service on the embedded defaults (SQLite in VENT_DATA_DIR, the demo mine)."""
+    """启动 HTTP 服务（内置默认配置：VENT_DATA_DIR 下的 SQLite、示范煤矿）。"""
     import uvicorn
 
     from vent_agent.app import create_app
@@ -48,11 +52,14 @@ def serve(
 @app.command()
 def review(
     plan: Annotated[Path, typer.Argument(callback=existing_file, help="配风计划 PDF 文件")],
-    output: Annotated[Path | None, typer.Option("-o", "--output", help="Word report to write")] = None,
-    as_json: Annotated[bool, typer.Option("--json", help="print only a JSON list of findings")] = False,
-    force_refresh: Annotated[bool, typer.Option(help="ignore the extraction cache")] = False,
+    output: Annotated[
+        Path | None,
+        typer.Option("-o", "--output", help="写出 Word 审查报告的路径"),
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="只输出审查发现的 JSON 列表")] = False,
+    force_refresh: Annotated[bool, typer.Option(help="不用已缓存的文字提取结果，重新读取 PDF")] = False,
 ) -> None:
-    """Review an air-distribution plan PDF offline; print the findings (exit 1 on critical/major)."""
+    """离线审查一份配风计划 PDF，输出审查发现（有严重或重要问题时退出码为 1）。"""
     from vent_agent.cli.review import run_cli_review
 
     code = asyncio.run(run_cli_review(plan, output, as_json=as_json, force_refresh=force_refresh))
@@ -75,15 +82,16 @@ def calc(ctx: typer.Context) -> None:
 
 @app.command()
 def chat(
-    message: Annotated[str, typer.Argument(help="the question, in Chinese or English")],
-    url: Annotated[str, typer.Option(envvar="VENT_URL", help="service base URL")] = "http://127.0.0.1:8070",
-    token: Annotated[str, typer.Option(envvar="VENT_TOKEN", help="x-access-token")] = "demo-token",
-    session: Annotated[str | None, typer.Option(help="continue this session")] = None,
-    mode: Annotated[str | None, typer.Option(help="plan or full (new sessions only)")] = None,
-    approve: Annotated[bool, typer.Option(help="approve a plan-mode plan without asking")] = False,
+    message: Annotated[str, typer.Argument(help="要问的问题")],
+    url: Annotated[str, typer.Option(envvar="VENT_URL", help="服务地址")] = "http://127.0.0.1:8070",
+    token: Annotated[
+        str, typer.Option(envvar="VENT_TOKEN", help="访问令牌（x-access-token）")
+    ] = "demo-token",
+    session: Annotated[str | None, typer.Option(help="继续这个会话")] = None,
+    mode: Annotated[str | None, typer.Option(help="权限模式：plan 或 full（只用于新会话）")] = None,
+    approve: Annotated[bool, typer.Option(help="计划模式下不询问，直接批准执行计划")] = False,
 ) -> None:
-    """Ask the ventilation assistant; the answer streams in the terminal and survives a broken
-    connection (reconnects with Last-Event-ID, or reads the history once the run has ended)."""
+    """向通风对话助手提问：回答在终端中流式显示；连接中断时用 Last-Event-ID 重连，运行已结束时从历史读取。"""
     from vent_agent.cli.chat import run_chat
 
     raise typer.Exit(
