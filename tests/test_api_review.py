@@ -234,7 +234,9 @@ async def test_replay_of_a_review_carries_its_session(
 
     session = await store.create_session(app.state.vent.db, "zhangsan", session_id="s-9")
     resp, _ = await _review(client, plan_a_pdf, {"x-access-token": "demo-token"}, session_id="s-9")
-    replay = await client.get(f"/api/runs/{resp.headers['x-run-id']}/events")
+    replay = await client.get(
+        f"/api/runs/{resp.headers['x-run-id']}/events", headers={"x-access-token": "demo-token"}
+    )
     assert replay.headers["x-session-id"] == session.id == "s-9"
 
 

@@ -32,7 +32,8 @@ async def review_pdf(
 ) -> EventSourceResponse:
     """Save and sniff the upload (400 not a PDF or empty, 413 too large, 507 upload disk full), then
     stream the review. ``session_id`` must be the caller's own session (401 without ``x-access-token``,
-    404 unknown or another user's); the review then joins that session's history."""
+    404 unknown or another user's); the review then joins that session's history, and its run (events,
+    cancel) is that user's alone."""
     session = await review_session(request, state, session_id)
     uploads_dir = state.settings.uploads_dir / session.id if session else state.settings.uploads_dir
     saved = await save_review_upload(state, file, uploads_dir)
@@ -46,6 +47,7 @@ async def review_pdf(
         "review",
         review_body(state, req, base_url, session),
         session_id=sid,
+        user_name=session.user_name if session else None,  # a session's run is its user's (api.runs)
         done_fields=lambda rid: {"session_id": sid, "thread_id": rid},
     )
     return run_stream(state.runs, run_id, session_id=sid, ping_s=state.settings.sse_ping_s)

@@ -1,0 +1,159 @@
+"""Who may read and cancel a run (``GET /api/runs/{id}/events``, ``POST /api/runs/{id}/cancel``): a run
+started in a session is its user's, whatever started it (a chat turn, a review with ``session_id``, any
+other kind): 401 without ``x-access-token``, 404 运行不存在 for another user, the owner reads and cancels
+it. Runs outside sessions (click interpretations, reviews without a session) are read by their id alone."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from tests.chat_helpers import OTHER, TOKEN, use_model
+from tests.helpers import parse_standard_stream
+from tests.scripted_model import ScriptedChatModel, says
+from vent_agent.sessions import store
+
+NOT_FOUND = {"error": "运行不存在"}
+
+
+@dataclass
+class StartedRun:
+    """A running run of zhangsan's session, and the request that started it (None: started directly)."""
+
+    run_id: str
+    session_id: str
+    request: asyncio.Task[httpx.Response] | None
+
+
+async def _new_run_id(app: Any, before: set[str]) -> str:
+    """The id of the run that starts executing in ``app`` after ``before`` (its local runs then)."""
+    for _ in range(500):
+        fresh = set(app.state.vent.runs.local_run_ids) - before
+        if fresh:
+            (run_id,) = fresh
+            return run_id
+        await asyncio.sleep(0.01)
+    raise AssertionError("no run started")
+
+
+async def _review_in_session(
+    app: Any, client: httpx.AsyncClient, monkeypatch: pytest.MonkeyPatch
+) -> StartedRun:
+    """``POST /api/vent/review/pdf`` with zhangsan's ``session_id``; the review hangs until cancelled."""
+    from vent_agent.review import run
+
+    async def hangs(*args: object, **kwargs: object) -> None:
+        await asyncio.sleep(60)
+
+    monkeypatch.setattr(run, "_review_and_publish", hangs)
+    session = await store.create_session(app.state.vent.db, "zhangsan", title="审查")
+    pdf = Path(__file__).parent / "data" / "plan-2026-08-b.pdf"
+    before = set(app.state.vent.runs.local_run_ids)
+    request = asyncio.create_task(
+        client.post(
+            "/api/vent/review/pdf",
+            files={"file": (pdf.name, pdf.read_bytes(), "application/pdf")},
+            data={"session_id": session.id},
+            headers=TOKEN,
+        )
+    )
+    return StartedRun(await _new_run_id(app, before), session.id, request)
+
+
+async def _chat(app: Any, client: httpx.AsyncClient, monkeypatch: pytest.MonkeyPatch) -> StartedRun:
+    """``POST /api/chat`` as zhangsan with a slow model: the turn runs while the test looks at it."""
+    use_model(app, ScriptedChatModel(script=[says("风量正常" * 100)], chunk_size=1, delay_s=0.05))
+    before = set(app.state.vent.runs.local_run_ids)
+    request = asyncio.create_task(client.post("/api/chat", data={"message": "风量？"}, headers=TOKEN))
+    run_id = await _new_run_id(app, before)
+    row = await app.state.vent.runs.get(run_id)
+    return StartedRun(run_id, row.session_id, request)
+
+
+Starter = Callable[[Any, httpx.AsyncClient, pytest.MonkeyPatch], Awaitable[StartedRun]]
+
+
+@pytest.fixture(params=["review", "chat"])
+async def session_run(
+    request: pytest.FixtureRequest, app: Any, client: httpx.AsyncClient, monkeypatch: pytest.MonkeyPatch
+) -> AsyncIterator[StartedRun]:
+    """A running run of zhangsan's session, of each kind; cancelled (and its request ended) after."""
+    starters: dict[str, Starter] = {"review": _review_in_session, "chat": _chat}
+    started = await starters[request.param](app, client, monkeypatch)
+    yield started
+    await app.state.vent.runs.cancel(started.run_id)
+    await app.state.vent.runs.wait(started.run_id)
+    if started.request is not None:
+        await asyncio.wait_for(started.request, 10)
+
+
+async def _events(client: httpx.AsyncClient, run_id: str, headers: dict[str, str]) -> httpx.Response:
+    """``GET /api/runs/{run_id}/events`` from the start; bounded, since a wrongly served stream of a run
+    still running would last as long as the run."""
+    url = f"/api/runs/{run_id}/events"
+    return await asyncio.wait_for(client.get(url, headers={**headers, "Last-Event-ID": "0"}), 10)
+
+
+async def test_a_session_run_without_a_token_is_401(
+    client: httpx.AsyncClient, session_run: StartedRun
+) -> None:
+    assert (await _events(client, session_run.run_id, {})).status_code == 401
+    assert (await client.post(f"/api/runs/{session_run.run_id}/cancel")).status_code == 401
+
+
+async def test_a_session_run_is_not_found_for_another_user(
+    app: Any, client: httpx.AsyncClient, session_run: StartedRun
+) -> None:
+    events = await _events(client, session_run.run_id, OTHER)
+    assert events.status_code == 404 and events.json() == NOT_FOUND
+    assert "x-session-id" not in events.headers
+    cancel = await client.post(f"/api/runs/{session_run.run_id}/cancel", headers=OTHER)
+    assert cancel.status_code == 404 and cancel.json() == NOT_FOUND
+    assert (await app.state.vent.runs.get(session_run.run_id)).status == "running"
+
+
+async def test_the_owner_cancels_and_reads_a_session_run(
+    app: Any, client: httpx.AsyncClient, session_run: StartedRun
+) -> None:
+    cancel = await client.post(f"/api/runs/{session_run.run_id}/cancel", headers=TOKEN)
+    assert cancel.status_code == 200 and cancel.json()["status"] == "cancelled"
+    replay = await _events(client, session_run.run_id, TOKEN)
+    assert replay.status_code == 200 and replay.headers["x-session-id"] == session_run.session_id
+    assert parse_standard_stream(replay.text)[-1][1]["type"] == "done"
+
+
+async def test_a_review_without_a_session_is_read_by_its_id_alone(
+    app: Any, client: httpx.AsyncClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from vent_agent.review import run
+
+    async def hangs(*args: object, **kwargs: object) -> None:
+        await asyncio.sleep(60)
+
+    monkeypatch.setattr(run, "_review_and_publish", hangs)
+    pdf = Path(__file__).parent / "data" / "plan-2026-08-b.pdf"
+    before = set(app.state.vent.runs.local_run_ids)
+    request = asyncio.create_task(
+        client.post("/api/vent/review/pdf", files={"file": (pdf.name, pdf.read_bytes(), "application/pdf")})
+    )
+    run_id = await _new_run_id(app, before)
+    cancel = await client.post(f"/api/runs/{run_id}/cancel")
+    assert cancel.status_code == 200 and cancel.json()["status"] == "cancelled"
+    replay = await _events(client, run_id, {})
+    assert replay.status_code == 200 and parse_standard_stream(replay.text)[-1][1]["type"] == "done"
+    assert (await asyncio.wait_for(request, 10)).status_code == 200
+
+
+async def test_a_review_in_a_session_is_recorded_as_its_users(
+    app: Any, client: httpx.AsyncClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    started = await _review_in_session(app, client, monkeypatch)
+    assert (await app.state.vent.runs.get(started.run_id)).user_name == "zhangsan"
+    await app.state.vent.runs.cancel(started.run_id)
+    await asyncio.wait_for(started.request, 10)
