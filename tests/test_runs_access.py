@@ -17,6 +17,7 @@ import pytest
 from tests.chat_helpers import OTHER, TOKEN, use_model
 from tests.helpers import parse_standard_stream
 from tests.scripted_model import ScriptedChatModel, says
+from vent_agent.runs.emitter import Emitter
 from vent_agent.sessions import store
 
 NOT_FOUND = {"error": "运行不存在"}
@@ -76,15 +77,27 @@ async def _chat(app: Any, client: httpx.AsyncClient, monkeypatch: pytest.MonkeyP
     return StartedRun(run_id, row.session_id, request)
 
 
+async def _other_kind(app: Any, client: httpx.AsyncClient, monkeypatch: pytest.MonkeyPatch) -> StartedRun:
+    """A run of another kind started in zhangsan's session, its row naming the session but no user."""
+    session = await store.create_session(app.state.vent.db, "zhangsan", title="其他")
+
+    async def body(em: Emitter) -> None:
+        await em.emit("progress", message="working")
+        await asyncio.sleep(60)
+
+    run_id = await app.state.vent.runs.start("export", body, session_id=session.id)
+    return StartedRun(run_id, session.id, None)
+
+
 Starter = Callable[[Any, httpx.AsyncClient, pytest.MonkeyPatch], Awaitable[StartedRun]]
 
 
-@pytest.fixture(params=["review", "chat"])
+@pytest.fixture(params=["review", "chat", "other-kind"])
 async def session_run(
     request: pytest.FixtureRequest, app: Any, client: httpx.AsyncClient, monkeypatch: pytest.MonkeyPatch
 ) -> AsyncIterator[StartedRun]:
     """A running run of zhangsan's session, of each kind; cancelled (and its request ended) after."""
-    starters: dict[str, Starter] = {"review": _review_in_session, "chat": _chat}
+    starters: dict[str, Starter] = {"review": _review_in_session, "chat": _chat, "other-kind": _other_kind}
     started = await starters[request.param](app, client, monkeypatch)
     yield started
     await app.state.vent.runs.cancel(started.run_id)
@@ -157,3 +170,18 @@ async def test_a_review_in_a_session_is_recorded_as_its_users(
     assert (await app.state.vent.runs.get(started.run_id)).user_name == "zhangsan"
     await app.state.vent.runs.cancel(started.run_id)
     await asyncio.wait_for(started.request, 10)
+
+
+async def test_a_run_of_a_deleted_session_is_no_ones(app: Any, client: httpx.AsyncClient) -> None:
+    """A run row naming a session that is gone (and no user) is found for nobody, not read by its id."""
+    manager = app.state.vent.runs
+
+    async def body(em: Emitter) -> None:
+        await em.emit("progress", message="done")
+
+    run_id = await manager.start("export", body, session_id="gone-session")
+    await manager.wait(run_id)
+    for headers in (TOKEN, OTHER):
+        resp = await _events(client, run_id, headers)
+        assert resp.status_code == 404 and resp.json() == NOT_FOUND
+    assert (await _events(client, run_id, {})).status_code == 401

@@ -1,9 +1,11 @@
 """``GET /api/runs/{run_id}/events``: replay then tail a run over standard SSE; and cancel. Either works
 on any worker of the deployment, whichever worker executes the run.
 
-A run started in a session belongs to that session's user: its events and cancel need that user's
-``x-access-token`` (401 without one, 404 for any other user); runs without a user (click
-interpretations, reviews without a session) are addressed by their unguessable id alone.
+A run started in a session belongs to that session's user, whatever its kind (a chat turn, a review with
+``session_id``): its events and cancel need that user's ``x-access-token`` (401 without one, 404 for
+any other user). The owner is the run's ``user_name``, else its session's user (a run recorded without
+one); a run whose session is gone is no one's. Runs outside sessions (click interpretations, reviews
+without a session) are addressed by their unguessable id alone.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from sse_starlette import EventSourceResponse
 from vent_agent.api.deps import StateDep, require_user
 from vent_agent.api.errors import ApiError
 from vent_agent.api.sse import run_stream
+from vent_agent.sessions.store import session_owner
 from vent_agent.state import AppState
 from vent_agent.store.models import RunRow
 
@@ -37,11 +40,20 @@ async def _visible_run(request: Request, state: AppState, run_id: str) -> RunRow
     run = await state.runs.get(run_id)
     if run is None:
         raise ApiError(404, "运行不存在")
-    if run.user_name is not None:
+    if run.user_name is not None or run.session_id is not None:
+        owner = await _owner(state, run)
         user = await require_user(state, request.headers.get("x-access-token"))
-        if user.user_name != run.user_name:
+        if owner is None or user.user_name != owner:
             raise ApiError(404, "运行不存在")
     return run
+
+
+async def _owner(state: AppState, run: RunRow) -> str | None:
+    """The user a run belongs to: its ``user_name``, else the user of its session (None when the
+    session is gone)."""
+    if run.user_name is not None or run.session_id is None:
+        return run.user_name
+    return await session_owner(state.db, run.session_id)
 
 
 @router.get("/{run_id}/events", response_model=None)

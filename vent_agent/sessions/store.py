@@ -54,6 +54,13 @@ async def owned_session(db: Database, user_name: str, session_id: str) -> Sessio
     return row
 
 
+async def session_owner(db: Database, session_id: str) -> str | None:
+    """The user the session ``session_id`` belongs to; None when there is no such session."""
+    async with db.session() as s:
+        row = await s.get(SessionRow, session_id)
+    return row.user_name if row is not None else None
+
+
 async def create_session(
     db: Database,
     user_name: str,
