@@ -9,7 +9,7 @@ from typing import Any
 
 from vent_agent.runs.emitter import Emitter
 from vent_agent.sessions import store
-from vent_agent.sessions.fold import fold_events
+from vent_agent.sessions.fold import fold_events, review_turn_extra
 from vent_agent.state import AppState
 from vent_agent.store.models import SessionRow
 
@@ -32,14 +32,7 @@ async def record_review_answer(state: AppState, emitter: Emitter, session: Sessi
     log the report's ``download_url``, the findings' counts (``summary``) or the ``error``."""
     await emitter.flush()
     events = [ev.payload for ev in await state.runs.events_after(emitter.run_id, 0, limit=100_000)]
-    folded = fold_events(events)
-    extra: dict[str, Any] = {"thread_id": session.thread_id, "kind": "review"}
-    for key in ("download_url", "error"):
-        if folded.get(key):
-            extra[key] = folded[key]
-    counts = next((ev["summary"] for ev in events if isinstance(ev.get("summary"), dict)), None)
-    if counts is not None:
-        extra["summary"] = counts
+    extra = review_turn_extra(events, session.thread_id)
     await store.add_message(state.db, session.id, "assistant", summary, run_id=emitter.run_id, extra=extra)
 
 

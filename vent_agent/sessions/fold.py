@@ -4,7 +4,7 @@ stream sent, so a client that lost the stream can rebuild the answer from it."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from vent_agent.event_parts import merge_parts
@@ -66,3 +66,18 @@ def fold_events(events: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
 def turn_extra(turn: dict[str, Any]) -> dict[str, Any]:
     """The parts of a folded turn stored beside its text (everything but role and content)."""
     return {k: v for k, v in turn.items() if k not in ("role", "content")}
+
+
+def review_turn_extra(events: Sequence[Mapping[str, Any]], thread_id: str) -> dict[str, Any]:
+    """What the history keeps beside the text of a review's assistant turn in a session: its
+    ``thread_id``, ``kind: "review"``, and from the run's ``events`` the report's ``download_url``, the
+    findings' counts (``summary``) or the ``error``."""
+    folded = fold_events(events)
+    extra: dict[str, Any] = {"thread_id": thread_id, "kind": "review"}
+    for key in ("download_url", "error"):
+        if folded.get(key):
+            extra[key] = folded[key]
+    counts = next((ev["summary"] for ev in events if isinstance(ev.get("summary"), dict)), None)
+    if counts is not None:
+        extra["summary"] = counts
+    return extra
