@@ -1,4 +1,4 @@
-"""Worker heartbeats: a dead worker's runs (and only its) are closed, with the turn a lost chat run
+"""Worker heartbeats: a dead worker's runs (and only its) are closed, with the turn a lost chat or review run
 streamed kept in its session's history; a worker taken for dead stops its runs and registers again."""
 
 from __future__ import annotations
@@ -177,3 +177,29 @@ async def test_a_lost_chat_run_keeps_its_turn_in_the_history(live: RunManager, d
     from vent_agent.runs.lost_turn import store_lost_turn
 
     assert not await store_lost_turn(db, "chat", session.id, run_id, [])  # already stored
+
+
+async def test_a_lost_session_review_keeps_its_turn_in_the_history(live: RunManager, db: Database) -> None:
+    """A review of a session closed because its worker died: the history answers its request with the
+    report streamed so far, the lost-worker error and what a review's turn carries (kind, thread)."""
+    from vent_agent.sessions import store as sessions
+
+    session = await sessions.create_session(db, "alice")
+    run_id = await _foreign_run(db, "gone", host="other-host", pid=1, age_s=3 * 3600, events=0)
+    async with db.session() as s:
+        run = await s.get(RunRow, run_id)
+        run.kind, run.session_id, run.user_name, run.last_seq = "review", session.id, "alice", 1  # type: ignore[union-attr]
+        s.add(run)
+        payload = (
+            f'{{"type":"token","source":"main","content":"# 配风计划审查报告","seq":1,"run_id":"{run_id}"}}'
+        )
+        s.add(EventRow(run_id=run_id, seq=1, type="token", payload=payload))
+        await s.commit()
+    assert await live.heartbeat.sweep() == 1  # type: ignore[union-attr]
+    (turn,) = (await sessions.history(db, session.id, 50, 0))[0]
+    assert (
+        turn["role"] == "assistant" and turn["content"] == "# 配风计划审查报告" and turn["run_id"] == run_id
+    )
+    assert (
+        turn["error"] == LOST_MESSAGE and turn["kind"] == "review" and turn["thread_id"] == session.thread_id
+    )
