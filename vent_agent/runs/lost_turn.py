@@ -1,6 +1,7 @@
-"""The assistant turn of a session's run closed as lost (its worker died): the history keeps what the
-stream sent, folded as for any turn (:func:`vent_agent.sessions.fold.fold_events`), with the closing
-error."""
+"""The assistant turn of a session's run that its end cut short — cancelled (``POST …/cancel``, a
+shutdown), failed (its body raised), or closed as lost (its worker died): the history keeps what the
+stream sent, folded as for any turn (:func:`vent_agent.sessions.fold.fold_events`), with the run's
+closing error (``运行已取消``, the internal-error message, or the lost-worker message)."""
 
 from __future__ import annotations
 

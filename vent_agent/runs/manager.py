@@ -9,7 +9,9 @@ to replays from the log. The HTTP connection only tails the run: a client discon
 Several workers may share one database: each run records the worker executing it (``run_workers``), a
 subscriber on any worker tails any run (the broker wakes it across workers, or it polls), and a cancel
 asked on any worker reaches the run's own (:meth:`RunManager.request_cancel`). A dead worker's runs are
-closed by :meth:`RunManager.fail_lost_run` (called by :mod:`vent_agent.runs.workers`).
+closed by :meth:`RunManager.fail_lost_run` (called by :mod:`vent_agent.runs.workers`). A run of a session
+cut short (cancelled, failed or lost) leaves its assistant turn, streamed so far, in the session's
+history (:mod:`.lost_turn`).
 
 One turn at a time per session: a chat or resume run is reserved with ``exclusive=True``
 (:meth:`RunManager.reserve`), which records the run and claims ``sessions.active_run_id`` in one
@@ -52,6 +54,8 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 LOST_MESSAGE = "处理该请求的服务实例异常退出，运行已中断，请重试"
+CANCELLED_MESSAGE = "运行已取消"
+FAILED_MESSAGE = "处理过程中发生内部错误，请稍后重试"
 TAIL_LINGER_S = 10.0
 LOG_FAILED_MESSAGE = "运行事件无法写入日志，运行已中断，请重试"
 
@@ -233,12 +237,14 @@ class RunManager(RunReader):
             await body(emitter)
             await emitter.flush()
         except asyncio.CancelledError:
-            status, error = "cancelled", "运行已取消"
+            status, error = "cancelled", CANCELLED_MESSAGE
             await self._close_with_error(emitter, error, done_fields, cancelled=True)
+            await self._keep_cut_turn(run_id, session_id)
         except Exception as exc:  # a run must end with error + done, whatever failed
             log.exception("run %s failed", run_id)
             status, error = "failed", f"处理失败：{type(exc).__name__}: {exc}"
-            await self._close_with_error(emitter, "处理过程中发生内部错误，请稍后重试", done_fields)
+            await self._close_with_error(emitter, FAILED_MESSAGE, done_fields)
+            await self._keep_cut_turn(run_id, session_id)
         else:
             try:
                 if not emitter.saw_done:
@@ -269,6 +275,19 @@ class RunManager(RunReader):
             pass
         except Exception:  # the log itself failed: nothing more can be recorded
             log.exception("could not record the end of run %s", emitter.run_id)
+
+    async def _keep_cut_turn(self, run_id: str, session_id: str | None) -> None:
+        """A session's run cut short by a cancel or a failure: its session's history gets the assistant
+        turn streamed so far, with the closing error, unless the run stored its turn itself
+        (:func:`~vent_agent.runs.lost_turn.store_lost_turn`). Before the run's end is recorded, so that
+        whoever waits for that end (the cancel route) finds the turn. Never raises."""
+        if session_id is None or run_id in self.writer.dropped or run_id in self.writer.broken:
+            return  # no session; being deleted with it; or its log failed (its end is not logged)
+        try:
+            events = await self.events_after(run_id, 0, 100_000)
+            await store_lost_turn(self.db, self._kinds.get(run_id, ""), session_id, run_id, events)
+        except Exception:  # the run must still end; its history turn is a convenience
+            log.exception("could not store the assistant turn of cut run %s", run_id)
 
     async def append_event(
         self, run_id: str, seq: int, payload: dict[str, Any], data: str | None = None
