@@ -203,3 +203,59 @@ async def test_a_lost_session_review_keeps_its_turn_in_the_history(live: RunMana
     assert (
         turn["error"] == LOST_MESSAGE and turn["kind"] == "review" and turn["thread_id"] == session.thread_id
     )
+
+
+@pytest.mark.parametrize(
+    ("kind", "in_session", "thread"),
+    [("chat", True, "t-7"), ("chat_resume", True, "t-8"), ("review", True, None), ("review", False, None)]
+    + [("click_tun", False, None)],
+)
+async def test_a_lost_runs_done_carries_its_kinds_fields(
+    live: RunManager, db: Database, kind: str, in_session: bool, thread: str | None
+) -> None:
+    """The ``done`` closing a lost run carries ``thread_id`` and ``session_id`` as the kind's own
+    ``done`` does: a chat turn's thread as its run recorded it, the run id for a review or a click."""
+    from vent_agent.sessions import store as sessions
+
+    session = await sessions.create_session(db, "alice") if in_session else None
+    run_id = await _foreign_run(db, "gone", host="other-host", pid=1, age_s=3 * 3600)
+    async with db.session() as s:
+        run = await s.get(RunRow, run_id)
+        assert run is not None
+        run.kind, run.thread_id = kind, thread
+        run.session_id, run.user_name = (session.id, "alice") if session else (None, None)
+        s.add(run)
+        await s.commit()
+    assert await live.heartbeat.sweep() == 1  # type: ignore[union-attr]
+    done = (await collect_run(live, run_id))[-1]
+    assert done["type"] == "done" and done["message"] == LOST_MESSAGE
+    assert done["thread_id"] == (thread or run_id)
+    assert "session_id" in done and done["session_id"] == (session.id if session else None)
+
+
+async def test_a_chat_turn_lost_mid_answer_ends_with_its_thread(app, client) -> None:  # type: ignore[no-untyped-def]
+    """``POST /api/chat`` with a ``thread_id``: the run records it, and when the run is closed as lost
+    (its worker taken for dead) its ``done`` names that thread and the session, as the turn's would."""
+    from tests.chat_helpers import TOKEN, use_model
+    from tests.helpers import parse_standard_stream
+    from tests.scripted_model import ScriptedChatModel, says
+
+    use_model(app, ScriptedChatModel(script=[says("风量正常" * 50)], chunk_size=1, delay_s=0.05))
+    manager: RunManager = app.state.vent.runs
+    request = asyncio.create_task(
+        client.post("/api/chat", data={"message": "风量？", "thread_id": "th-9"}, headers=TOKEN)
+    )
+    for _ in range(500):
+        if manager.local_run_ids:
+            break
+        await asyncio.sleep(0.01)
+    (run_id,) = manager.local_run_ids
+    row = await manager.get(run_id)
+    assert row is not None and row.thread_id == "th-9"
+    assert await manager.fail_lost_run(run_id)  # a survivor closes it
+    await manager.cancel(run_id)  # as the worker does once it learns it was taken for dead
+    await asyncio.wait_for(request, 10)
+    replay = await client.get(f"/api/runs/{run_id}/events", headers={**TOKEN, "Last-Event-ID": "0"})
+    done = parse_standard_stream(replay.text)[-1][1]
+    assert done["type"] == "done" and done["message"] == LOST_MESSAGE
+    assert (done["thread_id"], done["session_id"]) == ("th-9", row.session_id)

@@ -197,6 +197,8 @@ def _check_lost_run(cluster: Cluster, base_url: str, run_id: str, before: list[d
     assert [e["seq"] for e in events] == list(range(1, len(events) + 1))
     assert [e["type"] for e in events[-2:]] == ["error", "done"]
     assert events[-2]["worker_lost"] is True
+    # the done of a click's run: the run is its thread, no session (as the run's own done would say)
+    assert (events[-1]["thread_id"], events[-1]["session_id"]) == (run_id, None)
     run = run_status(cluster.url, run_id)
     assert run is not None and run.status == "failed" and run.last_seq == len(events)
 

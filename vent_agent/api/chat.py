@@ -42,11 +42,16 @@ BUSY = "当前会话正在处理上一条消息，请等待其完成（或取消
 
 
 @asynccontextmanager
-async def _turn_of(state: AppState, kind: str, session_id: str, user_name: str) -> AsyncIterator[str]:
-    """Reserve the session's turn for a run of ``kind``; yield the run id. 409 :data:`BUSY` when another
-    run holds the session; the reservation is dropped if the block raises (the run never starts)."""
+async def _turn_of(
+    state: AppState, kind: str, session_id: str, user_name: str, thread_id: str
+) -> AsyncIterator[str]:
+    """Reserve the session's turn on ``thread_id`` for a run of ``kind``; yield the run id. 409
+    :data:`BUSY` when another run holds the session; the reservation is dropped if the block raises (the
+    run never starts)."""
     try:
-        run_id = await state.runs.reserve(kind, session_id=session_id, user_name=user_name, exclusive=True)
+        run_id = await state.runs.reserve(
+            kind, session_id=session_id, user_name=user_name, thread_id=thread_id, exclusive=True
+        )
     except SessionBusy as exc:
         raise ApiError(409, BUSY) from exc
     try:
@@ -99,7 +104,7 @@ async def chat(
     thread = thread_id or session.thread_id
     if await pending_interrupt(state, session.id, thread) is not None:
         raise ApiError(409, PENDING)
-    async with _turn_of(state, "chat", session.id, user.user_name) as run_id:
+    async with _turn_of(state, "chat", session.id, user.user_name, thread) as run_id:
         attachment = None
         if file is not None and (file.filename or file.size):
             try:
@@ -144,7 +149,7 @@ async def resume(
     nothing pending, the decision already taken, or a turn still running on the session."""
     session = await session_of(state, user.user_name, body.session_id)
     thread = body.thread_id or session.thread_id
-    async with _turn_of(state, "chat_resume", session.id, user.user_name) as run_id:
+    async with _turn_of(state, "chat_resume", session.id, user.user_name, thread) as run_id:
         if not await thread_exists(state, session.id, thread):
             raise ApiError(404, f"会话线程 {thread} 不存在")
         pending = await pending_interrupt(state, session.id, thread)

@@ -40,7 +40,7 @@ from vent_agent.runs.broker_inprocess import InProcessBroker
 from vent_agent.runs.emitter import Emitter
 from vent_agent.runs.log_writer import EventItem, FinishItem, LogWriter, RunLogFailed, retrying
 from vent_agent.runs.lost_turn import store_lost_turn
-from vent_agent.runs.reader import TERMINAL, RunReader, dumps
+from vent_agent.runs.reader import TERMINAL, RunReader, closing_done_fields, dumps
 from vent_agent.runs.tail import DEFAULT_TAIL_BYTES, RunTail, StoredEvent
 from vent_agent.runs.worker_models import RunWorkerRow
 from vent_agent.runs.workers import new_worker_id
@@ -123,10 +123,12 @@ class RunManager(RunReader):
         *,
         session_id: str | None = None,
         user_name: str | None = None,
+        thread_id: str | None = None,
         exclusive: bool = False,
     ) -> str:
         """Record a run (and this worker as its executor) before it starts; return its id. Start it with
-        ``start(..., run_id=…)`` or drop it with :meth:`abandon`.
+        ``start(..., run_id=…)`` or drop it with :meth:`abandon`. ``thread_id``: the turn's LangGraph
+        thread, for a run whose ``done`` carries another thread than the run id (a chat turn).
 
         ``exclusive``: the run is the session's turn; it claims ``sessions.active_run_id`` in the same
         transaction, where the session holds no run or only one that has ended. Raises
@@ -136,7 +138,15 @@ class RunManager(RunReader):
         async for attempt in retrying():
             with attempt:
                 async with self.db.session() as s:
-                    s.add(RunRow(id=run_id, kind=kind, session_id=session_id, user_name=user_name))
+                    s.add(
+                        RunRow(
+                            id=run_id,
+                            kind=kind,
+                            session_id=session_id,
+                            user_name=user_name,
+                            thread_id=thread_id,
+                        )
+                    )
                     s.add(RunWorkerRow(run_id=run_id, worker_id=self.worker_id))
                     await s.flush()
                     if exclusive and session_id is not None:
@@ -169,12 +179,14 @@ class RunManager(RunReader):
         *,
         session_id: str | None = None,
         user_name: str | None = None,
+        thread_id: str | None = None,
         done_fields: Callable[[str], dict[str, Any]] | None = None,
         run_id: str | None = None,
     ) -> str:
         """Record a run (and this worker as its executor), unless ``run_id`` names one :meth:`reserve`
         recorded, and execute ``body(emitter)`` in the background; return the run id once the run's rows
-        are committed (raises the store's error when they cannot be).
+        are committed (raises the store's error when they cannot be). ``thread_id`` as for
+        :meth:`reserve`.
 
         If ``body`` raises, an ``error`` event (Chinese message) and a ``done`` event are appended and the
         run is marked failed; if it returns without a ``done`` event, one is appended with
@@ -182,7 +194,9 @@ class RunManager(RunReader):
         """
         reserved = run_id is not None
         run_id = run_id or secrets.token_urlsafe(18)
-        run = row_values(RunRow, id=run_id, kind=kind, session_id=session_id, user_name=user_name)
+        run = row_values(
+            RunRow, id=run_id, kind=kind, session_id=session_id, user_name=user_name, thread_id=thread_id
+        )
         worker = row_values(RunWorkerRow, run_id=run_id, worker_id=self.worker_id)
         self._tails[run_id] = RunTail(run_id, self.tail_bytes)
         emitter = Emitter(self, run_id)
@@ -368,7 +382,8 @@ class RunManager(RunReader):
         return await self.writer.finish(run_id, "failed", LOG_FAILED_MESSAGE, last + 2, closing=True)
 
     async def fail_lost_run(self, run_id: str, message: str = LOST_MESSAGE) -> bool:
-        """Close a running run whose worker died: append ``error`` then ``done`` after the last logged
+        """Close a running run whose worker died: append ``error`` then ``done`` (with the fields of its
+        kind's ``done``: :func:`~vent_agent.runs.reader.closing_done_fields`) after the last logged
         event and mark it failed, in one transaction; a run of a session then gets its assistant turn
         (what was streamed, with the error) in the session's history. False when it is no longer running
         (another worker closed it first)."""
@@ -385,7 +400,7 @@ class RunManager(RunReader):
             last = (await s.exec(select(func.max(EventRow.seq)).where(EventRow.run_id == run_id))).one() or 0
             closing: list[tuple[int, dict[str, Any]]] = [
                 (last + 1, {"type": "error", "message": message, "worker_lost": True}),
-                (last + 2, {"type": "done", "session_id": run.session_id, "message": message}),
+                (last + 2, {"type": "done", **closing_done_fields(run), "message": message}),
             ]
             for seq, fields in closing:
                 payload = dumps({**fields, "seq": seq, "run_id": run_id})

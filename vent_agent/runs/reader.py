@@ -34,6 +34,13 @@ def dumps(payload: dict[str, Any]) -> str:
     return wire_json(payload)
 
 
+def closing_done_fields(run: RunRow) -> dict[str, Any]:
+    """The ``thread_id`` and ``session_id`` of the ``done`` the service writes for a run it closes
+    itself, as the run's own ``done`` would carry them: the turn's thread where the run recorded one (a
+    chat turn), else the run id (click interpretations and reviews are their own thread)."""
+    return {"thread_id": run.thread_id or run.id, "session_id": run.session_id}
+
+
 def _deleted_end(run_id: str, session_id: str | None, last: int, last_type: str) -> list[StoredEvent]:
     """The end a subscriber gives a run deleted before it read the logged one: ``error`` (unless the
     last event read was one) then ``done``, numbered on after ``last``."""

@@ -44,6 +44,8 @@ class RunRow(SQLModel, table=True):
 
     ``kind``: click_tun, click_device, review, chat…; ``status``: running, done, failed, cancelled.
     ``session_id`` / ``user_name`` are None for click interpretations (no session rows, spec).
+    ``thread_id``: the LangGraph thread of a chat turn (its ``done`` carries it); None where the run is
+    its own thread (click interpretations, reviews: their ``done`` carries the run id).
     """
 
     __tablename__ = "runs"
@@ -53,6 +55,7 @@ class RunRow(SQLModel, table=True):
     status: str = Field(default="running", max_length=16, index=True)
     session_id: str | None = Field(default=None, max_length=64, index=True)
     user_name: str | None = Field(default=None, max_length=128)
+    thread_id: str | None = Field(default=None, max_length=128)
     created_at: datetime = Field(default_factory=utcnow)
     finished_at: datetime | None = None
     error: str | None = Field(default=None, sa_column=Column(Text))
