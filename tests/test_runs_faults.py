@@ -95,6 +95,7 @@ async def test_a_run_whose_events_cannot_be_written_ends_failed_and_sends_nothin
     await manager.wait(run_id)
     assert not reached  # the body was stopped
     assert [(e["seq"], e["type"]) for e in seen] == [(1, "progress"), (2, "error"), (3, "done")]
+    assert (seen[-1]["thread_id"], seen[-1]["session_id"]) == (run_id, None)  # as a click's done says
     assert "二" not in str(seen)
     logged = [e.payload for e in await manager.events_after(run_id, 0)]
     assert logged == seen

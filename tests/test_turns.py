@@ -205,7 +205,8 @@ async def test_a_subscriber_whose_run_is_deleted_still_gets_error_and_done(db: D
         await em.emit("progress", message="开始")
         await release.wait()
 
-    run_id = await runs.start("chat", body, session_id="s1")
+    done_fields = {"session_id": "s1", "thread_id": "t-1"}
+    run_id = await runs.start("chat", body, session_id="s1", done_fields=lambda _rid: done_fields)
     seen: list[dict] = []
 
     async def tail() -> None:
@@ -216,8 +217,35 @@ async def test_a_subscriber_whose_run_is_deleted_still_gets_error_and_done(db: D
 
     await asyncio.wait_for(tail(), 20)
     assert [e["type"] for e in seen] == ["progress", "error", "done"]
-    assert [e["seq"] for e in seen] == [1, 2, 3] and seen[-1]["session_id"] == "s1"
+    assert [e["seq"] for e in seen] == [1, 2, 3]
+    assert (seen[-1]["session_id"], seen[-1]["thread_id"]) == ("s1", "t-1")  # as the turn's done says
     await runs.shutdown()
+
+
+async def test_another_workers_subscriber_of_a_deleted_run_gets_its_thread(db: Database) -> None:
+    """The subscriber reads the run from the log (another worker executes it): when the session's delete
+    removes the run, its ``done`` still names the turn's thread and session."""
+    executing, reading = RunManager(db, poll_s=0.05), RunManager(db, poll_s=0.05)
+    release = asyncio.Event()
+
+    async def body(em: Emitter) -> None:
+        await em.emit("progress", message="开始")
+        await release.wait()
+
+    run_id = await executing.start("chat", body, session_id="s1", thread_id="t-2")
+    seen: list[dict] = []
+
+    async def tail() -> None:
+        async for ev in reading.subscribe(run_id):
+            seen.append(ev.payload)
+            if len(seen) == 1:
+                await executing.delete_runs([run_id])
+
+    await asyncio.wait_for(tail(), 20)
+    assert [e["type"] for e in seen] == ["progress", "error", "done"]
+    assert (seen[-1]["session_id"], seen[-1]["thread_id"]) == ("s1", "t-2")
+    await executing.shutdown()
+    await reading.shutdown()
 
 
 async def test_concurrent_claims_on_one_session_admit_one(app_on: Any) -> None:

@@ -69,6 +69,23 @@ def _release(run_ids: list[str]) -> Any:
     return update(SessionRow).where(col(SessionRow.active_run_id).in_(run_ids)).values(active_run_id=None)
 
 
+def _closing_of(
+    run_id: str,
+    session_id: str | None,
+    thread_id: str | None,
+    done_fields: Callable[[str], dict[str, Any]] | None,
+) -> dict[str, Any]:
+    """The ``thread_id`` and ``session_id`` of the ``done`` the service writes for a run of this process
+    it has to close itself (its log failed, or its session was deleted under a subscriber): those of
+    the run's own ``done`` (``done_fields``), else as :func:`~vent_agent.runs.reader.closing_done_fields`
+    gives them for a run closed by another worker."""
+    fields = done_fields(run_id) if done_fields is not None else {}
+    return {
+        "thread_id": fields.get("thread_id", thread_id or run_id),
+        "session_id": fields.get("session_id", session_id),
+    }
+
+
 class RunCancelled(Exception):
     """Raised inside a run's task when the run was cancelled."""
 
@@ -201,7 +218,7 @@ class RunManager(RunReader):
         self._tails[run_id] = RunTail(run_id, self.tail_bytes)
         emitter = Emitter(self, run_id)
         self._kinds[run_id] = kind
-        self._sessions[run_id] = session_id
+        self._closing[run_id] = _closing_of(run_id, session_id, thread_id, done_fields)
         # The body's task is made first, the run's rows then queued: the body runs before the writer
         # wakes, so its first events join the run's rows in one transaction.
         task = asyncio.create_task(
@@ -227,7 +244,7 @@ class RunManager(RunReader):
         self._started.discard(run_id)
         self._cancel_before_start.discard(run_id)
         self._kinds.pop(run_id, None)
-        self._sessions.pop(run_id, None)
+        self._closing.pop(run_id, None)
         self.writer.forget(run_id)
         tail = self._tails.get(run_id)
         if tail is not None and not tail.ended:  # its end was not logged by this worker: the log says
@@ -374,7 +391,7 @@ class RunManager(RunReader):
         last = self.writer.broken.get(run_id, 0)
         fields: list[dict[str, Any]] = [
             {"type": "error", "message": LOG_FAILED_MESSAGE},
-            {"type": "done", "session_id": self._sessions.get(run_id), "message": LOG_FAILED_MESSAGE},
+            {"type": "done", **self._closing.get(run_id, {}), "message": LOG_FAILED_MESSAGE},
         ]
         for i, f in enumerate(fields, start=1):
             data = dumps({**f, "seq": last + i, "run_id": run_id})

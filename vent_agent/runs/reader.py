@@ -41,15 +41,16 @@ def closing_done_fields(run: RunRow) -> dict[str, Any]:
     return {"thread_id": run.thread_id or run.id, "session_id": run.session_id}
 
 
-def _deleted_end(run_id: str, session_id: str | None, last: int, last_type: str) -> list[StoredEvent]:
+def _deleted_end(run_id: str, closing: dict[str, Any], last: int, last_type: str) -> list[StoredEvent]:
     """The end a subscriber gives a run deleted before it read the logged one: ``error`` (unless the
-    last event read was one) then ``done``, numbered on after ``last``."""
+    last event read was one) then ``done`` with the run's ``closing`` fields (its thread and session),
+    numbered on after ``last``."""
     types = (["error"] if last_type != "error" else []) + ["done"]
     out = []
     for i, type_ in enumerate(types, start=1):
         fields: dict[str, Any] = {"message": DELETED_MESSAGE}
         if type_ == "done":
-            fields["session_id"] = session_id
+            fields = {**closing, **fields}
         out.append(
             StoredEvent(last + i, type_, dumps({"type": type_, **fields, "seq": last + i, "run_id": run_id}))
         )
@@ -69,7 +70,8 @@ class RunReader:
         self.broker = broker
         self.poll_s = poll_s
         self._tails: dict[str, RunTail] = {}  # this process' runs (and those ended a moment ago)
-        self._sessions: dict[str, str | None] = {}  # the session of each run of this process
+        # the thread and session that the done of each run of this process carries (closing_done_fields)
+        self._closing: dict[str, dict[str, Any]] = {}
 
     async def get(self, run_id: str) -> RunRow | None:
         """The run's row, or None."""
@@ -106,7 +108,7 @@ class RunReader:
             async for batch in self._subscribe_log(run_id, after):
                 yield batch
             return
-        last, last_type, session_id = after, "", self._sessions.get(run_id)
+        last, last_type, closing = after, "", self._closing.get(run_id, {})
         while True:
             ready = tail.after(last)
             if ready is None and not tail.deleted:  # behind the tail's window: catch up from the log
@@ -117,7 +119,7 @@ class RunReader:
                 continue
             if tail.ended:  # nothing after ``last`` and nothing more to come
                 if tail.deleted and last_type != "done":
-                    yield _deleted_end(run_id, session_id, last, last_type)
+                    yield _deleted_end(run_id, closing, last, last_type)
                 return
             await tail.wait(self.poll_s)
 
@@ -136,7 +138,7 @@ class RunReader:
                     continue
                 run = await self.get(run_id)
                 if run is None and seen is not None and last_type != "done":
-                    yield _deleted_end(run_id, seen.session_id, last, last_type)
+                    yield _deleted_end(run_id, closing_done_fields(seen), last, last_type)
                     return
                 if run is None or (run.status in TERMINAL and last >= run.last_seq):
                     return
