@@ -74,7 +74,9 @@ class Hostile:
     ``expect``: the status. ``stream``: for a 200 stream, ``"error"`` (an ``error`` event, then
     ``done``) or ``"ok"`` (``done`` without ``error``). ``token``: send the demo token. ``request``:
     the keyword arguments of :meth:`httpx.AsyncClient.request` (json, content, data, files, params,
-    headers). ``bug``: a known service bug on the stores ``bug_on``, where the case is a strict xfail.
+    headers; a callable ``content`` is called for each request, for a chunked body from a generator).
+    ``says``: a text the refusal's ``error`` must contain. ``bug``: a known service bug on the stores
+    ``bug_on``, where the case is a strict xfail.
     """
 
     method: str
@@ -85,6 +87,7 @@ class Hostile:
     request: dict[str, Any] | None = None
     bug: str | None = None
     bug_on: tuple[str, ...] = ()
+    says: str | None = None
 
 
 BACKENDS = ("sqlite", "postgres")
@@ -100,11 +103,13 @@ def case(
     token: bool = True,
     bug: str | None = None,
     bug_on: tuple[str, ...] = BACKENDS,
+    says: str | None = None,
     **request: Any,
 ) -> Any:
     """A catalogue entry as a pytest param named ``name``; ``bug`` describes a known service bug on the
-    stores ``bug_on`` (the case is then a strict xfail there, removed by whoever fixes the bug)."""
-    return pytest.param(Hostile(method, path, expect, stream, token, request, bug, bug_on), id=name)
+    stores ``bug_on`` (the case is then a strict xfail there, removed by whoever fixes the bug);
+    ``says``: a text the refusal's message must contain."""
+    return pytest.param(Hostile(method, path, expect, stream, token, request, bug, bug_on, says), id=name)
 
 
 def nested(depth: int, leaf: Any = 1) -> Any:
@@ -113,6 +118,12 @@ def nested(depth: int, leaf: Any = 1) -> Any:
     for _ in range(depth):
         value = [value]
     return value
+
+
+async def chunked(body: bytes, size: int = 64 << 10) -> AsyncIterator[bytes]:
+    """``body`` sent without Content-Length (chunked), ``size`` bytes at a time."""
+    for i in range(0, len(body), size):
+        yield body[i : i + size]
 
 
 def zip_bytes(members: dict[str, bytes], compression: int = zipfile.ZIP_DEFLATED) -> bytes:
@@ -324,6 +335,20 @@ CATALOGUE = [
     case("oversized-chat-attachment", "POST", CHAT, 413, data={"message": "审查这份计划"},
          files={"file": ("big.pdf", OVER_CAP, "application/pdf")}),
     case("oversized-skill-zip", "POST", "/api/skills/upload", 413, files={"file": ("big.zip", OVER_CAP)}),
+    # one limit named however the body comes: with a Content-Length, chunked, with a Content-Type the route
+    # does not take (the chunked upload named the cap plus the framing allowance, 2 MB)
+    case("oversized-review-sized", "POST", REVIEW, 413, says="请求体过大：上限 1 MB", headers=MULTIPART,
+         content=multipart((PDF_PART, OVER_CAP + b"0" * (1 << 20)))),
+    case("oversized-review-chunked", "POST", REVIEW, 413, says="请求体过大：上限 1 MB", headers=MULTIPART,
+         content=lambda: chunked(multipart((PDF_PART, OVER_CAP + b"0" * (1 << 20))))),
+    case("oversized-chat-chunked", "POST", CHAT, 413, says="请求体过大：上限 1 MB", headers=MULTIPART,
+         content=lambda: chunked(multipart((PDF_PART, OVER_CAP + b"0" * (1 << 20))))),
+    case("oversized-skill-chunked", "POST", "/api/skills/upload", 413, says="请求体过大：上限 1 MB",
+         headers=MULTIPART, content=lambda: chunked(multipart((PDF_PART, OVER_CAP + b"0" * (1 << 20))))),
+    case("oversized-json-as-multipart", "POST", CLICK, 413, says="请求体过大：上限 1 MB", headers=MULTIPART,
+         content=b"x" * (3 << 20)),
+    case("oversized-json-chunked", "POST", RESUME, 413, says="请求体过大：上限 1 MB", headers=JSON,
+         content=lambda: chunked(b"[" + b" " * (3 << 20) + b"]")),
     case("many-files", "POST", REVIEW, 400, content=multipart(*[(PDF_PART, b"%PDF-1.4\n")] * 1100),
          headers=MULTIPART),
     case("empty-pdf", "POST", REVIEW, 400, files={"file": ("p.pdf", b"")}),
@@ -481,6 +506,8 @@ async def test_hostile_input_is_refused_in_spec_shape(
     if hostile.bug and service.backend in hostile.bug_on:
         request.applymarker(pytest.mark.xfail(strict=True, reason=hostile.bug))
     kwargs = dict(hostile.request or {})
+    if callable(kwargs.get("content")):
+        kwargs["content"] = kwargs["content"]()
     headers = {**(TOKEN if hostile.token else {}), **kwargs.pop("headers", {})}
     for key in ("json", "data"):
         if key in kwargs:
@@ -490,5 +517,7 @@ async def test_hostile_input_is_refused_in_spec_shape(
     assert resp.status_code == hostile.expect, resp.text[:600]
     if resp.status_code >= 400:
         assert_spec_error(resp)
+        if hostile.says:
+            assert hostile.says in resp.json()["error"], resp.json()
     elif resp.status_code == 200 and hostile.stream:
         assert_stream(resp, standard=path.startswith("/api/runs/"), want_error=hostile.stream == "error")

@@ -193,6 +193,68 @@ async def test_json_body_over_the_limit_is_413(tmp_path: Path) -> None:
     assert resume.status_code == 413 and resume.json() == {"error": "请求体过大：上限 64 KB"}
 
 
+async def _in_chunks(body: bytes, size: int = 64 << 10) -> AsyncIterator[bytes]:
+    """``body`` sent without Content-Length (chunked), ``size`` bytes at a time."""
+    for i in range(0, len(body), size):
+        yield body[i : i + size]
+
+
+UPLOAD_ROUTES = ("/api/vent/review/pdf", "/api/chat", "/api/skills/upload")
+
+
+@pytest.mark.parametrize("route", UPLOAD_ROUTES)
+async def test_upload_over_the_limit_names_one_limit_however_sent(tmp_path: Path, route: str) -> None:
+    """A body over an upload route's limit names ``VENT_MAX_UPLOAD_MB`` with a Content-Length and sent
+    chunked alike (the chunked one named the body limit, the cap plus the 1 MiB allowed for framing)."""
+    from vent_agent.app import create_app
+
+    app = create_app(Settings(_env_file=None, data_dir=tmp_path / "d", max_upload_mb=1))
+    data, ctype = _multipart(b'filename="big.pdf"', body=b"%PDF-1.4\n" + b"0" * (5 << 19))
+    headers = {"content-type": ctype, **TOKEN}
+    async with (
+        app.router.lifespan_context(app),
+        httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://t") as c,
+    ):
+        sized = await c.post(route, content=data, headers=headers)
+        chunked = await c.post(route, content=_in_chunks(data), headers=headers)
+    assert sized.status_code == 413 and sized.json() == {"error": "请求体过大：上限 1 MB"}
+    assert chunked.status_code == 413 and chunked.json() == {"error": "请求体过大：上限 1 MB"}
+
+
+@pytest.mark.parametrize(
+    ("route", "content_type", "limit", "chunked"),
+    [
+        ("/api/interpret/click/tun", "multipart/form-data; boundary=x", "64 KB", False),
+        ("/api/interpret/click/tun", "multipart/form-data; boundary=x", "64 KB", True),
+        ("/api/chat/resume", "multipart/form-data; boundary=x", "64 KB", False),
+        ("/api/chat/resume", "multipart/form-data; boundary=x", "64 KB", True),
+        # a form route reads no body of another type when it is chunked: only the Content-Length counts
+        ("/api/vent/review/pdf", "application/json", "1 MB", False),
+        ("/api/chat", "application/json", "1 MB", False),
+    ],
+)
+async def test_the_route_not_the_content_type_decides_the_limit_named(
+    tmp_path: Path, route: str, content_type: str, limit: str, chunked: bool
+) -> None:
+    """A body over the limit names the route's limit whatever its Content-Type says (a JSON route
+    named the upload cap for a multipart Content-Type, an upload route the JSON limit for a JSON one)."""
+    from vent_agent.app import create_app
+
+    settings = Settings(_env_file=None, data_dir=tmp_path / "d", max_upload_mb=1, max_json_body_kb=64)
+    app = create_app(settings)
+    body = b"{" + b" " * (3 << 20) + b"}"
+    async with (
+        app.router.lifespan_context(app),
+        httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://t") as c,
+    ):
+        resp = await c.post(
+            route,
+            content=_in_chunks(body) if chunked else body,
+            headers={"content-type": content_type, **TOKEN},
+        )
+    assert resp.status_code == 413 and resp.json() == {"error": f"请求体过大：上限 {limit}"}
+
+
 async def test_device_type_must_be_a_known_kind(client: httpx.AsyncClient) -> None:
     body = {"device_id": "FAN-001", "device_name": "主通风机", "device_type": "toaster", "mode": "fast"}
     resp = await client.post("/api/interpret/click/device", json=body)

@@ -29,7 +29,7 @@ from vent_agent.api.console import mount_console
 from vent_agent.api.cors import SpecCorsMiddleware
 from vent_agent.api.errors import install_error_handlers
 from vent_agent.api.openapi import install_openapi
-from vent_agent.api.uploads import ChineseBodyLimit
+from vent_agent.api.uploads import ChineseBodyLimit, UploadRoute
 from vent_agent.auth import make_user_service
 from vent_agent.graphs.checkpoint import open_checkpointer
 from vent_agent.kb.search import get_knowledge_base
@@ -46,9 +46,6 @@ from vent_agent.store.db import Database
 from vent_agent.upstream import close_source, make_source
 
 log = logging.getLogger(__name__)
-
-MULTIPART_OVERHEAD = 1 << 20
-"""Bytes allowed on top of ``max_upload_mb`` for an upload's other form fields and multipart framing."""
 
 
 def masked_url(url: str) -> str:
@@ -126,9 +123,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         )
     install_error_handlers(app)
     install_openapi(app)
-    upload_limit = (settings.max_upload_mb << 20) + MULTIPART_OVERHEAD
+    upload_limit = (settings.max_upload_mb << 20) + UploadRoute.body_overhead  # a 413 names max_upload_mb
     json_limit = settings.max_json_body_kb << 10
-    app.add_middleware(ChineseBodyLimit, json_limit=json_limit, upload_limit=settings.max_upload_mb << 20)
+    app.add_middleware(ChineseBodyLimit)
     for router in (
         *(m.router for m in (health, interpret, reports, runs, sessions, model, client_js, mine)),
         chat.resume_router,

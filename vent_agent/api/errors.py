@@ -9,6 +9,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.middleware.body_limit import MAX_BODY_SIZE_SCOPE_KEY
+from starlette.types import Scope
 
 from vent_agent.validation_reasons import pydantic_reason
 
@@ -57,9 +58,20 @@ _HTTP_MESSAGES = {
 }
 
 
+def named_body_limit(scope: Scope) -> int | None:
+    """The body limit a 413 names for the request of ``scope``: the matched route's limit (FastAPI's
+    ``max_body_size``, in the scope while the route runs), less the multipart framing an upload route
+    allows on top of its file cap (the route class's ``body_overhead``), so that an upload route names
+    ``VENT_MAX_UPLOAD_MB`` whether the body came with a Content-Length or chunked. ``None``: no limit."""
+    limit = scope.get(MAX_BODY_SIZE_SCOPE_KEY)
+    if not isinstance(limit, int):
+        return None
+    return limit - int(getattr(scope.get("route"), "body_overhead", 0))
+
+
 def http_message(status: int, body_limit: int | None = None) -> str:
     """The Chinese message for an HTTP error raised by Starlette or FastAPI with an English text
-    (``body_limit``: the route's body size limit in bytes, named in a 413)."""
+    (``body_limit``: the limit in bytes a 413 names, see :func:`named_body_limit`)."""
     if status == 413 and body_limit:
         limit = f"{body_limit / (1 << 20):.0f} MB" if body_limit >= 1 << 20 else f"{body_limit >> 10} KB"
         return f"请求体过大：上限 {limit}"
@@ -81,7 +93,7 @@ def install_error_handlers(app: FastAPI) -> None:
     async def _http(req: Request, exc: StarletteHTTPException) -> JSONResponse:
         message = exc.detail if isinstance(exc.detail, str) else ""
         if not message or message.isascii():  # Starlette's and FastAPI's own texts are English
-            message = http_message(exc.status_code, req.scope.get(MAX_BODY_SIZE_SCOPE_KEY))
+            message = http_message(exc.status_code, named_body_limit(req.scope))
         return JSONResponse({"error": message}, status_code=exc.status_code, headers=exc.headers)
 
     @app.exception_handler(Exception)

@@ -36,7 +36,7 @@ from starlette.formparsers import MultiPartException, MultiPartParser
 from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from vent_agent.api.errors import http_message
+from vent_agent.api.errors import http_message, named_body_limit
 from vent_agent.documents.file_names import header_file_name
 
 _EXTENDED = re.compile(rb";\s*filename\*\s*=\s*([^;]*)", re.IGNORECASE)
@@ -138,8 +138,18 @@ class FormRequest(Request):
         return form
 
 
+MULTIPART_OVERHEAD = 1 << 20
+"""Bytes an upload route's body may hold on top of ``max_upload_mb`` for its other form fields and the
+multipart framing."""
+
+
 class UploadRoute(APIRoute):
-    """An :class:`~fastapi.routing.APIRoute` whose endpoint gets a :class:`FormRequest`."""
+    """An :class:`~fastapi.routing.APIRoute` whose endpoint gets a :class:`FormRequest`. Its routers take
+    the body limit ``max_upload_mb`` + :attr:`body_overhead` (``create_app``); a 413 names
+    ``max_upload_mb`` (:func:`~vent_agent.api.errors.named_body_limit`). JSON routes go on other routers,
+    under the JSON body limit."""
+
+    body_overhead = MULTIPART_OVERHEAD
 
     def get_route_handler(self) -> Callable[[Request], Coroutine[Any, Any, Response]]:
         handler = super().get_route_handler()
@@ -154,20 +164,17 @@ class ChineseBodyLimit:
     """ASGI middleware: Starlette's body-size limiter (FastAPI ``max_body_size``, set per router in
     ``create_app``) answers a body whose Content-Length is over the limit with a plain-text
     ``Content Too Large``, bypassing the exception handlers; this turns that answer into the spec's
-    ``{"error": "请求体过大：上限 …"}`` (413). ``json_limit`` / ``upload_limit`` (bytes) name the limit
-    for JSON and multipart requests."""
+    ``{"error": "请求体过大：上限 …"}`` (413). The limit named is the matched route's, as the exception
+    handler names it for a chunked body over the limit (:func:`~vent_agent.api.errors.named_body_limit`):
+    the route decides, not the request's Content-Type."""
 
-    def __init__(self, app: ASGIApp, *, json_limit: int, upload_limit: int) -> None:
+    def __init__(self, app: ASGIApp) -> None:
         self.app = app
-        self.json_limit = json_limit
-        self.upload_limit = upload_limit
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        multipart = Headers(scope=scope).get("content-type", "").startswith("multipart/")
-        limit = self.upload_limit if multipart else self.json_limit
         replaced = False
 
         async def send_chinese(message: Message) -> None:
@@ -176,7 +183,8 @@ class ChineseBodyLimit:
                 headers = Headers(raw=message.get("headers", []))
                 if headers.get("content-type", "").startswith("text/plain"):
                     replaced = True
-                    response = JSONResponse({"error": http_message(413, limit)}, status_code=413)
+                    text = http_message(413, named_body_limit(scope))
+                    response = JSONResponse({"error": text}, status_code=413)
                     await send(
                         {"type": "http.response.start", "status": 413, "headers": response.raw_headers}
                     )
