@@ -255,6 +255,26 @@ async def test_the_route_not_the_content_type_decides_the_limit_named(
     assert resp.status_code == 413 and resp.json() == {"error": f"请求体过大：上限 {limit}"}
 
 
+@pytest.mark.parametrize(("kb", "named"), [(1536, "1536 KB"), (2048, "2 MB"), (1000, "1000 KB")])
+async def test_a_json_limit_of_part_of_a_mb_is_named_in_kb(tmp_path: Path, kb: int, named: str) -> None:
+    """``VENT_MAX_JSON_BODY_KB=1536`` is named ``1536 KB``, not rounded to ``2 MB``."""
+    from vent_agent.app import create_app
+
+    app = create_app(Settings(_env_file=None, data_dir=tmp_path / "d", max_json_body_kb=kb))
+    body = b"{" + b" " * (3 << 20) + b"}"
+    async with (
+        app.router.lifespan_context(app),
+        httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://t") as c,
+    ):
+        sized = await c.post(
+            "/api/interpret/click/tun", content=body, headers={"content-type": "application/json"}
+        )
+        chunked = await c.post(
+            "/api/interpret/click/tun", content=_in_chunks(body), headers={"content-type": "application/json"}
+        )
+    assert sized.json() == chunked.json() == {"error": f"请求体过大：上限 {named}"}
+
+
 async def test_device_type_must_be_a_known_kind(client: httpx.AsyncClient) -> None:
     body = {"device_id": "FAN-001", "device_name": "主通风机", "device_type": "toaster", "mode": "fast"}
     resp = await client.post("/api/interpret/click/device", json=body)

@@ -58,6 +58,14 @@ _HTTP_MESSAGES = {
 }
 
 
+def size_text(size: int) -> str:
+    """``size`` bytes as a limit is written in messages: whole MB when it is a whole number of MiB,
+    else KB (rounded up), so ``VENT_MAX_JSON_BODY_KB=1536`` reads ``1536 KB``, never a rounded ``2 MB``."""
+    if size >= 1 << 20 and size % (1 << 20) == 0:
+        return f"{size >> 20} MB"
+    return f"{-(-size >> 10)} KB"
+
+
 def named_body_limit(scope: Scope) -> int | None:
     """The body limit a 413 names for the request of ``scope``: the matched route's limit (FastAPI's
     ``max_body_size``, in the scope while the route runs), less the multipart framing an upload route
@@ -73,8 +81,7 @@ def http_message(status: int, body_limit: int | None = None) -> str:
     """The Chinese message for an HTTP error raised by Starlette or FastAPI with an English text
     (``body_limit``: the limit in bytes a 413 names, see :func:`named_body_limit`)."""
     if status == 413 and body_limit:
-        limit = f"{body_limit / (1 << 20):.0f} MB" if body_limit >= 1 << 20 else f"{body_limit >> 10} KB"
-        return f"请求体过大：上限 {limit}"
+        return f"请求体过大：上限 {size_text(body_limit)}"
     return _HTTP_MESSAGES.get(status, "请求错误" if status < 500 else "服务器内部错误")
 
 
