@@ -347,6 +347,8 @@ CATALOGUE = [
          headers=MULTIPART, content=lambda: chunked(multipart((PDF_PART, OVER_CAP + b"0" * (1 << 20))))),
     case("oversized-json-as-multipart", "POST", CLICK, 413, says="请求体过大：上限 1 MB", headers=MULTIPART,
          content=b"x" * (3 << 20)),
+    case("oversized-toggle", "POST", SKILL + "/toggle", 413, says="请求体过大：上限 1 MB", headers=JSON,
+         content=b'{"enabled": true' + b" " * (3 << 19) + b"}"),  # JSON: under the JSON limit, not the upload one
     case("oversized-json-chunked", "POST", RESUME, 413, says="请求体过大：上限 1 MB", headers=JSON,
          content=lambda: chunked(b"[" + b" " * (3 << 20) + b"]")),
     case("many-files", "POST", REVIEW, 400, content=multipart(*[(PDF_PART, b"%PDF-1.4\n")] * 1100),

@@ -109,11 +109,12 @@ def skills_settings(tmp_path: Path, **overrides: object) -> Settings:
 
 @asynccontextmanager
 async def skills_app(settings: Settings) -> AsyncIterator[FastAPI]:
-    """An app with only the skills router and the error handlers, over a real store and registry (as
+    """An app with only the skills routers and the error handlers, over a real store and registry (as
     the service's lifespan makes them); leaving it is a restart."""
     app = FastAPI()
     install_error_handlers(app)
     app.include_router(skills_api.router)
+    app.include_router(skills_api.json_router)
     db = Database(settings.resolved_database_url)
     await db.create_all()
     registry = await open_skill_registry(settings, db)

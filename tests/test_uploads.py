@@ -228,6 +228,8 @@ async def test_upload_over_the_limit_names_one_limit_however_sent(tmp_path: Path
         ("/api/interpret/click/tun", "multipart/form-data; boundary=x", "64 KB", True),
         ("/api/chat/resume", "multipart/form-data; boundary=x", "64 KB", False),
         ("/api/chat/resume", "multipart/form-data; boundary=x", "64 KB", True),
+        ("/api/skills/vent-chat/toggle", "application/json", "64 KB", False),
+        ("/api/skills/vent-chat/toggle", "application/json", "64 KB", True),
         # a form route reads no body of another type when it is chunked: only the Content-Length counts
         ("/api/vent/review/pdf", "application/json", "1 MB", False),
         ("/api/chat", "application/json", "1 MB", False),

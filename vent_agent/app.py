@@ -129,6 +129,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     for router in (
         *(m.router for m in (health, interpret, reports, runs, sessions, model, client_js, mine)),
         chat.resume_router,
+        skills.json_router,
     ):
         app.include_router(router, max_body_size=json_limit)
     for module in (review, chat, skills):  # multipart uploads

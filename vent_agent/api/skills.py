@@ -21,6 +21,9 @@ from vent_agent.skills.errors import SkillError
 from vent_agent.skills.registry import SkillRegistry
 
 router = APIRouter(prefix="/api/skills", tags=["skills"], route_class=UploadRoute)
+json_router = APIRouter(prefix="/api/skills", tags=["skills"])
+"""``POST /api/skills/{name}/toggle``: a JSON body, under the JSON body limit (the upload route takes
+zips)."""
 
 
 async def get_skills(state: StateDep) -> SkillRegistry:
@@ -78,7 +81,7 @@ async def skill_detail(name: str, skills: SkillsDep) -> dict[str, str]:
         raise _api_error(exc) from exc
 
 
-@router.post("/{name}/toggle")
+@json_router.post("/{name}/toggle")
 async def toggle_skill(
     name: str, skills: SkillsDep, user: AdminUser, body: ToggleBody | None = None
 ) -> dict[str, Any]:
