@@ -138,6 +138,8 @@ SKILL_MD = b"---\nname: evil-pack\ndescription: x\n---\nbody\n"
 TOO_DEEP = b"[" * 100_000 + b"]" * 100_000
 TOO_DEEP_OBJECT = b'{"a":' * 100_000 + b"1" + b"}" * 100_000
 JSON = {"content-type": "application/json"}
+WANT_JSON = "请求体格式错误：Content-Type 应为 application/json"
+WANT_FORM = "请求体格式错误：Content-Type 应为 multipart/form-data"
 BOUNDARY = "xBOUNDARYx"
 MULTIPART = {"content-type": f"multipart/form-data; boundary={BOUNDARY}"}
 
@@ -227,20 +229,47 @@ CATALOGUE = [
     case("word-force-refresh", "POST", REVIEW, 400, files={"file": ("p.pdf", b"%PDF-1.4\n")},
          data={"force_refresh": "maybe"}),
     # ---- wrong content types --------------------------------------------------------------------------
+    # a JSON route names the Content-Type, not the body it could then not read as an object; a form route
+    # names it too, not the fields it then found missing
     case("text-plain-click", "POST", CLICK, 400, content=json.dumps(TUN).encode(),
-         headers={"content-type": "text/plain"}),
-    case("form-click", "POST", CLICK, 400, data={"tun_id": "15216", "tun_name": "x"}),
-    case("multipart-click", "POST", CLICK, 400, files={"tun_id": ("a", b"15216")}),
-    case("no-content-type-click", "POST", CLICK, 400, content=json.dumps(TUN).encode()),
+         headers={"content-type": "text/plain"}, says=WANT_JSON + "（收到 text/plain）"),
+    case("text-plain-device", "POST", DEVICE_PATH, 400, content=json.dumps(DEVICE).encode(),
+         headers={"content-type": "text/plain; charset=utf-8"}, says=WANT_JSON + "（收到 text/plain）"),
+    case("form-click", "POST", CLICK, 400, data={"tun_id": "15216", "tun_name": "x"},
+         says=WANT_JSON + "（收到 application/x-www-form-urlencoded）"),
+    case("multipart-click", "POST", CLICK, 400, files={"tun_id": ("a", b"15216")},
+         says=WANT_JSON + "（收到 multipart/form-data）"),
+    case("no-content-type-click", "POST", CLICK, 400, content=json.dumps(TUN).encode(),
+         says=WANT_JSON + "（请求未给出 Content-Type）"),
     case("json-suffix-click", "POST", CLICK, 200, stream="ok", content=json.dumps(TUN).encode(),
          headers={"content-type": "application/problem+json"}),
-    case("json-chat", "POST", CHAT, 400, json={"message": "你好"}),
-    case("json-review", "POST", REVIEW, 400, json={"file": "%PDF-1.4"}),
-    case("raw-pdf-review", "POST", REVIEW, 400, content=b"%PDF-1.4\n",
-         headers={"content-type": "application/pdf"}),
+    case("json-charset-click", "POST", CLICK, 200, stream="ok", content=json.dumps(TUN).encode(),
+         headers={"content-type": "Application/JSON; charset=UTF-8"}),
+    case("json-array-names-the-object", "POST", CLICK, 400, json=[TUN], says="请求体格式错误：应为 JSON 对象"),
+    case("text-plain-empty-click", "POST", CLICK, 400, content=b"", headers={"content-type": "text/plain"},
+         says="缺少请求体"),
+    case("form-resume", "POST", RESUME, 400, data={"session_id": "{session}", "action": "approve"},
+         says=WANT_JSON),
+    case("text-plain-resume", "POST", RESUME, 400, headers={"content-type": "text/plain"},
+         content=b'{"session_id": "abc", "action": "approve"}', says=WANT_JSON),
     case("text-title", "PUT", SESSION + "/title", 400, content=b'{"title": "x"}',
-         headers={"content-type": "text/plain"}),
-    case("json-skill-upload", "POST", "/api/skills/upload", 400, json={"file": "x"}),
+         headers={"content-type": "text/plain"}, says=WANT_JSON),
+    case("form-mode", "PUT", SESSION + "/mode", 400, data={"mode": "plan"}, says=WANT_JSON),
+    case("no-content-type-switch", "POST", "/api/model/switch", 400, content=b'{"model": "x"}', says=WANT_JSON),
+    case("text-thinking", "POST", "/api/model/thinking", 400, content=b'{"level": "off"}',
+         headers={"content-type": "text/plain"}, says=WANT_JSON),
+    case("text-toggle", "POST", SKILL + "/toggle", 400, content=b'{"enabled": true}',
+         headers={"content-type": "text/plain"}, says=WANT_JSON),
+    case("json-chat", "POST", CHAT, 400, json={"message": "你好"}, says=WANT_FORM + "（收到 application/json）"),
+    case("text-chat", "POST", CHAT, 400, content="message=你好".encode(), headers={"content-type": "text/plain"},
+         says=WANT_FORM),
+    case("no-content-type-chat", "POST", CHAT, 400, content=b"message=hi", says=WANT_FORM),
+    case("json-review", "POST", REVIEW, 400, json={"file": "%PDF-1.4"}, says=WANT_FORM),
+    case("raw-pdf-review", "POST", REVIEW, 400, content=b"%PDF-1.4\n",
+         headers={"content-type": "application/pdf"}, says=WANT_FORM + "（收到 application/pdf）"),
+    case("json-skill-upload", "POST", "/api/skills/upload", 400, json={"file": "x"}, says=WANT_FORM),
+    case("zip-skill-upload", "POST", "/api/skills/upload", 400, content=zip_bytes({"SKILL.md": SKILL_MD}),
+         headers={"content-type": "application/zip"}, says=WANT_FORM),
     case("multipart-no-boundary", "POST", REVIEW, 400, content=b"--x\r\n",
          headers={"content-type": "multipart/form-data"}),
     case("multipart-garbage", "POST", REVIEW, 400, content=b"\x00\xff garbage \r\n\r\n--", headers=MULTIPART),

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import email.message
 import logging
 
-from fastapi import FastAPI, Request
+from fastapi import FastAPI, Request, params
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
@@ -25,9 +26,61 @@ class ApiError(Exception):
         self.message = message
 
 
-def _describe(exc: RequestValidationError) -> str:
+FORM_TYPES = ("multipart/form-data", "application/x-www-form-urlencoded")
+"""Content types a form route (``/api/chat``, ``/api/vent/review/pdf``, ``/api/skills/upload``) reads."""
+
+
+def is_json_type(content_type: str | None) -> bool:
+    """Whether FastAPI reads a body of ``content_type`` as JSON: ``application/json`` or
+    ``application/<anything>+json``, parameters aside (a missing Content-Type is not JSON)."""
+    if not content_type:
+        return False
+    message = email.message.Message()
+    message["content-type"] = content_type
+    subtype = message.get_content_subtype()
+    return message.get_content_maintype() == "application" and (
+        subtype == "json" or subtype.endswith("+json")
+    )
+
+
+def _media_type(content_type: str) -> str:
+    """The media type of a Content-Type header, parameters dropped, cut to 60 characters for a message."""
+    media = content_type.split(";", 1)[0].strip().lower()
+    return media if len(media) <= 60 else media[:60] + "…"
+
+
+def content_type_problem(request: Request) -> str | None:
+    """What is wrong with the Content-Type of a request whose body the route could not read, or
+    ``None``. A JSON route given a body of another type (``text/plain``, a form, none declared) gets it
+    as bytes, which fail as "not an object"; a form route given JSON reads an empty form, whose fields
+    fail as "missing": both name the Content-Type instead. A request that declares no body is left to
+    the field errors (缺少请求体, 缺少必填字段 …)."""
+    body_field = getattr(request.scope.get("route"), "body_field", None)
+    headers = request.headers
+    if body_field is None or not (
+        headers.get("transfer-encoding") or headers.get("content-length", "0") != "0"
+    ):
+        return None
+    content_type = headers.get("content-type", "")
+    got = f"收到 {_media_type(content_type)}" if content_type.strip() else "请求未给出 Content-Type"
+    if isinstance(body_field.field_info, params.Form):
+        if _media_type(content_type) in FORM_TYPES:
+            return None
+        return f"请求体格式错误：Content-Type 应为 multipart/form-data（{got}）"
+    if is_json_type(content_type):
+        return None
+    return f"请求体格式错误：Content-Type 应为 application/json（{got}）"
+
+
+def _describe(exc: RequestValidationError, request: Request) -> str:
+    errors = list(exc.errors())
     parts = []
-    for err in exc.errors():
+    if any(err.get("loc", ())[:1] == ("body",) for err in errors) and (
+        problem := content_type_problem(request)
+    ):
+        parts.append(problem)  # the body's own errors come from reading it as the wrong type
+        errors = [err for err in errors if err.get("loc", ())[:1] != ("body",)]
+    for err in errors:
         loc = ".".join(str(x) for x in err.get("loc", ()) if x not in ("body", "query", "path", "header"))
         kind = err.get("type", "")
         if kind == "json_invalid":
@@ -93,8 +146,8 @@ def install_error_handlers(app: FastAPI) -> None:
         return JSONResponse({"error": exc.message}, status_code=exc.status)
 
     @app.exception_handler(RequestValidationError)
-    async def _validation(_req: Request, exc: RequestValidationError) -> JSONResponse:
-        return JSONResponse({"error": _describe(exc)}, status_code=400)
+    async def _validation(req: Request, exc: RequestValidationError) -> JSONResponse:
+        return JSONResponse({"error": _describe(exc, req)}, status_code=400)
 
     @app.exception_handler(StarletteHTTPException)
     async def _http(req: Request, exc: StarletteHTTPException) -> JSONResponse:
