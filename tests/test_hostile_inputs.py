@@ -144,12 +144,17 @@ BOUNDARY = "xBOUNDARYx"
 MULTIPART = {"content-type": f"multipart/form-data; boundary={BOUNDARY}"}
 
 
+CLOSE = f"--{BOUNDARY}--\r\n".encode()
+"""The closing boundary :func:`multipart` ends a body with."""
+INCOMPLETE = "请求体格式错误：multipart 表单不完整"
+
+
 def multipart(*parts: tuple[str, bytes]) -> bytes:
     """A hand-made multipart body: each part is (its header lines, its content)."""
     out = b""
     for headers, content in parts:
         out += f"--{BOUNDARY}\r\n{headers}\r\n\r\n".encode() + content + b"\r\n"
-    return out + f"--{BOUNDARY}--\r\n".encode()
+    return out + CLOSE
 
 
 PDF_PART = 'Content-Disposition: form-data; name="file"; filename="p.pdf"\r\nContent-Type: application/pdf'
@@ -273,8 +278,30 @@ CATALOGUE = [
     case("multipart-no-boundary", "POST", REVIEW, 400, content=b"--x\r\n",
          headers={"content-type": "multipart/form-data"}),
     case("multipart-garbage", "POST", REVIEW, 400, content=b"\x00\xff garbage \r\n\r\n--", headers=MULTIPART),
-    case("multipart-unterminated", "POST", REVIEW, 400,
+    # a body that ends before its closing boundary is an incomplete form, not one missing a field it sent
+    case("multipart-unterminated", "POST", REVIEW, 400, says=INCOMPLETE,
          content=f"--{BOUNDARY}\r\n{PDF_PART}\r\n\r\n%PDF-1.4 no end".encode(), headers=MULTIPART),
+    case("multipart-no-closing-chat", "POST", CHAT, 400, says=INCOMPLETE, headers=MULTIPART,
+         content=multipart(('Content-Disposition: form-data; name="message"', "你好".encode()))[: -len(CLOSE)]),
+    case("multipart-no-closing-review", "POST", REVIEW, 400, says=INCOMPLETE, headers=MULTIPART,
+         content=multipart((PDF_PART, b"%PDF-1.4\n%%EOF"))[: -len(CLOSE)]),
+    case("multipart-no-closing-skill", "POST", "/api/skills/upload", 400, says=INCOMPLETE, headers=MULTIPART,
+         content=multipart((PDF_PART.replace("p.pdf", "s.zip"), zip_bytes({"SKILL.md": SKILL_MD})))[: -len(CLOSE)]),
+    case("multipart-closing-cut", "POST", CHAT, 400, says=INCOMPLETE, headers=MULTIPART,
+         content=multipart(('Content-Disposition: form-data; name="message"', b"hi"))[:-4]),
+    case("multipart-cut-in-headers", "POST", CHAT, 400, says=INCOMPLETE, headers=MULTIPART,
+         content=f'--{BOUNDARY}\r\nContent-Disposition: form-data; name="message"\r\n\r\nhi\r\n'
+                 f'--{BOUNDARY}\r\nContent-Disposition: form-da'.encode()),
+    case("multipart-cut-in-second-part", "POST", CHAT, 400, says=INCOMPLETE, headers=MULTIPART,
+         content=multipart(('Content-Disposition: form-data; name="message"', "审查".encode()),
+                           (PDF_PART, b"%PDF-1.4\n" + b"0" * 1000))[:-200]),
+    case("multipart-empty-body", "POST", REVIEW, 400, says=INCOMPLETE, headers=MULTIPART, content=b""),
+    case("multipart-chunked-no-closing", "POST", CHAT, 400, says=INCOMPLETE, headers=MULTIPART,
+         content=lambda: chunked(multipart(('Content-Disposition: form-data; name="message"', b"hi"))[:-len(CLOSE)])),
+    case("multipart-epilogue-accepted", "POST", CHAT, 200, stream="error", headers=MULTIPART,
+         content=multipart(('Content-Disposition: form-data; name="message"', b"hi")) + b"epilogue\r\n"),
+    case("multipart-closing-without-crlf-accepted", "POST", CHAT, 200, stream="error", headers=MULTIPART,
+         content=multipart(('Content-Disposition: form-data; name="message"', b"hi"))[:-2]),
     case("multipart-no-disposition", "POST", CHAT, 400,
          content=multipart(("Content-Type: text/plain", b"hello")), headers=MULTIPART),
     case("multipart-chat-garbage", "POST", CHAT, 400, content=b"\r\n--" * 1000, headers=MULTIPART),

@@ -14,6 +14,9 @@ routers that take uploads) hands the endpoint a :class:`FormRequest`, whose mult
 - refuses a field (file or text) sent more than once with 400 ``字段 <name> 只能有一个``: every field of
   the API's forms is single, and Starlette would hand the endpoint the last one and drop the others
   unseen (a second ``file`` part reviewed instead of the first, with no word);
+- refuses a body that ends before its closing boundary (truncated, or a client that never sent it) with
+  400 ``请求体格式错误：multipart 表单不完整…``: Starlette would hand the endpoint the parts read so far
+  and the request would fail as one missing a field it had sent;
 - answers its errors in Chinese (400).
 
 Other content types are parsed by Starlette unchanged.
@@ -63,8 +66,21 @@ def chinese_multipart_error(message: str) -> str:
     return "multipart 请求体格式错误"
 
 
+INCOMPLETE = "请求体格式错误：multipart 表单不完整（没有结束边界，请求体可能被截断）"
+"""A multipart body that ends before its closing boundary (``--<boundary>--``)."""
+
+
 class _Parser(MultiPartParser):
-    """Starlette's multipart parser with RFC 5987 file names, GB18030 fallback and strict text fields."""
+    """Starlette's multipart parser with RFC 5987 file names, GB18030 fallback and strict text fields,
+    which knows whether the body reached its closing boundary (:attr:`ended`): python-multipart's
+    ``finalize`` does not check it, and Starlette returns the parts read so far, the part cut short
+    dropped, so a truncated form read as one missing a field."""
+
+    ended = False
+
+    def on_end(self) -> None:
+        super().on_end()
+        self.ended = True
 
     def on_headers_finished(self) -> None:
         super().on_headers_finished()
@@ -130,6 +146,9 @@ class FormRequest(Request):
             raise HTTPException(400, f"请求参数错误：{exc.message}") from exc
         except MultiPartException as exc:
             raise HTTPException(400, chinese_multipart_error(exc.message)) from exc
+        if not parser.ended:
+            await form.close()
+            raise HTTPException(400, INCOMPLETE)
         repeated = sorted({key for key in form if len(form.getlist(key)) > 1})
         if repeated:
             await form.close()
