@@ -18,7 +18,7 @@ import io
 import json
 import re
 import zipfile
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,9 +27,12 @@ from typing import Any
 import httpx
 import pytest
 import pytest_asyncio
+from fastapi.routing import APIRoute
+from starlette.routing import BaseRoute
 
 from tests.helpers import parse_spec_stream, parse_standard_stream
 from tests.pg import pg_database
+from vent_agent.api.json_body import ApiRoute
 from vent_agent.app import create_app
 from vent_agent.settings import Settings
 
@@ -138,6 +141,7 @@ SKILL_MD = b"---\nname: evil-pack\ndescription: x\n---\nbody\n"
 TOO_DEEP = b"[" * 100_000 + b"]" * 100_000
 TOO_DEEP_OBJECT = b'{"a":' * 100_000 + b"1" + b"}" * 100_000
 JSON = {"content-type": "application/json"}
+NOT_JSON = "请求参数错误：请求体不是合法的 JSON"
 WANT_JSON = "请求体格式错误：Content-Type 应为 application/json"
 WANT_FORM = "请求体格式错误：Content-Type 应为 multipart/form-data"
 BOUNDARY = "xBOUNDARYx"
@@ -184,8 +188,36 @@ CATALOGUE = [
          headers=JSON),
     case("json-huge-int", "POST", CLICK, 400, content=b'{"tun_id": ' + b"9" * 5000 + b', "tun_name": "x"}',
          headers=JSON),
-    case("json-nan-id", "POST", CLICK, 200, stream="error",
+    # NaN, Infinity and -Infinity are not JSON, nor a number too large for a float: anywhere in the body
+    case("json-nan-id", "POST", CLICK, 400, says=NOT_JSON + "：不能含 NaN",
          content=b'{"tun_id": NaN, "tun_name": "x", "mode": "fast"}', headers=JSON),
+    case("json-infinity-id", "POST", CLICK, 400, says=NOT_JSON + "：不能含 Infinity",
+         content=b'{"tun_id": Infinity, "tun_name": "x", "mode": "fast"}', headers=JSON),
+    case("json-minus-infinity-name", "POST", CLICK, 400, says=NOT_JSON + "：不能含 -Infinity",
+         content=b'{"tun_id": "15216", "tun_name": -Infinity, "mode": "fast"}', headers=JSON),
+    case("json-nan-device-id", "POST", DEVICE_PATH, 400, says=NOT_JSON,
+         content=b'{"device_id": NaN, "device_name": "x", "device_type": "fan", "mode": "fast"}', headers=JSON),
+    case("json-nan-unknown-field", "POST", CLICK, 400, says=NOT_JSON,
+         content=b'{"tun_id": "15216", "tun_name": "x", "mode": "fast", "extra": {"a": [1, NaN]}}', headers=JSON),
+    case("json-overflow-id", "POST", CLICK, 400, says=NOT_JSON + "：数 1e999 超出范围",
+         content=b'{"tun_id": 1e999, "tun_name": "x", "mode": "fast"}', headers=JSON),
+    case("json-minus-overflow-field", "POST", CLICK, 400, says=NOT_JSON + "：数 -1E+400 超出范围",
+         content=b'{"tun_id": "15216", "tun_name": "x", "zoom": -1E+400}', headers=JSON),
+    case("json-infinity-resume", "POST", RESUME, 400, says=NOT_JSON,
+         content=b'{"session_id": "{session}", "action": "approve", "n": Infinity}', headers=JSON),
+    case("json-nan-title", "PUT", SESSION + "/title", 400, says=NOT_JSON, content=b'{"title": NaN}',
+         headers=JSON),
+    case("json-nan-mode", "PUT", SESSION + "/mode", 400, says=NOT_JSON, content=b'{"mode": NaN}', headers=JSON),
+    case("json-infinity-switch", "POST", "/api/model/switch", 400, says=NOT_JSON, content=b'{"model": Infinity}',
+         headers=JSON),
+    case("json-nan-thinking", "POST", "/api/model/thinking", 400, says=NOT_JSON, content=b'{"level": NaN}',
+         headers=JSON),
+    case("json-nan-toggle", "POST", SKILL + "/toggle", 400, says=NOT_JSON, content=b'{"enabled": NaN}',
+         headers=JSON),
+    case("json-finite-float-field-accepted", "POST", CLICK, 200, stream="ok",
+         content=b'{"tun_id": "15216", "tun_name": "x", "mode": "fast", "zoom": 1.5e300}', headers=JSON),
+    case("json-nan-in-string-accepted", "POST", CLICK, 200, stream="ok",
+         content=b'{"tun_id": "15216", "tun_name": "NaN Infinity", "mode": "fast"}', headers=JSON),
     case("json-bad-resume", "POST", RESUME, 400, content=b"{,}", headers=JSON),
     case("json-bad-title", "PUT", SESSION + "/title", 400, content=b'{"title": ', headers=JSON),
     case("json-bad-mode", "PUT", SESSION + "/mode", 400, content=b"plan", headers=JSON),
@@ -522,6 +554,26 @@ async def service(
                 transport=transport, base_url="http://testserver", timeout=60
             ) as client:
                 yield Service(request.param, client, await _seed(client))
+
+
+def _api_routes(routes: list[BaseRoute]) -> Iterator[APIRoute]:
+    """The API routes among ``routes``, those of included routers too (FastAPI keeps them apart)."""
+    for route in routes:
+        if isinstance(route, APIRoute):
+            yield route
+        inner = getattr(route, "original_router", None)
+        if inner is not None:
+            yield from _api_routes(inner.routes)
+
+
+async def test_every_api_route_reads_json_strictly(tmp_path: Path) -> None:
+    """Every route of the app is an :class:`ApiRoute` (its JSON body read without NaN or Infinity): a
+    router made without ``route_class=ApiRoute`` fails here."""
+    app = create_app(Settings(_env_file=None, data_dir=tmp_path / "d"))
+    routes = list(_api_routes(app.router.routes))
+    assert len(routes) > 20
+    plain = [f"{sorted(r.methods)} {r.path}" for r in routes if not isinstance(r, ApiRoute)]
+    assert plain == []
 
 
 def _fill(value: Any, ids: Ids) -> Any:

@@ -21,6 +21,7 @@ from sse_starlette import EventSourceResponse
 
 from vent_agent.api.deps import CurrentUser, StateDep, public_base_url
 from vent_agent.api.errors import ApiError
+from vent_agent.api.json_body import ApiRoute
 from vent_agent.api.review import SESSION_ID_PATTERN
 from vent_agent.api.sessions import session_of
 from vent_agent.api.sse import run_stream
@@ -33,7 +34,7 @@ from vent_agent.sessions import store
 from vent_agent.state import AppState
 
 router = APIRouter(prefix="/api/chat", tags=["chat"], route_class=UploadRoute)
-resume_router = APIRouter(prefix="/api/chat", tags=["chat"])
+resume_router = APIRouter(prefix="/api/chat", tags=["chat"], route_class=ApiRoute)
 """``POST /api/chat/resume``: a JSON body, under the JSON body limit (the chat route takes uploads)."""
 
 MAX_MESSAGE = 8000

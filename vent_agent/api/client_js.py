@@ -12,7 +12,9 @@ from pathlib import Path
 from fastapi import APIRouter
 from fastapi.responses import FileResponse
 
-router = APIRouter(tags=["client"])
+from vent_agent.api.json_body import ApiRoute
+
+router = APIRouter(tags=["client"], route_class=ApiRoute)
 
 CLIENT_JS = Path(__file__).resolve().parent.parent / "static" / "vent-client.js"
 

@@ -14,9 +14,10 @@ from fastapi.responses import FileResponse
 from fastapi.staticfiles import StaticFiles
 
 from vent_agent.api.deps import StateDep
+from vent_agent.api.json_body import ApiRoute
 
 CONSOLE_DIR = Path(__file__).resolve().parent.parent / "static" / "console"
-router = APIRouter(tags=["console"])
+router = APIRouter(tags=["console"], route_class=ApiRoute)
 
 
 @router.get("/", include_in_schema=False)

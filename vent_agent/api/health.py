@@ -12,12 +12,13 @@ from fastapi import APIRouter, Request, Response
 from fastapi.responses import JSONResponse
 
 from vent_agent.api.deps import StateDep
+from vent_agent.api.json_body import ApiRoute
 from vent_agent.observability.metrics import render_latest, set_upload_disk
 from vent_agent.observability.readiness import ReadinessCheck, readiness_registry
 from vent_agent.state import AppState
 from vent_agent.store.db import migrations_head
 
-router = APIRouter(tags=["health"])
+router = APIRouter(tags=["health"], route_class=ApiRoute)
 
 STORE_TIMEOUT_S = 5.0
 

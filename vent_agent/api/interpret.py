@@ -12,6 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from sse_starlette import EventSourceResponse
 
 from vent_agent.api.deps import StateDep
+from vent_agent.api.json_body import ApiRoute
 from vent_agent.api.sse import run_stream
 from vent_agent.interpret.agent import ClickTarget
 from vent_agent.interpret.facts import gather_device_facts, gather_tunnel_facts
@@ -19,7 +20,7 @@ from vent_agent.interpret.run import FactsLoader, click_body, click_done_fields
 from vent_agent.state import AppState
 from vent_agent.upstream.models import DeviceType
 
-router = APIRouter(prefix="/api/interpret/click", tags=["interpret"])
+router = APIRouter(prefix="/api/interpret/click", tags=["interpret"], route_class=ApiRoute)
 
 
 class _ClickBase(BaseModel):

@@ -15,13 +15,14 @@ from fastapi import APIRouter
 
 from vent_agent.api.deps import StateDep
 from vent_agent.api.errors import ApiError
+from vent_agent.api.json_body import ApiRoute
 from vent_agent.interpret.network import network_view
 from vent_agent.kb.thresholds import ThresholdTable
 from vent_agent.upstream.http_source import UpstreamError
 from vent_agent.upstream.layout import load_layout
 
 log = logging.getLogger(__name__)
-router = APIRouter(prefix="/api/mine", tags=["mine"])
+router = APIRouter(prefix="/api/mine", tags=["mine"], route_class=ApiRoute)
 
 
 @router.get("/network")

@@ -16,10 +16,11 @@ from pydantic import BaseModel, Field
 
 from vent_agent.api.deps import AdminUser, StateDep
 from vent_agent.api.errors import ApiError
+from vent_agent.api.json_body import ApiRoute
 from vent_agent.llm.registry import UnknownModel
 from vent_agent.llm.thinking import UnknownThinkingLevel
 
-router = APIRouter(tags=["model"])
+router = APIRouter(tags=["model"], route_class=ApiRoute)
 
 
 class SwitchRequest(BaseModel):

@@ -15,13 +15,14 @@ from fastapi.responses import FileResponse
 
 from vent_agent.api.deps import StateDep
 from vent_agent.api.errors import ApiError
+from vent_agent.api.json_body import ApiRoute
 from vent_agent.kb.search import get_knowledge_base
 from vent_agent.review.provenance import ProvenanceRecord, load_record, trace_finding
 from vent_agent.state import AppState
 from vent_agent.store.models import ReportRow
 from vent_agent.times import stored_local_time
 
-router = APIRouter(tags=["reports"])
+router = APIRouter(tags=["reports"], route_class=ApiRoute)
 
 _REPORT_ID = re.compile(r"^vent_review_[0-9a-f]{32}_\d{8}$")
 DOCX_MEDIA = "application/vnd.openxmlformats-officedocument.wordprocessingml.document"

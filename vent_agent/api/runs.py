@@ -19,12 +19,13 @@ from sse_starlette import EventSourceResponse
 
 from vent_agent.api.deps import StateDep, require_user
 from vent_agent.api.errors import ApiError
+from vent_agent.api.json_body import ApiRoute
 from vent_agent.api.sse import run_stream
 from vent_agent.sessions.store import session_owner
 from vent_agent.state import AppState
 from vent_agent.store.models import RunRow
 
-router = APIRouter(prefix="/api/runs", tags=["runs"])
+router = APIRouter(prefix="/api/runs", tags=["runs"], route_class=ApiRoute)
 
 MAX_SEQ = 10**18
 CANCEL_WAIT_S = 10.0

@@ -15,6 +15,7 @@ from pydantic import BaseModel, Field, field_validator
 
 from vent_agent.api.deps import CurrentUser, StateDep
 from vent_agent.api.errors import ApiError
+from vent_agent.api.json_body import ApiRoute
 from vent_agent.sessions import store
 from vent_agent.sessions.threads import checkpoint_thread
 from vent_agent.state import AppState
@@ -23,7 +24,7 @@ from vent_agent.times import stored_local_time
 
 log = logging.getLogger(__name__)
 
-router = APIRouter(tags=["sessions"])
+router = APIRouter(tags=["sessions"], route_class=ApiRoute)
 
 SessionIdPath = Annotated[str, Path(min_length=1, max_length=128, pattern=r"^[A-Za-z0-9._:-]+$")]
 

@@ -16,12 +16,13 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from vent_agent.api.deps import AdminUser, StateDep
 from vent_agent.api.errors import ApiError
+from vent_agent.api.json_body import ApiRoute
 from vent_agent.api.uploads import UploadRoute
 from vent_agent.skills.errors import SkillError
 from vent_agent.skills.registry import SkillRegistry
 
 router = APIRouter(prefix="/api/skills", tags=["skills"], route_class=UploadRoute)
-json_router = APIRouter(prefix="/api/skills", tags=["skills"])
+json_router = APIRouter(prefix="/api/skills", tags=["skills"], route_class=ApiRoute)
 """``POST /api/skills/{name}/toggle``: a JSON body, under the JSON body limit (the upload route takes
 zips)."""
 

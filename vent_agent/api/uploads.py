@@ -25,13 +25,9 @@ Other content types are parsed by Starlette unchanged.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Coroutine
 from contextlib import aclosing
 from tempfile import SpooledTemporaryFile
-from typing import Any
 
-from fastapi import Request, Response
-from fastapi.routing import APIRoute
 from python_multipart.multipart import parse_options_header
 from starlette.datastructures import FormData, Headers, UploadFile
 from starlette.exceptions import HTTPException
@@ -40,6 +36,7 @@ from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from vent_agent.api.errors import http_message, named_body_limit
+from vent_agent.api.json_body import ApiRoute, StrictJsonRequest
 from vent_agent.documents.file_names import header_file_name
 
 _EXTENDED = re.compile(rb";\s*filename\*\s*=\s*([^;]*)", re.IGNORECASE)
@@ -117,7 +114,7 @@ class _Parser(MultiPartParser):
         super().on_part_end()
 
 
-class FormRequest(Request):
+class FormRequest(StrictJsonRequest):
     """A request whose multipart form is read by :class:`_Parser` (see the module docstring)."""
 
     async def _get_form(
@@ -162,21 +159,14 @@ MULTIPART_OVERHEAD = 1 << 20
 multipart framing."""
 
 
-class UploadRoute(APIRoute):
-    """An :class:`~fastapi.routing.APIRoute` whose endpoint gets a :class:`FormRequest`. Its routers take
-    the body limit ``max_upload_mb`` + :attr:`body_overhead` (``create_app``); a 413 names
+class UploadRoute(ApiRoute):
+    """An :class:`~vent_agent.api.json_body.ApiRoute` whose endpoint gets a :class:`FormRequest`. Its
+    routers take the body limit ``max_upload_mb`` + :attr:`body_overhead` (``create_app``); a 413 names
     ``max_upload_mb`` (:func:`~vent_agent.api.errors.named_body_limit`). JSON routes go on other routers,
     under the JSON body limit."""
 
+    request_class = FormRequest
     body_overhead = MULTIPART_OVERHEAD
-
-    def get_route_handler(self) -> Callable[[Request], Coroutine[Any, Any, Response]]:
-        handler = super().get_route_handler()
-
-        async def route_handler(request: Request) -> Response:
-            return await handler(FormRequest(request.scope, request.receive))
-
-        return route_handler
 
 
 class ChineseBodyLimit:
