@@ -141,6 +141,7 @@ SKILL_MD = b"---\nname: evil-pack\ndescription: x\n---\nbody\n"
 TOO_DEEP = b"[" * 100_000 + b"]" * 100_000
 TOO_DEEP_OBJECT = b'{"a":' * 100_000 + b"1" + b"}" * 100_000
 JSON = {"content-type": "application/json"}
+ID_TYPE = "请求参数错误：字段 {} 无效：应为字符串或整数"
 NOT_JSON = "请求参数错误：请求体不是合法的 JSON"
 WANT_JSON = "请求体格式错误：Content-Type 应为 application/json"
 WANT_FORM = "请求体格式错误：Content-Type 应为 multipart/form-data"
@@ -248,14 +249,37 @@ CATALOGUE = [
     # ---- numbers (and other types) where strings are expected -----------------------------------------
     case("number-ids-coerced", "POST", CLICK, 200, stream="ok",
          json={"tun_id": 15216, "tun_name": 15216, "mode": "fast"}),
-    case("number-unknown-id", "POST", CLICK, 200, stream="error",
+    # an id is a string or an integer (as its digits): a float, a boolean, null, a list, an object are not
+    case("number-float-id", "POST", CLICK, 400, says=ID_TYPE.format("tun_id"),
+         json={"tun_id": 15216.0, "tun_name": "x", "mode": "fast"}),
+    case("number-huge-float-id", "POST", CLICK, 400, says=ID_TYPE.format("tun_id"),
          json={"tun_id": 1e308, "tun_name": "x", "mode": "fast"}),
+    case("number-exponent-id", "POST", CLICK, 400, says=ID_TYPE.format("tun_id"),
+         content=b'{"tun_id": 15216e0, "tun_name": "x", "mode": "fast"}', headers=JSON),
+    case("number-negative-zero-id", "POST", CLICK, 400, says=ID_TYPE.format("tun_id"),
+         content=b'{"tun_id": -0.0, "tun_name": "x", "mode": "fast"}', headers=JSON),
+    case("number-float-device-id", "POST", DEVICE_PATH, 400, says=ID_TYPE.format("device_id"),
+         json={**DEVICE, "device_id": 1.5}),
+    case("null-id", "POST", CLICK, 400, says=ID_TYPE.format("tun_id"), json={**TUN, "tun_id": None}),
+    case("number-device-id-coerced", "POST", DEVICE_PATH, 200, stream="error", json={**DEVICE, "device_id": 42}),
+    case("number-negative-id-coerced", "POST", CLICK, 200, stream="error", json={**TUN, "tun_id": -15216}),
+    case("number-huge-int-id", "POST", CLICK, 400, says="字段 tun_id 无效：过长",
+         content=b'{"tun_id": ' + b"9" * 200 + b', "tun_name": "x"}', headers=JSON),
     case("number-device-type", "POST", DEVICE_PATH, 400, json={**DEVICE, "device_type": 7}),
-    case("bool-id", "POST", CLICK, 400, json={**TUN, "tun_id": True}),
-    case("list-id", "POST", CLICK, 400, json={**TUN, "tun_id": ["15216"]}),
-    case("object-id", "POST", CLICK, 400, json={**TUN, "tun_id": {"$gt": ""}}),
+    case("bool-id", "POST", CLICK, 400, says=ID_TYPE.format("tun_id"), json={**TUN, "tun_id": True}),
+    case("bool-device-id", "POST", DEVICE_PATH, 400, says=ID_TYPE.format("device_id"),
+         json={**DEVICE, "device_id": False}),
+    case("list-id", "POST", CLICK, 400, says=ID_TYPE.format("tun_id"), json={**TUN, "tun_id": ["15216"]}),
+    case("object-id", "POST", CLICK, 400, says=ID_TYPE.format("tun_id"), json={**TUN, "tun_id": {"$gt": ""}}),
     case("number-mode", "POST", CLICK, 400, json={**TUN, "mode": 1}),
-    case("number-resume-session", "POST", RESUME, 400, json={"session_id": 123, "action": "approve"}),
+    case("number-resume-session", "POST", RESUME, 404, json={"session_id": 123, "action": "approve"},
+         says="会话 123 不存在"),
+    case("float-resume-session", "POST", RESUME, 400, json={"session_id": 123.0, "action": "approve"},
+         says=ID_TYPE.format("session_id")),
+    case("bool-resume-thread", "POST", RESUME, 400, says=ID_TYPE.format("thread_id"),
+         json={"session_id": "{session}", "thread_id": True, "action": "approve"}),
+    case("float-resume-thread", "POST", RESUME, 400, says=ID_TYPE.format("thread_id"),
+         json={"session_id": "{session}", "thread_id": 2.5, "action": "approve"}),
     case("number-resume-action", "POST", RESUME, 400, json={"session_id": "{session}", "action": 1}),
     case("number-title", "PUT", SESSION + "/title", 400, json={"title": 12345}),
     case("number-session-mode", "PUT", SESSION + "/mode", 400, json={"mode": 0}),

@@ -21,6 +21,7 @@ from sse_starlette import EventSourceResponse
 
 from vent_agent.api.deps import CurrentUser, StateDep, public_base_url
 from vent_agent.api.errors import ApiError
+from vent_agent.api.ids import IdText
 from vent_agent.api.json_body import ApiRoute
 from vent_agent.api.review import SESSION_ID_PATTERN
 from vent_agent.api.sessions import session_of
@@ -137,8 +138,8 @@ async def chat(
 
 
 class ResumeBody(BaseModel):
-    session_id: str = Field(min_length=1, max_length=128, pattern=SESSION_ID_PATTERN)
-    thread_id: str | None = Field(default=None, max_length=128, pattern=SESSION_ID_PATTERN)
+    session_id: IdText = Field(min_length=1, max_length=128, pattern=SESSION_ID_PATTERN)
+    thread_id: IdText | None = Field(default=None, max_length=128, pattern=SESSION_ID_PATTERN)
     action: Literal["approve", "reject"]
 
 

@@ -12,6 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from sse_starlette import EventSourceResponse
 
 from vent_agent.api.deps import StateDep
+from vent_agent.api.ids import IdText
 from vent_agent.api.json_body import ApiRoute
 from vent_agent.api.sse import run_stream
 from vent_agent.interpret.agent import ClickTarget
@@ -31,14 +32,14 @@ class _ClickBase(BaseModel):
 class TunnelClick(_ClickBase):
     """Request body of ``/api/interpret/click/tun``."""
 
-    tun_id: str = Field(min_length=1, max_length=128)
+    tun_id: IdText = Field(min_length=1, max_length=128, description="巷道 ID：字符串，或整数（按其数字）")
     tun_name: str = Field(min_length=1, max_length=200)
 
 
 class DeviceClick(_ClickBase):
     """Request body of ``/api/interpret/click/device``."""
 
-    device_id: str = Field(min_length=1, max_length=128)
+    device_id: IdText = Field(min_length=1, max_length=128, description="设备 ID：字符串，或整数（按其数字）")
     device_name: str = Field(min_length=1, max_length=200)
     device_type: DeviceType = Field(
         description="设备类型编码（设备类型字典 get_device_kind_dict）；与设备实际类型不符时按实际类型解读并提示"
