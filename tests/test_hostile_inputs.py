@@ -225,6 +225,17 @@ CATALOGUE = [
     case("json-bad-switch", "POST", "/api/model/switch", 400, content=b"{\x00}", headers=JSON),
     case("json-bad-thinking", "POST", "/api/model/thinking", 400, content=b"[", headers=JSON),
     case("json-bad-toggle", "POST", SKILL + "/toggle", 400, content=b"{true}", headers=JSON),
+    # a lone surrogate escape (\ud800) is JSON but no Unicode text: a Chinese reason, not pydantic's English
+    case("json-lone-surrogate-id", "POST", CLICK, 400, says="字段 tun_id 无效：应为合法的 Unicode 文本",
+         content=b'{"tun_id": "\\ud800", "tun_name": "x", "mode": "fast"}', headers=JSON),
+    case("json-lone-surrogate-name", "POST", CLICK, 400, says="字段 tun_name 无效：应为合法的 Unicode 文本",
+         content=b'{"tun_id": "15216", "tun_name": "a\\udfffb", "mode": "fast"}', headers=JSON),
+    case("json-lone-surrogate-title", "PUT", SESSION + "/title", 400, says="字段 title 无效：应为合法的 Unicode 文本",
+         content=b'{"title": "\\ud83d"}', headers=JSON),
+    case("json-lone-surrogate-resume", "POST", RESUME, 400, says="字段 action 无效",
+         content=b'{"session_id": "abc", "action": "\\ud800"}', headers=JSON),
+    case("json-surrogate-pair-accepted", "POST", CLICK, 200, stream="ok",
+         content=b'{"tun_id": "15216", "tun_name": "\\ud83d\\ude87", "mode": "fast"}', headers=JSON),
     # ---- deeply nested JSON ---------------------------------------------------------------------------
     case("deep-array-click", "POST", CLICK, 400, content=TOO_DEEP, headers=JSON),
     case("deep-object-device", "POST", DEVICE_PATH, 400, content=TOO_DEEP_OBJECT, headers=JSON),

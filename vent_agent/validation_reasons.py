@@ -14,6 +14,7 @@ REASONS = {
     "too_short": "过短（至少 {min_length} 项）",
     "string_pattern_mismatch": "格式不正确",
     "string_type": "应为字符串",
+    "string_unicode": "应为合法的 Unicode 文本（含有单独的代理码元，如 \\ud800）",
     "id_type": "应为字符串或整数",
     "int_parsing": "应为整数",
     "int_type": "应为整数",
