@@ -59,7 +59,7 @@ def review(
     as_json: Annotated[bool, typer.Option("--json", help="只输出审查发现的 JSON 列表")] = False,
     force_refresh: Annotated[bool, typer.Option(help="不用已缓存的文字提取结果，重新读取 PDF")] = False,
 ) -> None:
-    """离线审查一份配风计划 PDF，输出审查发现（有严重或重要问题时退出码为 1）。"""
+    """离线审查一份配风计划 PDF，输出审查发现（有严重或重大问题时退出码为 1）。"""
     from vent_agent.cli.review import run_cli_review
 
     code = asyncio.run(run_cli_review(plan, output, as_json=as_json, force_refresh=force_refresh))
