@@ -403,11 +403,14 @@ async def test_a_hanging_model_ends_at_the_run_time_out(tmp_path) -> None:  # ty
             ScriptedChatModel(script=[says("思考中" * 200)], chunk_size=1, delay_s=0.05, fallback=says("")),
         )
         async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://t") as c:
-            events = parse_spec_stream(
-                (await c.post("/api/chat", data={"message": "风速？"}, headers=TOKEN)).text
-            )
+            resp = await c.post("/api/chat", data={"message": "风速？"}, headers=TOKEN)
+            events = parse_spec_stream(resp.text)
+            history = await c.get(f"/api/chat/history/{resp.headers['x-session-id']}", headers=TOKEN)
     notice = [e for e in events if e.get("notice") == "run_timeout"]
     assert notice and events[-1]["type"] == "done"
+    turn = history.json()["messages"][-1]  # the history says the answer was cut, as the stream did
+    assert turn["role"] == "assistant" and "思考中" in turn["content"]
+    assert turn["notices"] == [{"notice": "run_timeout", "message": notice[0]["message"]}]
     assert "思考中" in "".join(
         e["content"] for e in events if e["type"] == "token"
     )  # the partial answer stays

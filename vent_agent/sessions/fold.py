@@ -11,6 +11,7 @@ from vent_agent.event_parts import merge_parts
 from vent_agent.events import (
     Error,
     Interrupt,
+    Progress,
     References,
     Suggestions,
     Token,
@@ -22,12 +23,13 @@ from vent_agent.events import (
 
 def fold_events(events: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
     """``{"role": "assistant", "content": str, "tool_calls"?: [{"tool", "source"}], "todos"?: [...],
-    "references"?: [...], "suggestions"?: [...], "interrupt"?: {...}, "error"?: str, "download_url"?: str}``.
+    "references"?: [...], "suggestions"?: [...], "interrupt"?: {...}, "error"?: str, "notices"?: [{"notice", "message"}], "download_url"?: str}``.
 
     ``content`` is the concatenation of the main agent's ``token`` events (subagent tokens are the
     reviewers' own and stay out), or the corrected text of a ``references`` event when the citation
     check removed something; a ``token`` with ``replace: true`` discards the text before it; the last
-    ``updated_todo_list`` gives the todos. Events sent in parts are joined first; each is read through the
+    ``updated_todo_list`` gives the todos; each ``progress`` with a ``notice`` (the run's time-out or call
+    limit cut the answer short, no model, the rules answered…) is kept in ``notices``. Events sent in parts are joined first; each is read through the
     event catalogue (:func:`vent_agent.events.parse_event`)."""
     content: list[str] = []
     corrected: str | None = None
@@ -54,6 +56,8 @@ def fold_events(events: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
             turn["interrupt"] = {"message": ev.message, "interrupts": ev.interrupts, "plan": ev.plan}
         elif isinstance(ev, Error):
             turn["error"] = ev.message
+        elif isinstance(ev, Progress) and ev.notice is not None:
+            turn.setdefault("notices", []).append({"notice": ev.notice, "message": ev.message})
         url = getattr(ev, "download_url", None)
         if url:
             turn["download_url"] = url
