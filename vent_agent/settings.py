@@ -40,7 +40,7 @@ class Settings(BaseSettings):
         default=None, description="SQLAlchemy URL; default sqlite+aiosqlite:///<data_dir>/vent_agent.db"
     )
     host: str = "127.0.0.1"
-    port: int = 8070
+    port: int = Field(default=8070, ge=1, le=65535)
     public_base_url: str | None = Field(
         default=None, description="Base URL for download links; default: the request's own base URL"
     )

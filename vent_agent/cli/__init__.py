@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import sys
 from pathlib import Path
 from typing import Annotated, Any, NoReturn
@@ -31,22 +32,34 @@ def serve(
     import uvicorn
 
     from vent_agent.app import create_app
-    from vent_agent.settings import Settings
-
-    settings = Settings()
+    from vent_agent.cli.listen import ServeError, bind_listener, load_settings
     from vent_agent.observability.logging import configure_logging
 
+    try:  # before anything starts: a bad setting or a port in use is one Chinese line, exit 2
+        settings = load_settings()
+        listen_host = host if host is not None else settings.host
+        listen_port = port if port is not None else settings.port
+        sock = bind_listener(listen_host, listen_port)
+    except ServeError as err:
+        print(f"{PROG} serve 出错：{err}", file=sys.stderr)
+        raise typer.Exit(2) from None
     level = (log_level or settings.log_level).lower()
     configure_logging(settings.log_format, level.upper())
-    uvicorn.run(
+    config = uvicorn.Config(
         create_app(settings),
-        host=host or settings.host,
-        port=port or settings.port,
+        host=listen_host,
+        port=listen_port,
         log_level=level,
         log_config=None,
         loop="auto",  # uvloop where installed (a dependency except on Windows)
         http="auto",  # httptools where installed
     )
+    server = uvicorn.Server(config)
+    shown = f"[{listen_host}]" if ":" in listen_host else listen_host
+    logging.getLogger("vent_agent.cli").info("listening on http://%s:%d (Ctrl+C to stop)", shown, listen_port)
+    server.run(sockets=[sock])  # the socket bound above (uvicorn then logs no address of its own)
+    if not server.started:  # the app's start-up failed (logged): uvicorn.run's exit code
+        raise typer.Exit(3)
 
 
 @app.command()
