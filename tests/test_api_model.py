@@ -189,3 +189,22 @@ async def test_switch_leaves_the_click_interpret_model_alone(tmp_path: Path) -> 
         assert (await client.get("/api/model")).json()["current"] == "deepseek-v4-flash"
         assert (await state.models.current()).name == "deepseek-v4-flash"
     assert state.interpret_model is before and before.model_name == "interpret-model"
+
+
+@pytest.mark.parametrize(
+    ("path", "field"), [("/api/model/switch", "model"), ("/api/model/thinking", "level")]
+)
+@pytest.mark.parametrize("text", ["\\ud800", "a\\udfffb", "\\ud83d", "deepseek-v4-pro\\udc00"])
+async def test_a_lone_surrogate_is_400_not_500(tmp_path: Path, path: str, field: str, text: str) -> None:
+    """A name with a lone surrogate (JSON's ``\\ud800``) is refused as text, not echoed by the registry's
+    "unknown" refusal (which could not be encoded: a 500)."""
+    async with model_app(_settings(tmp_path)) as client:
+        body = f'{{"{field}": "{text}"}}'.encode()
+        resp = await client.post(path, content=body, headers={**TOKEN, "content-type": "application/json"})
+        info = (await client.get("/api/model")).json()
+    assert resp.status_code == 400, resp.text
+    assert (
+        resp.json()["error"]
+        == f"请求参数错误：字段 {field} 无效：应为合法的 Unicode 文本（含有单独的代理码元，如 \\ud800）"
+    )
+    assert info["current"] == "deepseek-v4-pro" and info["thinking_level"] == "off"

@@ -234,6 +234,12 @@ CATALOGUE = [
          content=b'{"title": "\\ud83d"}', headers=JSON),
     case("json-lone-surrogate-resume", "POST", RESUME, 400, says="字段 action 无效",
          content=b'{"session_id": "abc", "action": "\\ud800"}', headers=JSON),
+    case("json-lone-surrogate-thinking", "POST", "/api/model/thinking", 400,
+         says="字段 level 无效：应为合法的 Unicode 文本", content=b'{"level": "\\ud800"}', headers=JSON),
+    case("json-lone-surrogate-thinking-suffix", "POST", "/api/model/thinking", 400,
+         says="字段 level 无效：应为合法的 Unicode 文本", content=b'{"level": "high\\udfff"}', headers=JSON),
+    case("json-lone-surrogate-switch", "POST", "/api/model/switch", 400,
+         says="字段 model 无效：应为合法的 Unicode 文本", content=b'{"model": "\\ud800"}', headers=JSON),
     case("json-surrogate-pair-accepted", "POST", CLICK, 200, stream="ok",
          content=b'{"tun_id": "15216", "tun_name": "\\ud83d\\ude87", "mode": "fast"}', headers=JSON),
     # ---- deeply nested JSON ---------------------------------------------------------------------------

@@ -22,17 +22,22 @@ from vent_agent.llm.thinking import UnknownThinkingLevel
 
 router = APIRouter(tags=["model"], route_class=ApiRoute)
 
+MAX_NAME = 128
+"""Longest model name or thinking level taken. The bound also makes pydantic refuse a lone surrogate
+(``"\\ud800"``) as ``string_unicode`` (400 ``应为合法的 Unicode 文本``), as every other text field of the
+API does: the text never reaches the registry, whose refusal echoes it."""
+
 
 class SwitchRequest(BaseModel):
     """Body of ``POST /api/model/switch``."""
 
-    model: str = Field(description="A name from GET /api/model's available")
+    model: str = Field(max_length=MAX_NAME, description="A name from GET /api/model's available")
 
 
 class ThinkingRequest(BaseModel):
     """Body of ``POST /api/model/thinking``."""
 
-    level: str = Field(description="off, high or highest")
+    level: str = Field(max_length=MAX_NAME, description="off, high or highest")
 
 
 @router.get("/api/model")
