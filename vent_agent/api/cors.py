@@ -11,7 +11,9 @@ from __future__ import annotations
 
 from starlette.datastructures import Headers
 from starlette.middleware.cors import CORSMiddleware
-from starlette.responses import JSONResponse, Response
+from starlette.responses import Response
+
+from vent_agent.api.errors import error_response
 
 REFUSED = {"origin": "来源", "method": "请求方法", "headers": "请求头", "private-network": "私有网络访问"}
 """What a refused preflight did not allow, by the name Starlette gives it."""
@@ -38,4 +40,4 @@ class SpecCorsMiddleware(CORSMiddleware):
             for key, value in response.headers.items()
             if key not in {"content-length", "content-type"}
         }
-        return JSONResponse({"error": refusal_message(failures)}, status_code=400, headers=headers)
+        return error_response(refusal_message(failures), 400, headers)

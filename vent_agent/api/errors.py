@@ -1,9 +1,14 @@
-"""Errors outside streams in the spec's shape ``{"error": "…"}``; FastAPI's 422 becomes 400."""
+"""Errors outside streams in the spec's shape ``{"error": "…"}``; FastAPI's 422 becomes 400.
+
+Every error body is built by :func:`error_response`, which writes a lone surrogate of the message (one
+that echoes the user's input, as ``未知模型「\\ud800」``) as the escape ``\\ud800``: such a text cannot be
+encoded as UTF-8, and the response would fail as a 500."""
 
 from __future__ import annotations
 
 import email.message
 import logging
+from collections.abc import Mapping
 
 from fastapi import FastAPI, Request, params
 from fastapi.exceptions import RequestValidationError
@@ -16,6 +21,22 @@ from vent_agent.api.json_body import non_finite_reason
 from vent_agent.validation_reasons import pydantic_reason
 
 log = logging.getLogger(__name__)
+
+
+def safe_text(text: str) -> str:
+    """``text`` with each lone surrogate (``\\ud800``–``\\udfff``, which UTF-8 cannot encode) written as
+    its escape ``\\udxxx``; other text unchanged.
+
+    >>> safe_text("未知模型「a\\ud800」")
+    '未知模型「a\\\\ud800」'
+    """
+    return text.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
+def error_response(message: str, status_code: int, headers: Mapping[str, str] | None = None) -> JSONResponse:
+    """The spec's error answer ``{"error": message}``, whatever ``message`` holds (see
+    :func:`safe_text`): every error body of the service is built here."""
+    return JSONResponse({"error": safe_text(message)}, status_code=status_code, headers=headers)
 
 
 class ApiError(Exception):
@@ -145,20 +166,20 @@ def install_error_handlers(app: FastAPI) -> None:
 
     @app.exception_handler(ApiError)
     async def _api_error(_req: Request, exc: ApiError) -> JSONResponse:
-        return JSONResponse({"error": exc.message}, status_code=exc.status)
+        return error_response(exc.message, exc.status)
 
     @app.exception_handler(RequestValidationError)
     async def _validation(req: Request, exc: RequestValidationError) -> JSONResponse:
-        return JSONResponse({"error": _describe(exc, req)}, status_code=400)
+        return error_response(_describe(exc, req), 400)
 
     @app.exception_handler(StarletteHTTPException)
     async def _http(req: Request, exc: StarletteHTTPException) -> JSONResponse:
         message = exc.detail if isinstance(exc.detail, str) else ""
         if not message or message.isascii():  # Starlette's and FastAPI's own texts are English
             message = http_message(exc.status_code, named_body_limit(req.scope))
-        return JSONResponse({"error": message}, status_code=exc.status_code, headers=exc.headers)
+        return error_response(message, exc.status_code, exc.headers)
 
     @app.exception_handler(Exception)
     async def _unexpected(_req: Request, exc: Exception) -> JSONResponse:
         log.exception("unhandled error", exc_info=exc)
-        return JSONResponse({"error": "服务器内部错误"}, status_code=500)
+        return error_response("服务器内部错误", 500)

@@ -32,10 +32,9 @@ from python_multipart.multipart import parse_options_header
 from starlette.datastructures import FormData, Headers, UploadFile
 from starlette.exceptions import HTTPException
 from starlette.formparsers import MultiPartException, MultiPartParser
-from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from vent_agent.api.errors import http_message, named_body_limit
+from vent_agent.api.errors import error_response, http_message, named_body_limit
 from vent_agent.api.json_body import ApiRoute, StrictJsonRequest
 from vent_agent.documents.file_names import header_file_name
 
@@ -193,7 +192,7 @@ class ChineseBodyLimit:
                 if headers.get("content-type", "").startswith("text/plain"):
                     replaced = True
                     text = http_message(413, named_body_limit(scope))
-                    response = JSONResponse({"error": text}, status_code=413)
+                    response = error_response(text, 413)
                     await send(
                         {"type": "http.response.start", "status": 413, "headers": response.raw_headers}
                     )
