@@ -186,8 +186,14 @@ async def test_rejected_uploads(client: httpx.AsyncClient, content: bytes, statu
 
 
 async def test_missing_file_is_400(client: httpx.AsyncClient) -> None:
-    resp = await client.post("/api/vent/review/pdf", data={"message": "审查"})
-    assert resp.status_code == 400 and "file" in resp.json()["error"]
+    resp = await client.post("/api/vent/review/pdf", files={"message": (None, "审查")})
+    urlencoded = await client.post("/api/vent/review/pdf", data={"message": "审查"})
+    assert resp.status_code == 400 and resp.json()["error"] == "请求参数错误：缺少必填字段 file"
+    # a urlencoded body cannot carry the file: the Content-Type is named
+    assert (
+        urlencoded.status_code == 400
+        and "Content-Type 应为 multipart/form-data" in urlencoded.json()["error"]
+    )
 
 
 async def test_truncated_pdf_gives_error_event_then_done(

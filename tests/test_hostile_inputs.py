@@ -145,6 +145,7 @@ ID_TYPE = "请求参数错误：字段 {} 无效：应为字符串或整数"
 NOT_JSON = "请求参数错误：请求体不是合法的 JSON"
 WANT_JSON = "请求体格式错误：Content-Type 应为 application/json"
 WANT_FORM = "请求体格式错误：Content-Type 应为 multipart/form-data"
+URLENCODED = {"content-type": "application/x-www-form-urlencoded"}
 BOUNDARY = "xBOUNDARYx"
 MULTIPART = {"content-type": f"multipart/form-data; boundary={BOUNDARY}"}
 
@@ -348,6 +349,19 @@ CATALOGUE = [
     case("json-skill-upload", "POST", "/api/skills/upload", 400, json={"file": "x"}, says=WANT_FORM),
     case("zip-skill-upload", "POST", "/api/skills/upload", 400, content=zip_bytes({"SKILL.md": SKILL_MD}),
          headers={"content-type": "application/zip"}, says=WANT_FORM),
+    # a route that needs a file cannot get it urlencoded (curl's default type for --data-binary @plan.pdf)
+    case("urlencoded-pdf-review", "POST", REVIEW, 400, says=WANT_FORM + "（收到 application/x-www-form-urlencoded）",
+         content=(DATA / "plan-2026-08-a.pdf").read_bytes(), headers=URLENCODED),
+    case("urlencoded-scanned-pdf-review", "POST", REVIEW, 400, says=WANT_FORM + "（收到 application/x-www-form-urlencoded）",
+         content=(DATA / "plan-2026-08-b-scanned.pdf").read_bytes(), headers=URLENCODED),
+    case("urlencoded-fields-review", "POST", REVIEW, 400, says=WANT_FORM + "（收到 application/x-www-form-urlencoded）",
+         data={"file": "%PDF-1.4", "message": "审查"}),
+    case("urlencoded-zip-skill-upload", "POST", "/api/skills/upload", 400,
+         says=WANT_FORM + "（收到 application/x-www-form-urlencoded）", content=zip_bytes({"SKILL.md": SKILL_MD}),
+         headers=URLENCODED),
+    case("urlencoded-fields-skill-upload", "POST", "/api/skills/upload", 400,
+         says=WANT_FORM + "（收到 application/x-www-form-urlencoded）", data={"file": "pack.zip"}),
+    case("urlencoded-chat-accepted", "POST", CHAT, 200, stream="error", data={"message": "你好"}),
     case("multipart-no-boundary", "POST", REVIEW, 400, content=b"--x\r\n",
          headers={"content-type": "multipart/form-data"}),
     case("multipart-garbage", "POST", REVIEW, 400, content=b"\x00\xff garbage \r\n\r\n--", headers=MULTIPART),

@@ -208,5 +208,11 @@ async def test_admin_routes_are_open_when_admin_needs_token_is_off(tmp_path: Pat
 
 async def test_upload_without_a_file_is_400(tmp_path: Path) -> None:
     async with skills_client(skills_settings(tmp_path)) as client:
-        r = await client.post("/api/skills/upload", data={"x": "y"}, headers=TOKEN)
-    assert r.status_code == 400 and "file" in r.json()["error"]
+        r = await client.post("/api/skills/upload", files={"x": (None, "y")}, headers=TOKEN)
+        urlencoded = await client.post("/api/skills/upload", data={"x": "y"}, headers=TOKEN)
+    assert r.status_code == 400 and r.json()["error"] == "请求参数错误：缺少必填字段 file"
+    # a urlencoded body cannot carry the file: the Content-Type is named
+    assert (
+        urlencoded.status_code == 400
+        and "Content-Type 应为 multipart/form-data" in urlencoded.json()["error"]
+    )

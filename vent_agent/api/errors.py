@@ -71,11 +71,23 @@ def _media_type(content_type: str) -> str:
     return media if len(media) <= 60 else media[:60] + "…"
 
 
+def needs_file(request: Request) -> bool:
+    """Whether the matched route requires an uploaded file (``/api/vent/review/pdf``,
+    ``/api/skills/upload``): its form must be multipart, a urlencoded body (curl's ``--data-binary
+    @plan.pdf``) cannot carry one. ``/api/chat``, whose file is optional, takes urlencoded text fields."""
+    dependant = getattr(request.scope.get("route"), "dependant", None)
+    return any(
+        isinstance(field.field_info, params.File) and field.field_info.is_required()
+        for field in getattr(dependant, "body_params", ())
+    )
+
+
 def content_type_problem(request: Request) -> str | None:
     """What is wrong with the Content-Type of a request whose body the route could not read, or
     ``None``. A JSON route given a body of another type (``text/plain``, a form, none declared) gets it
     as bytes, which fail as "not an object"; a form route given JSON reads an empty form, whose fields
-    fail as "missing": both name the Content-Type instead. A request that declares no body is left to
+    fail as "missing", and a route that needs a file (:func:`needs_file`) given a urlencoded body (a
+    PDF sent with curl's default type) has no file in it: all name the Content-Type instead. A request that declares no body is left to
     the field errors (缺少请求体, 缺少必填字段 …)."""
     body_field = getattr(request.scope.get("route"), "body_field", None)
     headers = request.headers
@@ -86,7 +98,8 @@ def content_type_problem(request: Request) -> str | None:
     content_type = headers.get("content-type", "")
     got = f"收到 {_media_type(content_type)}" if content_type.strip() else "请求未给出 Content-Type"
     if isinstance(body_field.field_info, params.Form):
-        if _media_type(content_type) in FORM_TYPES:
+        media = _media_type(content_type)
+        if media == "multipart/form-data" or (media in FORM_TYPES and not needs_file(request)):
             return None
         return f"请求体格式错误：Content-Type 应为 multipart/form-data（{got}）"
     if is_json_type(content_type):

@@ -17,7 +17,9 @@ routers that take uploads) hands the endpoint a :class:`FormRequest`, whose mult
 - refuses a body that ends before its closing boundary (truncated, or a client that never sent it) with
   400 ``请求体格式错误：multipart 表单不完整…``: Starlette would hand the endpoint the parts read so far
   and the request would fail as one missing a field it had sent;
-- answers its errors in Chinese (400).
+- answers its errors in Chinese (400);
+- refuses a urlencoded body on a route that needs a file (review, skill upload) before reading it, with
+  400 ``请求体格式错误：Content-Type 应为 multipart/form-data（收到 application/x-www-form-urlencoded）``.
 
 Other content types are parsed by Starlette unchanged.
 """
@@ -34,7 +36,13 @@ from starlette.exceptions import HTTPException
 from starlette.formparsers import MultiPartException, MultiPartParser
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from vent_agent.api.errors import error_response, http_message, named_body_limit
+from vent_agent.api.errors import (
+    content_type_problem,
+    error_response,
+    http_message,
+    named_body_limit,
+    needs_file,
+)
 from vent_agent.api.json_body import ApiRoute, StrictJsonRequest
 from vent_agent.documents.file_names import header_file_name
 
@@ -124,6 +132,13 @@ class FormRequest(StrictJsonRequest):
         max_part_size: int = 1024 * 1024,
     ) -> FormData:
         content_type, _ = parse_options_header(self.headers.get("Content-Type"))
+        if (
+            self._form is None
+            and content_type == b"application/x-www-form-urlencoded"
+            and needs_file(self)
+            and (problem := content_type_problem(self))
+        ):  # a file in a urlencoded body (curl's --data-binary @plan.pdf): named before the bytes are parsed
+            raise HTTPException(400, f"请求参数错误：{problem}")
         if self._form is not None or content_type != b"multipart/form-data":
             return await super()._get_form(
                 max_files=max_files, max_fields=max_fields, max_part_size=max_part_size
