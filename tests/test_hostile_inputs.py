@@ -146,6 +146,7 @@ NOT_JSON = "请求参数错误：请求体不是合法的 JSON"
 WANT_JSON = "请求体格式错误：Content-Type 应为 application/json"
 WANT_FORM = "请求体格式错误：Content-Type 应为 multipart/form-data"
 URLENCODED = {"content-type": "application/x-www-form-urlencoded"}
+NOT_UTF8 = "请求参数错误：字段 {} 不是 UTF-8 编码的文本"
 BOUNDARY = "xBOUNDARYx"
 MULTIPART = {"content-type": f"multipart/form-data; boundary={BOUNDARY}"}
 
@@ -362,6 +363,23 @@ CATALOGUE = [
     case("urlencoded-fields-skill-upload", "POST", "/api/skills/upload", 400,
          says=WANT_FORM + "（收到 application/x-www-form-urlencoded）", data={"file": "pack.zip"}),
     case("urlencoded-chat-accepted", "POST", CHAT, 200, stream="error", data={"message": "你好"}),
+    # urlencoded text is UTF-8 as multipart text is: not made U+FFFD and stored (a session titled "���")
+    case("urlencoded-chat-surrogate-bytes", "POST", CHAT, 400, says=NOT_UTF8.format("message"),
+         content=b"message=%ED%A0%80", headers=URLENCODED),
+    case("urlencoded-chat-ff", "POST", CHAT, 400, says=NOT_UTF8.format("message"), content=b"message=%FF",
+         headers=URLENCODED),
+    case("urlencoded-chat-raw-byte", "POST", CHAT, 400, says=NOT_UTF8.format("message"),
+         content=b"message=\xe9t\xe9", headers=URLENCODED),
+    case("urlencoded-chat-gbk", "POST", CHAT, 400, says=NOT_UTF8.format("message"),
+         content=b"message=%C4%E3%BA%C3", headers=URLENCODED),
+    case("urlencoded-chat-truncated-utf8", "POST", CHAT, 400, says=NOT_UTF8.format("message"),
+         content=b"message=%E4%BD", headers=URLENCODED),
+    case("urlencoded-chat-mode", "POST", CHAT, 400, says=NOT_UTF8.format("mode"),
+         content=b"message=hi&mode=%80", headers=URLENCODED),
+    case("urlencoded-chat-field-name", "POST", CHAT, 400, says="表单字段名 不是 UTF-8 编码的文本",
+         content=b"message=hi&%FF=1", headers=URLENCODED),
+    case("urlencoded-chat-utf8-accepted", "POST", CHAT, 200, stream="error",
+         content=b"message=%E5%AE%A1%E6%9F%A5+%E9%A3%8E%E9%87%8F", headers=URLENCODED),
     case("multipart-no-boundary", "POST", REVIEW, 400, content=b"--x\r\n",
          headers={"content-type": "multipart/form-data"}),
     case("multipart-garbage", "POST", REVIEW, 400, content=b"\x00\xff garbage \r\n\r\n--", headers=MULTIPART),

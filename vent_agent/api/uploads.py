@@ -18,6 +18,8 @@ routers that take uploads) hands the endpoint a :class:`FormRequest`, whose mult
   400 ``请求体格式错误：multipart 表单不完整…``: Starlette would hand the endpoint the parts read so far
   and the request would fail as one missing a field it had sent;
 - answers its errors in Chinese (400);
+- reads a urlencoded body (``/api/chat`` takes one) as strictly: a field whose bytes, percent-escapes
+  decoded, are not UTF-8 is 400 ``字段 <name> 不是 UTF-8 编码的文本`` (Starlette made them U+FFFD);
 - refuses a urlencoded body on a route that needs a file (review, skill upload) before reading it, with
   400 ``请求体格式错误：Content-Type 应为 multipart/form-data（收到 application/x-www-form-urlencoded）``.
 
@@ -27,13 +29,16 @@ Other content types are parsed by Starlette unchanged.
 from __future__ import annotations
 
 import re
+from collections.abc import AsyncGenerator
 from contextlib import aclosing
 from tempfile import SpooledTemporaryFile
+from typing import Any
+from urllib.parse import unquote_to_bytes
 
 from python_multipart.multipart import parse_options_header
 from starlette.datastructures import FormData, Headers, UploadFile
 from starlette.exceptions import HTTPException
-from starlette.formparsers import MultiPartException, MultiPartParser
+from starlette.formparsers import FormParser, MultiPartException, MultiPartParser
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from vent_agent.api.errors import (
@@ -121,6 +126,31 @@ class _Parser(MultiPartParser):
         super().on_part_end()
 
 
+class _UrlencodedParser(FormParser):
+    """Starlette's urlencoded form parser with strict text: Starlette decodes each percent-escaped field
+    with ``errors="replace"``, so ``message=%FF`` became "\ufffd" (stored, and the session titled with
+    it); this refuses a field whose bytes are not valid in ``charset`` as the multipart parser does."""
+
+    def __init__(
+        self, headers: Headers, stream: AsyncGenerator[bytes, None], charset: str, **limits: Any
+    ) -> None:
+        super().__init__(headers, stream, **limits)
+        self.charset = charset
+
+    def _text(self, raw: bytearray, what: str) -> str:
+        try:
+            return unquote_to_bytes(bytes(raw).replace(b"+", b" ")).decode(self.charset)
+        except (UnicodeDecodeError, LookupError):
+            raise _NotText(f"{what} 不是 UTF-8 编码的文本") from None
+
+    def on_field_end(self) -> None:
+        self._current_fields += 1
+        if self._current_fields > self.max_fields:
+            raise MultiPartException(f"Too many fields. Maximum number of fields is {self.max_fields}.")
+        name = self._text(self._field_name, "表单字段名")
+        self._items.append((name, self._text(self._field_value, f"字段 {name}")))
+
+
 class FormRequest(StrictJsonRequest):
     """A request whose multipart form is read by :class:`_Parser` (see the module docstring)."""
 
@@ -139,6 +169,8 @@ class FormRequest(StrictJsonRequest):
             and (problem := content_type_problem(self))
         ):  # a file in a urlencoded body (curl's --data-binary @plan.pdf): named before the bytes are parsed
             raise HTTPException(400, f"请求参数错误：{problem}")
+        if self._form is None and content_type == b"application/x-www-form-urlencoded":
+            return await self._get_urlencoded(max_fields=max_fields, max_part_size=max_part_size)
         if self._form is not None or content_type != b"multipart/form-data":
             return await super()._get_form(
                 max_files=max_files, max_fields=max_fields, max_part_size=max_part_size
@@ -164,6 +196,24 @@ class FormRequest(StrictJsonRequest):
         if repeated:
             await form.close()
             raise HTTPException(400, f"请求参数错误：字段 {'、'.join(repeated)} 只能有一个")
+        self._form = form
+        return form
+
+    async def _get_urlencoded(self, *, max_fields: int | float, max_part_size: int) -> FormData:
+        """The urlencoded form, read by :class:`_UrlencodedParser` in the body's charset (UTF-8 unless
+        the Content-Type says otherwise); errors as 400 in Chinese."""
+        _, options = parse_options_header(self.headers.get("Content-Type"))
+        charset = options.get(b"charset", b"utf-8").decode("latin-1")
+        try:
+            async with aclosing(self.stream()) as stream:
+                parser = _UrlencodedParser(
+                    self.headers, stream, charset, max_fields=max_fields, max_part_size=max_part_size
+                )
+                form = await parser.parse()
+        except _NotText as exc:
+            raise HTTPException(400, f"请求参数错误：{exc.message}") from exc
+        except MultiPartException as exc:
+            raise HTTPException(400, chinese_multipart_error(exc.message)) from exc
         self._form = form
         return form
 
