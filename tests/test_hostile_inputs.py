@@ -144,6 +144,9 @@ JSON = {"content-type": "application/json"}
 ID_TYPE = "请求参数错误：字段 {} 无效：应为字符串或整数"
 NOT_JSON = "请求参数错误：请求体不是合法的 JSON"
 WANT_JSON = "请求体格式错误：Content-Type 应为 application/json"
+NOT_UTF8_BODY = "请求参数错误：请求体不是 UTF-8 编码"
+TOO_LONG_NUMBER = "请求参数错误：请求体无法解析：数字过长（整数最多 4300 位）"
+NESTED_TOO_DEEP = "请求参数错误：请求体无法解析：嵌套层数过多（最多 500 层）"
 WANT_FORM = "请求体格式错误：Content-Type 应为 multipart/form-data"
 URLENCODED = {"content-type": "application/x-www-form-urlencoded"}
 NOT_UTF8 = "请求参数错误：字段 {} 不是 UTF-8 编码的文本"
@@ -188,9 +191,27 @@ CATALOGUE = [
     case("json-string", "POST", CLICK, 400, json="15216"),
     case("json-single-quotes", "POST", CLICK, 400, content=b"{'tun_id': '1'}", headers=JSON),
     case("json-invalid-utf8", "POST", CLICK, 400, content=b'{"tun_id": "\xff\xfe", "tun_name": "x"}',
-         headers=JSON),
+         headers=JSON, says=NOT_UTF8_BODY + "（第 13 个字节"),
     case("json-huge-int", "POST", CLICK, 400, content=b'{"tun_id": ' + b"9" * 5000 + b', "tun_name": "x"}',
-         headers=JSON),
+         headers=JSON, says=TOO_LONG_NUMBER),
+    # a body not in UTF-8, an integer past Python's digit limit: named, not a bare 请求体解析失败
+    case("json-gbk-click", "POST", CLICK, 400, says=NOT_UTF8_BODY, headers=JSON,
+         content=json.dumps({**TUN, "tun_name": "辅运起坡段"}, ensure_ascii=False).encode("gbk")),
+    case("json-gbk-charset-click", "POST", CLICK, 400, says=NOT_UTF8_BODY,
+         content=json.dumps({**TUN, "tun_name": "辅运起坡段"}, ensure_ascii=False).encode("gbk"),
+         headers={"content-type": "application/json; charset=gbk"}),
+    case("json-gbk-title", "PUT", SESSION + "/title", 400, says=NOT_UTF8_BODY, headers=JSON,
+         content='{"title": "通风系统"}'.encode("gbk")),
+    case("json-invalid-utf8-in-string-resume", "POST", RESUME, 400, says=NOT_UTF8_BODY, headers=JSON,
+         content=b'{"session_id": "{session}", "action": "appr\xc3ove"}'),
+    case("json-truncated-utf8-thinking", "POST", "/api/model/thinking", 400, says=NOT_UTF8_BODY, headers=JSON,
+         content=b'{"level": "\xe9\xab"}'),
+    case("json-cesu-surrogate-switch", "POST", "/api/model/switch", 400, says=NOT_UTF8_BODY, headers=JSON,
+         content=b'{"model": "\xed\xa0\x80"}'),
+    case("json-huge-int-resume", "POST", RESUME, 400, says=TOO_LONG_NUMBER, headers=JSON,
+         content=b'{"session_id": "{session}", "action": "approve", "n": -' + b"1" * 5000 + b"}"),
+    case("json-huge-int-toggle", "POST", SKILL + "/toggle", 400, says=TOO_LONG_NUMBER, headers=JSON,
+         content=b'{"enabled": true, "x": [' + b"7" * 4301 + b"]}"),
     # NaN, Infinity and -Infinity are not JSON, nor a number too large for a float: anywhere in the body
     case("json-nan-id", "POST", CLICK, 400, says=NOT_JSON + "：不能含 NaN",
          content=b'{"tun_id": NaN, "tun_name": "x", "mode": "fast"}', headers=JSON),
@@ -245,11 +266,19 @@ CATALOGUE = [
     case("json-surrogate-pair-accepted", "POST", CLICK, 200, stream="ok",
          content=b'{"tun_id": "15216", "tun_name": "\\ud83d\\ude87", "mode": "fast"}', headers=JSON),
     # ---- deeply nested JSON ---------------------------------------------------------------------------
-    case("deep-array-click", "POST", CLICK, 400, content=TOO_DEEP, headers=JSON),
-    case("deep-object-device", "POST", DEVICE_PATH, 400, content=TOO_DEEP_OBJECT, headers=JSON),
-    case("deep-object-resume", "POST", RESUME, 400, content=TOO_DEEP_OBJECT, headers=JSON),
-    case("deep-object-title", "PUT", SESSION + "/title", 400, content=TOO_DEEP_OBJECT, headers=JSON),
-    case("deep-array-toggle", "POST", SKILL + "/toggle", 400, content=TOO_DEEP, headers=JSON),
+    case("deep-array-click", "POST", CLICK, 400, content=TOO_DEEP, headers=JSON, says=NESTED_TOO_DEEP),
+    case("deep-object-device", "POST", DEVICE_PATH, 400, content=TOO_DEEP_OBJECT, headers=JSON,
+         says=NESTED_TOO_DEEP),
+    case("deep-object-resume", "POST", RESUME, 400, content=TOO_DEEP_OBJECT, headers=JSON, says=NESTED_TOO_DEEP),
+    case("deep-object-title", "PUT", SESSION + "/title", 400, content=TOO_DEEP_OBJECT, headers=JSON,
+         says=NESTED_TOO_DEEP),
+    case("deep-array-toggle", "POST", SKILL + "/toggle", 400, content=TOO_DEEP, headers=JSON, says=NESTED_TOO_DEEP),
+    case("deep-50000-thinking", "POST", "/api/model/thinking", 400, headers=JSON, says=NESTED_TOO_DEEP,
+         content=b'{"level": ' + b"[" * 50_000 + b"]" * 50_000 + b"}"),
+    case("deep-501-click", "POST", CLICK, 400, json={**TUN, "extra": nested(501)}, says=NESTED_TOO_DEEP),
+    case("deep-900-switch", "POST", "/api/model/switch", 400, json={"model": nested(900, "m")},
+         says=NESTED_TOO_DEEP),
+    case("deep-500-accepted", "POST", CLICK, 200, stream="ok", json={**TUN, "extra": nested(499)}),
     case("deep-value-as-id", "POST", CLICK, 400, json={**TUN, "tun_id": nested(200)}),
     case("deep-unknown-field-ignored", "POST", CLICK, 200, stream="ok", json={**TUN, "extra": nested(200)}),
     case("deep-unknown-field-forbidden", "POST", SKILL + "/toggle", 400,

@@ -17,7 +17,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.middleware.body_limit import MAX_BODY_SIZE_SCOPE_KEY
 from starlette.types import Scope
 
-from vent_agent.api.json_body import non_finite_reason
+from vent_agent.api.json_body import json_error_text
 from vent_agent.validation_reasons import pydantic_reason
 
 log = logging.getLogger(__name__)
@@ -119,8 +119,7 @@ def _describe(exc: RequestValidationError, request: Request) -> str:
         loc = ".".join(str(x) for x in err.get("loc", ()) if x not in ("body", "query", "path", "header"))
         kind = err.get("type", "")
         if kind == "json_invalid":
-            reason = non_finite_reason(str((err.get("ctx") or {}).get("error", "")))
-            parts.append(f"请求体不是合法的 JSON：{reason}" if reason else "请求体不是合法的 JSON")
+            parts.append(json_error_text(str((err.get("ctx") or {}).get("error", ""))))
         elif not loc and kind == "missing":
             parts.append("缺少请求体")
         elif not loc or loc.isdigit():
