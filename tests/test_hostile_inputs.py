@@ -154,16 +154,20 @@ BOUNDARY = "xBOUNDARYx"
 MULTIPART = {"content-type": f"multipart/form-data; boundary={BOUNDARY}"}
 
 
+ZIP_PART = 'Content-Disposition: form-data; name="file"; {}'
+"""A file part's headers, ``{}`` its file name parameter."""
+UNREADABLE_NAME = "技能包的文件名无效：不是 UTF-8（或 GB18030）编码的文本"
 CLOSE = f"--{BOUNDARY}--\r\n".encode()
 """The closing boundary :func:`multipart` ends a body with."""
 INCOMPLETE = "请求体格式错误：multipart 表单不完整"
 
 
 def multipart(*parts: tuple[str, bytes]) -> bytes:
-    """A hand-made multipart body: each part is (its header lines, its content)."""
+    """A hand-made multipart body: each part is (its header lines, its content); a lone surrogate
+    ``\\udcXX`` of the headers is sent as the raw byte ``XX`` (a file name that is not UTF-8)."""
     out = b""
     for headers, content in parts:
-        out += f"--{BOUNDARY}\r\n{headers}\r\n\r\n".encode() + content + b"\r\n"
+        out += f"--{BOUNDARY}\r\n{headers}\r\n\r\n".encode("utf-8", "surrogateescape") + content + b"\r\n"
     return out + CLOSE
 
 
@@ -498,6 +502,15 @@ CATALOGUE = [
     case("newline-skill-toggle", "POST", SKILL + "%0A/toggle", 400, json={"enabled": False}),
     case("traversal-upload-name", "POST", "/api/skills/upload", 400,
          files={"file": ("../../evil.zip", zip_bytes({"SKILL.md": SKILL_MD}))}),
+    # a zip name that is no text is refused as such (not "仅支持 .zip 格式" for the plan.pdf put in its place)
+    case("unreadable-extended-name-skill", "POST", "/api/skills/upload", 400, says=UNREADABLE_NAME, headers=MULTIPART,
+         content=multipart((ZIP_PART.format("filename*=UTF-8''%ED%A0%80.zip"), zip_bytes({"SKILL.md": SKILL_MD})))),
+    case("unreadable-extended-ff-skill", "POST", "/api/skills/upload", 400, says=UNREADABLE_NAME, headers=MULTIPART,
+         content=multipart((ZIP_PART.format("filename*=utf-8''%FF%FEpack.zip"), zip_bytes({"SKILL.md": SKILL_MD})))),
+    case("unreadable-raw-name-skill", "POST", "/api/skills/upload", 400, says=UNREADABLE_NAME, headers=MULTIPART,
+         content=multipart((ZIP_PART.format('filename="\udcff\udcfe.zip"'), b"PK"))),
+    case("unreadable-name-review-accepted", "POST", REVIEW, 200, stream="error", headers=MULTIPART,
+         content=multipart((ZIP_PART.format("filename*=UTF-8''%ED%A0%80.pdf"), b"%PDF-1.4\n%%EOF"))),
     case("traversal-zip-member", "POST", "/api/skills/upload", 400,
          files={"file": ("evil.zip", zip_bytes({"../evil-pack/SKILL.md": SKILL_MD}))}),
     case("zip-bomb", "POST", "/api/skills/upload", 400,

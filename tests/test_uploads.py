@@ -19,7 +19,7 @@ from fastapi import APIRouter, FastAPI, File, Form, UploadFile
 from tests.helpers import parse_spec_stream
 from vent_agent.api.errors import install_error_handlers
 from vent_agent.api.uploads import UploadRoute
-from vent_agent.documents.file_names import header_file_name, safe_file_name
+from vent_agent.documents.file_names import file_name_unreadable, header_file_name, safe_file_name
 from vent_agent.review.retention import ReviewFileSweep
 from vent_agent.sessions import store
 from vent_agent.settings import Settings
@@ -101,6 +101,13 @@ def test_file_name_helpers() -> None:
     assert header_file_name(None, None) is None
     assert header_file_name(None, "garbage") == "plan.pdf"
     assert header_file_name(None, "gbk''%C5%E4%B7%E7.pdf") == "配风.pdf"
+    # a name that decodes in no way tried falls back to plan.pdf, and says so
+    assert file_name_unreadable(None, "UTF-8''%ED%A0%80.zip") and file_name_unreadable(b"\xff\xfe.zip", None)
+    assert file_name_unreadable(None, "garbage") and file_name_unreadable(b"\x80.zip", "UTF-8''%FF.zip")
+    assert not file_name_unreadable(None, None) and not file_name_unreadable(b"p.pdf", "UTF-8''%FF.zip")
+    assert not file_name_unreadable(None, "UTF-8''%E9%85%8D.zip") and not file_name_unreadable(
+        "配".encode("gbk"), None
+    )
     assert (
         safe_file_name("x" * 300 + ".pdf").endswith(".pdf") and len(safe_file_name("x" * 300 + ".pdf")) == 120
     )

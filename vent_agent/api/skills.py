@@ -17,7 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from vent_agent.api.deps import AdminUser, StateDep
 from vent_agent.api.errors import ApiError
 from vent_agent.api.json_body import ApiRoute
-from vent_agent.api.uploads import UploadRoute
+from vent_agent.api.uploads import UnreadableNameFile, UploadRoute
 from vent_agent.skills.errors import SkillError
 from vent_agent.skills.registry import SkillRegistry
 
@@ -25,6 +25,10 @@ router = APIRouter(prefix="/api/skills", tags=["skills"], route_class=UploadRout
 json_router = APIRouter(prefix="/api/skills", tags=["skills"], route_class=ApiRoute)
 """``POST /api/skills/{name}/toggle``: a JSON body, under the JSON body limit (the upload route takes
 zips)."""
+
+UNREADABLE_NAME = "技能包的文件名无效：不是 UTF-8（或 GB18030）编码的文本，请给 zip 文件改名后重新上传"
+"""A skill zip whose file name does not decode (``filename*=UTF-8''%ED%A0%80.zip``): a pack with its files
+at the root is named after its zip, and the name sent is not text."""
 
 
 async def get_skills(state: StateDep) -> SkillRegistry:
@@ -65,6 +69,8 @@ async def upload_skill(
         size = file.file.seek(0, os.SEEK_END)
     if size > cap:
         raise ApiError(413, f"文件过大：上限 {state.settings.max_upload_mb} MB")
+    if isinstance(file, UnreadableNameFile):
+        raise ApiError(400, UNREADABLE_NAME)
     file.file.seek(0)
     try:
         skill = await skills.install(file.file, file.filename, updated_by=user.user_name if user else None)

@@ -8,7 +8,7 @@ routers that take uploads) hands the endpoint a :class:`FormRequest`, whose mult
 
 - takes a part with ``filename`` or ``filename*`` as a file, its name decoded by
   :func:`~vent_agent.documents.file_names.header_file_name` (``filename*`` preferred; GB18030 bytes
-  decoded; otherwise ``plan.pdf``);
+  decoded; otherwise ``plan.pdf``, the file then an :class:`UnreadableNameFile`);
 - refuses a text field that is not valid in the body's charset (UTF-8 unless the Content-Type says
   otherwise) with 400 ``字段 <name> 不是 UTF-8 编码的文本``;
 - refuses a field (file or text) sent more than once with 400 ``字段 <name> 只能有一个``: every field of
@@ -49,7 +49,7 @@ from vent_agent.api.errors import (
     needs_file,
 )
 from vent_agent.api.json_body import ApiRoute, StrictJsonRequest
-from vent_agent.documents.file_names import header_file_name
+from vent_agent.documents.file_names import file_name_unreadable, header_file_name
 
 _EXTENDED = re.compile(rb";\s*filename\*\s*=\s*([^;]*)", re.IGNORECASE)
 _SIZE = re.compile(r"(\d+)KB")
@@ -79,6 +79,13 @@ INCOMPLETE = "请求体格式错误：multipart 表单不完整（没有结束�
 """A multipart body that ends before its closing boundary (``--<boundary>--``)."""
 
 
+class UnreadableNameFile(UploadFile):
+    """An uploaded file whose client name decodes in no way tried
+    (:func:`~vent_agent.documents.file_names.file_name_unreadable`): its ``filename`` is the neutral
+    ``plan.pdf``, which a route that needs the name (the skill upload: a pack's name may be its zip's)
+    must not take for the client's."""
+
+
 class _Parser(MultiPartParser):
     """Starlette's multipart parser with RFC 5987 file names, GB18030 fallback and strict text fields,
     which knows whether the body reached its closing boundary (:attr:`ended`): python-multipart's
@@ -100,6 +107,10 @@ class _Parser(MultiPartParser):
         name = header_file_name(options.get(b"filename"), extended)
         if name is None:
             return
+        if file_name_unreadable(options.get(b"filename"), extended):
+            name_cls: type[UploadFile] = UnreadableNameFile
+        else:
+            name_cls = UploadFile
         if self._current_part.file is None:  # only ``filename*``: Starlette took it for a text field
             self._current_fields -= 1
             self._current_files += 1
@@ -107,11 +118,16 @@ class _Parser(MultiPartParser):
                 raise MultiPartException(f"Too many files. Maximum number of files is {self.max_files}.")
             spool: SpooledTemporaryFile[bytes] = SpooledTemporaryFile(max_size=self.spool_max_size)  # noqa: SIM115 - closed with the form
             self._files_to_close_on_error.append(spool)
-            self._current_part.file = UploadFile(
+            self._current_part.file = name_cls(
                 file=spool,  # type: ignore[arg-type]  # as in Starlette's parser: a binary spool, not a BinaryIO to typeshed
                 size=0,
                 filename=name,
                 headers=Headers(raw=self._current_part.item_headers),
+            )
+        elif name_cls is not UploadFile:
+            file = self._current_part.file  # Starlette's, before any of its data is written
+            self._current_part.file = name_cls(
+                file=file.file, size=file.size, filename=name, headers=file.headers
             )
         else:
             self._current_part.file.filename = name

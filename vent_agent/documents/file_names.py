@@ -73,6 +73,17 @@ def header_file_name(raw: bytes | None, extended: str | None) -> str | None:
     return name if name is not None else DEFAULT_NAME
 
 
+def file_name_unreadable(raw: bytes | None, extended: str | None) -> bool:
+    """Whether a part names a file whose name decodes in none of the ways :func:`header_file_name`
+    tries (``filename*=UTF-8''%ED%A0%80.zip``, ``filename`` bytes neither UTF-8 nor GB18030), so that it
+    gave :data:`DEFAULT_NAME` in place of the client's name."""
+    if extended is not None and decode_extended(extended) is not None:
+        return False
+    if raw is None:
+        return extended is not None
+    return _decode_bytes(raw) is None
+
+
 def safe_file_name(name: str | None) -> str:
     """The client's file name made safe to show and store: percent-escapes decoded, directories and
     control characters removed, at most :data:`MAX_NAME_CHARS` characters (the extension kept);
