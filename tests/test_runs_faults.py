@@ -103,6 +103,44 @@ async def test_a_run_whose_events_cannot_be_written_ends_failed_and_sends_nothin
     assert run is not None and run.status == "failed" and run.last_seq == 3
 
 
+async def test_a_run_whose_log_failed_closes_the_agent_spans_it_left_open(
+    manager: RunManager, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The log fails under an agent's span (a chat turn's 「配风计划审查」): after the last committed event
+    comes that agent's ``agent_done`` 中断, then error + done, so no agent is left spinning."""
+    from vent_agent.runs.agent_span import agent_start
+
+    step = asyncio.Event()
+
+    async def body(em):  # type: ignore[no-untyped-def]
+        await agent_start(em.send, "配风计划审查")
+        await em.emit("progress", message="一")
+        await step.wait()
+        await em.emit("progress", message="二")  # this batch fails
+        await asyncio.sleep(3600)
+
+    run_id = await manager.start("chat", body)
+    seen: list[dict] = []
+
+    async def read() -> None:
+        async for ev in manager.subscribe(run_id, 0):
+            seen.append(ev.payload)
+            if ev.seq == 2:
+                _flaky(manager, monkeypatch, RuntimeError("disk I/O error"), 1)
+                step.set()
+
+    await asyncio.wait_for(read(), 10)
+    await manager.wait(run_id)
+    assert [e["type"] for e in seen] == ["agent_start", "progress", "agent_done", "error", "done"]
+    closing = seen[2]
+    assert closing["agent"] == closing["cn_agent"] == "配风计划审查" and closing["duration_ms"] >= 0
+    assert closing["message"] == f"「配风计划审查」中断（{closing['duration_ms']}ms）"
+    assert [e["seq"] for e in seen] == [1, 2, 3, 4, 5]
+    assert [e.payload for e in await manager.events_after(run_id, 0)] == seen
+    run = await manager.get(run_id)
+    assert run is not None and run.status == "failed" and run.last_seq == 5
+
+
 async def test_one_runs_failed_write_does_not_break_the_others(manager: RunManager) -> None:
     """A batch failing for one run only (here a seq already taken, as when another worker closed the
     run) is split: the other runs' events in it are written and delivered."""

@@ -4,6 +4,7 @@ streamed kept in its session's history; a worker taken for dead stops its runs a
 from __future__ import annotations
 
 import asyncio
+import json
 import socket
 import subprocess
 from collections.abc import AsyncIterator
@@ -203,6 +204,56 @@ async def test_a_lost_session_review_keeps_its_turn_in_the_history(live: RunMana
     assert (
         turn["error"] == LOST_MESSAGE and turn["kind"] == "review" and turn["thread_id"] == session.thread_id
     )
+
+
+async def test_a_lost_run_closes_the_agent_spans_it_left_open(live: RunManager, db: Database) -> None:
+    """kill -9 during a chat turn's review: the agents whose ``agent_start`` has no ``agent_done`` or
+    ``agent_error`` get an ``agent_done`` 中断 (innermost first, timed from their start to the last logged
+    event) before ``error`` and ``done``; a closed span (「规程核查」) and a reviewer that failed are left."""
+    run_id = await _foreign_run(db, "gone", host="other-host", pid=1, age_s=3 * 3600, events=0)
+    now = utcnow()
+    logged = [
+        ({"type": "agent_start", "agent": "对话", "cn_agent": "对话", "message": "m"}, 0.0),
+        ({"type": "agent_start", "agent": "规程核查", "cn_agent": "规程核查", "message": "m"}, 0.1),
+        (
+            {
+                "type": "agent_done",
+                "agent": "规程核查",
+                "cn_agent": "规程核查",
+                "message": "m",
+                "duration_ms": 5,
+            },
+            0.2,
+        ),
+        ({"type": "agent_start", "agent": "配风计划审查", "cn_agent": "配风计划审查", "message": "m"}, 1.0),
+        ({"type": "agent_start", "agent": "data", "cn_agent": "数据审查", "message": "m"}, 1.5),
+        ({"type": "agent_error", "agent": "data", "message": "m", "error": "x", "progress": "1/3"}, 2.0),
+        ({"type": "ocr_progress", "message": "第 3/9 页"}, 3.5),
+    ]
+    async with db.session() as s:
+        run = await s.get(RunRow, run_id)
+        run.kind, run.last_seq = "chat", len(logged)  # type: ignore[union-attr]
+        s.add(run)
+        for seq, (fields, at) in enumerate(logged, start=1):
+            payload = json.dumps({**fields, "seq": seq, "run_id": run_id}, ensure_ascii=False)
+            created = now + timedelta(seconds=at)
+            s.add(EventRow(run_id=run_id, seq=seq, type=fields["type"], payload=payload, created_at=created))
+        await s.commit()
+    assert await live.heartbeat.sweep() == 1  # type: ignore[union-attr]
+    events = await collect_run(live, run_id)
+    tail = events[len(logged) :]
+    assert [(e["type"], e.get("agent")) for e in tail] == [
+        ("agent_done", "配风计划审查"),
+        ("agent_done", "对话"),
+        ("error", None),
+        ("done", None),
+    ]
+    review, chat = tail[0], tail[1]
+    assert review["duration_ms"] == 2500 and review["message"] == "「配风计划审查」中断（2500ms）"
+    assert review["cn_agent"] == "配风计划审查" and chat["duration_ms"] == 3500
+    assert tail[2]["worker_lost"] is True
+    assert [e["seq"] for e in events] == list(range(1, len(logged) + 5))
+    assert (await live.get(run_id)).last_seq == len(logged) + 4  # type: ignore[union-attr]
 
 
 @pytest.mark.parametrize(

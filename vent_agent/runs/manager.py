@@ -23,6 +23,7 @@ end (done, failed, cancelled, or closed as lost) releases the session in the tra
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import secrets
 from collections import Counter
@@ -35,6 +36,7 @@ from sqlmodel import col, select
 
 from vent_agent.observability import metrics
 from vent_agent.observability.context import bind_run
+from vent_agent.runs.agent_span import SPAN_EVENTS, interrupted_spans
 from vent_agent.runs.broker import Broker
 from vent_agent.runs.broker_inprocess import InProcessBroker
 from vent_agent.runs.emitter import Emitter
@@ -84,6 +86,23 @@ def _closing_of(
         "thread_id": fields.get("thread_id", thread_id or run_id),
         "session_id": fields.get("session_id", session_id),
     }
+
+
+async def _interrupted_spans(s: Any, run_id: str, upto: int | None = None) -> list[dict[str, Any]]:
+    """The ``agent_done`` (中断) payloads closing the agent spans left open in run ``run_id``'s log (up to
+    ``seq`` ``upto`` when given), read in the store session ``s``; durations end at the last logged
+    event's time (:func:`~vent_agent.runs.agent_span.interrupted_spans`)."""
+    bound = [EventRow.run_id == run_id] + ([EventRow.seq <= upto] if upto is not None else [])
+    rows = await s.exec(
+        select(EventRow.payload, EventRow.created_at)
+        .where(*bound, col(EventRow.type).in_(SPAN_EVENTS))
+        .order_by(col(EventRow.seq))
+    )
+    spans = [(json.loads(payload), at) for payload, at in rows]
+    if not spans:
+        return []
+    ended = (await s.exec(select(func.max(EventRow.created_at)).where(*bound))).one()
+    return interrupted_spans(spans, ended)
 
 
 class RunCancelled(Exception):
@@ -388,20 +407,32 @@ class RunManager(RunReader):
         metrics.run_ended(kind, status if applied else None)
 
     async def _close_broken(self, run_id: str) -> bool:
+        """Close a run whose log writes failed: after its last committed event, an ``agent_done`` (中断)
+        for each agent span left open there, ``error`` and ``done``; it ends failed."""
         last = self.writer.broken.get(run_id, 0)
+        try:
+            async with self.db.session() as s:
+                spans = await _interrupted_spans(s, run_id, last)
+        except Exception:  # the store cannot be read: the run still gets its error and done
+            log.exception("could not read the agent spans of run %s", run_id)
+            spans = []
         fields: list[dict[str, Any]] = [
+            *spans,
             {"type": "error", "message": LOG_FAILED_MESSAGE},
             {"type": "done", **self._closing.get(run_id, {}), "message": LOG_FAILED_MESSAGE},
         ]
         for i, f in enumerate(fields, start=1):
             data = dumps({**f, "seq": last + i, "run_id": run_id})
             await self.writer.put(EventItem(run_id, last + i, f["type"], data, closing=True))
-        return await self.writer.finish(run_id, "failed", LOG_FAILED_MESSAGE, last + 2, closing=True)
+        return await self.writer.finish(
+            run_id, "failed", LOG_FAILED_MESSAGE, last + len(fields), closing=True
+        )
 
     async def fail_lost_run(self, run_id: str, message: str = LOST_MESSAGE) -> bool:
-        """Close a running run whose worker died: append ``error`` then ``done`` (with the fields of its
-        kind's ``done``: :func:`~vent_agent.runs.reader.closing_done_fields`) after the last logged
-        event and mark it failed, in one transaction; a run of a session then gets its assistant turn
+        """Close a running run whose worker died: append an ``agent_done`` (中断) for each agent span its
+        log left open (:func:`~vent_agent.runs.agent_span.interrupted_spans`), ``error`` then ``done``
+        (with the fields of its kind's ``done``: :func:`~vent_agent.runs.reader.closing_done_fields`)
+        after the last logged event and mark it failed, in one transaction; a run of a session then gets its assistant turn
         (what was streamed, with the error) in the session's history. False when it is no longer running
         (another worker closed it first)."""
         async with self.db.session() as s:
@@ -415,19 +446,21 @@ class RunManager(RunReader):
                 return False
             run = (await s.exec(select(RunRow).where(RunRow.id == run_id))).one()
             last = (await s.exec(select(func.max(EventRow.seq)).where(EventRow.run_id == run_id))).one() or 0
-            closing: list[tuple[int, dict[str, Any]]] = [
-                (last + 1, {"type": "error", "message": message, "worker_lost": True}),
-                (last + 2, {"type": "done", **closing_done_fields(run), "message": message}),
+            fields_list = [
+                *await _interrupted_spans(s, run_id),
+                {"type": "error", "message": message, "worker_lost": True},
+                {"type": "done", **closing_done_fields(run), "message": message},
             ]
-            for seq, fields in closing:
+            for seq, fields in enumerate(fields_list, start=last + 1):
                 payload = dumps({**fields, "seq": seq, "run_id": run_id})
                 s.add(EventRow(run_id=run_id, seq=seq, type=fields["type"], payload=payload))
-            await s.exec(update(RunRow).where(col(RunRow.id) == run_id).values(last_seq=last + 2))
+            end = last + len(fields_list)
+            await s.exec(update(RunRow).where(col(RunRow.id) == run_id).values(last_seq=end))
             await s.exec(_release([run_id]))
             kind, session_id = run.kind, run.session_id
             await s.commit()
-        metrics.event_appended("error")
-        metrics.event_appended("done")
+        for fields in fields_list:
+            metrics.event_appended(fields["type"])
         metrics.run_ended(kind, "lost", local=False)
         log.warning("run %s closed as failed: its worker is gone", run_id)
         await self.broker.publish(run_id)
