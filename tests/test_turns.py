@@ -366,3 +366,115 @@ async def _all_runs(state: Any, sid: str) -> list[str]:
     from vent_agent.sessions import store
 
     return await store.run_ids(state.db, sid)
+
+
+# ---- a review with session_id is the session's turn too ---------------------------------------------
+
+PLAN_A = Path(__file__).parent / "data" / "plan-2026-08-a.pdf"
+
+
+async def post_review(c: httpx.AsyncClient, sid: str) -> httpx.Response:
+    """``POST /api/vent/review/pdf`` of the sample plan in session ``sid`` (the whole stream)."""
+    files = {"file": (PLAN_A.name, PLAN_A.read_bytes(), "application/pdf")}
+    return await c.post("/api/vent/review/pdf", data={"session_id": sid}, files=files, headers=TOKEN)
+
+
+async def until_history_len(c: httpx.AsyncClient, sid: str, count: int, timeout_s: float = 10.0) -> None:
+    """Wait until the session's history holds ``count`` messages (a claimed review stores its user turn
+    before its run starts)."""
+    async with asyncio.timeout(timeout_s):
+        while True:
+            hist = (await c.get(f"/api/chat/history/{sid}", headers=TOKEN)).json().get("messages", [])
+            if len(hist) >= count:
+                return
+            await asyncio.sleep(0.02)
+
+
+def hold_review_slots(app: Any) -> int:
+    """Take every free review slot (a review started now waits in its run, the session held); return
+    how many to give back."""
+    slots, held = app.state.vent.review_slots, 0
+    while not slots.locked():
+        assert slots._value > 0
+        slots._value -= 1  # as acquire() without a wait
+        held += 1
+    return held
+
+
+def release_review_slots(app: Any, held: int) -> None:
+    for _ in range(held):
+        app.state.vent.review_slots.release()
+
+
+def assert_busy(r: httpx.Response) -> None:
+    """The spec's 409: ``{"error": <Chinese message>}``, the session's turn taken."""
+    assert r.status_code == 409 and set(r.json()) == {"error"} and BUSY_WORD in r.json()["error"]
+
+
+def session_uploads(app: Any, sid: str) -> list[Path]:
+    d = app.state.vent.settings.uploads_dir / sid
+    return sorted(d.iterdir()) if d.exists() else []
+
+
+async def test_a_session_review_while_a_chat_turn_runs_is_409(app_on: Any) -> None:
+    """chat → review: the review is refused before its upload is saved or its turn stored."""
+    use_model(app_on, slow_model())
+    async with client_of(app_on) as c:
+        sid = await new_session(app_on)
+        first = asyncio.create_task(
+            c.post("/api/chat", data={"message": "问题A", "session_id": sid}, headers=TOKEN)
+        )
+        await until_history_has(c, sid, "问题A")
+        assert_busy(await post_review(c, sid))
+        assert session_uploads(app_on, sid) == []
+        events = parse_spec_stream((await first).text)
+        assert events[-1]["type"] == "done" and "error" not in [e["type"] for e in events]
+        hist = (await c.get(f"/api/chat/history/{sid}", headers=TOKEN)).json()["messages"]
+        assert [(m["role"], m["content"]) for m in hist] == [("user", "问题A"), ("assistant", SLOW_ANSWER)]
+
+
+async def test_a_chat_or_resume_while_a_session_review_runs_is_409(app_on: Any) -> None:
+    """review → chat: the message and the resume are refused while the review runs; the history reads
+    review request then review answer, and the session takes the next message once the review ended."""
+    use_model(app_on, ScriptedChatModel(script=[], fallback=says("好的。")))
+    async with client_of(app_on) as c:
+        sid = await new_session(app_on)
+        held = hold_review_slots(app_on)
+        review = asyncio.create_task(post_review(c, sid))
+        try:
+            await until_history_len(c, sid, 1)
+            assert_busy(
+                await c.post("/api/chat", data={"message": "问题B", "session_id": sid}, headers=TOKEN)
+            )
+            resume = await c.post(
+                "/api/chat/resume", json={"session_id": sid, "action": "approve"}, headers=TOKEN
+            )
+            assert_busy(resume)
+        finally:
+            release_review_slots(app_on, held)
+        r = await review
+        assert r.status_code == 200 and parse_spec_stream(r.text)[-1]["type"] == "done"
+        hist = (await c.get(f"/api/chat/history/{sid}", headers=TOKEN)).json()["messages"]
+        assert [(m["role"], m.get("kind")) for m in hist] == [("user", "review"), ("assistant", "review")]
+        assert "问题B" not in str(hist)
+        after = await c.post("/api/chat", data={"message": "问题C", "session_id": sid}, headers=TOKEN)
+        assert after.status_code == 200 and parse_spec_stream(after.text)[-1]["type"] == "done"
+
+
+async def test_a_second_session_review_while_one_runs_is_409(app_on: Any) -> None:
+    """review → review: the second is refused before its upload is saved."""
+    async with client_of(app_on) as c:
+        sid = await new_session(app_on)
+        held = hold_review_slots(app_on)
+        first = asyncio.create_task(post_review(c, sid))
+        try:
+            await until_history_len(c, sid, 1)
+            assert len(session_uploads(app_on, sid)) == 1
+            assert_busy(await asyncio.wait_for(post_review(c, sid), 30))  # accepted, it would wait too
+            assert len(session_uploads(app_on, sid)) == 1
+        finally:
+            release_review_slots(app_on, held)
+        r = await first
+        assert r.status_code == 200 and parse_spec_stream(r.text)[-1]["type"] == "done"
+        hist = (await c.get(f"/api/chat/history/{sid}", headers=TOKEN)).json()["messages"]
+        assert [m["role"] for m in hist] == ["user", "assistant"]

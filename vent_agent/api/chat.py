@@ -4,15 +4,14 @@ Both need ``x-access-token``. A turn is a durable run: the stream tails the run'
 disconnect does not stop it, ``GET /api/runs/{run_id}/events`` picks it up again. ``X-Session-Id`` and
 ``X-Run-Id`` headers name the session and the run.
 
-One turn at a time per session: while a chat or resume run of the session is running (on any worker),
-another message or resume is 409 (:data:`BUSY`); the claim is made in the store before the user's message
-is stored, so a refused message leaves nothing behind.
+One turn at a time per session: while a chat, resume or review run of the session is running (on any
+worker), another message or resume is 409 (:data:`~vent_agent.api.session_turn.BUSY`); the claim is made
+in the store before the user's message is stored, so a refused message leaves nothing behind
+(:mod:`vent_agent.api.session_turn`).
 """
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
 from typing import Annotated, Literal
 
 from fastapi import APIRouter, File, Form, Request, UploadFile
@@ -24,13 +23,14 @@ from vent_agent.api.errors import ApiError
 from vent_agent.api.ids import IdText
 from vent_agent.api.json_body import ApiRoute
 from vent_agent.api.review import SESSION_ID_PATTERN
+from vent_agent.api.session_turn import session_turn
 from vent_agent.api.sessions import session_of
 from vent_agent.api.sse import run_stream
 from vent_agent.api.uploads import UploadRoute
 from vent_agent.chat.service import ChatTurn, chat_run, pending_interrupt, resume_run, thread_exists
 from vent_agent.documents.upload import UploadRejected, check_upload_room, save_pdf_upload
 from vent_agent.runs.emitter import Emitter
-from vent_agent.runs.manager import RunBody, SessionBusy
+from vent_agent.runs.manager import RunBody
 from vent_agent.sessions import store
 from vent_agent.state import AppState
 
@@ -40,27 +40,6 @@ resume_router = APIRouter(prefix="/api/chat", tags=["chat"], route_class=ApiRout
 
 MAX_MESSAGE = 8000
 PENDING = "当前会话有待审批的执行计划，请先批准或拒绝（POST /api/chat/resume）后再发送新消息"
-BUSY = "当前会话正在处理上一条消息，请等待其完成（或取消该运行）后再发送"
-
-
-@asynccontextmanager
-async def _turn_of(
-    state: AppState, kind: str, session_id: str, user_name: str, thread_id: str
-) -> AsyncIterator[str]:
-    """Reserve the session's turn on ``thread_id`` for a run of ``kind``; yield the run id. 409
-    :data:`BUSY` when another run holds the session; the reservation is dropped if the block raises (the
-    run never starts)."""
-    try:
-        run_id = await state.runs.reserve(
-            kind, session_id=session_id, user_name=user_name, thread_id=thread_id, exclusive=True
-        )
-    except SessionBusy as exc:
-        raise ApiError(409, BUSY) from exc
-    try:
-        yield run_id
-    except BaseException:
-        await state.runs.abandon(run_id)
-        raise
 
 
 async def _start(
@@ -106,7 +85,7 @@ async def chat(
     thread = thread_id or session.thread_id
     if await pending_interrupt(state, session.id, thread) is not None:
         raise ApiError(409, PENDING)
-    async with _turn_of(state, "chat", session.id, user.user_name, thread) as run_id:
+    async with session_turn(state, "chat", session.id, user.user_name, thread) as run_id:
         attachment = None
         if file is not None and (file.filename or file.size):
             try:
@@ -151,7 +130,7 @@ async def resume(
     nothing pending, the decision already taken, or a turn still running on the session."""
     session = await session_of(state, user.user_name, body.session_id)
     thread = body.thread_id or session.thread_id
-    async with _turn_of(state, "chat_resume", session.id, user.user_name, thread) as run_id:
+    async with session_turn(state, "chat_resume", session.id, user.user_name, thread) as run_id:
         if not await thread_exists(state, session.id, thread):
             raise ApiError(404, f"会话线程 {thread} 不存在")
         pending = await pending_interrupt(state, session.id, thread)

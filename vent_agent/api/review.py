@@ -9,6 +9,7 @@ from sse_starlette import EventSourceResponse
 
 from vent_agent.api.deps import StateDep, public_base_url
 from vent_agent.api.review_upload import review_session, save_review_upload
+from vent_agent.api.session_turn import session_turn
 from vent_agent.api.sse import run_stream
 from vent_agent.api.uploads import UploadRoute
 from vent_agent.review.pipeline import ReviewRequest
@@ -33,21 +34,30 @@ async def review_pdf(
     """Save and sniff the upload (400 not a PDF or empty, 413 too large, 507 upload disk full), then
     stream the review. ``session_id`` must be the caller's own session (401 without ``x-access-token``,
     404 unknown or another user's); the review then joins that session's history, and its run (events,
-    cancel) is that user's alone."""
+    cancel) is that user's alone. A review of a session is the session's turn: while another turn (chat,
+    resume, review) of the session runs it is 409, checked before the upload is saved
+    (:mod:`vent_agent.api.session_turn`)."""
     session = await review_session(request, state, session_id)
-    uploads_dir = state.settings.uploads_dir / session.id if session else state.settings.uploads_dir
-    saved = await save_review_upload(state, file, uploads_dir)
-    req = ReviewRequest(saved.path, saved.sha256, saved.file_name, force_refresh, message)
-    base_url = public_base_url(request, state)
-    if session is not None:
+    if session is None:
+        saved = await save_review_upload(state, file, state.settings.uploads_dir)
+        req = ReviewRequest(saved.path, saved.sha256, saved.file_name, force_refresh, message)
+        run_id = await state.runs.start(
+            "review",
+            review_body(state, req, public_base_url(request, state), None),
+            done_fields=lambda rid: {"session_id": None, "thread_id": rid},
+        )
+        return run_stream(state.runs, run_id, session_id=None, ping_s=state.settings.sse_ping_s)
+    sid = session.id
+    async with session_turn(state, "review", sid, session.user_name) as run_id:
+        saved = await save_review_upload(state, file, state.settings.uploads_dir / sid)
+        req = ReviewRequest(saved.path, saved.sha256, saved.file_name, force_refresh, message)
         await record_review_request(state, session, message, saved.file_name)
-
-    sid = session.id if session else None
-    run_id = await state.runs.start(
-        "review",
-        review_body(state, req, base_url, session),
-        session_id=sid,
-        user_name=session.user_name if session else None,  # a session's run is its user's (api.runs)
-        done_fields=lambda rid: {"session_id": sid, "thread_id": rid},
-    )
+        await state.runs.start(
+            "review",
+            review_body(state, req, public_base_url(request, state), session),
+            session_id=sid,
+            user_name=session.user_name,  # a session's run is its user's (api.runs)
+            done_fields=lambda rid: {"session_id": sid, "thread_id": rid},
+            run_id=run_id,
+        )
     return run_stream(state.runs, run_id, session_id=sid, ping_s=state.settings.sse_ping_s)

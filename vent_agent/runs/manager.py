@@ -13,7 +13,7 @@ closed by :meth:`RunManager.fail_lost_run` (called by :mod:`vent_agent.runs.work
 cut short (cancelled, failed or lost) leaves its assistant turn, streamed so far, in the session's
 history (:mod:`.lost_turn`).
 
-One turn at a time per session: a chat or resume run is reserved with ``exclusive=True``
+One turn at a time per session: a chat, resume or session review run is reserved with ``exclusive=True``
 (:meth:`RunManager.reserve`), which records the run and claims ``sessions.active_run_id`` in one
 transaction, by a conditional UPDATE that matches only when no other run holds the session (or the one
 named has ended). The row lock of that UPDATE decides between concurrent claims on any worker. The run's
@@ -63,7 +63,7 @@ LOG_FAILED_MESSAGE = "运行事件无法写入日志，运行已中断，请重�
 
 
 class SessionBusy(Exception):
-    """The session already has a turn in progress (a chat or resume run still running on it)."""
+    """The session already has a turn in progress (a chat, resume or review run still running on it)."""
 
 
 def _release(run_ids: list[str]) -> Any:

@@ -95,8 +95,8 @@ class SessionRow(SQLModel, table=True):
 
     ``mode``: plan | full. ``pinned`` sorts first (``sort_order`` 1 in the spec). ``thread_id`` is the
     LangGraph thread, by default the session id. ``context_usage``: JSON of the last request's token
-    usage (``GET …/context``), None until a model has reported one. ``active_run_id``: the chat or
-    resume run of the turn in progress (one turn at a time; claimed and released by
+    usage (``GET …/context``), None until a model has reported one. ``active_run_id``: the chat,
+    resume or session review run of the turn in progress (one turn at a time; claimed and released by
     :class:`vent_agent.runs.manager.RunManager`), None between turns.
     """
 
