@@ -225,3 +225,42 @@ def test_kill9_the_restarted_worker_closes_the_run(tmp_path: Path) -> None:
         (restarted,) = start_workers(1, c.env, tmp_path)
         c.workers.append(restarted)
         _check_lost_run(c, restarted.base_url, run_id, before)
+
+
+def test_kill9_mid_chat_turn_closes_the_agent_it_left_open(tmp_path: Path) -> None:
+    """kill -9 while the dialogue agent answers: the replay after the restart closes 「通风对话助手」 with
+    ``agent_done`` 中断 before ``error`` (worker_lost) and ``done``, so no agent is left spinning."""
+    from tests.chat_helpers import TOKEN
+
+    with cluster_of(1, "sqlite", "poll", tmp_path) as c:
+        c.fake.delay_s = 0.5
+        seen: list[dict] = []
+        with (
+            httpx.Client(timeout=TIMEOUT) as client,
+            client.stream(
+                "POST", f"{c.workers[0].base_url}/api/chat", data={"message": "问题"}, headers=TOKEN
+            ) as resp,
+        ):
+            assert resp.status_code == 200
+            run_id, buffer = resp.headers["x-run-id"], ""
+            for text in resp.iter_text():
+                buffer += text
+                frames, _, buffer = buffer.rpartition("\n\n")
+                if frames:
+                    seen += parse_spec_stream(frames + "\n\n")
+                if any(e["type"] == "token" for e in seen):
+                    break
+        c.workers[0].kill9()
+        (restarted,) = start_workers(1, c.env, tmp_path)
+        c.workers.append(restarted)
+        with httpx.Client(timeout=TIMEOUT) as client:  # a session's run is its user's: with the token
+            again = client.get(f"{restarted.base_url}/api/runs/{run_id}/events", headers=TOKEN)
+        assert again.status_code == 200, again.text
+        events = [p for _, p in parse_standard_stream(again.text)]
+    started = [e["agent"] for e in events if e["type"] == "agent_start"]
+    assert "通风对话助手" in started
+    closing = events[-3]
+    assert [e["type"] for e in events[-2:]] == ["error", "done"] and events[-2]["worker_lost"] is True
+    assert closing["type"] == "agent_done" and closing["agent"] == "通风对话助手"
+    assert closing["message"] == f"「通风对话助手」中断（{closing['duration_ms']}ms）"
+    assert [e["seq"] for e in events] == list(range(1, len(events) + 1))
