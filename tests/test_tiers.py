@@ -19,7 +19,10 @@ DURATIONS = """
 """
 
 
-def test_the_list_holds_tests_whose_phases_add_up_to_the_threshold(tmp_path: Path) -> None:
+def test_the_list_holds_tests_whose_phases_add_up_to_the_threshold(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("TIERS_REMEASURE", raising=False)  # the re-measuring run itself reads no list
     text = slow_file_from_durations(DURATIONS, seconds=0.25)
     assert text.splitlines()[-2:] == [
         "tests/test_a.py::test_one  # 0.35 s",
