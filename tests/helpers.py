@@ -93,3 +93,15 @@ async def collect_run(mgr: RunManager, run_id: str, after: int = 0) -> list[dict
         return [ev.payload async for ev in mgr.subscribe(run_id, after)]
 
     return await asyncio.wait_for(read(), RUN_GUARD_S)
+
+
+async def new_run_id(app: Any, before: set[str]) -> str:
+    """The id of the run that starts executing in ``app`` after ``before`` (its local run ids then);
+    fails after about 5 s."""
+    for _ in range(500):
+        fresh = set(app.state.vent.runs.local_run_ids) - before
+        if fresh:
+            (run_id,) = fresh
+            return str(run_id)
+        await asyncio.sleep(0.01)
+    raise AssertionError("no run started")

@@ -15,7 +15,7 @@ import httpx
 import pytest
 
 from tests.chat_helpers import OTHER, TOKEN, use_model
-from tests.helpers import parse_standard_stream
+from tests.helpers import new_run_id, parse_standard_stream
 from tests.scripted_model import ScriptedChatModel, says
 from vent_agent.runs.emitter import Emitter
 from vent_agent.sessions import store
@@ -30,17 +30,6 @@ class StartedRun:
     run_id: str
     session_id: str
     request: asyncio.Task[httpx.Response] | None
-
-
-async def _new_run_id(app: Any, before: set[str]) -> str:
-    """The id of the run that starts executing in ``app`` after ``before`` (its local runs then)."""
-    for _ in range(500):
-        fresh = set(app.state.vent.runs.local_run_ids) - before
-        if fresh:
-            (run_id,) = fresh
-            return run_id
-        await asyncio.sleep(0.01)
-    raise AssertionError("no run started")
 
 
 async def _review_in_session(
@@ -64,7 +53,7 @@ async def _review_in_session(
             headers=TOKEN,
         )
     )
-    return StartedRun(await _new_run_id(app, before), session.id, request)
+    return StartedRun(await new_run_id(app, before), session.id, request)
 
 
 async def _chat(app: Any, client: httpx.AsyncClient, monkeypatch: pytest.MonkeyPatch) -> StartedRun:
@@ -72,7 +61,7 @@ async def _chat(app: Any, client: httpx.AsyncClient, monkeypatch: pytest.MonkeyP
     use_model(app, ScriptedChatModel(script=[says("风量正常" * 100)], chunk_size=1, delay_s=0.05))
     before = set(app.state.vent.runs.local_run_ids)
     request = asyncio.create_task(client.post("/api/chat", data={"message": "风量？"}, headers=TOKEN))
-    run_id = await _new_run_id(app, before)
+    run_id = await new_run_id(app, before)
     row = await app.state.vent.runs.get(run_id)
     return StartedRun(run_id, row.session_id, request)
 
@@ -155,7 +144,7 @@ async def test_a_review_without_a_session_is_read_by_its_id_alone(
     request = asyncio.create_task(
         client.post("/api/vent/review/pdf", files={"file": (pdf.name, pdf.read_bytes(), "application/pdf")})
     )
-    run_id = await _new_run_id(app, before)
+    run_id = await new_run_id(app, before)
     cancel = await client.post(f"/api/runs/{run_id}/cancel")
     assert cancel.status_code == 200 and cancel.json()["status"] == "cancelled"
     replay = await _events(client, run_id, {})

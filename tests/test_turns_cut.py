@@ -13,6 +13,7 @@ import httpx
 import pytest
 
 from tests.chat_helpers import TOKEN, use_model
+from tests.helpers import new_run_id
 from tests.scripted_model import ScriptedChatModel, says
 from vent_agent.events import Token
 from vent_agent.runs.emitter import Emitter
@@ -21,17 +22,6 @@ from vent_agent.sessions import store
 
 ANSWER = "15216 工作面风量 1250 m³/min，风速 1.8 m/s，均在规定范围内。" * 4
 PDF = Path(__file__).parent / "data" / "plan-2026-08-b.pdf"
-
-
-async def _new_run_id(app: Any, before: set[str]) -> str:
-    """The id of the run that starts executing in ``app`` after ``before`` (its local runs then)."""
-    for _ in range(500):
-        fresh = set(app.state.vent.runs.local_run_ids) - before
-        if fresh:
-            (run_id,) = fresh
-            return run_id
-        await asyncio.sleep(0.01)
-    raise AssertionError("no run started")
 
 
 async def _tokens_logged(app: Any, run_id: str, at_least: int) -> list[dict[str, Any]]:
@@ -61,7 +51,7 @@ async def test_a_cancelled_chat_turn_keeps_its_partial_answer(app: Any, client: 
     use_model(app, ScriptedChatModel(script=[says(ANSWER)], chunk_size=2, delay_s=0.02))
     before = set(app.state.vent.runs.local_run_ids)
     request = asyncio.create_task(client.post("/api/chat", data={"message": "风量正常吗？"}, headers=TOKEN))
-    run_id = await _new_run_id(app, before)
+    run_id = await new_run_id(app, before)
     await _tokens_logged(app, run_id, 3)
     await _cancel(client, run_id)
     response = await asyncio.wait_for(request, 10)
@@ -106,7 +96,7 @@ async def test_a_cancelled_session_review_keeps_its_partial_report(
     monkeypatch.setattr(run, "_review_and_publish", streams_then_hangs)
     before = set(app.state.vent.runs.local_run_ids)
     session_id, request = await _session_review(app, client)
-    run_id = await _new_run_id(app, before)
+    run_id = await new_run_id(app, before)
     await _tokens_logged(app, run_id, 1)
     await _cancel(client, run_id)
     await asyncio.wait_for(request, 10)
