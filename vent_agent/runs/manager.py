@@ -23,7 +23,6 @@ end (done, failed, cancelled, or closed as lost) releases the session in the tra
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import secrets
 from collections import Counter
@@ -36,9 +35,9 @@ from sqlmodel import col, select
 
 from vent_agent.observability import metrics
 from vent_agent.observability.context import bind_run
-from vent_agent.runs.agent_span import SPAN_EVENTS, interrupted_spans
 from vent_agent.runs.broker import Broker
 from vent_agent.runs.broker_inprocess import InProcessBroker
+from vent_agent.runs.closing import closing_fields, interrupted_spans_of
 from vent_agent.runs.emitter import Emitter
 from vent_agent.runs.log_writer import EventItem, FinishItem, LogWriter, RunLogFailed, retrying
 from vent_agent.runs.lost_turn import store_lost_turn
@@ -69,40 +68,6 @@ class SessionBusy(Exception):
 def _release(run_ids: list[str]) -> Any:
     """The UPDATE that frees the sessions held by ``run_ids``."""
     return update(SessionRow).where(col(SessionRow.active_run_id).in_(run_ids)).values(active_run_id=None)
-
-
-def _closing_of(
-    run_id: str,
-    session_id: str | None,
-    thread_id: str | None,
-    done_fields: Callable[[str], dict[str, Any]] | None,
-) -> dict[str, Any]:
-    """The ``thread_id`` and ``session_id`` of the ``done`` the service writes for a run of this process
-    it has to close itself (its log failed, or its session was deleted under a subscriber): those of
-    the run's own ``done`` (``done_fields``), else as :func:`~vent_agent.runs.reader.closing_done_fields`
-    gives them for a run closed by another worker."""
-    fields = done_fields(run_id) if done_fields is not None else {}
-    return {
-        "thread_id": fields.get("thread_id", thread_id or run_id),
-        "session_id": fields.get("session_id", session_id),
-    }
-
-
-async def _interrupted_spans(s: Any, run_id: str, upto: int | None = None) -> list[dict[str, Any]]:
-    """The ``agent_done`` (中断) payloads closing the agent spans left open in run ``run_id``'s log (up to
-    ``seq`` ``upto`` when given), read in the store session ``s``; durations end at the last logged
-    event's time (:func:`~vent_agent.runs.agent_span.interrupted_spans`)."""
-    bound = [EventRow.run_id == run_id] + ([EventRow.seq <= upto] if upto is not None else [])
-    rows = await s.exec(
-        select(EventRow.payload, EventRow.created_at)
-        .where(*bound, col(EventRow.type).in_(SPAN_EVENTS))
-        .order_by(col(EventRow.seq))
-    )
-    spans = [(json.loads(payload), at) for payload, at in rows]
-    if not spans:
-        return []
-    ended = (await s.exec(select(func.max(EventRow.created_at)).where(*bound))).one()
-    return interrupted_spans(spans, ended)
 
 
 class RunCancelled(Exception):
@@ -237,7 +202,7 @@ class RunManager(RunReader):
         self._tails[run_id] = RunTail(run_id, self.tail_bytes)
         emitter = Emitter(self, run_id)
         self._kinds[run_id] = kind
-        self._closing[run_id] = _closing_of(run_id, session_id, thread_id, done_fields)
+        self._closing[run_id] = closing_fields(run_id, session_id, thread_id, done_fields)
         # The body's task is made first, the run's rows then queued: the body runs before the writer
         # wakes, so its first events join the run's rows in one transaction.
         task = asyncio.create_task(
@@ -412,7 +377,7 @@ class RunManager(RunReader):
         last = self.writer.broken.get(run_id, 0)
         try:
             async with self.db.session() as s:
-                spans = await _interrupted_spans(s, run_id, last)
+                spans = await interrupted_spans_of(s, run_id, last)
         except Exception:  # the store cannot be read: the run still gets its error and done
             log.exception("could not read the agent spans of run %s", run_id)
             spans = []
@@ -447,7 +412,7 @@ class RunManager(RunReader):
             run = (await s.exec(select(RunRow).where(RunRow.id == run_id))).one()
             last = (await s.exec(select(func.max(EventRow.seq)).where(EventRow.run_id == run_id))).one() or 0
             fields_list = [
-                *await _interrupted_spans(s, run_id),
+                *await interrupted_spans_of(s, run_id),
                 {"type": "error", "message": message, "worker_lost": True},
                 {"type": "done", **closing_done_fields(run), "message": message},
             ]

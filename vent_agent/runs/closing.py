@@ -1,0 +1,51 @@
+"""What the service writes when it closes a run itself (its log failed, its session was deleted under a
+subscriber, its worker was lost) rather than the run's body: the ``done``'s ``thread_id`` and
+``session_id``, and an ``agent_done`` (中断) for each agent span the run's log left open. Used by
+:class:`vent_agent.runs.manager.RunManager`.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any
+
+from sqlalchemy import func
+from sqlmodel import col, select
+
+from vent_agent.runs.agent_span import SPAN_EVENTS, interrupted_spans
+from vent_agent.store.models import EventRow
+
+
+def closing_fields(
+    run_id: str,
+    session_id: str | None,
+    thread_id: str | None,
+    done_fields: Callable[[str], dict[str, Any]] | None,
+) -> dict[str, Any]:
+    """The ``thread_id`` and ``session_id`` of the ``done`` the service writes for a run of this process
+    it has to close itself (its log failed, or its session was deleted under a subscriber): those of
+    the run's own ``done`` (``done_fields``), else as :func:`~vent_agent.runs.reader.closing_done_fields`
+    gives them for a run closed by another worker."""
+    fields = done_fields(run_id) if done_fields is not None else {}
+    return {
+        "thread_id": fields.get("thread_id", thread_id or run_id),
+        "session_id": fields.get("session_id", session_id),
+    }
+
+
+async def interrupted_spans_of(s: Any, run_id: str, upto: int | None = None) -> list[dict[str, Any]]:
+    """The ``agent_done`` (中断) payloads closing the agent spans left open in run ``run_id``'s log (up to
+    ``seq`` ``upto`` when given), read in the store session ``s``; durations end at the last logged
+    event's time (:func:`~vent_agent.runs.agent_span.interrupted_spans`)."""
+    bound = [EventRow.run_id == run_id] + ([EventRow.seq <= upto] if upto is not None else [])
+    rows = await s.exec(
+        select(EventRow.payload, EventRow.created_at)
+        .where(*bound, col(EventRow.type).in_(SPAN_EVENTS))
+        .order_by(col(EventRow.seq))
+    )
+    spans = [(json.loads(payload), at) for payload, at in rows]
+    if not spans:
+        return []
+    ended = (await s.exec(select(func.max(EventRow.created_at)).where(*bound))).one()
+    return interrupted_spans(spans, ended)
