@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from contextlib import nullcontext
 from typing import Annotated
 
 from fastapi import APIRouter, File, Form, Request, UploadFile
@@ -38,26 +39,23 @@ async def review_pdf(
     resume, review) of the session runs it is 409, checked before the upload is saved
     (:mod:`vent_agent.api.session_turn`)."""
     session = await review_session(request, state, session_id)
-    if session is None:
-        saved = await save_review_upload(state, file, state.settings.uploads_dir)
+    sid = session.id if session is not None else None
+    turn = (
+        session_turn(state, "review", session.id, session.user_name)
+        if session is not None
+        else nullcontext(None)  # a review outside sessions takes no one's turn
+    )
+    async with turn as reserved:
+        uploads_dir = state.settings.uploads_dir / sid if sid else state.settings.uploads_dir
+        saved = await save_review_upload(state, file, uploads_dir)
         req = ReviewRequest(saved.path, saved.sha256, saved.file_name, force_refresh, message)
+        if session is not None:
+            await record_review_request(state, session, message, saved.file_name)
         run_id = await state.runs.start(
-            "review",
-            review_body(state, req, public_base_url(request, state), None),
-            done_fields=lambda rid: {"session_id": None, "thread_id": rid},
-        )
-        return run_stream(state.runs, run_id, session_id=None, ping_s=state.settings.sse_ping_s)
-    sid = session.id
-    async with session_turn(state, "review", sid, session.user_name) as run_id:
-        saved = await save_review_upload(state, file, state.settings.uploads_dir / sid)
-        req = ReviewRequest(saved.path, saved.sha256, saved.file_name, force_refresh, message)
-        await record_review_request(state, session, message, saved.file_name)
-        await state.runs.start(
             "review",
             review_body(state, req, public_base_url(request, state), session),
             session_id=sid,
-            user_name=session.user_name,  # a session's run is its user's (api.runs)
             done_fields=lambda rid: {"session_id": sid, "thread_id": rid},
-            run_id=run_id,
+            run_id=reserved,  # the reserved run (its session and user recorded), or a new one
         )
     return run_stream(state.runs, run_id, session_id=sid, ping_s=state.settings.sse_ping_s)
