@@ -46,7 +46,6 @@ from vent_agent.api.errors import (
     error_response,
     http_message,
     named_body_limit,
-    needs_file,
 )
 from vent_agent.api.json_body import ApiRoute, StrictJsonRequest
 from vent_agent.documents.file_names import file_name_unreadable, header_file_name
@@ -178,14 +177,11 @@ class FormRequest(StrictJsonRequest):
         max_part_size: int = 1024 * 1024,
     ) -> FormData:
         content_type, _ = parse_options_header(self.headers.get("Content-Type"))
-        if (
-            self._form is None
-            and content_type == b"application/x-www-form-urlencoded"
-            and needs_file(self)
-            and (problem := content_type_problem(self))
-        ):  # a file in a urlencoded body (curl's --data-binary @plan.pdf): named before the bytes are parsed
-            raise HTTPException(400, f"请求参数错误：{problem}")
         if self._form is None and content_type == b"application/x-www-form-urlencoded":
+            # a route that needs a file given a urlencoded body (curl's --data-binary @plan.pdf): named
+            # before the bytes are parsed (content_type_problem answers None where urlencoded is fine)
+            if problem := content_type_problem(self):
+                raise HTTPException(400, f"请求参数错误：{problem}")
             return await self._get_urlencoded(max_fields=max_fields, max_part_size=max_part_size)
         if self._form is not None or content_type != b"multipart/form-data":
             return await super()._get_form(
