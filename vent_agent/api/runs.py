@@ -42,8 +42,8 @@ async def _visible_run(request: Request, state: AppState, run_id: str) -> RunRow
     if run is None:
         raise ApiError(404, "运行不存在")
     if run.user_name is not None or run.session_id is not None:
+        user = await require_user(state, request.headers.get("x-access-token"))  # 401 before any lookup
         owner = await _owner(state, run)
-        user = await require_user(state, request.headers.get("x-access-token"))
         if owner is None or user.user_name != owner:
             raise ApiError(404, "运行不存在")
     return run
