@@ -14,7 +14,18 @@ from sqlalchemy import func
 from sqlmodel import col, select
 
 from vent_agent.runs.agent_span import SPAN_EVENTS, interrupted_spans
-from vent_agent.store.models import EventRow
+from vent_agent.store.models import EventRow, RunRow
+
+
+def _done_ids(run_id: str, session_id: str | None, thread_id: str | None) -> dict[str, Any]:
+    return {"thread_id": thread_id or run_id, "session_id": session_id}
+
+
+def closing_done_fields(run: RunRow) -> dict[str, Any]:
+    """The ``thread_id`` and ``session_id`` of the ``done`` the service writes for a run it closes
+    itself, as the run's own ``done`` would carry them: the turn's thread where the run recorded one (a
+    chat turn), else the run id (click interpretations and reviews are their own thread)."""
+    return _done_ids(run.id, run.session_id, run.thread_id)
 
 
 def closing_fields(
@@ -23,15 +34,10 @@ def closing_fields(
     thread_id: str | None,
     done_fields: Callable[[str], dict[str, Any]] | None,
 ) -> dict[str, Any]:
-    """The ``thread_id`` and ``session_id`` of the ``done`` the service writes for a run of this process
-    it has to close itself (its log failed, or its session was deleted under a subscriber): those of
-    the run's own ``done`` (``done_fields``), else as :func:`~vent_agent.runs.reader.closing_done_fields`
-    gives them for a run closed by another worker."""
+    """:func:`closing_done_fields` for a run of this process, whose own ``done`` (``done_fields``) says
+    them where it names them (its log failed, or its session was deleted under a subscriber)."""
     fields = done_fields(run_id) if done_fields is not None else {}
-    return {
-        "thread_id": fields.get("thread_id", thread_id or run_id),
-        "session_id": fields.get("session_id", session_id),
-    }
+    return {key: fields.get(key, value) for key, value in _done_ids(run_id, session_id, thread_id).items()}
 
 
 async def interrupted_spans_of(s: Any, run_id: str, upto: int | None = None) -> list[dict[str, Any]]:

@@ -37,11 +37,11 @@ from vent_agent.observability import metrics
 from vent_agent.observability.context import bind_run
 from vent_agent.runs.broker import Broker
 from vent_agent.runs.broker_inprocess import InProcessBroker
-from vent_agent.runs.closing import closing_fields, interrupted_spans_of
+from vent_agent.runs.closing import closing_done_fields, closing_fields, interrupted_spans_of
 from vent_agent.runs.emitter import Emitter
 from vent_agent.runs.log_writer import EventItem, FinishItem, LogWriter, RunLogFailed, retrying
 from vent_agent.runs.lost_turn import store_lost_turn
-from vent_agent.runs.reader import TERMINAL, RunReader, closing_done_fields, dumps
+from vent_agent.runs.reader import TERMINAL, RunReader, dumps
 from vent_agent.runs.tail import DEFAULT_TAIL_BYTES, RunTail, StoredEvent
 from vent_agent.runs.worker_models import RunWorkerRow
 from vent_agent.runs.workers import new_worker_id
@@ -396,7 +396,7 @@ class RunManager(RunReader):
     async def fail_lost_run(self, run_id: str, message: str = LOST_MESSAGE) -> bool:
         """Close a running run whose worker died: append an ``agent_done`` (中断) for each agent span its
         log left open (:func:`~vent_agent.runs.agent_span.interrupted_spans`), ``error`` then ``done``
-        (with the fields of its kind's ``done``: :func:`~vent_agent.runs.reader.closing_done_fields`)
+        (with the fields of its kind's ``done``: :func:`~vent_agent.runs.closing.closing_done_fields`)
         after the last logged event and mark it failed, in one transaction; a run of a session then gets its assistant turn
         (what was streamed, with the error) in the session's history. False when it is no longer running
         (another worker closed it first)."""

@@ -19,6 +19,7 @@ from sqlmodel import col, select
 
 from vent_agent.events import wire_json
 from vent_agent.runs.broker import Broker
+from vent_agent.runs.closing import closing_done_fields
 from vent_agent.runs.tail import RunTail, StoredEvent
 from vent_agent.runs.worker_models import RunWorkerRow
 from vent_agent.store.db import Database
@@ -32,13 +33,6 @@ def dumps(payload: dict[str, Any]) -> str:
     """An event's one-line JSON, as logged and sent: compact, non-ASCII kept (the frame is
     ``data: <this>\\n\\n``; :func:`vent_agent.events.wire_json`)."""
     return wire_json(payload)
-
-
-def closing_done_fields(run: RunRow) -> dict[str, Any]:
-    """The ``thread_id`` and ``session_id`` of the ``done`` the service writes for a run it closes
-    itself, as the run's own ``done`` would carry them: the turn's thread where the run recorded one (a
-    chat turn), else the run id (click interpretations and reviews are their own thread)."""
-    return {"thread_id": run.thread_id or run.id, "session_id": run.session_id}
 
 
 def _deleted_end(run_id: str, closing: dict[str, Any], last: int, last_type: str) -> list[StoredEvent]:
