@@ -3,8 +3,10 @@ tools' error results and the ``vent-agent calc --tables`` check (pydantic's own 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
+
+from pydantic import ValidationError
 
 REASONS = {
     "missing": "必须给出",
@@ -61,3 +63,24 @@ def pydantic_reason(kind: str, err: Mapping[str, Any]) -> str:
         return template.format(**ctx)
     except (KeyError, IndexError):
         return msg
+
+
+def located_reasons(
+    err: ValidationError,
+    where: Callable[[tuple[int | str, ...]], str],
+    *,
+    skip: Callable[[tuple[int | str, ...]], bool] = lambda loc: False,
+) -> str:
+    """Every error of ``err`` as ``<where(loc)>：<Chinese reason>``, joined by ``；`` (``skip``: errors left
+    out by their location, such as a tool's injected runtime). ``where`` names the location as its
+    reader knows it: ``days``, ``配置项 VENT_PORT``…"""
+    return "；".join(
+        f"{where(tuple(e['loc']))}：{pydantic_reason(e['type'], e)}"
+        for e in err.errors()
+        if not skip(tuple(e["loc"]))
+    )
+
+
+def dotted(loc: tuple[int | str, ...]) -> str:
+    """A pydantic location as dotted text (``location_qs.面``); empty for the whole value."""
+    return ".".join(str(p) for p in loc)

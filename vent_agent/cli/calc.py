@@ -33,7 +33,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from calc import CATALOG, DEFAULT_TABLES, PARAMS, CalcInfo, CalcInputError, CoefficientTables, render_text
-from vent_agent.validation_reasons import pydantic_reason
+from vent_agent.validation_reasons import dotted, located_reasons
 
 EXIT_OK = 0
 EXIT_USAGE = 2
@@ -186,10 +186,7 @@ def load_tables(path: str) -> CoefficientTables:
     try:
         return DEFAULT_TABLES.override(changes)
     except ValidationError as err:
-        problems = "；".join(
-            f"{'.'.join(str(p) for p in e['loc']) or '系数表'}：{pydantic_reason(e['type'], e)}"
-            for e in err.errors()
-        )
+        problems = located_reasons(err, lambda loc: dotted(loc) or "系数表")
         raise CliUsageError(f"--tables 指定的文件 {path} 中的系数表覆盖无效：{problems}") from None
 
 

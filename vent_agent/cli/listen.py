@@ -13,7 +13,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from vent_agent.settings import Settings
-from vent_agent.validation_reasons import pydantic_reason
+from vent_agent.validation_reasons import located_reasons
 
 PORT_RANGE = (1, 65535)
 """The TCP ports a service can listen on."""
@@ -29,11 +29,12 @@ def load_settings(**overrides: Any) -> Settings:
     try:
         return Settings(**overrides)
     except ValidationError as err:
-        problems = []
-        for e in err.errors():
-            name = "VENT_" + "_".join(str(p) for p in e["loc"]).upper()
-            problems.append(f"配置项 {name} 无效：{pydantic_reason(e['type'], e)}")
-        raise ServeError("；".join(problems)) from None
+        raise ServeError(located_reasons(err, _variable)) from None
+
+
+def _variable(loc: tuple[int | str, ...]) -> str:
+    """A setting's location as its environment variable, for a message (``配置项 VENT_PORT 无效``)."""
+    return "配置项 VENT_" + "_".join(str(p) for p in loc).upper() + " 无效"
 
 
 def bind_listener(host: str, port: int) -> socket.socket:

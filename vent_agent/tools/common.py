@@ -28,7 +28,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 from vent_agent.tools.context import AgentContext, ToolContextError, context_of
 from vent_agent.upstream.http_source import UpstreamError
 from vent_agent.upstream.models import NotFoundError
-from vent_agent.validation_reasons import pydantic_reason
+from vent_agent.validation_reasons import dotted, located_reasons
 
 log = logging.getLogger(__name__)
 
@@ -96,13 +96,10 @@ def _failure_of(tool: str, exc: Exception, timeout_s: float) -> tuple[str, str, 
 def validation_error_content(tool: str, err: ValidationError) -> str:
     """The tool error of arguments that fail the schema, each problem's reason in Chinese
     (``参数无效：days：应不大于 30``); the injected runtime is never mentioned."""
-    problems = []
-    for e in err.errors():
-        loc = ".".join(str(p) for p in e.get("loc", ()))
-        if loc == "runtime":
-            continue
-        problems.append(f"{loc or '参数'}：{pydantic_reason(e['type'], e)}")
-    text = "；".join(problems) or "参数格式错误"
+    text = (
+        located_reasons(err, lambda loc: dotted(loc) or "参数", skip=lambda loc: loc == ("runtime",))
+        or "参数格式错误"
+    )
     return error_content(tool, "invalid_args", f"参数无效：{text}", "请按工具的参数说明重新调用")
 
 
