@@ -14,8 +14,8 @@ from typing import Any
 
 import uvicorn
 
-from vent_agent.events import FRAME_CAP
 from vent_agent.runs.manager import RunManager
+from vent_agent.wire import FRAME_CAP
 
 RUN_GUARD_S = 20
 """Seconds a test waits for a run's events: a broken wake-up path fails there instead of hanging."""

@@ -30,8 +30,8 @@ from tests.helpers import live_server, parse_standard_stream, without_clock
 from tests.scripted_model import ScriptedChatModel, says
 from vent_agent.app import create_app
 from vent_agent.event_parts import merge_parts
-from vent_agent.events import FRAME_CAP
 from vent_agent.settings import Settings
+from vent_agent.wire import FRAME_CAP
 
 NODE = shutil.which("node")
 DRIVER = Path(__file__).parent / "js" / "stream.mjs"

@@ -11,11 +11,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from vent_agent.event_parts import merge_parts
-from vent_agent.events import FRAME_CAP, Error, References, Token, frame_bytes, wire_json
+from vent_agent.events import Error, References, Token
 from vent_agent.kb.quoted import Reference
 from vent_agent.runs import emitter as emitter_module
 from vent_agent.runs.emitter import Emitter
 from vent_agent.runs.frames import char_cost, fit_frames, take_prefix, text_cost
+from vent_agent.wire import FRAME_CAP, frame_bytes, wire_json
 
 
 class Log:

@@ -14,8 +14,6 @@ import pytest
 from vent_agent.event_parts import PartJoiner, merge_parts
 from vent_agent.events import (
     CATALOGUE,
-    FRAME_CAP,
-    SEQ_WIDTH,
     AgentDone,
     ClickDone,
     EventModel,
@@ -24,12 +22,11 @@ from vent_agent.events import (
     References,
     Token,
     UnknownEvent,
-    frame_bytes,
     make_event,
     parse_event,
-    wire_json,
 )
 from vent_agent.kb.quoted import Reference
+from vent_agent.wire import FRAME_CAP, SEQ_WIDTH, frame_bytes, wire_json
 
 DOC = Path(__file__).parent.parent / "docs" / "API_DOCUMENTATION.md"
 TABLE_HEAD = "#### 事件字段一览"

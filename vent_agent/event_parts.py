@@ -1,5 +1,5 @@
 """Joining events that were sent in parts (``part``/``parts``, cut by :mod:`vent_agent.runs.frames` to keep
-each frame within :data:`vent_agent.events.FRAME_CAP`): what every reader of a stream or a log does first."""
+each frame within :data:`vent_agent.wire.FRAME_CAP`): what every reader of a stream or a log does first."""
 
 from __future__ import annotations
 

@@ -10,7 +10,7 @@ Flow variants are subclasses of a wire model that pin what one flow sends (``Cli
 ``ReviewDone``; ``ClickProgress``, ``ChatProgress``, ``ReviewProgress``; ``ReviewerDone``): build those,
 parse into the wire model.
 
-Frames stay under :data:`FRAME_CAP` bytes (the spec's frontend parser drops a frame split across reads):
+Frames stay under :data:`vent_agent.wire.FRAME_CAP` bytes (the spec's frontend parser drops a frame split across reads):
 ``token``/``reasoning`` are cut into several events (on character boundaries); a model naming
 ``SPLIT_LISTS``/``SPLIT_TEXT`` is sent in parts (``part``/``parts``, 1-based: the lists concatenate, the
 text fields concatenate, the other fields repeat; :func:`vent_agent.event_parts.merge_parts` joins them); any other string that
@@ -26,23 +26,14 @@ left off the wire unless named in ``KEEP_NULL``), add it to the event's row in d
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Awaitable, Callable, Mapping
 from functools import cache
-from json.encoder import c_make_encoder, encode_basestring  # type: ignore[attr-defined]
 from typing import Annotated, Any, ClassVar, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
 from vent_agent.kb.quoted import CitationWarning, Reference
-
-FRAME_CAP = 1024
-"""Largest frame on a spec route, bytes of UTF-8: ``data: `` + the JSON (``seq``, ``run_id`` included)
-+ ``\\n\\n``."""
-
-SEQ_WIDTH = 10**9
-"""A ``seq`` as wide as any run's, used to measure a frame before its number is known."""
 
 Source = Literal["main", "subagent", "fast"]
 Notice = Literal["run_timeout", "model_call_limit", "no_model", "rule_fallback", "device_type_mismatch"]
@@ -54,41 +45,6 @@ TodoStatus = Literal["pending", "in_progress", "completed"]
 
 Send = Callable[["EventModel"], Awaitable[None]]
 """How a run body appends an event: ``Emitter.send`` (or a stand-in, such as the command line's)."""
-
-
-_WIRE_ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
-
-
-def _unserialisable(value: Any) -> Any:
-    raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
-
-
-# The C encoder behind JSONEncoder, made once (JSONEncoder.encode makes one per call) and without the
-# circular-reference check: an event's payload is a tree of fresh dicts and lists, never circular.
-_C_WIRE = (
-    c_make_encoder(None, _unserialisable, encode_basestring, None, ":", ",", False, False, True)
-    if c_make_encoder is not None
-    else None
-)
-
-
-def wire_json(payload: Mapping[str, Any]) -> str:
-    """The JSON of one frame as the log and the wire carry it: compact, one line, Chinese unescaped;
-    ``json.dumps(payload, ensure_ascii=False, separators=(",", ":"))`` for any payload that is not
-    circular, by the standard library's C encoder made once."""
-    if _C_WIRE is None:
-        return _WIRE_ENCODER.encode(payload)
-    return "".join(_C_WIRE(payload, 0))
-
-
-def frame_size(data: str) -> int:
-    """Size in bytes of UTF-8 of the frame ``data: <data>\\n\\n``."""
-    return (len(data) if data.isascii() else len(data.encode("utf-8", "surrogatepass"))) + 8
-
-
-def frame_bytes(payload: Mapping[str, Any]) -> int:
-    """Size of ``data: <json>\\n\\n`` in bytes of UTF-8."""
-    return frame_size(wire_json(payload))
 
 
 class Todo(BaseModel):

@@ -4,7 +4,7 @@ Front (typed events, merging, frame size): run bodies call :meth:`Emitter.send` 
 event catalogue (:mod:`vent_agent.events`); undeclared fields are refused. Consecutive ``token`` events
 of one source are merged for at most :data:`TOKEN_MERGE_S` before they are numbered, up to the frame cap
 (a token with ``replace: true`` starts a new event: it is never merged into the text it replaces);
-every payload is cut or bounded to :data:`vent_agent.events.FRAME_CAP` bytes
+every payload is cut or bounded to :data:`vent_agent.wire.FRAME_CAP` bytes
 (:func:`vent_agent.runs.frames.fit_frames`), each piece numbered on its own.
 
 Back (from :meth:`Emitter._append`): each payload gets the next dense ``seq`` and the ``run_id`` and goes
@@ -17,16 +17,9 @@ import asyncio
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from vent_agent.events import (
-    FRAME_CAP,
-    SEQ_WIDTH,
-    EventModel,
-    check_declared,
-    frame_bytes,
-    make_event,
-    wire_json,
-)
+from vent_agent.events import EventModel, check_declared, make_event
 from vent_agent.runs.frames import fit_frames, fits_as_is, text_cost
+from vent_agent.wire import FRAME_CAP, SEQ_WIDTH, frame_bytes, wire_json
 
 if TYPE_CHECKING:
     from vent_agent.runs.manager import RunManager

@@ -19,7 +19,8 @@ from collections.abc import Callable
 from json.encoder import encode_basestring
 from typing import Any
 
-from vent_agent.events import CATALOGUE, FRAME_CAP, SEQ_WIDTH, frame_bytes, frame_size
+from vent_agent.events import CATALOGUE
+from vent_agent.wire import FRAME_CAP, SEQ_WIDTH, frame_bytes, frame_size
 
 log = logging.getLogger(__name__)
 

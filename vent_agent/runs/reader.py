@@ -17,13 +17,13 @@ from typing import Any
 
 from sqlmodel import col, select
 
-from vent_agent.events import wire_json
 from vent_agent.runs.broker import Broker
 from vent_agent.runs.closing import closing_done_fields
 from vent_agent.runs.tail import RunTail, StoredEvent
 from vent_agent.runs.worker_models import RunWorkerRow
 from vent_agent.store.db import Database
 from vent_agent.store.models import EventRow, RunRow
+from vent_agent.wire import wire_json
 
 TERMINAL = {"done", "failed", "cancelled"}
 DELETED_MESSAGE = "该运行所属的会话已被删除，运行已终止"
@@ -31,7 +31,7 @@ DELETED_MESSAGE = "该运行所属的会话已被删除，运行已终止"
 
 def dumps(payload: dict[str, Any]) -> str:
     """An event's one-line JSON, as logged and sent: compact, non-ASCII kept (the frame is
-    ``data: <this>\\n\\n``; :func:`vent_agent.events.wire_json`)."""
+    ``data: <this>\\n\\n``; :func:`vent_agent.wire.wire_json`)."""
     return wire_json(payload)
 
 
