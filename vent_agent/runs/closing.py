@@ -10,11 +10,12 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from sqlalchemy import func
+from sqlalchemy import func, update
 from sqlmodel import col, select
 
 from vent_agent.runs.agent_span import SPAN_EVENTS, interrupted_spans
-from vent_agent.store.models import EventRow, RunRow
+from vent_agent.store.models import EventRow, RunRow, SessionRow, utcnow
+from vent_agent.wire import wire_json
 
 
 def _done_ids(run_id: str, session_id: str | None, thread_id: str | None) -> dict[str, Any]:
@@ -55,3 +56,36 @@ async def interrupted_spans_of(s: Any, run_id: str, upto: int | None = None) -> 
         return []
     ended = (await s.exec(select(func.max(EventRow.created_at)).where(*bound))).one()
     return interrupted_spans(spans, ended)
+
+
+def release_sessions(run_ids: list[str]) -> Any:
+    """The UPDATE that frees the sessions held by ``run_ids`` (``sessions.active_run_id``)."""
+    return update(SessionRow).where(col(SessionRow.active_run_id).in_(run_ids)).values(active_run_id=None)
+
+
+async def close_lost_run(s: Any, run_id: str, message: str) -> tuple[RunRow, list[dict[str, Any]]] | None:
+    """In the store session ``s`` (the caller commits): mark the running run ``run_id``, whose worker
+    died, failed; append after its last logged event an ``agent_done`` (中断) for each span left open,
+    ``error`` (``worker_lost``) and ``done`` (:func:`closing_done_fields`), with ``message``; set its
+    ``last_seq`` and free its session. Returns the run's row and the appended events' fields, or None
+    when it is no longer running (another worker closed it first: roll back)."""
+    result = await s.exec(
+        update(RunRow)
+        .where(col(RunRow.id) == run_id, col(RunRow.status) == "running")
+        .values(status="failed", error="worker lost", finished_at=utcnow())
+    )
+    if result.rowcount != 1:
+        return None
+    run = (await s.exec(select(RunRow).where(RunRow.id == run_id))).one()
+    last = (await s.exec(select(func.max(EventRow.seq)).where(EventRow.run_id == run_id))).one() or 0
+    appended = [
+        *await interrupted_spans_of(s, run_id),
+        {"type": "error", "message": message, "worker_lost": True},
+        {"type": "done", **closing_done_fields(run), "message": message},
+    ]
+    for seq, fields in enumerate(appended, start=last + 1):
+        payload = wire_json({**fields, "seq": seq, "run_id": run_id})
+        s.add(EventRow(run_id=run_id, seq=seq, type=fields["type"], payload=payload))
+    await s.exec(update(RunRow).where(col(RunRow.id) == run_id).values(last_seq=last + len(appended)))
+    await s.exec(release_sessions([run_id]))
+    return run, appended

@@ -30,14 +30,19 @@ from collections.abc import Awaitable, Callable
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import delete, func, or_, update
+from sqlalchemy import delete, or_, update
 from sqlmodel import col, select
 
 from vent_agent.observability import metrics
 from vent_agent.observability.context import bind_run
 from vent_agent.runs.broker import Broker
 from vent_agent.runs.broker_inprocess import InProcessBroker
-from vent_agent.runs.closing import closing_done_fields, closing_fields, interrupted_spans_of
+from vent_agent.runs.closing import (
+    close_lost_run,
+    closing_fields,
+    interrupted_spans_of,
+    release_sessions,
+)
 from vent_agent.runs.emitter import Emitter
 from vent_agent.runs.log_writer import EventItem, FinishItem, LogWriter, RunLogFailed, retrying
 from vent_agent.runs.lost_turn import store_lost_turn
@@ -63,11 +68,6 @@ LOG_FAILED_MESSAGE = "运行事件无法写入日志，运行已中断，请重�
 
 class SessionBusy(Exception):
     """The session already has a turn in progress (a chat, resume or review run still running on it)."""
-
-
-def _release(run_ids: list[str]) -> Any:
-    """The UPDATE that frees the sessions held by ``run_ids``."""
-    return update(SessionRow).where(col(SessionRow.active_run_id).in_(run_ids)).values(active_run_id=None)
 
 
 class RunCancelled(Exception):
@@ -401,27 +401,11 @@ class RunManager(RunReader):
         (what was streamed, with the error) in the session's history. False when it is no longer running
         (another worker closed it first)."""
         async with self.db.session() as s:
-            result = await s.exec(
-                update(RunRow)
-                .where(col(RunRow.id) == run_id, col(RunRow.status) == "running")
-                .values(status="failed", error="worker lost", finished_at=utcnow())
-            )
-            if result.rowcount != 1:
+            closed = await close_lost_run(s, run_id, message)
+            if closed is None:
                 await s.rollback()
                 return False
-            run = (await s.exec(select(RunRow).where(RunRow.id == run_id))).one()
-            last = (await s.exec(select(func.max(EventRow.seq)).where(EventRow.run_id == run_id))).one() or 0
-            fields_list = [
-                *await interrupted_spans_of(s, run_id),
-                {"type": "error", "message": message, "worker_lost": True},
-                {"type": "done", **closing_done_fields(run), "message": message},
-            ]
-            for seq, fields in enumerate(fields_list, start=last + 1):
-                payload = dumps({**fields, "seq": seq, "run_id": run_id})
-                s.add(EventRow(run_id=run_id, seq=seq, type=fields["type"], payload=payload))
-            end = last + len(fields_list)
-            await s.exec(update(RunRow).where(col(RunRow.id) == run_id).values(last_seq=end))
-            await s.exec(_release([run_id]))
+            run, fields_list = closed
             kind, session_id = run.kind, run.session_id
             await s.commit()
         for fields in fields_list:
@@ -504,7 +488,7 @@ class RunManager(RunReader):
                 tail.end()
         await self.writer.drop([r for r in run_ids if r in self._tasks])
         async with self.db.session() as s:
-            await s.exec(_release(run_ids))
+            await s.exec(release_sessions(run_ids))
             await s.exec(delete(EventRow).where(col(EventRow.run_id).in_(run_ids)))
             await s.exec(delete(RunWorkerRow).where(col(RunWorkerRow.run_id).in_(run_ids)))
             await s.exec(delete(RunRow).where(col(RunRow.id).in_(run_ids)))
