@@ -10,8 +10,10 @@ import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
+import httpx
 import uvicorn
 
 from vent_agent.runs.manager import RunManager
@@ -105,3 +107,21 @@ async def new_run_id(app: Any, before: set[str]) -> str:
             return str(run_id)
         await asyncio.sleep(0.01)
     raise AssertionError("no run started")
+
+
+def review_in_background(
+    client: httpx.AsyncClient,
+    pdf: Path,
+    session_id: str | None = None,
+    headers: dict[str, str] | None = None,
+) -> asyncio.Task[httpx.Response]:
+    """``POST /api/vent/review/pdf`` of ``pdf`` (in session ``session_id`` when given) as a task, so the
+    test can look at the run while it streams."""
+    return asyncio.create_task(
+        client.post(
+            "/api/vent/review/pdf",
+            files={"file": (pdf.name, pdf.read_bytes(), "application/pdf")},
+            data={"session_id": session_id} if session_id else None,
+            headers=headers,
+        )
+    )

@@ -15,7 +15,7 @@ import httpx
 import pytest
 
 from tests.chat_helpers import OTHER, TOKEN, use_model
-from tests.helpers import new_run_id, parse_standard_stream
+from tests.helpers import new_run_id, parse_standard_stream, review_in_background
 from tests.scripted_model import ScriptedChatModel, says
 from vent_agent.runs.emitter import Emitter
 from vent_agent.sessions import store
@@ -45,14 +45,7 @@ async def _review_in_session(
     session = await store.create_session(app.state.vent.db, "zhangsan", title="审查")
     pdf = Path(__file__).parent / "data" / "plan-2026-08-b.pdf"
     before = set(app.state.vent.runs.local_run_ids)
-    request = asyncio.create_task(
-        client.post(
-            "/api/vent/review/pdf",
-            files={"file": (pdf.name, pdf.read_bytes(), "application/pdf")},
-            data={"session_id": session.id},
-            headers=TOKEN,
-        )
-    )
+    request = review_in_background(client, pdf, session.id, TOKEN)
     return StartedRun(await new_run_id(app, before), session.id, request)
 
 
@@ -141,9 +134,7 @@ async def test_a_review_without_a_session_is_read_by_its_id_alone(
     monkeypatch.setattr(run, "_review_and_publish", hangs)
     pdf = Path(__file__).parent / "data" / "plan-2026-08-b.pdf"
     before = set(app.state.vent.runs.local_run_ids)
-    request = asyncio.create_task(
-        client.post("/api/vent/review/pdf", files={"file": (pdf.name, pdf.read_bytes(), "application/pdf")})
-    )
+    request = review_in_background(client, pdf)
     run_id = await new_run_id(app, before)
     cancel = await client.post(f"/api/runs/{run_id}/cancel")
     assert cancel.status_code == 200 and cancel.json()["status"] == "cancelled"

@@ -13,7 +13,7 @@ import httpx
 import pytest
 
 from tests.chat_helpers import TOKEN, use_model
-from tests.helpers import new_run_id
+from tests.helpers import new_run_id, review_in_background
 from tests.scripted_model import ScriptedChatModel, says
 from vent_agent.events import Token
 from vent_agent.runs.emitter import Emitter
@@ -71,15 +71,7 @@ async def test_a_cancelled_chat_turn_keeps_its_partial_answer(app: Any, client: 
 async def _session_review(app: Any, client: httpx.AsyncClient) -> tuple[str, asyncio.Task[httpx.Response]]:
     """``POST /api/vent/review/pdf`` in a new session of zhangsan; return the session id and the request."""
     session = await store.create_session(app.state.vent.db, "zhangsan", title="审查")
-    request = asyncio.create_task(
-        client.post(
-            "/api/vent/review/pdf",
-            files={"file": (PDF.name, PDF.read_bytes(), "application/pdf")},
-            data={"session_id": session.id},
-            headers=TOKEN,
-        )
-    )
-    return session.id, request
+    return session.id, review_in_background(client, PDF, session.id, TOKEN)
 
 
 async def test_a_cancelled_session_review_keeps_its_partial_report(
