@@ -125,3 +125,14 @@ def review_in_background(
             headers=headers,
         )
     )
+
+
+def hang_reviews(monkeypatch: Any) -> None:
+    """Make every review wait (60 s) where it would read the plan, so that a test can cancel it, time it
+    out or look at its run while it runs (``monkeypatch``: pytest's fixture)."""
+    from vent_agent.review import run
+
+    async def hangs(*args: object, **kwargs: object) -> None:
+        await asyncio.sleep(60)
+
+    monkeypatch.setattr(run, "_review_and_publish", hangs)

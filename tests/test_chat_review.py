@@ -11,7 +11,7 @@ import httpx
 import pytest
 
 from tests.chat_helpers import TOKEN, chat_with_file, use_model
-from tests.helpers import parse_spec_stream, parse_standard_stream
+from tests.helpers import hang_reviews, parse_spec_stream, parse_standard_stream
 from tests.scripted_model import ScriptedChatModel, says
 
 
@@ -76,13 +76,9 @@ async def test_a_review_cut_by_the_run_time_out_closes_its_agent_as_interrupted(
     """The run's time-out falls while the review is still working: 「配风计划审查」 ends with 中断 before
     the time-out notice and the run's ``done``, and nothing follows ``done``."""
     from vent_agent.app import create_app
-    from vent_agent.review import run
     from vent_agent.settings import Settings
 
-    async def hangs(*args: object, **kwargs: object) -> None:
-        await asyncio.sleep(30)
-
-    monkeypatch.setattr(run, "_review_and_publish", hangs)
+    hang_reviews(monkeypatch)
     app = create_app(Settings(_env_file=None, data_dir=tmp_path / "d", run_timeout_s=1.0))
     async with app.router.lifespan_context(app):
         use_model(app, None)

@@ -15,7 +15,7 @@ import httpx
 import pytest
 
 from tests.chat_helpers import OTHER, TOKEN, use_model
-from tests.helpers import new_run_id, parse_standard_stream, review_in_background
+from tests.helpers import hang_reviews, new_run_id, parse_standard_stream, review_in_background
 from tests.scripted_model import ScriptedChatModel, says
 from vent_agent.runs.emitter import Emitter
 from vent_agent.sessions import store
@@ -36,12 +36,7 @@ async def _review_in_session(
     app: Any, client: httpx.AsyncClient, monkeypatch: pytest.MonkeyPatch
 ) -> StartedRun:
     """``POST /api/vent/review/pdf`` with zhangsan's ``session_id``; the review hangs until cancelled."""
-    from vent_agent.review import run
-
-    async def hangs(*args: object, **kwargs: object) -> None:
-        await asyncio.sleep(60)
-
-    monkeypatch.setattr(run, "_review_and_publish", hangs)
+    hang_reviews(monkeypatch)
     session = await store.create_session(app.state.vent.db, "zhangsan", title="审查")
     pdf = Path(__file__).parent / "data" / "plan-2026-08-b.pdf"
     before = set(app.state.vent.runs.local_run_ids)
@@ -126,12 +121,7 @@ async def test_the_owner_cancels_and_reads_a_session_run(
 async def test_a_review_without_a_session_is_read_by_its_id_alone(
     app: Any, client: httpx.AsyncClient, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from vent_agent.review import run
-
-    async def hangs(*args: object, **kwargs: object) -> None:
-        await asyncio.sleep(60)
-
-    monkeypatch.setattr(run, "_review_and_publish", hangs)
+    hang_reviews(monkeypatch)
     pdf = Path(__file__).parent / "data" / "plan-2026-08-b.pdf"
     before = set(app.state.vent.runs.local_run_ids)
     request = review_in_background(client, pdf)
