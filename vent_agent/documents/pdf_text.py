@@ -359,6 +359,42 @@ def _read_tables(data: bytes, pages: list[PageText], warnings: list[str]) -> lis
     return tables
 
 
+def sideways_pages(data: bytes) -> list[int]:
+    """1-based pages stored with a rotation (``/Rotate`` 90, 180 or 270) whose text layer, shown with
+    that rotation, runs sideways or upside down: their text was written upright and the rotation only
+    turns the display. Such pages are read without the rotation. Empty for unreadable files."""
+    out: list[int] = []
+    try:
+        with pdfplumber.open(io.BytesIO(data)) as pdf:
+            for number, page in enumerate(pdf.pages, start=1):
+                if page.rotation % 360 == 0:
+                    continue
+                chars = page.chars
+                upright = sum(1 for c in chars if c.get("upright") and c["matrix"][0] > 0)
+                if chars and upright < len(chars) / 2:
+                    out.append(number)
+                page.flush_cache()
+    except Exception as exc:  # pdfminer raises many types on odd files; the reading goes on as it is
+        log.warning("page rotation check failed: %s", exc)
+    return out
+
+
+def _derotated(doc: pdfium.PdfDocument, pages: list[int], warnings: list[str]) -> bytes:
+    """Remove the display rotation of ``pages`` (1-based) in ``doc`` and return the document's bytes as
+    now saved (for the table reader); says which pages were turned back in ``warnings``."""
+    with PDFIUM_LOCK:
+        for number in pages:
+            page = doc[number - 1]
+            try:
+                page.set_rotation(0)
+            finally:
+                page.close()
+        buffer = io.BytesIO()
+        doc.save(buffer)
+    warnings.append(f"第 {'、'.join(map(str, pages))} 页按旋转前的方向读取（页面设置了旋转显示）")
+    return buffer.getvalue()
+
+
 def extract_pdf(
     path: Path,
     *,
@@ -396,6 +432,9 @@ def extract_pdf(
             )
         if not has_eof:
             warnings.append("文件末尾缺少 %%EOF，可能不完整")
+        sideways = sideways_pages(data)
+        if sideways:
+            data = _derotated(doc, sideways, warnings)
         pages = _read_pages(doc, count, page_reader, on_page, warnings)
     finally:
         with PDFIUM_LOCK:
