@@ -10,7 +10,7 @@ import re
 
 from vent_agent.documents.plan import Citation, Plan
 from vent_agent.documents.plan_sections import Section, section
-from vent_agent.documents.plan_text_primitives import TextDoc, parse_date, parse_month, squeeze
+from vent_agent.documents.plan_text_primitives import Line, TextDoc, parse_date, parse_month, squeeze
 
 _MINE_RE = re.compile(
     r"^(.{2,30}?(?:煤矿|煤业有限责任公司|煤业有限公司|煤业|矿业有限责任公司|矿业有限公司|矿业|矿井|矿))"
@@ -30,22 +30,16 @@ def read_front_matter(plan: Plan, doc: TextDoc, sections: list[Section]) -> None
 
 def _cover(plan: Plan, doc: TextDoc, sections: list[Section]) -> None:
     first_section = sections[0].first_line if sections else len(doc.lines)
+    first_page = [line for line in doc.lines if line.page == doc.lines[0].page]
     cover = [
         line for line in doc.lines[: max(first_section, 1)] if line.page == doc.lines[0].page
     ] or doc.lines[:1]
-    title_idx = next((i for i, x in enumerate(cover) if re.search(r"计划|方案", x.text)), 0)
-    title = cover[title_idx].text
-    if (
-        title_idx > 0
-        and not re.search(r"\d{4}", title)
-        and re.search(r"\d{4}\s*年", cover[title_idx - 1].text)
-    ):
-        title = cover[title_idx - 1].text + title
+    title_idx, title = _title(cover, first_page)
     plan.title = squeeze(title)
     head = "\n".join(x.text for x in cover)
     text = doc.text
-
-    plan.mine = _mine(head, [x.text for x in cover[: title_idx + 1]], plan.title, text)
+    above = [x.text for x in cover[: title_idx + 1]] if title_idx >= 0 else []
+    plan.mine = _mine(head, above, plan.title, [x.text for x in first_page], text)
 
     plan.month = parse_month(plan.title)
     if not plan.month:
@@ -68,17 +62,55 @@ def _cover(plan: Plan, doc: TextDoc, sections: list[Section]) -> None:
     plan.prepared_date = parse_date(m.group(1)) if m else None
 
 
-def _mine(head: str, cover_lines: list[str], title: str, text: str) -> str | None:
-    """The mine's name: a 矿井名称/单位 field, else the title (or the cover lines above it) up to
-    煤矿/煤业…/矿, else the overview's ``XX煤矿为…``."""
-    m = re.search(r"(?:矿井名称|煤矿名称|单位名称|编制单位)\s*[:：]\s*(\S+)", head)
-    if m:
-        return squeeze(m.group(1))
+_PLAN_TITLE = re.compile(r"配风计划|风量计划|配风方案|风量分配计划|通风计划")
+_DEPARTMENT = re.compile(
+    r"(?:通风(?:区|科|队|部|工区)|调度(?:室|中心)|技术(?:科|部)|安全(?:科|部)|生产(?:科|部))$"
+)
+"""Organisational units of a mine: a 编制单位 or a running header names one of these, never the mine."""
+
+
+def _title(cover: list[Line], first_page: list[Line]) -> tuple[int, str]:
+    """(index in ``cover`` or -1, title): the first line of the first page naming a plan of this kind
+    (``…配风计划``), joined with a year line just above it, else the cover's first line naming a
+    计划/方案, else the first line."""
+    for lines in (cover, first_page):
+        idx = next((i for i, x in enumerate(lines) if _PLAN_TITLE.search(x.text)), None)
+        if idx is None and lines is cover:
+            idx = next((i for i, x in enumerate(lines) if re.search(r"计划|方案", x.text)), None)
+        if idx is None:
+            continue
+        title = lines[idx].text
+        if idx > 0 and not re.search(r"\d{4}", title) and re.search(r"\d{4}\s*年", lines[idx - 1].text):
+            title = lines[idx - 1].text + title
+        return (idx if lines is cover else -1), title
+    return 0, cover[0].text
+
+
+def _mine_in(line: str) -> str | None:
+    """The mine a line starts with (``示范煤矿2026年9月份矿井配风计划`` → ``示范煤矿``,
+    ``示范煤矿通风区`` → ``示范煤矿``); None for a department alone or a plan's own words."""
+    bare = re.sub(r"\d{4}\s*年(?:度)?\s*(?:\d{1,2}\s*月(?:份)?)?", "", squeeze(line))
+    mm = _MINE_RE.match(bare)
+    if not mm or re.search(r"计划|方案|通风|编制|单位", mm.group(1)):
+        return None
+    return mm.group(1)
+
+
+def _mine(head: str, cover_lines: list[str], title: str, first_page: list[str], text: str) -> str | None:
+    """The mine's name (DOMAIN.md §5): the title (or the cover lines above it) up to 煤矿/煤业…/矿, else a
+    矿井名称/煤矿名称 field, else a line of the first page starting with a mine's name, else the
+    overview's ``XX煤矿为…``. A 编制单位 line or a department (通风科, 通风区 …) is never the mine."""
     for line in [title, *reversed(cover_lines)]:
-        bare = re.sub(r"\d{4}\s*年(?:度)?\s*(?:\d{1,2}\s*月(?:份)?)?", "", squeeze(line))
-        mm = _MINE_RE.match(bare)
-        if mm and not re.search(r"计划|方案", mm.group(1)):
-            return mm.group(1)
+        if (hit := _mine_in(line)) is not None:
+            return hit
+    m = re.search(r"(?:矿井名称|煤矿名称|矿井|煤矿)\s*[:：]\s*(\S+)", head)
+    if m and not _DEPARTMENT.search(m.group(1)) and (hit := _mine_in(m.group(1)) or squeeze(m.group(1))):
+        return hit
+    for line in first_page:
+        if re.search(r"编制单位|编制部门", line):
+            continue
+        if (hit := _mine_in(line)) is not None:
+            return hit
     om = re.search(r"([\u4e00-\u9fff]{2,12}?(?:煤矿|煤业|矿井))为", squeeze(text))
     return om.group(1) if om else None
 
