@@ -36,9 +36,11 @@ _ENUMS: list[tuple[str, str]] = [
     ("arabic", r"\d{1,2}\s*[、.](?!\d)"),
 ]
 _BAD_HEADING_CHARS = re.compile(r"[:=;,，。；≤×]")
+_NOTE_AFTER = re.compile(r"\s*[(（][^()（）]{1,30}[)）]\s*$")
+"""A note after a heading's title (``四、各用风地点需风量计算（风量单位：m³/min）``): not part of the title."""
 
 _LOC_ENUM = re.compile(
-    r"^\s*(?:\(\s*\d{1,2}\s*\)|\d{1,2}(?:\.\d{1,2})*\s*[、.)]?|[一二三四五六七八九十]+\s*[、.]|"
+    r"^\s*(?:\(\s*\d{1,2}\s*\)|\d{1,2}(?:\.\d{1,2}(?!\d))*\s*[、.)]?|[一二三四五六七八九十]+\s*[、.]|"
     r"\([一二三四五六七八九十]+\)|[①-⑳])\s*"
 )
 _LOC_SUFFIX = re.compile(
@@ -66,7 +68,7 @@ def _heading(text: str) -> tuple[str, str] | None:
         if m:
             style, title = name, text[m.end() :]
             break
-    title = squeeze(title).rstrip(":")
+    title = _NOTE_AFTER.sub("", squeeze(title)).rstrip(":")
     if not title or len(title) > 20 or _BAD_HEADING_CHARS.search(title):
         return None
     if style == "none" and len(title) > 10:
