@@ -176,9 +176,37 @@ def parse_date(text: str | None, plan_month: str | None = None) -> str | None:
     return dates[0] if dates else None
 
 
+_CN_DIGITS = {
+    "〇": "0",
+    "零": "0",
+    "一": "1",
+    "二": "2",
+    "三": "3",
+    "四": "4",
+    "五": "5",
+    "六": "6",
+    "七": "7",
+    "八": "8",
+    "九": "9",
+}
+_CN_MONTH = re.compile(r"([〇零一二三四五六七八九]{4})\s*年\s*(十[一二]?|[一二三四五六七八九])\s*月")
+
+
+def _cn_month(m: re.Match[str]) -> str:
+    """``二〇二六年九月`` → ``2026年9月`` (a year digit by digit, a month as a numeral up to 十二)."""
+    year = "".join(_CN_DIGITS[c] for c in m.group(1))
+    month = m.group(2)
+    number = (
+        10 + (int(_CN_DIGITS[month[1]]) if len(month) > 1 else 0)
+        if month[0] == "十"
+        else int(_CN_DIGITS[month])
+    )
+    return f"{year}年{number}月"
+
+
 def parse_month(text: str) -> str | None:
-    """The first ``YYYY 年 M 月`` (or ``YYYY-MM``) of ``text`` as ``YYYY-MM``."""
-    s = normalize(text)
+    """The first ``YYYY 年 M 月`` (or ``YYYY-MM``, or ``二〇二六年九月``) of ``text`` as ``YYYY-MM``."""
+    s = _CN_MONTH.sub(_cn_month, normalize(text))
     m = _MONTH_RE.search(s) or re.search(r"(?<!\d)(\d{4})[-./](\d{1,2})(?![\d.\-/])", s)
     if not m or not 1 <= int(m.group(2)) <= 12:
         return None
@@ -243,13 +271,15 @@ def _running_lines(pages: list[list[str]]) -> set[str]:
 _THOUSANDS = re.compile(
     r"(?<![\d.,])\d{1,3}(?:,\d{3})+(?=\.\d|\s*(?:m|立方|万|人|kW|kg|%|℃))"
     rf"|(?<=[{CJK}])\d{{1,3}}(?:,\d{{3}})+(?=\s*$)"
+    rf"|(?:(?<=[{CJK}\s×÷=:])|^)[1-9]\d{{0,2}}(?:,\d{{3}})+(?![\d.]|,\d)"
 )
 
 
 def join_thousands(text: str) -> str:
     """Drop thousands separators from numbers written ``1,132.2`` or ``6,075 m³/min`` (a decimal part
     or a unit must follow, or the line end after a CJK label (``能力7,600``, its unit wrapped), so that
-    a list ``max(630,152)`` is left alone)."""
+    a list ``max(630,152)`` is left alone); or a number after a CJK label, a blank, ``×``/``÷``/``=`` or at
+    a line start, in groups of three (``总进风量 6,280，``, ``4×1,200÷60``, ``计划配风1,250（断面…``)."""
     return _THOUSANDS.sub(lambda m: m.group(0).replace(",", ""), text)
 
 
