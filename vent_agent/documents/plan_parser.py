@@ -29,6 +29,7 @@ from vent_agent.documents.plan import (
     LocationKind,
     LocationPlan,
     Plan,
+    SignOff,
     SourceRef,
     Totals,
 )
@@ -36,6 +37,7 @@ from vent_agent.documents.plan_blocks import parse_block, rock_of
 from vent_agent.documents.plan_calc_tables import CalcGroup, anchor_groups, calc_groups, is_calc_table
 from vent_agent.documents.plan_cover import read_front_matter
 from vent_agent.documents.plan_gaps import calculation_gaps, signoff_gaps
+from vent_agent.documents.plan_prose import prose_allocation, prose_signoffs, stated_default_unit
 from vent_agent.documents.plan_sections import Block, Section, find_blocks, find_sections, section
 from vent_agent.documents.plan_tables import (
     LogicalTable,
@@ -161,8 +163,9 @@ def _allocation(
     total: dict[str, Figure] = {}
     warns: list[str] = []
     sec = section(sections, "allocation")
+    context_from = appendix_page(doc)
     for t in tables:
-        if t.kind == "allocation":
+        if t.kind == "allocation" and (context_from is None or t.page < context_from):
             lines = _section_lines(doc, sec) if sec else [x for x in doc.lines if x.page == t.page]
             got, tot, w = allocation_rows(t, caption_unit(lines))
             rows += got
@@ -170,11 +173,27 @@ def _allocation(
             warns += w
     if not rows:
         rows, total, warns = allocation_lines(_section_lines(doc, section(sections, "allocation")))
+    if not rows and sec is not None:
+        start, end = doc.span(sec.first_line + 1, sec.end_line)
+        rows = prose_allocation(doc, start, end, stated_default_unit(doc))
     if not rows:
         warns.append("未找到风量分配表 / no allocation table found")
     plan.allocation = rows
     plan.warnings.extend(warns)
     return total
+
+
+_APPENDIX = re.compile(r"^\s*附\s*(?:表|录|件|图)")
+_CONTEXT = re.compile(r"参考|非本月|上月|实测|对比|仅供")
+
+
+def appendix_page(doc: TextDoc) -> int | None:
+    """The first page of an appendix that gives other figures for context (``附表 8月份实测风量（参考资料，
+    非本月配风）``): its tables are never this month's allocation. None when there is no such appendix."""
+    for line in doc.lines:
+        if _APPENDIX.match(line.text) and _CONTEXT.search(line.text):
+            return line.page
+    return None
 
 
 def caption_unit(lines: list[Line]) -> str | None:
@@ -223,9 +242,22 @@ def _signoffs(plan: Plan, doc: TextDoc, sections: list[Section], tables: list[Lo
         if plan.signoffs:
             plan.warnings.extend(warns)
             break
+    prose = prose_signoffs(doc, plan.month)
+    if prose and _more_complete(prose, plan.signoffs):
+        plan.signoffs = prose
     if not plan.signoffs:
         plan.warnings.append("未找到审批签字栏 / no sign-off block found")
     plan.gaps += signoff_gaps(doc, plan.signoffs)
+
+
+def _more_complete(prose: list[SignOff], read: list[SignOff]) -> bool:
+    """True when the sign-offs stated in sentences name more roles with a name than those read from a
+    sign-off block (a cover's bare ``编制人：`` line does not outweigh ``总工程师…于…批准执行``)."""
+
+    def named(signoffs: list[SignOff]) -> set[str]:
+        return {s.role for s in signoffs if s.name}
+
+    return len(named(prose)) > len(named(read))
 
 
 Tabled = tuple[dict[int, list[CalcGroup]], dict[int, list[tuple[int, int]]], list[CalcGroup]]
