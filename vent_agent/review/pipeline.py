@@ -42,20 +42,24 @@ from vent_agent.events import (
     ReviewProgress,
 )
 from vent_agent.events import Send as Emit
+from vent_agent.mcp.client import ReferenceOutcome, ReferenceStatus
 from vent_agent.observability import metrics
 from vent_agent.review.consequences import fold_reference_mismatches
 from vent_agent.review.model_reading import cap_model_findings, read_unmapped_tables
 from vent_agent.review.plausibility import audit_plan, gate_findings, unreadable_message
+from vent_agent.review.read_scope import ReadScope, judge_only_what_was_read, read_scope, scope_finding
 from vent_agent.review.reference import ReferenceData
 from vent_agent.review.repeat_rules import with_copy_pages
-from vent_agent.review.result import ReviewResult
+from vent_agent.review.result import ReviewerOutcome, ReviewResult
 from vent_agent.review.reviewers import run_reviewers
 from vent_agent.settings import Settings
 
 log = logging.getLogger(__name__)
 
-PARSER_VERSION = "plan-parser-4"  # 4: sign-off cells anchored as signer/signoff_date, not name/date
-EXTRACTOR_VERSION = "extract-3"
+PARSER_VERSION = (
+    "plan-parser-5"  # 5: established locations, prose sign-offs and allocation, the mine by its name
+)
+EXTRACTOR_VERSION = "extract-4"  # 4: pages turned sideways by /Rotate read upright
 """Text-layer extraction version; with :data:`OCR_LAYOUT_VERSION` and the engine, the extractor's id."""
 T = TypeVar("T", bound=BaseModel)
 
@@ -301,6 +305,26 @@ async def _model_reading(
     return reading.plan
 
 
+def _judge_only_what_was_read(
+    plan: Plan, outcomes: list[ReviewerOutcome], looked_up: ReferenceOutcome | None
+) -> ReadScope:
+    """Hold back every finding that rests on a part not read with confidence or a name not established
+    as a location (:mod:`vent_agent.review.read_scope`); one info finding of the form-reviewer says what
+    was not read and what was not judged. Returns the scope for the coverage."""
+    monthly = looked_up.monthly if looked_up and looked_up.status is ReferenceStatus.OK else None
+    scope = read_scope(plan, monthly)
+    held: list[str] = []
+    for o in outcomes:
+        o.findings, not_judged = judge_only_what_was_read(o.findings, scope)
+        held += not_judged
+    info = scope_finding(scope, held)
+    form = next((o for o in outcomes if o.agent == "form-reviewer" and o.error is None), None)
+    if info is not None and form is not None:
+        info.reviewer = form.agent
+        form.findings.append(info)
+    return scope
+
+
 async def review_plan(
     req: ReviewRequest,
     settings: Settings,
@@ -360,6 +384,7 @@ async def review_plan(
         )
     for o in outcomes:  # a plan read once from several copies: each finding lists the copies' pages
         o.findings = with_copy_pages(o.findings, plan.repeats)
+    coverage.scope = _judge_only_what_was_read(plan, outcomes, looked_up)
     await emit(ReviewProgress(message="3个子智能体均已审查完成，正在汇总审查结果..."))
     now = datetime.now(ZoneInfo(settings.timezone))
     return ReviewResult(

@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import Any
 
 from pydantic import BaseModel, Field
 
@@ -26,6 +27,7 @@ from vent_agent.documents.plan_text_primitives import match_name
 from vent_agent.review.arith import close, substituted_value
 from vent_agent.review.findings import Category, Evidence, Finding, Severity
 from vent_agent.review.model_reading import MODEL_MARK
+from vent_agent.review.read_scope import ReadScope
 from vent_agent.review.rule_common import finding
 
 
@@ -181,15 +183,20 @@ class Coverage(BaseModel):
     figures_not_read: int = 0
     not_read: list[str] = Field(default_factory=list)
     unreadable: bool = False
+    scope: ReadScope | None = None
+    """What was read, part by part, and the locations established (:mod:`.read_scope`)."""
 
-    def to_event(self) -> dict[str, int | bool]:
+    def to_event(self) -> dict[str, Any]:
         """The additive ``coverage`` field of the ``done`` event."""
-        return {
+        event: dict[str, Any] = {
             "locations_found": self.locations_found,
             "figures_read": self.figures_read,
             "figures_not_read": self.figures_not_read,
             "unreadable": self.unreadable,
         }
+        if self.scope is not None:
+            event |= self.scope.summary()
+        return event
 
 
 def _check(what: str, location: str | None, quantity: str, fig: Figure) -> FigureCheck:
@@ -338,7 +345,8 @@ def unreadable_message(coverage: Coverage) -> str:
 
 
 def coverage_paragraph(coverage: Coverage | None) -> str:
-    """The report's short coverage paragraph (Markdown), or ``""`` without coverage."""
+    """The report's short coverage paragraph (Markdown), or ``""`` without coverage: the figures read
+    and, with the reader's scope, each part's reading, the locations established and the names not."""
     if coverage is None:
         return ""
     text = (
@@ -346,9 +354,32 @@ def coverage_paragraph(coverage: Coverage | None) -> str:
         f"{coverage.figures_read + coverage.figures_not_read} 个，其中 {coverage.figures_read} 个可靠"
     )
     if not coverage.figures_not_read:
-        return text + "，全部通过量级与计划自身算术的合理性检查。"
-    shown = "；".join(coverage.not_read[:8]) + ("等" if len(coverage.not_read) > 8 else "")
-    return text + f"，{coverage.figures_not_read} 个未能可靠识别（{shown}），据此不作重大问题判定。"
+        text += "，全部通过量级与计划自身算术的合理性检查。"
+    else:
+        shown = "；".join(coverage.not_read[:8]) + ("等" if len(coverage.not_read) > 8 else "")
+        text += f"，{coverage.figures_not_read} 个未能可靠识别（{shown}），据此不作重大问题判定。"
+    return text + (scope_paragraph(coverage.scope) if coverage.scope else "")
+
+
+_CONFIDENCE_CN = {"high": "可靠读取", "low": "读取不完整", "none": "未找到"}
+
+
+def scope_paragraph(scope: ReadScope) -> str:
+    """What the reader established, in a sentence or three (part of :func:`coverage_paragraph`)."""
+    parts = "、".join(f"{p.label}{_CONFIDENCE_CN[p.confidence]}" for p in scope.parts)
+    text = f"计划各部分：{parts}。"
+    if not scope.reviewable:
+        text = "无法可靠审查：" + text
+    if scope.locations:
+        text += f"确认的用风地点 {len(scope.locations)} 个：{'、'.join(scope.locations)}。"
+    if scope.names_not_established:
+        names = list(scope.names_not_established)
+        text += f"未能确认为用风地点的名称 {len(names)} 个（不作判定）：{'、'.join(names[:10])}" + (
+            "等。" if len(names) > 10 else "。"
+        )
+    if scope.pages_low_confidence:
+        text += f"第 {'、'.join(map(str, scope.pages_low_confidence))} 页识别置信度低，其数值未作判定依据。"
+    return text
 
 
 # --- the gate --------------------------------------------------------------------------------------
