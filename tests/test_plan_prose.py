@@ -129,3 +129,15 @@ def test_a_month_written_in_chinese_numerals_is_read(text: str, month: str) -> N
     from vent_agent.documents.plan_text_primitives import parse_month
 
     assert parse_month(text) == month
+
+
+@pytest.mark.parametrize(("written", "k"), [("k=1.8", 1.8), ("k 取 1.6", 1.6), ("k=1.1", 1.1)])
+def test_a_bare_k_among_the_parameters_is_the_emission_coefficient(written: str, k: float) -> None:
+    plan = _plan(
+        "示范煤矿2026年8月份配风计划\n一、需风量计算\n1.3104运输巷掘进工作面\n"
+        f"参数:煤巷,断面 11.0m²,瓦斯涌出量 1.90m³/min,{written},k 采高=1.2,最多人数 18 人。\n"
+        "按人数计算：Q = 4 × 18 = 72.0 m³/min\n二、风量分配\n"
+    )
+    loc = plan.locations[0]
+    assert loc.inputs["k_gas"].value == k
+    assert "k_h" not in loc.inputs or loc.inputs["k_h"].value == 1.2

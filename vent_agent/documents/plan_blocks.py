@@ -260,6 +260,11 @@ def _clauses(text: str) -> list[tuple[int, str]]:
     return [(o, c) for o, c in out if c.strip()]
 
 
+_BARE_K = re.compile(rf"(?<![A-Za-z\u4e00-\u9fff])[kK]\s*(?:=|取|为)\s*({NUM})(?!\s*[~～\-—至])")
+"""A bare ``k=1.8`` among a location's parameters: the emission coefficient of the emission named before
+it (never ``k 采高=…`` or ``k 面长=…``, which name their own coefficient, nor a range ``k取1.2~1.6``)."""
+
+
 def parse_params(doc: TextDoc, st: Statement, kind: str) -> tuple[dict[str, Figure], str | None]:
     """A 基础参数 statement → (inputs by glossary key, rock of a heading)."""
     inputs: dict[str, Figure] = {}
@@ -291,7 +296,7 @@ def parse_params(doc: TextDoc, st: Statement, kind: str) -> tuple[dict[str, Figu
         elif "gas_emission" in found:
             last_emission = "gas"
         _count_inputs(doc, st, clause, base, inputs)
-        k = re.search(rf"(?<![热需备])系数[^\d\n]{{0,6}}?({NUM})", clause)
+        k = re.search(rf"(?<![热需备])系数[^\d\n]{{0,6}}?({NUM})", clause) or _BARE_K.search(clause)
         if k and not (found - {"gas_emission", "co2_emission"}):
             key = "k_co2" if ("二氧化碳" in clause or "CO2" in clause or last_emission == "co2") else "k_gas"
             if key not in inputs:
