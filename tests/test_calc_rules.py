@@ -200,3 +200,27 @@ async def test_wrong_fan_intake_at_a_heading_is_one_finding(plan_a: Plan) -> Non
     here = [f for f in findings if f.location == loc.name]
     assert [(f.rule_id, f.severity) for f in here] == [("calc.method_coefficient", Severity.MAJOR)]
     assert [c.rule_id for c in here[0].consequences] == ["calc.required_low", "calc.allocation_short"]
+
+
+def test_a_coefficient_the_plan_chose_inside_its_range_stands() -> None:
+    """DOMAIN.md §5: k = 1.8 for a heading (range 1.5–2.0) is the plan's choice, not an error against the
+    midpoint 1.75 that calc takes when it is given no k."""
+    from calc.result import CalcResult, Coefficient
+    from vent_agent.documents.plan import MethodStatement
+    from vent_agent.review.calc_common import plan_coefficient_stands
+
+    by_default = CalcResult(
+        value=332.5,
+        method="calc_heading_by_gas",
+        method_cn="按瓦斯涌出量",
+        formula="Q = 100 × q × k",
+        substituted="Q = 100 × 1.90 × 1.75",
+        coefficients=[Coefficient(symbol="k", value=1.75, origin="default", valid_range=(1.5, 2.0))],
+    )
+    plan_k = MethodStatement(
+        method="gas", label="按瓦斯涌出量", expression="100 × 1.90 × 1.8", operands=[100, 1.9, 1.8]
+    )
+    assert plan_coefficient_stands(by_default, plan_k, 342.0)
+    out_of_range = plan_k.model_copy(update={"operands": [100, 1.9, 1.4]})
+    assert not plan_coefficient_stands(by_default, out_of_range, 266.0)
+    assert not plan_coefficient_stands(by_default, plan_k, 300.0)  # the plan's arithmetic is wrong

@@ -7,7 +7,9 @@ from dataclasses import dataclass
 from typing import Any
 
 import calc
-from vent_agent.documents.plan import Figure, SourceRef
+from calc.result import CalcResult
+from vent_agent.documents.plan import Figure, MethodStatement, SourceRef
+from vent_agent.review.arith import close
 from vent_agent.review.findings import Evidence, Finding, Severity
 from vent_agent.review.rule_common import finding, pdf_evidence
 
@@ -63,3 +65,18 @@ def stated_q(fig: Figure | None) -> float | None:
     if fig is None:
         return None
     return calc.m3s_to_m3min(fig.value) if fig.unit and "/s" in fig.unit else fig.value
+
+
+def plan_coefficient_stands(calc_m: CalcResult, m: MethodStatement, stated: float) -> bool:
+    """True when the only difference between the plan's result and calc's is a coefficient calc took by
+    default (its range's midpoint) where the plan chose another value inside the range (DOMAIN.md §5: a
+    coefficient the plan chose inside its range stands). The plan's value is one of its substituted
+    operands within the range that, put in place of the default, gives the plan's result (±0.5 %)."""
+    for coef in calc_m.coefficients:
+        if coef.origin != "default" or coef.valid_range is None or not coef.value:
+            continue
+        low, high = coef.valid_range
+        for operand in m.operands:
+            if low <= operand <= high and close(calc_m.value * operand / coef.value, stated):
+                return True
+    return False

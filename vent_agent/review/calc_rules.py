@@ -21,6 +21,7 @@ from vent_agent.review.calc_common import Where as _Where
 from vent_agent.review.calc_common import calc_ev as _calc_ev
 from vent_agent.review.calc_common import calc_finding as _finding
 from vent_agent.review.calc_common import cells as _cells
+from vent_agent.review.calc_common import plan_coefficient_stands
 from vent_agent.review.calc_common import stated_q as _stated
 from vent_agent.review.consequences import FOLLOWS, as_consequence, attach, consolidate
 from vent_agent.review.findings import Finding, Severity
@@ -85,7 +86,12 @@ def _method_checks(
             message = f"{m.label}算术错误：{evaluated[0]} = {value:.1f}，计划写作 {stated:.1f} m³/min" + (
                 "，且改正后超过所取需风量" if severe else "（非控制值，不改变所取需风量）"
             )
-        elif calc_m is not None and calc_m.method not in adjusted and not close(calc_m.value, stated):
+        elif (
+            calc_m is not None
+            and calc_m.method not in adjusted
+            and not close(calc_m.value, stated)
+            and not plan_coefficient_stands(calc_m, m, stated)
+        ):
             value = calc_m.value
             severe = exceeds(value, required)
             rule, evidence = "calc.method_coefficient", [_calc_ev(calc_m.method, calc_m.substituted)]
