@@ -115,6 +115,7 @@ def test_plan_b_is_read_with_confidence_in_every_part(plan_b: Plan) -> None:
         "cover": "high",
         "signoff": "high",
         "basis": "high",
+        "list": "high",
         "calculations": "high",
         "allocation": "high",
         "totals": "high",

@@ -42,6 +42,7 @@ PART_LABELS: dict[str, str] = {
     "cover": "封面（矿井、月份）",
     "signoff": "审批签字",
     "basis": "编制依据",
+    "list": "用风地点清单",
     "calculations": "需风量计算",
     "allocation": "风量分配",
     "totals": "矿井总风量",
@@ -202,7 +203,8 @@ def plan_parts(plan: Plan, est: Establishment) -> dict[str, PartCoverage]:
     ``est``. Calculations are read with confidence when the section was found by its heading (or
     calculation tables were read) and most established locations have at least one method read; the
     allocation when at least two rows with allocated air were read, most of them under names that read
-    as locations; sign-offs when a role (编制 / 审核 / 批准) was read."""
+    as locations; the location list when most of its names are established; sign-offs when a role
+    (编制 / 审核 / 批准) was read."""
     sp = plan.section_pages
     cover_found = bool(plan.title or plan.mine or plan.month)
     parts = {"cover": _part("cover", cover_found, bool(plan.mine and plan.month), [1])}
@@ -210,6 +212,15 @@ def plan_parts(plan: Plan, est: Establishment) -> dict[str, PartCoverage]:
     parts["signoff"] = _part("signoff", bool(plan.signoffs), bool(plan.signoffs), sign_pages)
     parts["basis"] = _part("basis", "basis" in sp or bool(plan.basis), bool(plan.basis), [sp.get("basis")])
 
+    listed = [n for n in plan.listed_locations if est.is_established(n)]
+    list_high = len(listed) >= 2 and _share(len(listed), len(plan.listed_locations)) >= 0.7
+    parts["list"] = _part(
+        "list",
+        bool(plan.listed_locations),
+        list_high,
+        [sp.get("locations")],
+        f"{len(listed)}/{len(plan.listed_locations)} 个名称已确认",
+    )
     with_methods = [loc for loc in plan.locations if loc.methods and est.is_established(loc.name)]
     share = _share(len(with_methods), len(est.established))
     fallback = any("未找到需风量计算章节" in w for w in plan.warnings)
@@ -242,9 +253,9 @@ ABSENCE_RULES: dict[str, tuple[str, ...]] = {
     "form.required_not_stated": ("calculations",),
     "form.speed_check_missing": ("calculations",),
     "calc.required_missing": ("calculations",),
-    "form.location_not_listed": ("calculations",),
+    "form.location_not_listed": ("list",),
     "form.allocation_missing": ("allocation",),
-    "form.allocation_not_listed": ("allocation",),
+    "form.allocation_not_listed": ("list",),
     "form.approval_missing": ("signoff",),
     "form.signoff_missing": ("signoff",),
     "form.basis": ("basis",),
