@@ -200,3 +200,39 @@ def test_the_done_summary_stays_small(plan_b: Plan) -> None:
     assert summary["parts"]["calculations"] == "high"
     assert summary["locations_established"] == len(plan_b.listed_locations)
     assert summary["names_not_established"] == 0 and summary["reviewable"] is True
+
+
+@pytest.mark.parametrize(
+    ("headings", "gaps"),
+    [
+        (["(1)15216综采工作面", "(2)15218工作面", "(5)中央变电所"], [3, 4]),
+        (["1.3102工作面", "2.3104运输巷掘进工作面", "3.3106回风巷掘进工作面"], []),
+        (["4.1 15216综采工作面", "4.2 15218工作面", "4.4 中央变电所"], [3]),
+        (["（一）15216综采工作面", "（三）中央变电所"], [2]),
+        (["①充电硐室", "②主排水泵房"], []),
+        (["15216综采工作面", "中央变电所"], []),
+    ],
+)
+def test_a_gap_in_the_numbering_of_locations_is_found(headings: list[str], gaps: list[int]) -> None:
+    from vent_agent.review.read_scope import numbering_gaps
+
+    assert numbering_gaps(headings) == gaps
+
+
+def test_a_gap_in_the_numbering_makes_the_calculations_not_read(plan_b: Plan) -> None:
+    plan = plan_b.model_copy(deep=True)
+    del plan.locations[2:4]  # the blocks of a page never seen
+    scope = read_scope(plan)
+    calculations = scope.part("calculations")
+    assert calculations is not None and calculations.confidence == "low" and "缺页" in calculations.note
+
+
+def test_a_heading_with_nothing_read_under_it_is_not_a_missing_calculation(plan_b: Plan) -> None:
+    plan = plan_b.model_copy(deep=True)
+    last = plan.locations[-1]
+    last.methods, last.stated_required = [], None
+    raw = review_form(plan)
+    assert any(f.rule_id == "form.calculation_missing" and f.location == last.name for f in raw)
+    kept, held = judge_only_what_was_read(raw, read_scope(plan))
+    assert not any(f.rule_id == "form.calculation_missing" for f in kept)
+    assert any("计算过程未能识别" in h for h in held)

@@ -36,6 +36,7 @@ from vent_agent.review.reference import MonthlyReference
 from vent_agent.review.rule_common import finding
 
 Confidence = Literal["high", "low", "none"]
+BlockRead = Literal["full", "partial", "stated", "empty"]
 Place = Literal["list", "calculations", "allocation", "reference"]
 
 PART_LABELS: dict[str, str] = {
@@ -225,8 +226,11 @@ def plan_parts(plan: Plan, est: Establishment) -> dict[str, PartCoverage]:
     share = _share(len(with_methods), len(est.established))
     fallback = any("未找到需风量计算章节" in w for w in plan.warnings)
     calc_found = bool(with_methods) or "calculation" in sp
-    calc_high = calc_found and share >= (0.8 if fallback else 0.5)
+    gaps = numbering_gaps([loc.ref.text if loc.ref else "" for loc in plan.locations])
+    calc_high = calc_found and share >= (0.8 if fallback else 0.5) and not gaps
     note = f"{len(with_methods)}/{len(est.established)} 个已确认地点读出计算过程"
+    if gaps:
+        note += f"，地点编号不连续（缺 {'、'.join(map(str, gaps[:5]))}），可能缺页"
     calc_pages = [loc.ref.page if loc.ref else None for loc in with_methods] + [sp.get("calculation")]
     parts["calculations"] = _part("calculations", calc_found, calc_high, calc_pages, note)
 
@@ -244,6 +248,46 @@ def plan_parts(plan: Plan, est: Establishment) -> dict[str, PartCoverage]:
         "totals", bool(stated), any(f.ref.confidence == "exact" for f in stated), [f.ref.page for f in stated]
     )
     return parts
+
+
+_ITEM_NUMBER = re.compile(
+    r"^\s*(?:[(（]\s*(?P<paren>\d{1,2}|[一二三四五六七八九十]+)\s*[)）]|(?:\d{1,2}\.)+(?P<sub>\d{1,2})(?![\d.])|(?P<dot>\d{1,2})\s*[.．、)）]"
+    r"|(?P<cn>[一二三四五六七八九十]+)\s*[、．.]|(?P<circled>[①-⑳]))"
+)
+_CN_NUMBERS = {c: i for i, c in enumerate("一二三四五六七八九十", start=1)}
+
+
+def _cn_number(text: str) -> int | None:
+    """一 … 十九 as an integer (the item numbers of a plan), else None."""
+    if text in _CN_NUMBERS:
+        return _CN_NUMBERS[text]
+    if text.startswith("十") and text[1:] in _CN_NUMBERS:
+        return 10 + _CN_NUMBERS[text[1:]]
+    return None
+
+
+def item_number(heading: str) -> int | None:
+    """The item number a location heading starts with: ``(3)`` ``3.`` ``4.3`` (→ 3) ``（三）`` ``三、``
+    ``③``; None without one."""
+    m = _ITEM_NUMBER.match(heading)
+    if m is None:
+        return None
+    if m.group("circled"):
+        return ord(m.group("circled")) - ord("①") + 1
+    value = m.group("paren") or m.group("sub") or m.group("dot") or m.group("cn") or ""
+    return int(value) if value.isdigit() else _cn_number(value)
+
+
+def numbering_gaps(headings: list[str]) -> list[int]:
+    """Item numbers missing between the numbered location headings, in document order (``(1) (2) (5)``
+    → ``[3, 4]``): a sign of a page or a part the reader never saw. Empty when the headings are not
+    numbered or run without a gap."""
+    numbers = [n for n in (item_number(h) for h in headings) if n is not None]
+    missing: list[int] = []
+    for a, b in zip(numbers, numbers[1:], strict=False):
+        if b > a + 1:
+            missing += list(range(a + 1, b))
+    return missing
 
 
 # --- the gate --------------------------------------------------------------------------------------
@@ -281,6 +325,17 @@ class ReadScope(BaseModel):
     mine: str | None = None
     month: str | None = None
     pages_low_confidence: list[int] = Field(default_factory=list)
+    blocks: dict[str, BlockRead] = Field(default_factory=dict)
+    """Each calculation block read, by location: ``full`` (methods and the stated requirement),
+    ``partial`` (methods, no stated requirement), ``stated`` (a stated requirement only), ``empty``
+    (a heading with nothing read under it)."""
+    allocation_required: list[str] = Field(default_factory=list)
+    """Locations whose requirement the allocation states."""
+
+    def block(self, name: str) -> BlockRead | None:
+        """How the calculation block of location ``name`` was read; None when it has none."""
+        hit = match_name(strip_enumerator(name), list(self.blocks))
+        return self.blocks[hit] if hit else None
 
     @property
     def reviewable(self) -> bool:
@@ -315,7 +370,15 @@ def read_scope(plan: Plan, monthly: MonthlyReference | None = None) -> ReadScope
     est = establish(plan, reference_names(monthly))
     parts = plan_parts(plan, est)
     low = sorted({p.page for p in plan.pages_read if getattr(p, "low_confidence", False)})
+    blocks: dict[str, BlockRead] = {}
+    for loc in plan.locations:
+        stated = loc.stated_required is not None
+        blocks[loc.name] = (
+            ("full" if stated else "partial") if loc.methods else ("stated" if stated else "empty")
+        )
     return ReadScope(
+        blocks=blocks,
+        allocation_required=[r.location for r in plan.allocation if r.required_q is not None],
         parts=list(parts.values()),
         locations=est.established,
         names_not_established=est.not_established,
@@ -325,15 +388,48 @@ def read_scope(plan: Plan, monthly: MonthlyReference | None = None) -> ReadScope
     )
 
 
+CALC_AT_LOCATION = frozenset(
+    {
+        "calc.arithmetic",
+        "calc.method_coefficient",
+        "calc.coefficient_range",
+        "calc.reference_input",
+        "calc.max_not_taken",
+        "calc.required_low",
+        "calc.allocation_short",
+        "calc.speed_bounds",
+        "calc.allocated_speed",
+        "calc.speed_check_stated",
+        "calc.required_inconsistent",
+    }
+)
+"""Rules that judge a location's calculation: they need the calculation part read with confidence and
+the location's own block read (a heading with nothing under it is not read, not wrong)."""
+CALC_OF_THE_MINE = frozenset({"calc.total_low", "calc.sum_stated", "calc.total_arithmetic"})
+"""Rules over every location's requirement: they need the calculation part read with confidence."""
+
+
 def _held_reason(f: Finding, scope: ReadScope, est: Establishment) -> str | None:
     """Why ``f`` cannot stand on what was read, or None when it can."""
     if not scope.reviewable:
         return "计划各部分均未能可靠读取"
-    needs = ABSENCE_RULES.get(f.rule_id or "")
+    rule = f.rule_id or ""
+    needs = ABSENCE_RULES.get(rule)
     if needs and not any(scope.confident(p) for p in needs):
         return "、".join(PART_LABELS[p] for p in needs) + "部分未能可靠读取"
-    if f.location and f.rule_id not in LOCATION_FROM_REFERENCE and not est.is_established(f.location):
+    if f.location and rule not in LOCATION_FROM_REFERENCE and not est.is_established(f.location):
         return f"“{f.location}”未能确认为用风地点"
+    block = scope.block(f.location) if f.location else None
+    if rule == "form.calculation_missing" and block is not None:
+        return "该地点的计算过程未能识别"
+    if rule == "calc.required_missing" and (
+        block == "empty" or match_name(f.location or "", scope.allocation_required) is not None
+    ):
+        return "取最大值后的需风量未能识别，风量分配表列有该地点需风量"
+    if (rule in CALC_AT_LOCATION or rule in CALC_OF_THE_MINE) and not scope.confident("calculations"):
+        return "需风量计算部分未能可靠读取"
+    if rule in CALC_AT_LOCATION and block == "empty":
+        return "该地点的计算过程未能识别"
     return None
 
 
