@@ -265,12 +265,21 @@ _BARE_K = re.compile(rf"(?<![A-Za-z\u4e00-\u9fff])[kK]\s*(?:=|取|为)\s*({NUM})
 it (never ``k 采高=…`` or ``k 面长=…``, which name their own coefficient, nor a range ``k取1.2~1.6``)."""
 
 
+_RANGE_CHOICE = re.compile(rf"({NUM})\s*[~～\-—至]\s*({NUM})\s*(?:之间)?\s*(?:中的|之间的|中取|中)\s*({NUM})")
+
+
+def _chosen_in_range(text: str) -> str:
+    """``k 取 1.2~1.6 中的 1.4`` → ``k 取 1.4``: of a coefficient written with its range, the value the
+    plan chose is the one it uses (the range itself is calc's to check), padded to keep offsets."""
+    return _RANGE_CHOICE.sub(lambda m: m.group(3).rjust(len(m.group(0))), text)
+
+
 def parse_params(doc: TextDoc, st: Statement, kind: str) -> tuple[dict[str, Figure], str | None]:
     """A 基础参数 statement → (inputs by glossary key, rock of a heading)."""
     inputs: dict[str, Figure] = {}
     rock = rock_of(st.body)
     last_emission = "gas"
-    for off, clause in _clauses(st.body):
+    for off, clause in _clauses(_chosen_in_range(st.body)):
         base = off
         found = set()
         for key, rx in _PARAM_RES:
