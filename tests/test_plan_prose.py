@@ -141,3 +141,32 @@ def test_a_bare_k_among_the_parameters_is_the_emission_coefficient(written: str,
     loc = plan.locations[0]
     assert loc.inputs["k_gas"].value == k
     assert "k_h" not in loc.inputs or loc.inputs["k_h"].value == 1.2
+
+
+def test_a_location_list_written_as_a_sentence_is_read_with_the_allocations_names() -> None:
+    plan = _plan(
+        "示范煤矿2026年9月份配风计划\n一、本月用风地点\n9 月份安排回采工作面 1 个(15216 综采工作面),掘进工作面 2 个(15220 回风顺槽、"
+        "二采区轨道下山),硐室 2 处(中央变电所、充电硐室)。\n"
+        "二、风量分配\n15216 综采工作面需风量 1153.2,计划配风 1250;15220 回风顺槽掘进工作面需风量 627.0,计划配风 650;"
+        "二采区轨道下山掘进工作面需风量 413.4,计划配风 450;中央变电所需风量 159.9,计划配风 180;充电硐室需风量 100.0,计划配风 120。\n"
+    )
+    assert plan.listed_locations == [
+        "15216综采工作面",
+        "15220回风顺槽掘进工作面",
+        "二采区轨道下山掘进工作面",
+        "中央变电所",
+        "充电硐室",
+    ]
+
+
+def test_a_calculation_told_in_sentences_keeps_the_coefficient_chosen_in_its_range() -> None:
+    plan = _plan(
+        "示范煤矿2026年9月份配风计划\n一、需风量计算\n(一)15220 回风顺槽掘进工作面\n"
+        "该巷为煤巷,断面 13.8,绝对瓦斯涌出量 1.6,k 取 1.5~2.0 中的 1.8,按瓦斯需风 100×1.6×1.8=288.0;"
+        "最多作业人数 16 人,按人数需风 4×16=64.0。取最大值,需风量 288.0。\n二、风量分配\n"
+    )
+    loc = plan.locations[0]
+    assert loc.inputs["k_gas"].value == 1.8
+    assert {m.method for m in loc.methods} >= {"gas", "workers"}
+    gas = next(m for m in loc.methods if m.method == "gas")
+    assert gas.stated is not None and gas.stated.value == 288.0

@@ -22,6 +22,7 @@ import re
 from collections.abc import Callable, Sequence
 from typing import TypeVar
 
+from vent_agent.documents.location_names import is_location_name
 from vent_agent.documents.pdf_text import ExtractedPdf
 from vent_agent.documents.plan import (
     AllocationRow,
@@ -37,7 +38,12 @@ from vent_agent.documents.plan_blocks import parse_block, rock_of
 from vent_agent.documents.plan_calc_tables import CalcGroup, anchor_groups, calc_groups, is_calc_table
 from vent_agent.documents.plan_cover import read_front_matter
 from vent_agent.documents.plan_gaps import calculation_gaps, signoff_gaps
-from vent_agent.documents.plan_prose import prose_allocation, prose_signoffs, stated_default_unit
+from vent_agent.documents.plan_prose import (
+    prose_allocation,
+    prose_location_list,
+    prose_signoffs,
+    stated_default_unit,
+)
 from vent_agent.documents.plan_sections import Block, Section, find_blocks, find_sections, section
 from vent_agent.documents.plan_tables import (
     LogicalTable,
@@ -114,6 +120,8 @@ def parse_plan(extracted: ExtractedPdf) -> Plan:
     total_row: dict[str, Figure] = _guarded(
         plan, "allocation", lambda: _allocation(plan, doc, sections, tables), {}
     )
+    listed = _as_allocated(listed, plan.allocation)
+    plan.listed_locations = [name for name, _, _ in listed]
     _guarded(plan, "sign-off", lambda: _signoffs(plan, doc, sections, tables), None)
     _guarded(plan, "calculation", lambda: _locations(plan, doc, sections, listed, tables), None)
     _guarded(plan, "allocation units", lambda: _allocation_units(plan), None)
@@ -150,10 +158,26 @@ def _listed(
     for t in tables:
         if t.kind == "locations":
             return [(name_key(n), label, ref) for n, label, ref in location_rows(t)]
-    listed = location_lines(_section_lines(doc, section(sections, "locations")))
-    if not listed and section(sections, "locations") is None:
+    sec = section(sections, "locations")
+    listed = location_lines(_section_lines(doc, sec))
+    named = [x for x in listed if is_location_name(x[0])]
+    if sec is not None and len(named) < max(2, len(listed) // 2):  # a list written as a sentence
+        start, end = doc.span(sec.first_line + 1, sec.end_line)
+        listed = prose_location_list(doc, start, end) or listed
+    if not listed and sec is None:
         warnings.append("未找到用风地点清单 / no location list found")
     return listed
+
+
+def _as_allocated(listed: list[Listed], rows: list[AllocationRow]) -> list[Listed]:
+    """Names picked out of a list written as a sentence (references ``inferred``) are often shortened
+    (``15220 回风顺槽``): each takes the allocation's full name of the same place, when there is one."""
+    names = [r.location for r in rows]
+    out: list[Listed] = []
+    for name, label, ref in listed:
+        full = match_name(name, names) if ref.confidence == "inferred" else None
+        out.append((name_key(full) if full else name, label, ref))
+    return out
 
 
 def _allocation(

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 
+from vent_agent.documents.location_names import is_location_name, strip_enumerator
 from vent_agent.documents.plan import AllocationRow, Figure, SignOff, SourceRef
 from vent_agent.documents.plan_text_primitives import NUM, TextDoc, parse_date, squeeze
 from vent_agent.documents.plan_units import read_figure
@@ -116,3 +117,23 @@ def stated_default_unit(doc: TextDoc) -> str | None:
     if not m:
         return None
     return {"立方米每分钟": "m³/min", "立方米每秒": "m³/s"}.get(m.group(1), m.group(1))
+
+
+_LIST_SEPARATORS = re.compile(r"[、,，;；()（）:：。]")
+
+
+def prose_location_list(doc: TextDoc, start: int, end: int) -> list[tuple[str, str, SourceRef]]:
+    """The locations a list written as a sentence names (``掘进工作面 2 个(15220 回风顺槽、二采区轨道
+    下山),硐室 4 处(中央变电所、主排水泵房…)``): every piece between separators that reads as a location
+    name (:func:`is_location_name`), in order, once each, as ``(name, "", ref)``."""
+    text = re.sub(r"\s*\n\s*", "", doc.text[start:end])
+    out: list[tuple[str, str, SourceRef]] = []
+    pos = 0
+    for piece in _LIST_SEPARATORS.split(text):
+        name = strip_enumerator(squeeze(piece))
+        at = text.find(piece, pos)
+        pos = max(pos, at)
+        if is_location_name(name) and name not in [n for n, _, _ in out]:
+            page = doc.page_at(_doc_offset(doc, _doc_offset_in(doc, start) + max(at, 0)))
+            out.append((name, "", SourceRef(page=page, text=squeeze(piece), confidence="inferred")))
+    return out
