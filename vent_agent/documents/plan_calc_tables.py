@@ -98,12 +98,15 @@ def _substitute(formula: str, values: dict[str, float]) -> str:
     return squeeze(rhs)
 
 
-def _result(cell: Cell, label: str) -> Figure | None:
+def result_figure(cell: Cell, label: str, fallback_unit: str | None = None) -> Figure | None:
+    """The flow a result cell states (m³/min once read), in the unit written in the cell, else in its
+    column's header ``label``, else ``fallback_unit`` (a unit stated for the whole table); None for a
+    dash or a cell that is not one quantity."""
     q = parse_quantity(cell.text)
     if q is None:
         return None
     value, upper, written = q
-    unit = unit_for("flow", canonical_unit(written) if written else column_unit(label))
+    unit = unit_for("flow", canonical_unit(written) if written else column_unit(label) or fallback_unit)
     ref = cell.ref(label)
     if upper is not None:
         ref.confidence = "uncertain"
@@ -143,7 +146,7 @@ def calc_groups(t: LogicalTable) -> list[CalcGroup]:
         cur.location = place
         label = text(row, "method")
         res_i = cols["result"]
-        stated = _result(row[res_i], labels[res_i]) if res_i < len(row) else None
+        stated = result_figure(row[res_i], labels[res_i]) if res_i < len(row) else None
         if not label and stated is None:
             continue
         cur.page = cur.page or row[0].page

@@ -38,6 +38,7 @@ from vent_agent.documents.plan_blocks import parse_block, rock_of
 from vent_agent.documents.plan_calc_tables import CalcGroup, anchor_groups, calc_groups, is_calc_table
 from vent_agent.documents.plan_cover import read_front_matter
 from vent_agent.documents.plan_gaps import calculation_gaps, signoff_gaps
+from vent_agent.documents.plan_matrix import is_method_matrix, matrix_groups
 from vent_agent.documents.plan_prose import (
     prose_allocation,
     prose_location_list,
@@ -292,6 +293,7 @@ def _calc_tables(doc: TextDoc, tables: Sequence[LogicalTable], blocks: list[Bloc
     leave out of its prose, groups naming a location that has no block). A group with a location
     column goes to the block of that name, one without to the block holding its lines."""
     groups = [g for t in tables if is_calc_table(t) for g in calc_groups(t)]
+    groups += [g for t in tables if not is_calc_table(t) and is_method_matrix(t) for g in matrix_groups(t)]
     methods: dict[int, list[CalcGroup]] = {}
     skips: dict[int, list[tuple[int, int]]] = {}
     for g, first, last in anchor_groups(doc, groups):
