@@ -1,0 +1,143 @@
+"""The property that keeps the review honest (DOMAIN.md §5, issue [A] item 9): degrading a plan can only
+lose findings, never make them. For each plan and each degradation, the (rule, location) pairs found at
+major or critical are a subset of the clean plan's.
+
+Plans: plan b (text layer) and the seeded demo plan written in several hands of tests/plan_hands.
+Degradations: a page dropped; an unrelated page inserted; a page stored sideways (/Rotate); section titles
+renamed to words the reader does not know; allocation headers renamed likewise; the location list
+dropped; unnumbered sections; the allocation table broken over pages. Each review takes seconds: the
+module is in the slow tier."""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Callable
+from dataclasses import replace
+from pathlib import Path
+
+import pypdfium2 as pdfium
+import pytest
+
+from tests.pdf_factory import Page, build_pdf
+from tests.plan_hands.faults import demo_faults, seed_faults
+from tests.plan_hands.hands import HANDS, Hand
+from tests.plan_hands.model import PlanDoc, demo_plan
+from tests.plan_hands.render import render_plan
+from tests.plan_hands.review import review_pdf
+
+pytestmark = pytest.mark.slow
+
+DATA = Path(__file__).parent / "data"
+Serious = set[tuple[str | None, str | None]]
+
+
+def _serious(pdf: bytes, name: str) -> Serious:
+    findings = review_pdf(pdf, name)
+    if isinstance(findings, str):  # not reviewable at all: nothing judged
+        return set()
+    return {(f.rule_id, f.location) for f in findings if f.severity.value in ("major", "critical")}
+
+
+def _pages(pdf: bytes) -> int:
+    doc = pdfium.PdfDocument(pdf)
+    try:
+        return len(doc)
+    finally:
+        doc.close()
+
+
+def _edit(pdf: bytes, change: Callable[[pdfium.PdfDocument], None]) -> bytes:
+    doc = pdfium.PdfDocument(pdf)
+    try:
+        change(doc)
+        out = io.BytesIO()
+        doc.save(out)
+        return out.getvalue()
+    finally:
+        doc.close()
+
+
+def _drop(page: int) -> Callable[[bytes], bytes]:
+    return lambda pdf: _edit(pdf, lambda doc: doc.del_page(page))
+
+
+def _rotate(page: int) -> Callable[[bytes], bytes]:
+    return lambda pdf: _edit(pdf, lambda doc: doc[page].set_rotation(90))
+
+
+def _unrelated_page() -> bytes:
+    page = Page()
+    page.para("附件：井下供电系统检修安排（与本月配风无关）", 12)
+    page.para("检修内容：更换 3 号变压器油，检查 12 台开关柜，计划停电 4 小时，检修人员 16 人。")
+    page.table(
+        [["序号", "设备", "数量", "功率"], ["1", "开关柜", "12", "45"], ["2", "变压器", "1", "630"]],
+        [40, 160, 80, 80],
+    )
+    return build_pdf([page])
+
+
+def _insert_unrelated(at: int) -> Callable[[bytes], bytes]:
+    def change(doc: pdfium.PdfDocument) -> None:
+        extra = pdfium.PdfDocument(_unrelated_page())
+        doc.import_pages(extra, index=at)
+        extra.close()
+
+    return lambda pdf: _edit(pdf, change)
+
+
+PLAN_B = (DATA / "plan-2026-08-b.pdf").read_bytes()
+
+
+@pytest.fixture(scope="module")
+def clean_b() -> Serious:
+    return _serious(PLAN_B, "plan-b.pdf")
+
+
+PDF_DEGRADATIONS: dict[str, Callable[[bytes], bytes]] = {
+    **{f"drop-page-{n + 1}": _drop(n) for n in range(_pages(PLAN_B))},
+    "unrelated-page-first": _insert_unrelated(0),
+    "unrelated-page-middle": _insert_unrelated(2),
+    "page-2-sideways": _rotate(1),
+    "page-4-sideways": _rotate(3),
+}
+
+
+@pytest.mark.parametrize("degradation", list(PDF_DEGRADATIONS))
+def test_degrading_plan_b_only_loses_findings(degradation: str, clean_b: Serious) -> None:
+    degraded = PDF_DEGRADATIONS[degradation](PLAN_B)
+    assert _serious(degraded, f"b-{degradation}.pdf") <= clean_b
+
+
+HAND_DEGRADATIONS: dict[str, dict[str, object]] = {
+    "titles-unknown": {"titles": {"calc": "各处风量测算", "allocation": "各处安排", "list": "各处名目"}},
+    "headers-unknown": {"headers": {"required": "应需数", "allocated": "安排数", "name": "处所"}},
+    "no-location-list": {"location_list": False},
+    "unnumbered-sections": {"numbering": "none"},
+    "allocation-split": {"split_rows": 3},
+}
+TEXT_HANDS = [h for h in HANDS if not h.scanned][:3]
+
+
+@pytest.fixture(scope="module")
+def seeded() -> PlanDoc:
+    return seed_faults(demo_plan(), demo_faults())
+
+
+@pytest.fixture(scope="module")
+def clean_hands(seeded: PlanDoc) -> dict[str, Serious]:
+    return {h.name: _serious(render_plan(seeded, h), f"{h.name}.pdf") for h in TEXT_HANDS}
+
+
+@pytest.mark.parametrize("degradation", list(HAND_DEGRADATIONS))
+@pytest.mark.parametrize("hand", TEXT_HANDS, ids=lambda h: h.name)
+def test_degrading_a_hand_only_loses_findings(
+    hand: Hand, degradation: str, seeded: PlanDoc, clean_hands: dict[str, Serious]
+) -> None:
+    changes = HAND_DEGRADATIONS[degradation]
+    if "titles" in changes:
+        changes = {"titles": {**hand.titles, **changes["titles"]}}  # type: ignore[dict-item]
+    if "headers" in changes:
+        changes = {"headers": {**hand.headers, **changes["headers"]}}  # type: ignore[dict-item]
+    degraded = replace(hand, **changes)  # type: ignore[arg-type]
+    got = _serious(render_plan(seeded, degraded), f"{hand.name}-{degradation}.pdf")
+    assert got <= clean_hands[hand.name]
