@@ -170,24 +170,30 @@ def _dates(plan: Plan) -> list[Finding]:
                     figures={"role": s.role, "date": d.isoformat(), "prepared_date": prepared.isoformat()},
                 )
             )
+    before: dict[int, list[tuple[SignOff, dt.date]]] = {}
     for i, (a, da) in enumerate(signed):
         for b, db in signed[i + 1 :]:
             if ROLE_RANK.get(a.role, 0) < ROLE_RANK.get(b.role, 0) and db < da:
-                out.append(_order(b, db, a, da))
+                before.setdefault(i + 1 + signed[i + 1 :].index((b, db)), []).append((a, da))
             elif ROLE_RANK.get(b.role, 0) < ROLE_RANK.get(a.role, 0) and da < db:
-                out.append(_order(a, da, b, db))
+                before.setdefault(i, []).append((b, db))
+    out += [_order(*signed[n], earlier) for n, earlier in before.items()]
     out += _month_window(plan, prepared, signed)
     return out
 
 
-def _order(later: SignOff, d_later: dt.date, earlier: SignOff, d_earlier: dt.date) -> Finding:
+def _order(later: SignOff, d_later: dt.date, earlier: list[tuple[SignOff, dt.date]]) -> Finding:
+    """One finding per sign-off dated before the roles that must precede it (one root fault: its
+    date), naming each of them."""
+    shown = "、".join(dict.fromkeys(f"{s.role}日期 {d}" for s, d in earlier))
+    figures = {f"{s.role}_date": d.isoformat() for s, d in earlier}
     return _f(
         "form.date_order",
         None,
         Severity.MINOR,
-        f"{later.role}日期 {d_later} 早于{earlier.role}日期 {d_earlier}，应为 编制 ≤ 审核 ≤ 批准",
+        f"{later.role}日期 {d_later} 早于{shown}，应为 编制 ≤ 审核 ≤ 批准",
         ref=later.ref,
-        figures={f"{later.role}_date": d_later.isoformat(), f"{earlier.role}_date": d_earlier.isoformat()},
+        figures={f"{later.role}_date": d_later.isoformat(), **figures},
     )
 
 
