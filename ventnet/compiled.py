@@ -1,0 +1,160 @@
+"""A network in arrays: node indices (joined nodes share one), the incidence of the branches whose flow
+is unknown, their resistances, fan coefficients and natural pressures, and the air each node receives
+from fixed-quantity branches and injections. Both iteration methods work on this form."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import networkx as nx
+import numpy as np
+import scipy.sparse as sp
+
+from ventnet.errors import NetworkError
+from ventnet.network import Network
+
+FloatArray = np.ndarray
+
+
+@dataclass(frozen=True)
+class Compiled:
+    """The arrays of one network.
+
+    Nodes are numbered ``0…n−1`` (``node_ids``; a joined node takes its partner's number); ``unknown``
+    are the numbers whose pressure is solved for (all but the reference nodes). Free branches (unknown
+    flow) are ``free`` (positions in ``network.branches``) with ends ``frm``/``to``, resistance ``r``
+    (N·s²/m⁸), fan coefficients ``a0``/``a1``/``a2`` (zero without a fan) and natural pressure ``hn``
+    (Pa). ``supply`` (m³/s per node) is what enters each node from injections and fixed-quantity branches.
+    ``incidence`` is the unknown-node × free-branch matrix: −1 at a branch's ``from``, +1 at its ``to``.
+    """
+
+    network: Network
+    node_ids: tuple[str, ...]
+    node_of: dict[str, int]
+    unknown: np.ndarray
+    free: np.ndarray
+    fixed: np.ndarray
+    frm: np.ndarray
+    to: np.ndarray
+    r: FloatArray
+    a0: FloatArray
+    a1: FloatArray
+    a2: FloatArray
+    hn: FloatArray
+    supply: FloatArray
+    incidence: sp.csr_matrix
+
+    def branch_law(self, q: FloatArray) -> FloatArray:
+        """``g(Q) = R·Q·|Q| − h_fan(Q) − h_N`` of each free branch, Pa: equals ``p(to) − p(from)`` at a
+        solution."""
+        return np.asarray(self.r * q * np.abs(q) - (self.a0 + self.a1 * q + self.a2 * q * q) - self.hn)
+
+    def branch_slope(self, q: FloatArray) -> FloatArray:
+        """``dg/dQ`` of each free branch, Pa per m³/s (negative only on a fan's rising side)."""
+        return np.asarray(2.0 * self.r * np.abs(q) - self.a1 - 2.0 * self.a2 * q)
+
+    def imbalance(self, q: FloatArray) -> FloatArray:
+        """Air gained by each unknown node (inflow − outflow + supply), m³/s; zero at a solution."""
+        return np.asarray(self.incidence @ q + self.supply[self.unknown])
+
+    def drops(self, p: FloatArray) -> FloatArray:
+        """``p(to) − p(from)`` of each free branch for node pressures ``p`` (all nodes), Pa."""
+        return np.asarray(p[self.to] - p[self.frm])
+
+
+def compile_network(network: Network) -> Compiled:
+    """The array form of ``network``.
+
+    Raises :class:`NetworkError` when a part of the network reaches no reference node through branches
+    of unknown flow (its pressures would be undetermined), or when fixed quantities and injections
+    into such a part cannot balance.
+    """
+    names = sorted(network.nodes(), key=_natural)
+
+    def root(node: str) -> str:
+        seen = {node}
+        while node in network.joined:
+            node = network.joined[node]
+            if node in seen:
+                break
+            seen.add(node)
+        return node
+
+    node_of: dict[str, int] = {}
+    representatives: list[str] = []
+    for name in names:
+        rep = root(name)
+        if rep not in node_of:
+            node_of[rep] = len(representatives)
+            representatives.append(rep)
+        node_of[name] = node_of[rep]
+    n = len(representatives)
+    reference = {node_of[name] for name in network.reference_nodes}
+    unknown = np.array([i for i in range(n) if i not in reference], dtype=np.int64)
+
+    branches = network.branches
+    free = np.array([k for k, b in enumerate(branches) if b.fixed_q is None], dtype=np.int64)
+    fixed = np.array([k for k, b in enumerate(branches) if b.fixed_q is not None], dtype=np.int64)
+    frm = np.array([node_of[branches[k].from_node] for k in free], dtype=np.int64)
+    to = np.array([node_of[branches[k].to_node] for k in free], dtype=np.int64)
+    if np.any(frm == to):
+        bad = branches[int(free[np.argmax(frm == to)])].id
+        raise NetworkError(f"分支 {bad} 的两端被并为同一节点")
+    r = np.array([branches[k].resistance for k in free], dtype=float)
+    fans = [branches[k].fan for k in free]
+    a0 = np.array([f.a0 if f else 0.0 for f in fans])
+    a1 = np.array([f.a1 if f else 0.0 for f in fans])
+    a2 = np.array([f.a2 if f else 0.0 for f in fans])
+    hn = np.array([network.natural_pressure(branches[k]) for k in free])
+
+    supply = np.zeros(n)
+    for node, q in network.injections.items():
+        supply[node_of[node]] += q
+    for k in fixed:
+        b = branches[k]
+        q = float(b.fixed_q or 0.0)
+        supply[node_of[b.from_node]] -= q
+        supply[node_of[b.to_node]] += q
+
+    _check_grounded(n, reference, frm, to, representatives)
+    row_of = np.full(n, -1, dtype=np.int64)
+    row_of[unknown] = np.arange(len(unknown))
+    cols = np.arange(len(free))
+    rows = np.concatenate([row_of[frm], row_of[to]])
+    data = np.concatenate([-np.ones(len(free)), np.ones(len(free))])
+    columns = np.concatenate([cols, cols])
+    keep = rows >= 0
+    incidence = sp.csr_matrix(
+        (data[keep], (rows[keep], columns[keep])), shape=(len(unknown), len(free)), dtype=float
+    )
+    return Compiled(
+        network=network,
+        node_ids=tuple(representatives),
+        node_of=node_of,
+        unknown=unknown,
+        free=free,
+        fixed=fixed,
+        frm=frm,
+        to=to,
+        r=r,
+        a0=a0,
+        a1=a1,
+        a2=a2,
+        hn=hn,
+        supply=supply,
+        incidence=incidence,
+    )
+
+
+def _check_grounded(n: int, reference: set[int], frm: np.ndarray, to: np.ndarray, names: list[str]) -> None:
+    graph: nx.Graph[int] = nx.Graph()
+    graph.add_nodes_from(range(n))
+    graph.add_edges_from(zip(frm.tolist(), to.tolist(), strict=True))
+    for component in nx.connected_components(graph):
+        if not component & reference:
+            shown = ", ".join(names[i] for i in sorted(component)[:5])
+            raise NetworkError(f"节点 {shown} 所在部分与大气（参考节点）不连通，风压无法确定")
+
+
+def _natural(name: str) -> tuple[int, int, str]:
+    return (0, int(name), "") if name.isdigit() else (1, 0, name)

@@ -1,0 +1,109 @@
+"""Reading the benchmark's ``topology.csv`` and posing it (the networks README of the shared data):
+columns ``edge_id, name, from, to, r_N_s2_m8, adjust_r, is_fan, a0_Pa, a1_Pa_s_m3, a2_Pa_s2_m6``; a
+branch's R is ``r + adjust_r``."""
+
+from __future__ import annotations
+
+import csv
+import io
+import math
+from pathlib import Path
+
+from ventnet.errors import NetworkError
+from ventnet.network import Branch, FanCurve, Network
+
+COLUMNS = (
+    "edge_id",
+    "name",
+    "from",
+    "to",
+    "r_N_s2_m8",
+    "adjust_r",
+    "is_fan",
+    "a0_Pa",
+    "a1_Pa_s_m3",
+    "a2_Pa_s2_m6",
+)
+
+
+def read_topology(text: str) -> list[Branch]:
+    """The branches of a topology CSV (UTF-8, with or without a byte-order mark).
+
+    Raises :class:`NetworkError` (Chinese, naming the row) on a missing column or a value that is not a
+    finite number.
+    """
+    reader = csv.DictReader(io.StringIO(text.lstrip("\ufeff")))
+    missing = [c for c in COLUMNS if c not in (reader.fieldnames or [])]
+    if missing:
+        raise NetworkError(f"拓扑 CSV 缺少列：{', '.join(missing)}")
+    branches = []
+    for line, row in enumerate(reader, start=2):
+        numbers = [_number(row, c, line) for c in COLUMNS[4:]]
+        r, adjust_r, is_fan, a0, a1, a2 = numbers
+        fan = FanCurve(a0, a1, a2) if is_fan else None
+        branches.append(
+            Branch(
+                id=_text(row, "edge_id", line),
+                from_node=_text(row, "from", line),
+                to_node=_text(row, "to", line),
+                resistance=r + adjust_r,
+                fan=fan,
+                kind="fan" if fan else "roadway",
+                name=(row.get("name") or "").strip(),
+            )
+        )
+    return branches
+
+
+def load_topology(path: Path) -> list[Branch]:
+    """:func:`read_topology` of a file; :class:`NetworkError` when it cannot be read."""
+    try:
+        return read_topology(path.read_text(encoding="utf-8-sig"))
+    except (OSError, UnicodeDecodeError) as exc:
+        raise NetworkError(f"无法读取拓扑文件 {path}：{exc}") from exc
+
+
+def pose(branches: list[Branch], total_airflow: float | None = None) -> Network:
+    """The network as the benchmark poses it.
+
+    The inlets are the nodes with no incoming branch, the outlets those with no outgoing one. With
+    ``total_airflow`` (m³/s, > 0) it enters at the inlets and leaves at the outlets, each side joined as
+    by zero resistance (inlets at p = 0, outlets sharing one pressure), the split between them part of
+    the solution. Without it every inlet and outlet is open to the atmosphere (p = 0) and the fans drive
+    the air. Raises :class:`NetworkError` when there is no inlet or outlet or the airflow is not positive.
+    """
+    heads = {b.from_node for b in branches}
+    tails = {b.to_node for b in branches}
+    inlets = sorted(heads - tails)
+    outlets = sorted(tails - heads)
+    if not inlets or not outlets:
+        raise NetworkError("网络没有进风节点（无流入分支）或出风节点（无流出分支），无法按总风量设定")
+    if total_airflow is None:
+        return Network(tuple(branches), reference_nodes=frozenset(inlets + outlets))
+    if not math.isfinite(total_airflow) or total_airflow <= 0:
+        raise NetworkError(f"总风量 {total_airflow} 无效：须为正数（m³/s）")
+    sink = outlets[0]
+    return Network(
+        tuple(branches),
+        reference_nodes=frozenset(inlets),
+        injections={sink: -total_airflow},
+        joined={outlet: sink for outlet in outlets[1:]},
+    )
+
+
+def _number(row: dict[str, str], column: str, line: int) -> float:
+    raw = (row.get(column) or "").strip()
+    try:
+        value = float(raw)
+    except ValueError:
+        raise NetworkError(f"拓扑 CSV 第 {line} 行 {column}={raw!r} 不是数") from None
+    if not math.isfinite(value):
+        raise NetworkError(f"拓扑 CSV 第 {line} 行 {column}={raw!r} 不是有限数")
+    return value
+
+
+def _text(row: dict[str, str], column: str, line: int) -> str:
+    value = (row.get(column) or "").strip()
+    if not value:
+        raise NetworkError(f"拓扑 CSV 第 {line} 行缺少 {column}")
+    return value

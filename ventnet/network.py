@@ -1,0 +1,155 @@
+"""The network model: branches with Atkinson resistances, fans with quadratic curves, fixed-quantity
+branches, node elevations for natural ventilation pressure, and how the network is posed (reference
+nodes at atmospheric pressure, air injected or drawn at nodes, nodes joined by zero resistance).
+
+Units (DOMAIN.md §7): Q in m³/s, pressure in Pa, R in N·s²/m⁸, elevation in m, density in kg/m³.
+Sign convention (the published benchmark's): a node's pressure ``p`` is the pressure lost since the
+atmosphere, so it grows downstream; a branch's ``h = p(from) − p(to)`` is negative when air flows from
+``from`` to ``to``; an ordinary branch has ``|h| = R·Q²`` (square law, AQ 1056-2008 通风阻力测定 uses
+the same law), a fan branch ``p(to) − p(from) = R·Q·|Q| − h_fan(Q) − h_N``.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field, replace
+
+from ventnet.errors import NetworkError
+
+GRAVITY = 9.81
+"""Standard gravity, m/s²."""
+
+STANDARD_AIR_DENSITY = 1.2
+"""Air density used when none is given, kg/m³ (《煤矿安全规程》 and AQ 1056-2008 work at 1.2 kg/m³)."""
+
+
+@dataclass(frozen=True)
+class FanCurve:
+    """A fan's pressure characteristic ``h_fan(Q) = a0 + a1·Q + a2·Q²`` (Pa, Q in m³/s, a2 < 0 for a
+    real fan) over the maker's range ``q_min``…``q_max`` (m³/s; ``None`` where not given).
+
+    The operating point is flagged when it falls outside that range or on the curve's rising side
+    (``dh/dQ > 0``, the unstable left of the peak; DOMAIN.md §7).
+    """
+
+    a0: float
+    a1: float = 0.0
+    a2: float = 0.0
+    q_min: float | None = None
+    q_max: float | None = None
+
+    def pressure(self, q: float) -> float:
+        """The fan pressure at flow ``q`` (m³/s), Pa."""
+        return self.a0 + self.a1 * q + self.a2 * q * q
+
+    def slope(self, q: float) -> float:
+        """``dh_fan/dQ`` at ``q``, Pa per m³/s; positive on the rising (unstable) side."""
+        return self.a1 + 2.0 * self.a2 * q
+
+
+@dataclass(frozen=True)
+class Branch:
+    """One airway (or fan, door, regulator) from node ``from_node`` to node ``to_node``.
+
+    ``resistance`` is the total Atkinson resistance R (N·s²/m⁸, friction plus local resistances and any
+    regulator's added ΔR); ``fan`` a fan in the branch pushing from ``from_node`` to ``to_node``;
+    ``fixed_q`` a fixed quantity (m³/s) the branch carries whatever the pressures; ``area`` the net
+    section (m²) for wind speed; ``kind`` a free label (``"roadway"``, ``"door"``, ``"regulator"``,
+    ``"fan"``, ``"coal_face"``, ``"heading"``…), ``name`` the mine's name for it.
+    """
+
+    id: str
+    from_node: str
+    to_node: str
+    resistance: float
+    fan: FanCurve | None = None
+    fixed_q: float | None = None
+    area: float | None = None
+    kind: str = "roadway"
+    name: str = ""
+
+    def with_resistance(self, resistance: float) -> Branch:
+        """A copy with another total resistance (N·s²/m⁸)."""
+        return replace(self, resistance=resistance)
+
+
+@dataclass(frozen=True)
+class Network:
+    """A ventilation network and how it is posed.
+
+    ``reference_nodes`` are at atmospheric pressure (p = 0): the surface ends of shafts and adits.
+    ``injections`` maps a node to the air entering it from outside (m³/s; negative: leaving), as the
+    total airflow is posed when no fan drives it. ``joined`` maps a node to the node it is joined to by
+    zero resistance (several outlets of one sink). ``elevations`` (m) give each branch the natural
+    ventilation pressure ``ρ·g·(z_from − z_to)`` (Pa) along it; ``air_density`` is ρ (kg/m³).
+
+    Raises :class:`NetworkError` (Chinese) on an empty network, a repeated branch id, a branch whose
+    ends coincide, a negative or non-finite resistance, a non-finite fixed quantity, or no reference node
+    and no fixed quantity to pin the pressures.
+    """
+
+    branches: tuple[Branch, ...]
+    reference_nodes: frozenset[str]
+    injections: Mapping[str, float] = field(default_factory=dict)
+    joined: Mapping[str, str] = field(default_factory=dict)
+    elevations: Mapping[str, float] = field(default_factory=dict)
+    air_density: float = STANDARD_AIR_DENSITY
+
+    def __post_init__(self) -> None:
+        if not self.branches:
+            raise NetworkError("通风网络没有分支")
+        seen: set[str] = set()
+        for branch in self.branches:
+            _check_branch(branch, seen)
+        if not self.reference_nodes:
+            raise NetworkError("通风网络没有大气（参考）节点，无法确定风压")
+        nodes = self.nodes()
+        missing = sorted(set(self.reference_nodes) - nodes)
+        if missing:
+            raise NetworkError(f"参考节点 {', '.join(missing)} 不在网络中")
+        for node, q in self.injections.items():
+            if node not in nodes or not math.isfinite(q):
+                raise NetworkError(f"节点 {node} 的进出风量无效")
+
+    def nodes(self) -> set[str]:
+        """Every node a branch names."""
+        return {n for b in self.branches for n in (b.from_node, b.to_node)}
+
+    def branch(self, branch_id: str) -> Branch:
+        """The branch with that id; :class:`NetworkError` when there is none."""
+        for branch in self.branches:
+            if branch.id == branch_id:
+                return branch
+        raise NetworkError(f"网络中没有分支 {branch_id}")
+
+    def natural_pressure(self, branch: Branch) -> float:
+        """The natural ventilation pressure along a branch, Pa: ``ρ·g·(z_from − z_to)`` where both ends'
+        elevations are known, else 0 (DOMAIN.md §7; summed round a loop it is the loop's H_N)."""
+        z_from = self.elevations.get(branch.from_node)
+        z_to = self.elevations.get(branch.to_node)
+        if z_from is None or z_to is None:
+            return 0.0
+        return self.air_density * GRAVITY * (z_from - z_to)
+
+    def with_branches(self, branches: Iterable[Branch]) -> Network:
+        """The same posing with another set of branches."""
+        return replace(self, branches=tuple(branches))
+
+
+def _check_branch(branch: Branch, seen: set[str]) -> None:
+    if branch.id in seen:
+        raise NetworkError(f"分支编号 {branch.id} 重复")
+    seen.add(branch.id)
+    if branch.from_node == branch.to_node:
+        raise NetworkError(f"分支 {branch.id} 的始末节点相同（{branch.from_node}）")
+    if not math.isfinite(branch.resistance) or branch.resistance < 0:
+        raise NetworkError(f"分支 {branch.id} 的风阻 {branch.resistance} 无效：须为非负有限数（N·s²/m⁸）")
+    if branch.fixed_q is not None and not math.isfinite(branch.fixed_q):
+        raise NetworkError(f"分支 {branch.id} 的固定风量无效")
+    if branch.fan is not None:
+        coefficients = (branch.fan.a0, branch.fan.a1, branch.fan.a2)
+        if not all(math.isfinite(c) for c in coefficients):
+            raise NetworkError(f"分支 {branch.id} 的风机特性曲线系数无效")
+    if branch.area is not None and not (math.isfinite(branch.area) and branch.area > 0):
+        raise NetworkError(f"分支 {branch.id} 的断面积 {branch.area} 无效：须为正数（m²）")
