@@ -43,6 +43,11 @@ class Compiled:
     hn: FloatArray
     supply: FloatArray
     incidence: sp.csr_matrix
+    pattern: LaplacianPattern
+
+    def laplacian(self, weight: FloatArray) -> sp.csc_matrix:
+        """``A·diag(weight)·Aᵀ`` over the unknown nodes, assembled on a fixed sparsity pattern."""
+        return self.pattern.assemble(weight)
 
     def branch_law(self, q: FloatArray) -> FloatArray:
         """``g(Q) = R·Q·|Q| − h_fan(Q) − h_N`` of each free branch, Pa: equals ``p(to) − p(from)`` at a
@@ -128,6 +133,7 @@ def compile_network(network: Network) -> Compiled:
         (data[keep], (rows[keep], columns[keep])), shape=(len(unknown), len(free)), dtype=float
     )
     return Compiled(
+        pattern=LaplacianPattern.build(row_of[frm], row_of[to], len(unknown)),
         network=network,
         node_ids=tuple(representatives),
         node_of=node_of,
@@ -144,6 +150,48 @@ def compile_network(network: Network) -> Compiled:
         supply=supply,
         incidence=incidence,
     )
+
+
+@dataclass(frozen=True)
+class LaplacianPattern:
+    """Where each free branch's weight lands in the node matrix ``A·diag(w)·Aᵀ`` (CSC), so each Newton
+    iteration only sums weights into a fixed pattern instead of multiplying sparse matrices."""
+
+    size: int
+    indices: np.ndarray
+    indptr: np.ndarray
+    slot: np.ndarray
+    branch: np.ndarray
+    sign: FloatArray
+
+    @staticmethod
+    def build(row_from: np.ndarray, row_to: np.ndarray, size: int) -> LaplacianPattern:
+        """The pattern for branches between unknown-node rows ``row_from``→``row_to`` (−1: a reference)."""
+        branch = np.arange(len(row_from))
+        pairs = [
+            (row_from, row_from, branch, 1.0),
+            (row_to, row_to, branch, 1.0),
+            (row_from, row_to, branch, -1.0),
+            (row_to, row_from, branch, -1.0),
+        ]
+        rows, cols, owners, signs = [], [], [], []
+        for r, c, b, sign in pairs:
+            keep = (r >= 0) & (c >= 0)
+            rows.append(r[keep])
+            cols.append(c[keep])
+            owners.append(b[keep])
+            signs.append(np.full(int(keep.sum()), sign))
+        row, col = np.concatenate(rows), np.concatenate(cols)
+        keys, slot = np.unique(col * size + row, return_inverse=True)
+        indptr = np.searchsorted(keys // size, np.arange(size + 1))
+        return LaplacianPattern(
+            size, keys % size, indptr, slot, np.concatenate(owners), np.concatenate(signs)
+        )
+
+    def assemble(self, weight: FloatArray) -> sp.csc_matrix:
+        """The matrix for branch weights ``weight``."""
+        data = np.bincount(self.slot, weights=self.sign * weight[self.branch], minlength=len(self.indices))
+        return sp.csc_matrix((data, self.indices, self.indptr), shape=(self.size, self.size))
 
 
 def _check_grounded(n: int, reference: set[int], frm: np.ndarray, to: np.ndarray, names: list[str]) -> None:
