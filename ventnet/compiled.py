@@ -105,8 +105,8 @@ def compile_network(network: Network) -> Compiled:
     if np.any(frm == to):
         bad = branches[int(free[np.argmax(frm == to)])].id
         raise NetworkError(f"分支 {bad} 的两端被并为同一节点")
-    r = np.array([branches[k].resistance for k in free], dtype=float)
-    fans = [branches[k].fan for k in free]
+    r = np.array([branches[k].total_resistance for k in free], dtype=float)
+    fans = [branches[k].running_fan for k in free]
     a0 = np.array([f.a0 if f else 0.0 for f in fans])
     a1 = np.array([f.a1 if f else 0.0 for f in fans])
     a2 = np.array([f.a2 if f else 0.0 for f in fans])

@@ -1,6 +1,6 @@
 """Reading the benchmark's ``topology.csv`` and posing it (the networks README of the shared data):
 columns ``edge_id, name, from, to, r_N_s2_m8, adjust_r, is_fan, a0_Pa, a1_Pa_s_m3, a2_Pa_s2_m6``; a
-branch's R is ``r + adjust_r``."""
+branch's R is ``r`` and its added resistance (doors, regulators) ``adjust_r``."""
 
 from __future__ import annotations
 
@@ -46,7 +46,8 @@ def read_topology(text: str) -> list[Branch]:
                 id=_text(row, "edge_id", line),
                 from_node=_text(row, "from", line),
                 to_node=_text(row, "to", line),
-                resistance=r + adjust_r,
+                resistance=r,
+                added_resistance=adjust_r,
                 fan=fan,
                 kind="fan" if fan else "roadway",
                 name=(row.get("name") or "").strip(),

@@ -52,11 +52,14 @@ class FanCurve:
 class Branch:
     """One airway (or fan, door, regulator) from node ``from_node`` to node ``to_node``.
 
-    ``resistance`` is the total Atkinson resistance R (N·s²/m⁸, friction plus local resistances and any
-    regulator's added ΔR); ``fan`` a fan in the branch pushing from ``from_node`` to ``to_node``;
-    ``fixed_q`` a fixed quantity (m³/s) the branch carries whatever the pressures; ``area`` the net
-    section (m²) for wind speed; ``kind`` a free label (``"roadway"``, ``"door"``, ``"regulator"``,
-    ``"fan"``, ``"coal_face"``, ``"heading"``…), ``name`` the mine's name for it.
+    ``resistance`` is the airway's own Atkinson resistance R (N·s²/m⁸: friction ``α·L·U/S³`` plus fixed
+    local resistances); ``added_resistance`` the ΔR of a regulator or closed door in it (N·s²/m⁸), so
+    the branch loses ``(R + ΔR)·Q·|Q|``. ``fan`` is a fan in the branch pushing from ``from_node`` to
+    ``to_node``, counted while ``fan_on``; ``fixed_q`` a fixed quantity (m³/s) the branch carries
+    whatever the pressures; ``area`` the net section (m²) for wind speed; ``kind`` a label
+    (``"roadway"``, ``"door"``, ``"regulator"``, ``"fan"``, ``"local_fan"``, ``"coal_face"``,
+    ``"heading"``…), ``name`` the mine's name for it; ``required_q`` the plan's required air (需风量,
+    m³/s) and ``roadway_class`` its 表6 class (《煤矿安全规程》第157条) where known, for judging a result.
     """
 
     id: str
@@ -68,10 +71,20 @@ class Branch:
     area: float | None = None
     kind: str = "roadway"
     name: str = ""
+    added_resistance: float = 0.0
+    fan_on: bool = True
+    required_q: float | None = None
+    roadway_class: str | None = None
 
-    def with_resistance(self, resistance: float) -> Branch:
-        """A copy with another total resistance (N·s²/m⁸)."""
-        return replace(self, resistance=resistance)
+    @property
+    def total_resistance(self) -> float:
+        """``R + ΔR``, N·s²/m⁸."""
+        return self.resistance + self.added_resistance
+
+    @property
+    def running_fan(self) -> FanCurve | None:
+        """The fan's curve while it runs, else None."""
+        return self.fan if self.fan_on else None
 
 
 @dataclass(frozen=True)
@@ -143,8 +156,9 @@ def _check_branch(branch: Branch, seen: set[str]) -> None:
     seen.add(branch.id)
     if branch.from_node == branch.to_node:
         raise NetworkError(f"分支 {branch.id} 的始末节点相同（{branch.from_node}）")
-    if not math.isfinite(branch.resistance) or branch.resistance < 0:
-        raise NetworkError(f"分支 {branch.id} 的风阻 {branch.resistance} 无效：须为非负有限数（N·s²/m⁸）")
+    for value in (branch.resistance, branch.added_resistance):
+        if not math.isfinite(value) or value < 0:
+            raise NetworkError(f"分支 {branch.id} 的风阻 {value} 无效：须为非负有限数（N·s²/m⁸）")
     if branch.fixed_q is not None and not math.isfinite(branch.fixed_q):
         raise NetworkError(f"分支 {branch.id} 的固定风量无效")
     if branch.fan is not None:

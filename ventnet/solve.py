@@ -61,7 +61,7 @@ def _solution(net: Compiled, state: Iterate, iterations: int, method: str) -> So
     h = {b.id: pressure[b.from_node] - pressure[b.to_node] for b in branches}
     fans = []
     for b in branches:
-        if b.fan is None:
+        if b.running_fan is None or b.fan is None:
             continue
         flow = q[b.id]
         below = b.fan.q_min is not None and flow < b.fan.q_min

@@ -1,0 +1,153 @@
+"""What-if changes to a network (DOMAIN.md §7): close or open a door, set a regulator's added
+resistance, stop, start or change a fan, add or remove a branch (a heading holed through), set a
+branch's resistance. Each is a pure function of the network: the mine itself is never touched."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, replace
+from typing import Any
+
+from ventnet.errors import NetworkError
+from ventnet.network import Branch, FanCurve, Network
+
+CLOSED_DOOR_RESISTANCE = 2000.0
+"""The added resistance of a closed door (its leakage), N·s²/m⁸, where the survey gives none: an
+assumption of practice (a good pair of doors leaks about 0.5 m³/s under 500 Pa, 500 / 0.5² = 2000);
+give the surveyed figure with the change where it is known."""
+
+ACTIONS = {
+    "close_door": "关闭风门",
+    "open_door": "打开风门",
+    "set_regulator": "设置调节风窗",
+    "stop_fan": "停止风机",
+    "start_fan": "开启风机",
+    "change_fan": "更换风机（特性曲线）",
+    "add_branch": "新增分支（贯通）",
+    "remove_branch": "拆除分支",
+    "set_resistance": "修改风阻",
+}
+"""Each change's action and its Chinese name."""
+
+
+@dataclass(frozen=True)
+class Change:
+    """One change: ``action`` (a key of :data:`ACTIONS`) on branch ``branch``.
+
+    ``resistance`` (N·s²/m⁸) is the new R of ``set_resistance``, the R of ``add_branch``, or a closed
+    door's leakage R for ``close_door``; ``added_resistance`` the regulator's ΔR (N·s²/m⁸);
+    ``fan`` the curve of ``change_fan`` (or ``start_fan`` with another curve); ``from_node``/``to_node``
+    and ``area`` (m²) describe an added branch.
+    """
+
+    action: str
+    branch: str
+    resistance: float | None = None
+    added_resistance: float | None = None
+    fan: FanCurve | None = None
+    from_node: str | None = None
+    to_node: str | None = None
+    area: float | None = None
+
+    def describe(self) -> str:
+        """The change in Chinese: ``关闭风门 D1``."""
+        return f"{ACTIONS.get(self.action, self.action)} {self.branch}"
+
+    @staticmethod
+    def from_json(data: Mapping[str, Any]) -> Change:
+        """A change from its JSON object (``{"action", "branch", …}``; a fan as ``{"a0", "a1", "a2",
+        "q_min", "q_max"}``). Raises :class:`NetworkError` (Chinese) on an unknown action or a bad value."""
+        action = str(data.get("action", ""))
+        if action not in ACTIONS:
+            raise NetworkError(f"未知的调整动作 {action!r}，可用：{', '.join(ACTIONS)}")
+        branch = data.get("branch")
+        if not isinstance(branch, str | int) or isinstance(branch, bool) or str(branch) == "":
+            raise NetworkError(f"调整 {action} 缺少分支编号 branch")
+        fan = data.get("fan")
+        return Change(
+            action=action,
+            branch=str(branch),
+            resistance=_optional_number(data, "resistance"),
+            added_resistance=_optional_number(data, "added_resistance"),
+            fan=_fan(fan) if fan is not None else None,
+            from_node=_optional_text(data, "from"),
+            to_node=_optional_text(data, "to"),
+            area=_optional_number(data, "area"),
+        )
+
+
+def apply_changes(network: Network, changes: Iterable[Change]) -> Network:
+    """The network after ``changes`` in order. Raises :class:`NetworkError` (Chinese) for a change that
+    names no branch of the network, a door/fan change on a branch without one, or a missing value."""
+    for change in changes:
+        network = _apply(network, change)
+    return network
+
+
+def _apply(network: Network, change: Change) -> Network:
+    if change.action == "add_branch":
+        return _add(network, change)
+    target = network.branch(change.branch)
+    if change.action == "remove_branch":
+        return network.with_branches(b for b in network.branches if b.id != change.branch)
+    updated = _changed(target, change)
+    return network.with_branches(updated if b.id == target.id else b for b in network.branches)
+
+
+def _changed(target: Branch, change: Change) -> Branch:
+    action = change.action
+    if action == "close_door":
+        return replace(target, added_resistance=change.resistance or CLOSED_DOOR_RESISTANCE)
+    if action == "open_door":
+        return replace(target, added_resistance=0.0)
+    if action == "set_regulator":
+        if change.added_resistance is None or change.added_resistance < 0:
+            raise NetworkError(f"设置调节风窗 {target.id} 需给出非负的附加风阻 added_resistance（N·s²/m⁸）")
+        return replace(target, added_resistance=change.added_resistance)
+    if action == "set_resistance":
+        if change.resistance is None or change.resistance < 0:
+            raise NetworkError(f"修改风阻 {target.id} 需给出非负的风阻 resistance（N·s²/m⁸）")
+        return replace(target, resistance=change.resistance)
+    if action == "change_fan" and change.fan is None:
+        raise NetworkError(f"更换风机 {target.id} 需给出特性曲线 fan（a0、a1、a2）")
+    fan = change.fan or target.fan
+    if fan is None:
+        raise NetworkError(f"分支 {target.id} 没有风机，无法{ACTIONS[action]}")
+    return replace(target, fan=fan, fan_on=action != "stop_fan")
+
+
+def _add(network: Network, change: Change) -> Network:
+    if any(b.id == change.branch for b in network.branches):
+        raise NetworkError(f"分支编号 {change.branch} 已存在，无法新增")
+    if change.from_node is None or change.to_node is None or change.resistance is None:
+        raise NetworkError(f"新增分支 {change.branch} 需给出 from、to 与风阻 resistance（N·s²/m⁸）")
+    added = Branch(change.branch, change.from_node, change.to_node, change.resistance, area=change.area)
+    return network.with_branches([*network.branches, added])
+
+
+def _optional_number(data: Mapping[str, Any], key: str) -> float | None:
+    value = data.get(key)
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+        raise NetworkError(f"{key}={value!r} 不是有限数")
+    return float(value)
+
+
+def _optional_text(data: Mapping[str, Any], key: str) -> str | None:
+    value = data.get(key)
+    return None if value is None else str(value)
+
+
+def _fan(data: Any) -> FanCurve:
+    if not isinstance(data, Mapping) or "a0" not in data:
+        raise NetworkError("风机特性曲线 fan 须为 {a0, a1, a2, q_min, q_max}")
+    a0 = _optional_number(data, "a0")
+    return FanCurve(
+        a0=a0 or 0.0,
+        a1=_optional_number(data, "a1") or 0.0,
+        a2=_optional_number(data, "a2") or 0.0,
+        q_min=_optional_number(data, "q_min"),
+        q_max=_optional_number(data, "q_max"),
+    )
