@@ -1,0 +1,127 @@
+"""What-if changes, diagonal branches, regulator sizing and resistance from a survey (ventnet)."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from tests.network_cases import bridge, driven, fan_loop, line
+from ventnet import Branch, FanCurve, Network, NetworkError, solve
+from ventnet.changes import CLOSED_DOOR_RESISTANCE, Change, apply_changes
+from ventnet.diagonal import diagonal_branches
+from ventnet.regulator import size_regulator, window_area
+from ventnet.survey import fit_resistances
+from ventnet.whatif import what_if
+
+
+def test_only_the_bridge_diagonal_is_diagonal() -> None:
+    network = bridge(1.0, 2.0, 3.0, 1.0)
+    assert diagonal_branches(network, solve(network)) == ["3"]
+    assert diagonal_branches(network, solve(network), among=["1", "2"]) == []
+
+
+def test_raising_r5_past_the_balance_flips_the_diagonal() -> None:
+    network = bridge(1.0, 2.0, 3.0, 1.0)  # R1·R5 = 1 < R2·R4 = 6: b→c
+    result = what_if(network, [Change("set_resistance", "5", resistance=7.0)])  # 7 > 6: c→b
+    assert result.before.q["3"] > 0 > result.after.q["3"]
+    assert result.flipped == ("3",) and result.diagonal_flips == ("3",)
+    row = {r["id"]: r for r in result.to_json()["branches"]}["3"]
+    assert row["dq"] == pytest.approx(row["q"] - row["q_before"])
+
+
+def test_closing_a_door_sends_its_air_to_the_parallel_branch() -> None:
+    network = driven([line("door", "in", "out", 0.5), line("other", "in", "out", 0.5)], 20.0)
+    result = what_if(network, [Change("close_door", "door")])
+    assert result.before.q["door"] == pytest.approx(10.0, abs=1e-5)
+    # the closed door leaks as R = 2000: Q_door/Q_other = √(0.5 / 2000.5)
+    share = math.sqrt(0.5 / (0.5 + CLOSED_DOOR_RESISTANCE))
+    assert result.after.q["door"] == pytest.approx(20.0 * share / (1 + share), abs=1e-4)
+    reopened = what_if(result.network, [Change("open_door", "door")], result.after)
+    assert reopened.after.q["door"] == pytest.approx(10.0, abs=1e-4)
+
+
+def test_stopping_and_starting_a_fan() -> None:
+    network = fan_loop(FanCurve(3000.0, 0.0, -1.0), [0.5])
+    stopped = what_if(network, [Change("stop_fan", "fan")])
+    assert abs(stopped.after.q["fan"]) <= 1e-3 and stopped.after.fans == ()
+    started = what_if(stopped.network, [Change("start_fan", "fan")])
+    assert started.after.q["fan"] == pytest.approx(math.sqrt(3000 / 1.5), abs=1e-4)
+    stronger = what_if(network, [Change("change_fan", "fan", fan=FanCurve(6000.0, 0.0, -1.0))])
+    assert stronger.after.q["fan"] == pytest.approx(math.sqrt(6000 / 1.5), abs=1e-4)
+
+
+def test_holing_through_a_heading_and_removing_it() -> None:
+    network = driven([line("1", "in", "m", 1.0), line("2", "m", "out", 1.0)], 10.0)
+    holed = what_if(network, [Change("add_branch", "new", resistance=1.0, from_node="in", to_node="out")])
+    # two parallel paths of R 2 and R 1: Q ∝ 1/√R
+    share_new = 1.0 / (1.0 + 1.0 / math.sqrt(2.0))
+    assert holed.after.q["new"] == pytest.approx(10.0 * share_new, abs=1e-4)
+    assert {r["id"]: r["q_before"] for r in holed.to_json()["branches"]}["new"] is None
+    removed = what_if(holed.network, [Change("remove_branch", "new")])
+    assert "new" not in removed.after.q and removed.after.q["1"] == pytest.approx(10.0, abs=1e-5)
+
+
+@pytest.mark.parametrize(
+    ("change", "words"),
+    [
+        (Change("close_door", "nowhere"), "没有分支"),
+        (Change("stop_fan", "1"), "没有风机"),
+        (Change("set_regulator", "1"), "附加风阻"),
+        (Change("add_branch", "1", resistance=1.0, from_node="in", to_node="m"), "已存在"),
+        (Change("add_branch", "x"), "from"),
+    ],
+)
+def test_changes_that_do_not_apply_are_refused_in_chinese(change: Change, words: str) -> None:
+    network = driven([line("1", "in", "m", 1.0), line("2", "m", "out", 1.0)], 10.0)
+    with pytest.raises(NetworkError, match=words):
+        apply_changes(network, [change])
+
+
+def test_changes_read_from_json_and_refuse_unknown_actions() -> None:
+    change = Change.from_json({"action": "change_fan", "branch": 7, "fan": {"a0": 100, "a2": -1}})
+    assert change.branch == "7" and change.fan == FanCurve(100.0, 0.0, -1.0)
+    with pytest.raises(NetworkError, match="未知的调整动作"):
+        Change.from_json({"action": "explode", "branch": "1"})
+    with pytest.raises(NetworkError, match="不是有限数"):
+        Change.from_json({"action": "set_regulator", "branch": "1", "added_resistance": "x"})
+
+
+def test_a_regulator_brings_its_branch_to_the_target_and_its_window_follows_the_formula() -> None:
+    branches = [
+        Branch("a", "in", "out", 0.5, area=10.0),
+        Branch("b", "in", "out", 0.5, area=10.0),
+    ]
+    network = driven(branches, 20.0)
+    sizing = size_regulator(network, "a", 6.0)
+    assert sizing.after.q["a"] == pytest.approx(6.0, abs=1e-6)
+    assert sizing.after.q["b"] == pytest.approx(14.0, abs=1e-6)
+    # equal drops: (0.5 + ΔR)·6² = 0.5·14²
+    assert sizing.added_resistance == pytest.approx(0.5 * 196 / 36 - 0.5, rel=1e-6)
+    assert sizing.pressure_drop == pytest.approx(sizing.added_resistance * 36, rel=1e-6)
+    h = sizing.pressure_drop
+    small = 6.0 * 10.0 / (0.65 * 6.0 + 0.84 * 10.0 * math.sqrt(h))
+    assert sizing.window_area == pytest.approx(small)
+    assert window_area(30.0, 10.0, 1.0) == pytest.approx(30.0 * 10.0 / (30.0 + 0.759 * 10.0 * 1.0))
+    with pytest.raises(NetworkError, match="只能减少风量"):
+        size_regulator(network, "a", 12.0)
+
+
+def test_survey_recovers_resistances_and_names_what_it_cannot_determine() -> None:
+    truth = bridge(1.0, 2.0, 3.0, 1.0, r3=0.5)
+    solved = solve(truth)
+    prior = bridge(2.0, 2.0, 2.0, 2.0, r3=2.0)
+    full = fit_resistances(prior, {k: solved.q[k] for k in "123"}, {k: solved.h[k] for k in "12345"})
+    for k, r in {"1": 1.0, "2": 2.0, "3": 0.5, "4": 3.0, "5": 1.0}.items():
+        assert full.resistance[k] == pytest.approx(r, rel=1e-5)
+    assert set(full.determined) == set("12345") and full.residual < 1e-3
+    partial = fit_resistances(prior, {"1": solved.q["1"]}, {"1": solved.h["1"]})
+    assert partial.resistance["1"] == pytest.approx(1.0, rel=1e-6)
+    assert partial.determined == ("1",) and set(partial.undetermined) == set("2345")
+    with pytest.raises(NetworkError, match="不在网络中"):
+        fit_resistances(prior, {"9": 1.0}, {})
+
+
+def test_a_network_with_a_fan_off_reaches_no_reference_through_the_fan() -> None:
+    network = Network((line("1", "a", "b", 1.0),), frozenset({"a", "b"}))
+    assert solve(network).q["1"] == pytest.approx(0.0, abs=1e-6)
