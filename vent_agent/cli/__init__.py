@@ -1,4 +1,4 @@
-"""Command line: ``vent-agent serve | review | calc | chat``."""
+"""Command line: ``vent-agent serve | review | calc | chat | network``."""
 
 from __future__ import annotations
 
@@ -110,6 +110,15 @@ def chat(
     raise typer.Exit(
         asyncio.run(run_chat(message, url=url, token=token, session=session, mode=mode, approve=approve))
     )
+
+
+def _add_network_commands() -> None:
+    from vent_agent.cli.network import network_app
+
+    app.add_typer(network_app, name="network", help="通风网络解算：solve（解算）与 what-if（调整后会怎样）")
+
+
+_add_network_commands()
 
 
 def main(argv: list[str] | None = None) -> NoReturn:

@@ -1,0 +1,73 @@
+"""``vent-agent network solve | what-if``: the benchmark networks through the command line, in the
+published JSON shape and sign convention; bad input is one Chinese line and exit code 2."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tests.network_cases import NETWORKS, TOTAL_AIRFLOW, published
+from vent_agent.cli import main
+
+
+def _run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    with pytest.raises(SystemExit) as exited:
+        main(["network", *args])
+    out = capsys.readouterr()
+    return int(exited.value.code or 0), out.out, out.err
+
+
+@pytest.mark.parametrize("name", sorted(TOTAL_AIRFLOW))
+def test_solve_json_matches_the_published_solutions(name: str, capsys: pytest.CaptureFixture[str]) -> None:
+    topology = str(NETWORKS / name / "topology.csv")
+    code, out, _ = _run(
+        capsys, "solve", "--topology", topology, "--total-airflow", str(TOTAL_AIRFLOW[name]), "--json"
+    )
+    assert code == 0
+    result = json.loads(out)
+    assert {"converged", "iterations", "residual_q", "residual_h", "branches", "nodes"} <= result.keys()
+    assert result["converged"] is True and result["residual_q"] <= 1e-4 and result["residual_h"] <= 0.1
+    assert set(result["branches"][0]) == {"id", "q", "h"} and set(result["nodes"][0]) == {"id", "p"}
+    flows = {row["id"]: row["q"] for row in result["branches"]}
+    for reference in published(name).values():
+        assert max(abs(flows[k] - q) for k, (q, _) in reference.branches.items()) <= 1e-3
+
+
+def test_what_if_json_gives_each_branch_its_change(capsys: pytest.CaptureFixture[str]) -> None:
+    topology = str(NETWORKS / "A_hongshagang_1" / "topology.csv")
+    change = json.dumps({"action": "set_regulator", "branch": "26", "added_resistance": 0.0})
+    code, out, _ = _run(
+        capsys, "what-if", "--topology", topology, "--total-airflow", "151.295", "--change", change, "--json"
+    )
+    assert code == 0
+    result = json.loads(out)
+    row = {r["id"]: r for r in result["branches"]}["26"]
+    assert row["q"] > row["q_before"] > 0 and row["dq"] == pytest.approx(row["q"] - row["q_before"])
+    assert result["changes"] == ["设置调节风窗 26"]
+
+
+def test_text_output_is_chinese(capsys: pytest.CaptureFixture[str]) -> None:
+    topology = str(NETWORKS / "A_hongshagang_1" / "topology.csv")
+    code, out, _ = _run(capsys, "solve", "--topology", topology, "--total-airflow", "151.295")
+    assert code == 0 and out.startswith("已收敛") and "牛顿节点风压法" in out
+
+
+@pytest.mark.parametrize(
+    ("args", "words"),
+    [
+        (["solve", "--topology", "/nowhere.csv"], "不存在"),
+        (["solve", "--topology", "{A}", "--total-airflow", "-5"], "总风量"),
+        (["what-if", "--topology", "{A}", "--change", "not json"], "不是 JSON"),
+        (
+            ["what-if", "--topology", "{A}", "--change", '{"action": "close_door", "branch": "999"}'],
+            "没有分支 999",
+        ),
+    ],
+)
+def test_bad_input_is_one_chinese_line_and_exit_2(
+    args: list[str], words: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    topology = str(NETWORKS / "A_hongshagang_1" / "topology.csv")
+    code, _, err = _run(capsys, *[a.replace("{A}", topology) for a in args])
+    assert code == 2 and words in err and "Traceback" not in err

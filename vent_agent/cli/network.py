@@ -1,0 +1,145 @@
+"""``vent-agent network solve | what-if``: solve a ventilation network from a topology CSV (the columns of
+the benchmark networks, tests/data/networks/README.md) and print the flows, as text or as JSON.
+
+Usage::
+
+    vent-agent network solve --topology FILE.csv [--total-airflow Q] [--json]
+    vent-agent network what-if --topology FILE.csv [--total-airflow Q] --change '{"action": …}' … [--json]
+
+With ``--total-airflow`` (m³/s) the air enters at the nodes without inflow and leaves at the nodes without
+outflow; without it the fans drive the network between atmosphere nodes. JSON out is
+``{"converged", "iterations", "residual_q", "residual_h", "branches": [{"id", "q", "h"}], "nodes": [{"id",
+"p"}], …}`` with ``h = p(from) − p(to)`` and ``p`` the pressure lost since the atmosphere (Pa). Exit status
+0 on success; 2 for bad input (one Chinese line on stderr); 3 when the solve does not converge.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Annotated, Any, NoReturn, TypeVar
+
+import typer
+
+from vent_agent.cli.usage import PROG, existing_file
+from ventnet import Network, NetworkError, NotConverged, Solution, solve
+from ventnet.changes import Change
+from ventnet.csv_topology import load_topology, pose
+from ventnet.whatif import what_if
+
+T = TypeVar("T")
+EXIT_BAD_INPUT = 2
+EXIT_NOT_CONVERGED = 3
+METHOD_CN = {"newton": "牛顿节点风压法", "hardy_cross": "Hardy Cross 回路法"}
+
+network_app = typer.Typer(add_completion=False, no_args_is_help=True, help="通风网络解算与“如果……会怎样”分析")
+
+TopologyOption = Annotated[
+    Path,
+    typer.Option("--topology", callback=existing_file, help="拓扑 CSV（edge_id, from, to, r_N_s2_m8 …）"),
+]
+AirflowOption = Annotated[
+    float | None, typer.Option("--total-airflow", help="总风量 m³/s：从无流入节点进、无流出节点出")
+]
+JsonOption = Annotated[bool, typer.Option("--json", help="输出 JSON")]
+
+
+@network_app.command("solve")
+def solve_command(
+    topology: TopologyOption, total_airflow: AirflowOption = None, as_json: JsonOption = False
+) -> None:
+    """解算通风网络：各分支风量、风压与节点压力。"""
+    network = _network(topology, total_airflow)
+    solution = _run(lambda: solve(network))
+    _print(solution.to_json() if as_json else None, solution)
+
+
+@network_app.command("what-if")
+def what_if_command(
+    topology: TopologyOption,
+    change: Annotated[
+        list[str],
+        typer.Option(
+            "--change", help='一项调整（JSON），如 {"action": "close_door", "branch": "12"}；可重复'
+        ),
+    ],
+    total_airflow: AirflowOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """调整网络（关风门、设调节风窗、停开风机、增删分支）后重新解算，给出各分支的变化。"""
+    network = _network(topology, total_airflow)
+    changes = [_change(text) for text in change]
+    result = _run(lambda: what_if(network, changes))
+    if as_json:
+        _print(result.to_json(), result.after)
+        return
+    for line in result.to_json()["changes"]:
+        print(f"调整：{line}")
+    _print(None, result.after, before=result.before.q)
+    if result.flipped:
+        print(
+            f"风向反转的分支：{', '.join(result.flipped)}（其中角联分支：{', '.join(result.diagonal_flips) or '无'}）"
+        )
+
+
+def _network(topology: Path, total_airflow: float | None) -> Network:
+    try:
+        return pose(load_topology(topology), total_airflow)
+    except NetworkError as exc:
+        _fail(str(exc), EXIT_BAD_INPUT)
+
+
+def _change(text: str) -> Change:
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError:
+        _fail(f"--change 不是 JSON：{text}", EXIT_BAD_INPUT)
+    if not isinstance(data, dict):
+        _fail(f"--change 须为 JSON 对象：{text}", EXIT_BAD_INPUT)
+    try:
+        return Change.from_json(data)
+    except NetworkError as exc:
+        _fail(str(exc), EXIT_BAD_INPUT)
+
+
+def _run(work: Callable[[], T]) -> T:
+    try:
+        return work()
+    except NotConverged as exc:
+        _fail(str(exc), EXIT_NOT_CONVERGED)
+    except NetworkError as exc:
+        _fail(str(exc), EXIT_BAD_INPUT)
+
+
+def _fail(message: str, code: int) -> NoReturn:
+    print(f"{PROG} network 出错：{message}", file=sys.stderr)
+    raise typer.Exit(code)
+
+
+def _print(
+    payload: dict[str, Any] | None, solution: Solution, before: dict[str, float] | None = None
+) -> None:
+    if payload is not None:
+        print(json.dumps(payload, ensure_ascii=False))
+        return
+    print(
+        f"已收敛：{solution.iterations} 次迭代（{METHOD_CN.get(solution.method, solution.method)}），"
+        f"风量残差 {solution.residual_q:.2e} m³/s，风压残差 {solution.residual_h:.2e} Pa"
+    )
+    header = "分支\t风量 m³/s\t风压 Pa" + ("\t原风量 m³/s" if before is not None else "")
+    print(header)
+    for branch_id, q in solution.q.items():
+        row = f"{branch_id}\t{q:.4f}\t{solution.h[branch_id]:.3f}"
+        if before is not None:
+            old = before.get(branch_id)
+            row += "\t" + ("—" if old is None else f"{old:.4f}")
+        print(row)
+    if solution.reversed:
+        print(f"逆向（与分支方向相反）的分支：{', '.join(solution.reversed)}")
+    for fan in solution.fans:
+        flags = [
+            w for w, on in (("超出特性曲线范围", fan.off_range), ("处于上升（不稳定）段", fan.rising)) if on
+        ]
+        print(f"风机 {fan.branch_id}：Q = {fan.q:.3f} m³/s，H = {fan.h_fan:.1f} Pa {'，'.join(flags)}")
