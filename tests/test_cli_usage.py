@@ -95,8 +95,10 @@ def test_every_command_and_option_is_described_in_chinese() -> None:
 
     group = typer.main.get_command(app)
     commands = group.commands  # type: ignore[attr-defined]
-    assert set(commands) == {"serve", "review", "calc", "chat"}
-    for name, command in commands.items():
+    assert set(commands) == {"serve", "review", "calc", "chat", "network"}
+    subcommands = {f"network {k}": c for k, c in commands["network"].commands.items()}
+    assert set(subcommands) == {"network solve", "network what-if"}
+    for name, command in {**commands, **subcommands}.items():
         assert CJK.search(command.help or ""), name
         for param in command.params:
             assert CJK.search(getattr(param, "help", None) or ""), f"{name} {param.name}"
