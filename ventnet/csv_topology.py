@@ -78,7 +78,7 @@ def pose(branches: list[Branch], total_airflow: float | None = None) -> Network:
     inlets = sorted(heads - tails)
     outlets = sorted(tails - heads)
     if not inlets or not outlets:
-        raise NetworkError("网络没有进风节点（无流入分支）或出风节点（无流出分支），无法按总风量设定")
+        raise NetworkError("网络没有进风节点（无流入分支）或出风节点（无流出分支），无法确定风流的进出")
     if total_airflow is None:
         return Network(tuple(branches), reference_nodes=frozenset(inlets + outlets))
     if not math.isfinite(total_airflow) or total_airflow <= 0:

@@ -1,0 +1,162 @@
+"""Judging a solved network the way the live data are judged (DOMAIN.md §7): each branch's air against
+its required air (the plan's 需风量 where known) and its wind speed Q/S against 表6 (《煤矿安全规程》
+第157条), local fans against the full-pressure air reaching them (第183条), fans off their curve, and
+after a change: reversed branches and diagonal branches whose direction flips. Findings are Chinese."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from vent_agent.kb.thresholds import Threshold, ThresholdTable
+from ventnet import Network, Solution
+from ventnet.whatif import WhatIf
+
+REQUIRED_AIR_ARTICLE = 159
+"""《煤矿安全规程》（2025版）第159条: the air each place needs, computed by each requirement, the largest
+taken (AQ 1056-2008 gives the methods); a branch below its plan's required air breaches it."""
+
+
+@dataclass(frozen=True)
+class NetworkFinding:
+    """One judgement: ``kind`` (``short_air``, ``wind_low``, ``wind_high``, ``aux_fan_intake``,
+    ``reversed``, ``diagonal_flip``, ``fan_rising``, ``fan_off_range``), the branch, the figure and
+    the limit it is judged against (units in the message), the Chinese ``message`` and its ``clause``."""
+
+    kind: str
+    branch: str
+    message: str
+    clause: str
+    value: float | None = None
+    limit: float | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        """The finding as a JSON object."""
+        return asdict(self)
+
+
+def judge_solution(network: Network, solution: Solution, table: ThresholdTable) -> list[NetworkFinding]:
+    """Every breach of required air, wind speed, local-fan intake and fan curve in ``solution``."""
+    out: list[NetworkFinding] = []
+    for branch in network.branches:
+        q = abs(solution.q[branch.id])
+        label = _label(branch.id, branch.name)
+        if branch.required_q is not None and q < branch.required_q:
+            out.append(
+                NetworkFinding(
+                    "short_air",
+                    branch.id,
+                    f"{label}风量 {q * 60:.0f} m³/min 低于计划风量 {branch.required_q * 60:.0f} m³/min（配风计划的需风量，未给出时为配风量）",
+                    table.article_label(REQUIRED_AIR_ARTICLE),
+                    q * 60,
+                    branch.required_q * 60,
+                )
+            )
+        if branch.area and branch.roadway_class and branch.fixed_q is None:
+            out += _wind(branch.id, label, q / branch.area, branch.roadway_class, table)
+    out += _local_fans(network, solution, table)
+    for fan in solution.fans:
+        label = _label(fan.branch_id, network.branch(fan.branch_id).name)
+        if fan.rising:
+            out.append(
+                NetworkFinding(
+                    "fan_rising",
+                    fan.branch_id,
+                    f"{label}工况点 Q = {fan.q:.1f} m³/s 落在特性曲线的上升（不稳定）段",
+                    "风机特性曲线（DOMAIN.md §7）",
+                    fan.q,
+                )
+            )
+        if fan.off_range:
+            out.append(
+                NetworkFinding(
+                    "fan_off_range",
+                    fan.branch_id,
+                    f"{label}工况点 Q = {fan.q:.1f} m³/s 超出特性曲线的给定范围",
+                    "风机特性曲线（DOMAIN.md §7）",
+                    fan.q,
+                )
+            )
+    return out
+
+
+def judge_what_if(result: WhatIf, table: ThresholdTable) -> list[NetworkFinding]:
+    """The judgement of the state after a change, plus each branch the change reverses (and whether it
+    is diagonal, 角联): every change is advice for a person to approve."""
+    out = judge_solution(result.network, result.after, table)
+    for branch_id in result.flipped:
+        diagonal = branch_id in result.diagonal_flips
+        before, after = result.before.q[branch_id], result.after.q[branch_id]
+        out.append(
+            NetworkFinding(
+                "diagonal_flip" if diagonal else "reversed",
+                branch_id,
+                f"{_label(branch_id, result.network.branch(branch_id).name)}风流反向"
+                f"（{before:.2f} → {after:.2f} m³/s）"
+                + ("，该分支为角联分支，风向不稳定" if diagonal else ""),
+                "通风网络角联分支（DOMAIN.md §7）" if diagonal else "通风网络风流方向（DOMAIN.md §7）",
+                after,
+            )
+        )
+    return out
+
+
+def _wind(
+    branch_id: str, label: str, speed: float, roadway_class: str, table: ThresholdTable
+) -> list[NetworkFinding]:
+    try:
+        low, high = table.wind_speed_limits(roadway_class)
+    except KeyError:
+        return []
+    out = []
+    for threshold, kind, word in ((low, "wind_low", "低于最低"), (high, "wind_high", "超过最高")):
+        if threshold is not None and threshold.breached(speed):
+            out.append(_wind_finding(branch_id, label, speed, roadway_class, threshold, kind, word))
+    return out
+
+
+def _wind_finding(
+    branch_id: str, label: str, speed: float, roadway_class: str, threshold: Threshold, kind: str, word: str
+) -> NetworkFinding:
+    return NetworkFinding(
+        kind,
+        branch_id,
+        f"{label}风速 {speed:.2f} m/s {word}允许风速 {threshold.limit:g} m/s（{roadway_class}）",
+        f"{threshold.article_label()} 表6",
+        speed,
+        threshold.limit,
+    )
+
+
+def _local_fans(network: Network, solution: Solution, table: ThresholdTable) -> list[NetworkFinding]:
+    """A local fan's intake against the full-pressure air reaching its node (第183条)."""
+    draws: dict[str, float] = {}
+    for b in network.branches:
+        if b.kind == "local_fan" and b.fixed_q is not None:
+            draws[b.from_node] = draws.get(b.from_node, 0.0) + b.fixed_q
+    if not draws:
+        return []
+    threshold = table.get("aux_fan_distance")
+    out = []
+    for node, draw in draws.items():
+        supplied = sum(
+            max(solution.q[b.id], 0.0) if b.to_node == node else max(-solution.q[b.id], 0.0)
+            for b in network.branches
+            if b.fixed_q is None and node in (b.from_node, b.to_node)
+        )
+        if supplied <= draw:
+            out.append(
+                NetworkFinding(
+                    "aux_fan_intake",
+                    node,
+                    f"节点 {node} 的局部通风机吸风量 {draw * 60:.0f} m³/min 不小于全风压供风量 {supplied * 60:.0f} m³/min，将产生循环风",
+                    threshold.article_label(),
+                    supplied * 60,
+                    draw * 60,
+                )
+            )
+    return out
+
+
+def _label(branch_id: str, name: str) -> str:
+    return f"{name}（{branch_id}）" if name and name != branch_id else f"分支 {branch_id} "
