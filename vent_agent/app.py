@@ -19,6 +19,7 @@ from vent_agent.api import (
     interpret,
     mine,
     model,
+    network,
     reports,
     review,
     runs,
@@ -127,7 +128,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     json_limit = settings.max_json_body_kb << 10
     app.add_middleware(ChineseBodyLimit)
     for router in (
-        *(m.router for m in (health, interpret, reports, runs, sessions, model, client_js, mine)),
+        *(m.router for m in (health, interpret, reports, runs, sessions, model, client_js, mine, network)),
         chat.resume_router,
         skills.json_router,
     ):

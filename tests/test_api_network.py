@@ -1,0 +1,76 @@
+"""POST /api/network/solve and /api/network/what-if: the benchmark networks through the API match their
+published solutions; the demo mine's network when the body names none; closing a door names the
+branches that fall short with their clauses; bad input is 400 in the spec's error shape."""
+
+from __future__ import annotations
+
+import httpx
+import pytest
+
+from tests.network_cases import NETWORKS, TOTAL_AIRFLOW, published
+
+
+@pytest.mark.parametrize("name", sorted(TOTAL_AIRFLOW))
+async def test_solve_matches_the_published_solutions(name: str, client: httpx.AsyncClient) -> None:
+    csv_text = (NETWORKS / name / "topology.csv").read_text(encoding="utf-8-sig")
+    resp = await client.post(
+        "/api/network/solve", json={"topology_csv": csv_text, "total_airflow": TOTAL_AIRFLOW[name]}
+    )
+    assert resp.status_code == 200
+    body = resp.json()
+    assert body["converged"] is True and body["network"] == "request"
+    flows = {row["id"]: row["q"] for row in body["branches"]}
+    for reference in published(name).values():
+        assert max(abs(flows[k] - q) for k, (q, _) in reference.branches.items()) <= 1e-3
+
+
+async def test_the_demo_mine_is_solved_when_no_network_is_named(client: httpx.AsyncClient) -> None:
+    resp = await client.post("/api/network/solve", json={})
+    assert resp.status_code == 200
+    body = resp.json()
+    assert body["network"] == "demo" and body["converged"] is True
+    flows = {row["id"]: row["q"] for row in body["branches"]}
+    assert flows["ZHFX"] == pytest.approx(107.3, rel=0.05)
+    assert [fan["id"] for fan in body["fans"]] == ["FD-01"]
+
+
+async def test_closing_a_door_names_the_branches_that_fall_short_with_their_clauses(
+    client: httpx.AsyncClient,
+) -> None:
+    # shutting the 15216 face's intake side (its haulage slope) as a door would
+    change = {"action": "close_door", "branch": "15216"}
+    resp = await client.post("/api/network/what-if", json={"changes": [change]})
+    assert resp.status_code == 200
+    body = resp.json()
+    rows = {row["id"]: row for row in body["branches"]}
+    assert rows["15216"]["q"] < 0.5 < rows["15216"]["q_before"]
+    assert rows["15216-YS"]["dq"] > 0  # the parallel intake takes part of its air
+    short = {f["branch"]: f for f in body["findings"] if f["kind"] == "short_air"}
+    assert (
+        "15216" in short
+        and "第159条" in short["15216"]["clause"]
+        and "低于计划风量" in short["15216"]["message"]
+    )
+    low = {f["branch"] for f in body["findings"] if f["kind"] == "wind_low"}
+    assert "15216" in low
+    assert body["changes"] == ["关闭风门 15216"] and "审批" in body["advice"]
+
+
+@pytest.mark.parametrize(
+    ("path", "body", "words"),
+    [
+        ("/api/network/solve", {"topology_csv": "a,b\n1,2\n"}, "缺少列"),
+        ("/api/network/solve", {"total_airflow": 10}, "total_airflow"),
+        ("/api/network/solve", {"branches": [{"id": "1", "from": "a", "to": "a", "r": 1}]}, "进风节点"),
+        ("/api/network/what-if", {"changes": [{"action": "explode", "branch": "1"}]}, "未知的调整动作"),
+        ("/api/network/what-if", {"changes": [{"action": "close_door", "branch": "nowhere"}]}, "没有分支"),
+        ("/api/network/what-if", {"changes": []}, ""),
+        ("/api/network/solve", {"total_airflow": -1}, ""),
+    ],
+)
+async def test_bad_input_is_400_in_the_spec_error_shape(
+    path: str, body: dict[str, object], words: str, client: httpx.AsyncClient
+) -> None:
+    resp = await client.post(path, json=body)
+    assert resp.status_code == 400
+    assert set(resp.json()) == {"error"} and words in resp.json()["error"]

@@ -1,0 +1,84 @@
+"""Solve and what-if as the API and the agent's tools answer them: the solver's JSON shape plus the
+judgement (findings with clauses, in Chinese) and where the network came from. CPU work: callers run
+these in a worker thread."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Any
+
+from vent_agent.kb.thresholds import ThresholdTable
+from vent_agent.network.judge import judge_solution, judge_what_if
+from vent_agent.network.requests import NetworkSpec, WhatIfSpec, build_network, demo_mine_network
+from ventnet import Network, Solution, solve
+from ventnet.diagonal import diagonal_branches
+from ventnet.regulator import size_regulator
+from ventnet.whatif import what_if
+
+
+def solve_payload(spec: NetworkSpec, edition: str | None = None) -> dict[str, Any]:
+    """``{"converged", "iterations", "residual_q", "residual_h", "method", "branches": [{"id", "q",
+    "h"}], "nodes": [{"id", "p"}], "reversed", "fans", "findings", "network"}``. Raises
+    :class:`~ventnet.NetworkError` for a network that cannot be posed and
+    :class:`~ventnet.NotConverged` when the solve does not converge."""
+    network, origin = build_network(spec)
+    solution = _baseline(network, origin)
+    out = solution.to_json()
+    out["findings"] = [f.to_json() for f in judge_solution(network, solution, ThresholdTable.load(edition))]
+    out["network"] = origin
+    return out
+
+
+def what_if_payload(spec: WhatIfSpec, edition: str | None = None) -> dict[str, Any]:
+    """The solve's shape for the network after ``spec.changes`` (each branch with ``q_before`` and
+    ``dq``), plus ``changes``, ``flipped``, ``diagonal_flips``, ``findings`` and ``advice`` (a reminder
+    that nothing is actuated). Raises as :func:`solve_payload`, and :class:`~ventnet.NetworkError` for a
+    change that does not apply."""
+    network, origin = build_network(spec)
+    result = what_if(network, spec.parsed_changes(), _baseline(network, origin))
+    out = result.to_json()
+    out["findings"] = [f.to_json() for f in judge_what_if(result, ThresholdTable.load(edition))]
+    out["network"] = origin
+    out["advice"] = "以上为模拟结果，仅供参考：对矿井的任何调整须经通风负责人审批后实施，本系统不操作任何设施"
+    return out
+
+
+def regulator_payload(
+    spec: NetworkSpec, branch: str, target_q: float, regulator_branch: str | None
+) -> dict[str, Any]:
+    """The regulator for ``branch`` to carry ``target_q`` (m³/s): ``added_resistance`` (N·s²/m⁸),
+    ``pressure_drop`` (Pa), ``window_area`` (m²), and the flow of every branch before and after."""
+    network, origin = build_network(spec)
+    sizing = size_regulator(network, branch, target_q, regulator_branch, _baseline(network, origin))
+    return {
+        "branch": sizing.branch,
+        "regulator_branch": sizing.regulator_branch,
+        "target_q": sizing.target_q,
+        "added_resistance": sizing.added_resistance,
+        "pressure_drop": sizing.pressure_drop,
+        "window_area": sizing.window_area,
+        "window_area_formula": "S_w = Q·S/(0.65·Q + 0.84·S·√h_w)（S_w/S ≤ 0.5），否则 S_w = Q·S/(Q + 0.759·S·√h_w)（《通风安全学》）",
+        "branches": [
+            {"id": k, "q_before": sizing.before.q[k], "q": q, "dq": q - sizing.before.q[k]}
+            for k, q in sizing.after.q.items()
+        ],
+        "network": origin,
+        "advice": "调节风窗的设置须经通风负责人审批后实施，本系统不操作任何设施",
+    }
+
+
+def diagonal_payload(spec: NetworkSpec) -> dict[str, Any]:
+    """The diagonal branches (角联) of the network in its solved directions, with their flows."""
+    network, origin = build_network(spec)
+    solution = _baseline(network, origin)
+    ids = diagonal_branches(network, solution)
+    return {"diagonal_branches": [{"id": k, "q": solution.q[k]} for k in ids], "network": origin}
+
+
+def _baseline(network: Network, origin: str) -> Solution:
+    return _demo_solution() if origin == "demo" else solve(network)
+
+
+@lru_cache(maxsize=1)
+def _demo_solution() -> Solution:
+    return solve(demo_mine_network())
