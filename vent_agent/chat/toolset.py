@@ -24,6 +24,7 @@ from vent_agent.tools.calc_tools import calc_tools
 from vent_agent.tools.data_tools import data_tools
 from vent_agent.tools.kb_tools import TOOL_NAME as KB_TOOL
 from vent_agent.tools.kb_tools import kb_context_tools, query_knowledge_base
+from vent_agent.tools.network_tools import network_tools
 from vent_agent.tools.preference_store import render_preferences
 from vent_agent.tools.preference_tools import preference_tools
 from vent_agent.tools.system_tools import system_tools
@@ -45,12 +46,13 @@ def _skill_tools(state: AppState, agent: str) -> list[BaseTool]:
 
 def chat_tools(state: AppState) -> list[BaseTool]:
     """The dialogue agent's tools: the 11 data tools (over the mine's ventilation system), the knowledge
-    base, the calculators, user preferences, the current time and ``load_skill``; ``write_todos`` comes with the
-    todo middleware."""
+    base, the calculators, the network tools (solve, what-if, regulator, diagonal branches), user
+    preferences, the current time and ``load_skill``; ``write_todos`` comes with the todo middleware."""
     return [
         *data_tools(),
         *kb_context_tools(),
         *calc_tools(),
+        *network_tools(),
         *preference_tools(),
         *system_tools(),
         *_skill_tools(state, VENT_CHAT.agent_id),

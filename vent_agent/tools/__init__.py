@@ -9,6 +9,8 @@
 - ``tools.system_tools`` – ``system_tools()``: ``get_current_time``;
 - ``tools.calc_tools`` – ``calc_tools()``: the air-volume calculators; ``tools.kb_tools`` – the
   knowledge base;
+- ``tools.network_tools`` – ``network_tools()``: ``network_solve``, ``network_what_if``,
+  ``regulator_size``, ``diagonal_branches`` over the mine's network (ventnet; computing, never actuating);
 - ``tools.common`` – time-outs and error results shared by the context tools; ``tools.data_format`` –
   how data records are shown to the model.
 """
