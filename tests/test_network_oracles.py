@@ -40,7 +40,7 @@ def test_pressures_and_drops_follow_the_published_sign_convention(name: str) -> 
         assert solution.h[branch.id] == pytest.approx(drop, abs=1e-9)
         if branch.fan is None:
             q = solution.q[branch.id]
-            assert drop == pytest.approx(-branch.resistance * q * abs(q), abs=1e-3)
+            assert drop == pytest.approx(-branch.total_resistance * q * abs(q), abs=1e-3)
 
 
 def test_reversed_branches_are_those_published_negative() -> None:

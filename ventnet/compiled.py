@@ -6,9 +6,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import networkx as nx
 import numpy as np
 import scipy.sparse as sp
+import scipy.sparse.linalg as spla
+from scipy.sparse.csgraph import connected_components
 
 from ventnet.errors import NetworkError
 from ventnet.network import Network
@@ -49,6 +50,17 @@ class Compiled:
         """``A·diag(weight)·Aᵀ`` over the unknown nodes, assembled on a fixed sparsity pattern."""
         return self.pattern.assemble(weight)
 
+    def solve_nodes(self, weight: FloatArray, rhs: FloatArray) -> FloatArray:
+        """``x`` with ``A·diag(weight)·Aᵀ·x = rhs`` (weights positive: the matrix is symmetric positive
+        definite, so SuperLU runs in symmetric mode on a minimum-degree ordering without pivoting)."""
+        factor = spla.splu(
+            self.laplacian(weight),
+            permc_spec="MMD_AT_PLUS_A",
+            diag_pivot_thresh=0.0,
+            options={"SymmetricMode": True},
+        )
+        return np.asarray(factor.solve(rhs))
+
     def branch_law(self, q: FloatArray) -> FloatArray:
         """``g(Q) = R·Q·|Q| − h_fan(Q) − h_N`` of each free branch, Pa: equals ``p(to) − p(from)`` at a
         solution."""
@@ -60,7 +72,9 @@ class Compiled:
 
     def imbalance(self, q: FloatArray) -> FloatArray:
         """Air gained by each unknown node (inflow − outflow + supply), m³/s; zero at a solution."""
-        return np.asarray(self.incidence @ q + self.supply[self.unknown])
+        n = len(self.node_ids)
+        gained = np.bincount(self.to, weights=q, minlength=n) - np.bincount(self.frm, weights=q, minlength=n)
+        return np.asarray((gained + self.supply)[self.unknown])
 
     def drops(self, p: FloatArray) -> FloatArray:
         """``p(to) − p(from)`` of each free branch for node pressures ``p`` (all nodes), Pa."""
@@ -195,13 +209,13 @@ class LaplacianPattern:
 
 
 def _check_grounded(n: int, reference: set[int], frm: np.ndarray, to: np.ndarray, names: list[str]) -> None:
-    graph: nx.Graph[int] = nx.Graph()
-    graph.add_nodes_from(range(n))
-    graph.add_edges_from(zip(frm.tolist(), to.tolist(), strict=True))
-    for component in nx.connected_components(graph):
-        if not component & reference:
-            shown = ", ".join(names[i] for i in sorted(component)[:5])
-            raise NetworkError(f"节点 {shown} 所在部分与大气（参考节点）不连通，风压无法确定")
+    graph = sp.coo_matrix((np.ones(len(frm)), (frm, to)), shape=(n, n))
+    _, labels = connected_components(graph, directed=False)
+    grounded = {int(labels[i]) for i in reference}
+    stranded = [i for i in range(n) if int(labels[i]) not in grounded]
+    if stranded:
+        shown = ", ".join(names[i] for i in stranded[:5])
+        raise NetworkError(f"节点 {shown} 所在部分与大气（参考节点）不连通，风压无法确定")
 
 
 def _natural(name: str) -> tuple[int, int, str]:

@@ -12,7 +12,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-import scipy.sparse.linalg as spla
 
 from ventnet.compiled import Compiled, FloatArray
 
@@ -53,9 +52,8 @@ def initial_state(net: Compiled) -> Iterate:
         q_ref = max(q_ref, float(np.max(np.sqrt(net.a0[fan] / (net.r[fan] + np.abs(net.a2[fan]) + 1e-12)))))
     k = (net.r + np.abs(net.a2)) * q_ref + 1e-6
     lift = net.a0 + net.hn
-    laplacian = net.laplacian(1.0 / k)
     p = np.zeros(len(net.node_ids))
-    p[net.unknown] = spla.spsolve(laplacian, -(supply + net.incidence @ (lift / k)))
+    p[net.unknown] = net.solve_nodes(1.0 / k, -(supply + net.incidence @ (lift / k)))
     q = (net.drops(p) + lift) / k
     return Iterate(q=q, p=p)
 
@@ -70,8 +68,7 @@ def newton(net: Compiled, start: Iterate, max_iterations: int = MAX_ITERATIONS) 
     for iteration in range(1, max_iterations + 1):
         slope = np.maximum(net.branch_slope(q), 2.0 * net.r * _SLOPE_FLOOR_Q + _SLOPE_FLOOR)
         weight = 1.0 / slope
-        laplacian = net.laplacian(weight)
-        dp_unknown = spla.spsolve(laplacian, net.incidence @ (weight * r) - b)
+        dp_unknown = net.solve_nodes(weight, net.incidence @ (weight * r) - b)
         dp = np.zeros_like(p)
         dp[net.unknown] = dp_unknown
         dq = weight * (net.drops(dp) - r)

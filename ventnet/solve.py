@@ -23,14 +23,17 @@ def solve(network: Network, warm: Solution | None = None, max_iterations: int = 
     :class:`~ventnet.errors.NotConverged` when no method converges: an unconverged state is never a result.
     """
     net = compile_network(network)
-    cold = initial_state(net)
-    start = _warm_start(net, warm, cold) if warm is not None else cold
+    cold: Iterate | None = None
+    if warm is None:
+        start = cold = initial_state(net)
+    else:
+        start = _warm_start(net, warm)
     state = newton(net, start, max_iterations)
     spent = state.iterations
     methods = "牛顿节点风压法"
     method = "newton"
     if not state.converged and spent < max_iterations:
-        fallback = hardy_cross(net, cold, max_iterations - spent)
+        fallback = hardy_cross(net, cold or initial_state(net), max_iterations - spent)
         spent += fallback.iterations
         methods += "、Hardy Cross 回路法"
         if fallback.converged:
@@ -40,10 +43,17 @@ def solve(network: Network, warm: Solution | None = None, max_iterations: int = 
     return _solution(net, state, spent, method)
 
 
-def _warm_start(net: Compiled, warm: Solution, cold: Iterate) -> Iterate:
-    branches = net.network.branches
-    q = np.array([warm.q.get(branches[k].id, cold.q[i]) for i, k in enumerate(net.free)])
-    p = np.array([warm.p.get(node, cold.p[i]) for i, node in enumerate(net.node_ids)])
+def _warm_start(net: Compiled, warm: Solution) -> Iterate:
+    """The earlier solution's flows and pressures where it knows the branch or node, the cold start's
+    elsewhere (a branch or node a change added)."""
+    ids = [net.network.branches[k].id for k in net.free]
+    if all(i in warm.q for i in ids) and all(node in warm.p for node in net.node_ids):
+        q = np.array([warm.q[i] for i in ids])
+        p = np.array([warm.p[node] for node in net.node_ids])
+    else:
+        cold = initial_state(net)
+        q = np.array([warm.q.get(i, cold.q[j]) for j, i in enumerate(ids)])
+        p = np.array([warm.p.get(node, cold.p[j]) for j, node in enumerate(net.node_ids)])
     p[np.setdiff1d(np.arange(len(p)), net.unknown)] = 0.0
     return Iterate(q=q, p=p)
 
