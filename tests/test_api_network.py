@@ -32,6 +32,11 @@ async def test_the_demo_mine_is_solved_when_no_network_is_named(client: httpx.As
     flows = {row["id"]: row["q"] for row in body["branches"]}
     assert flows["ZHFX"] == pytest.approx(107.3, rel=0.05)
     assert [fan["id"] for fan in body["fans"]] == ["FD-01"]
+    assert body["findings"] == []  # the undisturbed demo mine meets its plan and 表6
+    # the map's drawing order: headings are drawn mouth → face, their air returns face → mouth
+    rows = {row["id"]: row for row in body["branches"]}
+    assert rows["ZJFX"]["map_direction"] == 1 and rows["15220-YS"]["map_direction"] == -1
+    assert rows["FM-01"]["kind"] == "door" and rows["FM-01"]["map_direction"] is None
 
 
 async def test_closing_a_door_names_the_branches_that_fall_short_with_their_clauses(

@@ -10,6 +10,7 @@ from typing import Any
 from vent_agent.kb.thresholds import ThresholdTable
 from vent_agent.network.judge import judge_solution, judge_what_if
 from vent_agent.network.requests import NetworkSpec, WhatIfSpec, build_network, demo_mine_network
+from vent_agent.upstream.layout import load_layout
 from ventnet import Network, Solution, solve
 from ventnet.diagonal import diagonal_branches
 from ventnet.regulator import size_regulator
@@ -26,6 +27,7 @@ def solve_payload(spec: NetworkSpec, edition: str | None = None) -> dict[str, An
     out = solution.to_json()
     out["findings"] = [f.to_json() for f in judge_solution(network, solution, ThresholdTable.load(edition))]
     out["network"] = origin
+    _describe_branches(out, network)
     return out
 
 
@@ -39,6 +41,7 @@ def what_if_payload(spec: WhatIfSpec, edition: str | None = None) -> dict[str, A
     out = result.to_json()
     out["findings"] = [f.to_json() for f in judge_what_if(result, ThresholdTable.load(edition))]
     out["network"] = origin
+    _describe_branches(out, result.network)
     out["advice"] = "以上为模拟结果，仅供参考：对矿井的任何调整须经通风负责人审批后实施，本系统不操作任何设施"
     return out
 
@@ -73,6 +76,23 @@ def diagonal_payload(spec: NetworkSpec) -> dict[str, Any]:
     solution = _baseline(network, origin)
     ids = diagonal_branches(network, solution)
     return {"diagonal_branches": [{"id": k, "q": solution.q[k]} for k in ids], "network": origin}
+
+
+def _describe_branches(out: dict[str, Any], network: Network) -> None:
+    """Give each branch row its ``name``, ``kind``, ``from`` and ``to``, and ``map_direction``: +1 when
+    its air runs from the first to the second end the map draws (``GET /api/mine/network``), −1 when
+    against, 0 without flow, None for a branch the map does not draw."""
+    ends = load_layout().tunnels
+    by_id = {b.id: b for b in network.branches}
+    for row in out["branches"]:
+        branch = by_id[row["id"]]
+        row.update(name=branch.name, kind=branch.kind, **{"from": branch.from_node, "to": branch.to_node})
+        drawn = ends.get(branch.id)
+        sign = (row["q"] > 1e-6) - (row["q"] < -1e-6)
+        if drawn is None or set(drawn) != {branch.from_node, branch.to_node}:
+            row["map_direction"] = None
+        else:
+            row["map_direction"] = sign if tuple(drawn) == (branch.from_node, branch.to_node) else -sign
 
 
 def _baseline(network: Network, origin: str) -> Solution:
