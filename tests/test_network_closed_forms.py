@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from tests.network_cases import bridge, driven, fan_loop, line
 from ventnet import Branch, FanCurve, Network, NetworkError, NotConverged, Solution, solve
+from ventnet.csv_topology import pose
 
 
 def test_series_branches_carry_the_total_and_lose_r_q_squared() -> None:
@@ -147,3 +148,20 @@ def test_small_fan_networks_converge_to_a_true_answer_or_say_they_did_not(
         return  # said so: no answer is given
 
     _check_kirchhoff(network, solution)
+
+
+def test_figures_no_airway_has_are_refused_and_a_hopeless_system_is_not_converged() -> None:
+    # found by the OpenAPI fuzzer: resistances of 1e306 and a total airflow of 6.8e307 made a 500
+    with pytest.raises(NetworkError, match="风阻"):
+        driven([line("1", "in", "out", 3.2e306)], 1.0)
+    with pytest.raises(NetworkError, match="总风量"):
+        pose([line("1", "in", "out", 1.0)], 6.8e307)
+    # the largest and smallest resistances accepted side by side: solved, or said not to be
+    network = driven(
+        [line("1", "in", "m", 1e6), line("2", "in", "m", 1e-196), line("3", "m", "out", 1.0)], 10.0
+    )
+    try:
+        solution = solve(network)
+    except NotConverged:
+        return
+    assert solution.q["2"] == pytest.approx(10.0, abs=1e-3)

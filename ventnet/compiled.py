@@ -52,13 +52,17 @@ class Compiled:
 
     def solve_nodes(self, weight: FloatArray, rhs: FloatArray) -> FloatArray:
         """``x`` with ``A·diag(weight)·Aᵀ·x = rhs`` (weights positive: the matrix is symmetric positive
-        definite, so SuperLU runs in symmetric mode on a minimum-degree ordering without pivoting)."""
-        factor = spla.splu(
-            self.laplacian(weight),
-            permc_spec="MMD_AT_PLUS_A",
-            diag_pivot_thresh=0.0,
-            options={"SymmetricMode": True},
-        )
+        definite, so SuperLU runs in symmetric mode on a minimum-degree ordering without pivoting).
+        Raises ArithmeticError when the matrix is numerically singular."""
+        try:
+            factor = spla.splu(
+                self.laplacian(weight),
+                permc_spec="MMD_AT_PLUS_A",
+                diag_pivot_thresh=0.0,
+                options={"SymmetricMode": True},
+            )
+        except RuntimeError as exc:  # SuperLU: "Factor is exactly singular"
+            raise ArithmeticError(f"节点风压方程组奇异：{exc}") from exc
         return np.asarray(factor.solve(rhs))
 
     def branch_law(self, q: FloatArray) -> FloatArray:

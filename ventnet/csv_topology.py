@@ -10,7 +10,7 @@ import math
 from pathlib import Path
 
 from ventnet.errors import NetworkError
-from ventnet.network import Branch, FanCurve, Network
+from ventnet.network import MAX_FLOW, Branch, FanCurve, Network
 
 COLUMNS = (
     "edge_id",
@@ -81,8 +81,8 @@ def pose(branches: list[Branch], total_airflow: float | None = None) -> Network:
         raise NetworkError("网络没有进风节点（无流入分支）或出风节点（无流出分支），无法确定风流的进出")
     if total_airflow is None:
         return Network(tuple(branches), reference_nodes=frozenset(inlets + outlets))
-    if not math.isfinite(total_airflow) or total_airflow <= 0:
-        raise NetworkError(f"总风量 {total_airflow} 无效：须为正数（m³/s）")
+    if not math.isfinite(total_airflow) or not 0 < total_airflow <= MAX_FLOW:
+        raise NetworkError(f"总风量 {total_airflow} 无效：须为不超过 {MAX_FLOW:g} 的正数（m³/s）")
     sink = outlets[0]
     return Network(
         tuple(branches),

@@ -113,7 +113,10 @@ def _balanced(net: Compiled, q_start: np.ndarray, in_tree: np.ndarray) -> np.nda
     chord_cols = np.flatnonzero(~in_tree)
     rhs = -(net.supply[net.unknown] + net.incidence[:, chord_cols] @ q[chord_cols])
     tree_matrix = sp.csc_matrix(net.incidence[:, tree_cols])
-    q[tree_cols] = spla.spsolve(tree_matrix, rhs)
+    try:
+        q[tree_cols] = spla.spsolve(tree_matrix, rhs)
+    except RuntimeError as exc:
+        raise ArithmeticError(f"树枝风量方程组奇异：{exc}") from exc
     return q
 
 

@@ -24,6 +24,17 @@ STANDARD_AIR_DENSITY = 1.2
 """Air density used when none is given, kg/m³ (《煤矿安全规程》 and AQ 1056-2008 work at 1.2 kg/m³)."""
 
 
+MAX_RESISTANCE = 1e6
+"""Largest resistance accepted, N·s²/m⁸: well beyond a sealed stopping (about 1e4–1e5); more is a
+number the solver cannot balance against ordinary airways, not an airway."""
+
+MAX_FLOW = 1e4
+"""Largest fixed quantity or injection accepted, m³/s (a large mine moves about 1e3)."""
+
+MAX_FAN_COEFFICIENT = 1e6
+"""Largest magnitude of a fan curve coefficient accepted (Pa, Pa·s/m³, Pa·s²/m⁶)."""
+
+
 @dataclass(frozen=True)
 class FanCurve:
     """A fan's pressure characteristic ``h_fan(Q) = a0 + a1·Q + a2·Q²`` (Pa, Q in m³/s, a2 < 0 for a
@@ -122,8 +133,10 @@ class Network:
         if missing:
             raise NetworkError(f"参考节点 {', '.join(missing)} 不在网络中")
         for node, q in self.injections.items():
-            if node not in nodes or not math.isfinite(q):
-                raise NetworkError(f"节点 {node} 的进出风量无效")
+            if node not in nodes or not math.isfinite(q) or abs(q) > MAX_FLOW:
+                raise NetworkError(
+                    f"节点 {node} 的进出风量无效（须为绝对值不超过 {MAX_FLOW:g} m³/s 的有限数）"
+                )
 
     def nodes(self) -> set[str]:
         """Every node a branch names."""
@@ -157,13 +170,17 @@ def _check_branch(branch: Branch, seen: set[str]) -> None:
     if branch.from_node == branch.to_node:
         raise NetworkError(f"分支 {branch.id} 的始末节点相同（{branch.from_node}）")
     for value in (branch.resistance, branch.added_resistance):
-        if not math.isfinite(value) or value < 0:
-            raise NetworkError(f"分支 {branch.id} 的风阻 {value} 无效：须为非负有限数（N·s²/m⁸）")
-    if branch.fixed_q is not None and not math.isfinite(branch.fixed_q):
-        raise NetworkError(f"分支 {branch.id} 的固定风量无效")
+        if not math.isfinite(value) or not 0 <= value <= MAX_RESISTANCE:
+            raise NetworkError(
+                f"分支 {branch.id} 的风阻 {value} 无效：须为 0 至 {MAX_RESISTANCE:g} 之间的数（N·s²/m⁸）"
+            )
+    if branch.fixed_q is not None and not (math.isfinite(branch.fixed_q) and abs(branch.fixed_q) <= MAX_FLOW):
+        raise NetworkError(f"分支 {branch.id} 的固定风量无效（须为绝对值不超过 {MAX_FLOW:g} m³/s 的有限数）")
     if branch.fan is not None:
         coefficients = (branch.fan.a0, branch.fan.a1, branch.fan.a2)
-        if not all(math.isfinite(c) for c in coefficients):
-            raise NetworkError(f"分支 {branch.id} 的风机特性曲线系数无效")
+        if not all(math.isfinite(c) and abs(c) <= MAX_FAN_COEFFICIENT for c in coefficients):
+            raise NetworkError(
+                f"分支 {branch.id} 的风机特性曲线系数无效（须为绝对值不超过 {MAX_FAN_COEFFICIENT:g} 的有限数）"
+            )
     if branch.area is not None and not (math.isfinite(branch.area) and branch.area > 0):
         raise NetworkError(f"分支 {branch.id} 的断面积 {branch.area} 无效：须为正数（m²）")

@@ -68,7 +68,12 @@ def newton(net: Compiled, start: Iterate, max_iterations: int = MAX_ITERATIONS) 
     for iteration in range(1, max_iterations + 1):
         slope = np.maximum(net.branch_slope(q), 2.0 * net.r * _SLOPE_FLOOR_Q + _SLOPE_FLOOR)
         weight = 1.0 / slope
-        dp_unknown = net.solve_nodes(weight, net.incidence @ (weight * r) - b)
+        try:
+            dp_unknown = net.solve_nodes(weight, net.incidence @ (weight * r) - b)
+        except ArithmeticError:  # a numerically singular matrix: this method cannot go on
+            return state
+        if not np.all(np.isfinite(dp_unknown)):
+            return state
         dp = np.zeros_like(p)
         dp[net.unknown] = dp_unknown
         dq = weight * (net.drops(dp) - r)

@@ -23,24 +23,35 @@ def solve(network: Network, warm: Solution | None = None, max_iterations: int = 
     :class:`~ventnet.errors.NotConverged` when no method converges: an unconverged state is never a result.
     """
     net = compile_network(network)
-    cold: Iterate | None = None
-    if warm is None:
-        start = cold = initial_state(net)
-    else:
-        start = _warm_start(net, warm)
-    state = newton(net, start, max_iterations)
-    spent = state.iterations
     methods = "牛顿节点风压法"
+    try:
+        cold: Iterate | None = None
+        if warm is None:
+            start = cold = initial_state(net)
+        else:
+            start = _warm_start(net, warm)
+        state = newton(net, start, max_iterations)
+    except _NUMERIC_FAILURES:  # a singular or overflowing system: said so, never a 500
+        raise NotConverged(0, float("inf"), float("inf"), methods) from None
+    spent = state.iterations
     method = "newton"
     if not state.converged and spent < max_iterations:
-        fallback = hardy_cross(net, cold or initial_state(net), max_iterations - spent)
-        spent += fallback.iterations
         methods += "、Hardy Cross 回路法"
+        try:
+            fallback = hardy_cross(net, cold or initial_state(net), max_iterations - spent)
+        except _NUMERIC_FAILURES:
+            raise NotConverged(spent, state.residual_q, state.residual_h, methods) from None
+        spent += fallback.iterations
         if fallback.converged:
             state, method = fallback, "hardy_cross"
     if not state.converged:
         raise NotConverged(spent, state.residual_q, state.residual_h, methods)
     return _solution(net, state, spent, method)
+
+
+_NUMERIC_FAILURES = (ArithmeticError, ValueError, np.linalg.LinAlgError)
+"""What a numerically hopeless network raises inside the linear algebra (a singular factorisation is
+raised as an ArithmeticError by :meth:`~ventnet.compiled.Compiled.solve_nodes`)."""
 
 
 def _warm_start(net: Compiled, warm: Solution) -> Iterate:
