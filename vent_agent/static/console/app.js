@@ -3,6 +3,7 @@
 
 import { api, banner, getToken, setToken } from './api.js';
 import { initChat, loadSessions } from './chat.js';
+import { initAirflow } from './airflow.js';
 import { initMap } from './map.js';
 import { initReview } from './review.js';
 
@@ -45,5 +46,6 @@ window.addEventListener('hashchange', show);
 show();
 await initToken();
 initMap();
+initAirflow();
 initChat();
 initReview();

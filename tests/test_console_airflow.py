@@ -1,0 +1,33 @@
+"""The console's solved air and what-if panel (airflow.js) in a real headless browser: arrows and air
+volumes on the map, then opening the door FM-01 shows the change on the map and names the branches
+that fall short with their clauses. Fixtures and skip rules are those of tests/test_console_browser.py."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tests.test_console_browser import browser, page, server, sync_api  # noqa: F401  (fixtures)
+
+
+def test_opening_a_door_shows_the_change_on_the_map_and_the_short_branches(
+    server: tuple[str, Any],  # noqa: F811
+    page: Any,  # noqa: F811
+) -> None:
+    base, _ = server
+    page.goto(f"{base}/#map")
+    flows = page.locator("g.airflow g.flow")
+    sync_api.expect(flows.first).to_be_attached()
+    assert flows.count() >= 15
+    sync_api.expect(page.locator('g.flow[data-branch="ZJFX"] .flow-label')).to_contain_text("m³/min")
+    assert page.locator("g.airflow g.flow.short").count() == 0  # the undisturbed mine meets its plan
+    page.select_option("#what-if-branch", "FM-01")
+    page.select_option("#what-if-action", "open_door")
+    page.get_by_role("button", name="模拟").click()
+    result = page.locator("#what-if-result")
+    sync_api.expect(result).to_contain_text("打开风门 FM-01")
+    sync_api.expect(result.locator("table tbody tr").first).to_be_visible()
+    sync_api.expect(result.locator(".findings")).to_contain_text("第159条")
+    assert page.locator("g.airflow g.flow.short").count() > 0
+    sync_api.expect(page.locator('g.flow[data-branch="15216-GZM"] .flow-label')).to_contain_text("（-")
+    page.get_by_role("button", name="恢复现状").click()
+    sync_api.expect(page.locator("g.airflow g.flow.short")).to_have_count(0)
