@@ -92,12 +92,15 @@ def compile_network(network: Network) -> Compiled:
     of unknown flow (its pressures would be undetermined), or when fixed quantities and injections
     into such a part cannot balance.
     """
-    names = sorted(network.nodes(), key=_natural)
+    names = list(dict.fromkeys(n for b in network.branches for n in (b.from_node, b.to_node)))
+    joined = network.joined
 
     def root(node: str) -> str:
+        if node not in joined:
+            return node
         seen = {node}
-        while node in network.joined:
-            node = network.joined[node]
+        while node in joined:
+            node = joined[node]
             if node in seen:
                 break
             seen.add(node)
@@ -128,7 +131,11 @@ def compile_network(network: Network) -> Compiled:
     a0 = np.array([f.a0 if f else 0.0 for f in fans])
     a1 = np.array([f.a1 if f else 0.0 for f in fans])
     a2 = np.array([f.a2 if f else 0.0 for f in fans])
-    hn = np.array([network.natural_pressure(branches[k]) for k in free])
+    hn = (
+        np.array([network.natural_pressure(branches[k]) for k in free])
+        if network.elevations
+        else np.zeros(len(free))
+    )
 
     supply = np.zeros(n)
     for node, q in network.injections.items():
@@ -220,7 +227,3 @@ def _check_grounded(n: int, reference: set[int], frm: np.ndarray, to: np.ndarray
     if stranded:
         shown = ", ".join(names[i] for i in stranded[:5])
         raise NetworkError(f"节点 {shown} 所在部分与大气（参考节点）不连通，风压无法确定")
-
-
-def _natural(name: str) -> tuple[int, int, str]:
-    return (0, int(name), "") if name.isdigit() else (1, 0, name)
