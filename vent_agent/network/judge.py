@@ -130,7 +130,8 @@ def _wind_finding(
 
 
 def _local_fans(network: Network, solution: Solution, table: ThresholdTable) -> list[NetworkFinding]:
-    """A local fan's intake against the full-pressure air reaching its node (第183条)."""
+    """A local fan's intake against the full-pressure air reaching its node (第183条): in breach when the
+    fans draw at least what arrives."""
     draws: dict[str, float] = {}
     for b in network.branches:
         if b.kind == "local_fan" and b.fixed_q is not None:
@@ -140,10 +141,10 @@ def _local_fans(network: Network, solution: Solution, table: ThresholdTable) -> 
     threshold = table.get("aux_fan_distance")
     out = []
     for node, draw in draws.items():
+        # the full-pressure supply: air arriving along the branches written towards the fans' node (a
+        # branch running backwards into it brings air from downstream, the recirculation itself)
         supplied = sum(
-            max(solution.q[b.id], 0.0) if b.to_node == node else max(-solution.q[b.id], 0.0)
-            for b in network.branches
-            if b.fixed_q is None and node in (b.from_node, b.to_node)
+            max(solution.q[b.id], 0.0) for b in network.branches if b.fixed_q is None and b.to_node == node
         )
         if supplied <= draw:
             out.append(
