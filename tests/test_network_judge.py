@@ -1,0 +1,62 @@
+"""Judging a solved network (vent_agent/network/judge.py): each kind of finding on a network built for
+it, with its clause; and the demo mine's own local fans starved by a what-if."""
+
+from __future__ import annotations
+
+from vent_agent.kb.thresholds import ThresholdTable
+from vent_agent.network.judge import judge_solution, judge_what_if
+from vent_agent.network.requests import demo_mine_network
+from ventnet import Branch, FanCurve, Network, solve
+from ventnet.changes import Change
+from ventnet.whatif import what_if
+
+TABLE = ThresholdTable.load("2025")
+
+
+def _kinds(findings: list) -> dict[str, list]:
+    out: dict[str, list] = {}
+    for f in findings:
+        out.setdefault(f.kind, []).append(f)
+    return out
+
+
+def test_short_air_and_wind_speeds_are_judged_with_their_clauses() -> None:
+    branches = (
+        Branch("face", "in", "m", 0.5, area=10.0, roadway_class="采煤工作面", required_q=12.0),
+        Branch("fast", "m", "out", 0.001, area=1.0, roadway_class="采区回风巷"),
+    )
+    network = Network(branches, frozenset({"in"}), injections={"out": -10.0})
+    kinds = _kinds(judge_solution(network, solve(network), TABLE))
+    (short,) = kinds["short_air"]
+    assert (
+        short.branch == "face"
+        and round(short.value or 0) == 600
+        and short.limit == 720
+        and "第159条" in short.clause
+    )
+    (high,) = kinds["wind_high"]  # 10 m³/s through 1 m²: 10 m/s against 6 m/s
+    assert high.branch == "fast" and "第157条" in high.clause and "超过最高" in high.message
+
+
+def test_a_fan_on_its_rising_side_and_off_its_range_is_named() -> None:
+    fan = FanCurve(a0=1000.0, a1=40.0, a2=-1.0, q_min=25.0, q_max=60.0)
+    network = Network(
+        (Branch("fan", "f", "out", 0.0, fan=fan, kind="fan"), Branch("r", "in", "f", 50.0)),
+        frozenset({"in", "out"}),
+    )
+    kinds = _kinds(judge_solution(network, solve(network), TABLE))
+    assert [f.branch for f in kinds["fan_rising"]] == ["fan"] and [
+        f.branch for f in kinds["fan_off_range"]
+    ] == ["fan"]
+
+
+def test_starving_the_local_fans_intake_is_judged_by_article_183() -> None:
+    # the demo mine's east-wing intake carries 31.2 m³/s to three local fans drawing 30.1: a regulator
+    # in it leaves them less than they draw
+    result = what_if(demo_mine_network(), [Change("set_regulator", "EC-DYJF", added_resistance=5.0)])
+    kinds = _kinds(judge_what_if(result, TABLE))
+    (starved,) = kinds["aux_fan_intake"]
+    assert starved.branch == "DY-JF" and "第183条" in starved.clause and "循环风" in starved.message
+    assert starved.value is not None and starved.limit is not None and starved.value < starved.limit
+    # the through-flow now runs back from the return: a diagonal branch flipped
+    assert result.flipped == ("DY-LF",) and [f.branch for f in kinds["diagonal_flip"]] == ["DY-LF"]
