@@ -41,6 +41,33 @@ def calculation_gaps(
     return gaps
 
 
+_FORMULA_AFTER = re.compile(rf"Q\s*需?\s*=|{NUM}\s*[×*]\s*{NUM}[^。；;\n]{{0,40}}=\s*{NUM}")
+
+
+def calculations_elsewhere(
+    doc: TextDoc, names: list[str], first: int, end: int, located: list[str]
+) -> list[ReadingGap]:
+    """Locations of ``names`` without a block of their own (``located``) whose name is followed, outside
+    lines ``first``–``end`` (the calculation section), by a formula in the same sentence: the plan
+    calculates them elsewhere (an overview's ``按回风流瓦斯涌出量校核：Q = 100 × q × k = …``), so a missing
+    calculation would be the reader's failure, not the plan's."""
+    start, stop = doc.span(first, end)
+    gaps = []
+    for name in names:
+        if name in located or not name:
+            continue
+        for m in re.finditer(re.escape(name), doc.text):
+            if start <= m.start() < stop:
+                continue
+            sentence = doc.text[m.end() : m.end() + 240].split("。")[0]
+            if _FORMULA_AFTER.search(sentence.replace("\n", "")):
+                page = doc.page_at(m.start())
+                note = f"{name}的计算写在需风量计算章节以外（第{page}页），未能识别"
+                gaps.append(ReadingGap(topic="calculation", location=name, page=page, note=note))
+                break
+    return gaps
+
+
 def signoff_gaps(doc: TextDoc, signoffs: list[SignOff]) -> list[ReadingGap]:
     """An approval line (``批准：…``, ``【批准】…``, ``批准 总工程师 …``) when no 批准 sign-off was read."""
     if any(s.role == "批准" for s in signoffs):

@@ -37,7 +37,7 @@ from vent_agent.documents.plan import (
 from vent_agent.documents.plan_blocks import parse_block, rock_of
 from vent_agent.documents.plan_calc_tables import CalcGroup, anchor_groups, calc_groups, is_calc_table
 from vent_agent.documents.plan_cover import read_front_matter
-from vent_agent.documents.plan_gaps import calculation_gaps, signoff_gaps
+from vent_agent.documents.plan_gaps import calculation_gaps, calculations_elsewhere, signoff_gaps
 from vent_agent.documents.plan_matrix import is_method_matrix, matrix_groups
 from vent_agent.documents.plan_prose import (
     prose_allocation,
@@ -381,6 +381,8 @@ def _locations(
         located[n] = by_name[listed_name]
     plan.locations = list(by_name.values())
     plan.gaps += calculation_gaps(doc, first, end, blocks, located)
+    names = [name for name, _, _ in listed] + [r.location for r in plan.allocation]
+    plan.gaps += calculations_elsewhere(doc, list(dict.fromkeys(names)), first, end, list(by_name))
 
 
 def _standby_of(loc: LocationPlan, known: list[str], label: str) -> str | None:
