@@ -45,6 +45,7 @@ from vent_agent.events import Send as Emit
 from vent_agent.mcp.client import ReferenceOutcome, ReferenceStatus
 from vent_agent.observability import metrics
 from vent_agent.review.consequences import fold_reference_mismatches
+from vent_agent.review.findings import Finding
 from vent_agent.review.model_reading import cap_model_findings, read_unmapped_tables
 from vent_agent.review.plausibility import audit_plan, gate_findings, unreadable_message
 from vent_agent.review.read_scope import ReadScope, judge_only_what_was_read, read_scope, scope_finding
@@ -305,24 +306,33 @@ async def _model_reading(
     return reading.plan
 
 
-def _judge_only_what_was_read(
-    plan: Plan, outcomes: list[ReviewerOutcome], looked_up: ReferenceOutcome | None
-) -> ReadScope:
-    """Hold back every finding that rests on a part not read with confidence or a name not established
-    as a location (:mod:`vent_agent.review.read_scope`); one info finding of the form-reviewer says what
-    was not read and what was not judged. Returns the scope for the coverage."""
-    monthly = looked_up.monthly if looked_up and looked_up.status is ReferenceStatus.OK else None
-    scope = read_scope(plan, monthly)
-    held: list[str] = []
-    for o in outcomes:
-        o.findings, not_judged = judge_only_what_was_read(o.findings, scope)
-        held += not_judged
-    info = scope_finding(scope, held)
-    form = next((o for o in outcomes if o.agent == "form-reviewer" and o.error is None), None)
-    if info is not None and form is not None:
-        info.reviewer = form.agent
-        form.findings.append(info)
-    return scope
+class _ReadGate:
+    """The review's "judge only what was read" for :func:`run_reviewers`: the plan's
+    :class:`ReadScope` (worked out once, with the mine's reference data for the month when the
+    data-checker found it), each reviewer's findings filtered through it, and what was held back."""
+
+    def __init__(self, plan: Plan) -> None:
+        self.plan = plan
+        self.scope: ReadScope | None = None
+        self.held: list[str] = []
+
+    def __call__(self, findings: list[Finding], looked_up: ReferenceOutcome | None) -> list[Finding]:
+        if self.scope is None:
+            ok = looked_up is not None and looked_up.status is ReferenceStatus.OK
+            self.scope = read_scope(self.plan, looked_up.monthly if ok and looked_up else None)
+        kept, held = judge_only_what_was_read(findings, self.scope)
+        self.held += held
+        return kept
+
+    def finish(self, outcomes: list[ReviewerOutcome]) -> ReadScope:
+        """Add the one info finding of what was not read (form-reviewer) and return the scope."""
+        scope = self.scope or read_scope(self.plan)
+        info = scope_finding(scope, self.held)
+        form = next((o for o in outcomes if o.agent == "form-reviewer" and o.error is None), None)
+        if info is not None and form is not None:
+            info.reviewer = form.agent
+            form.findings.append(info)
+        return scope
 
 
 async def review_plan(
@@ -374,7 +384,10 @@ async def review_plan(
         )
     )
     await emit(ReviewProgress(message="3个审查智能体已就绪，正在并行执行审查..."))
-    reviewed = await run_reviewers(plan, emit, reference, settings, remarks_model=remarks_model)
+    read_gate = _ReadGate(plan)
+    reviewed = await run_reviewers(
+        plan, emit, reference, settings, remarks_model=remarks_model, gate=read_gate
+    )
     outcomes, looked_up = reviewed.outcomes, reviewed.reference
     for o in outcomes:  # no major or critical finding on a figure not read with confidence
         o.findings = cap_model_findings(gate_findings(o.findings, plan, checks), plan)
@@ -384,7 +397,7 @@ async def review_plan(
         )
     for o in outcomes:  # a plan read once from several copies: each finding lists the copies' pages
         o.findings = with_copy_pages(o.findings, plan.repeats)
-    coverage.scope = _judge_only_what_was_read(plan, outcomes, looked_up)
+    coverage.scope = read_gate.finish(outcomes)
     await emit(ReviewProgress(message="3个子智能体均已审查完成，正在汇总审查结果..."))
     now = datetime.now(ZoneInfo(settings.timezone))
     return ReviewResult(

@@ -43,6 +43,9 @@ log = logging.getLogger(__name__)
 
 
 ReviewerBody = Callable[[Plan, Emit], Awaitable[tuple[list[Finding], list[LocationRecalc]]]]
+Gate = Callable[[list[Finding], "ReferenceOutcome | None"], list[Finding]]
+"""What a reviewer's findings go through before they are shown or kept (the review's "judge only what
+was read": :mod:`vent_agent.review.read_scope`), given the data-checker's reference look-up."""
 
 
 async def _form(plan: Plan, emit: Emit) -> tuple[list[Finding], list[LocationRecalc]]:
@@ -143,6 +146,7 @@ async def run_reviewers(
     settings: Settings,
     *,
     remarks_model: BaseChatModel | None = None,
+    gate: Gate | None = None,
 ) -> ReviewersResult:
     """Run the three reviewers in parallel; a failing reviewer gives ``agent_error`` and the others go on.
     The data-checker asks for the reference data as ``settings`` say (``mcp_url``, ``reference_dir``,
@@ -152,7 +156,10 @@ async def run_reviewers(
 
     With ``remarks_model``, each reviewer that finished asks it for language and logic remarks after its
     rules (:func:`vent_agent.review.remarks.review_remarks`, at most ``settings.llm_timeout_s`` s);
-    remarks never change a rule finding, and a failing model leaves a note, never a failed reviewer."""
+    remarks never change a rule finding, and a failing model leaves a note, never a failed reviewer.
+
+    ``gate`` (after the reference look-up is known) filters each reviewer's findings before its
+    ``agent_done`` preview, so that the stream never shows a finding the result holds back."""
     looked_up: LookUp = asyncio.get_running_loop().create_future()
     bodies: dict[str, ReviewerBody] = {
         "form-reviewer": _form,
@@ -187,6 +194,8 @@ async def run_reviewers(
             ), []
         for f in findings:
             f.reviewer = agent
+        if gate is not None:
+            findings = gate(findings, await asyncio.shield(looked_up))
         remarks = await review_remarks(
             agent, plan, findings, model=remarks_model, emit=emit, timeout_s=settings.llm_timeout_s
         )
