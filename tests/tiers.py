@@ -32,8 +32,9 @@ STORE_FIXTURES = frozenset({"pg_module_url", "redis_url"})
 STORE_PARAMS = frozenset({"postgres", "redis", "notify"})
 # Helpers of tests/pg.py that open PostgreSQL or Redis; in a parametrised fixture the case decides instead.
 SERVICE_HELPERS = frozenset({"pg_database", "create_database", "require_postgres", "require_redis"})
-# Helpers that start service workers as processes (store and slow, whatever the case).
-PROCESS_HELPERS = frozenset({"start_workers"})
+# Helpers that start service workers or a PostgreSQL server (tests/pg_cluster.py) as processes (store and
+# slow, whatever the case).
+PROCESS_HELPERS = frozenset({"start_workers", "throwaway_cluster"})
 # Fixtures of the scanned sample, OCR'd for real (requested, or named by a parametrised case).
 SLOW_FIXTURES = frozenset({"scanned_b_pdf", "scanned_b_cache", "scanned_b_extracted", "seed_scanned_cache"})
 

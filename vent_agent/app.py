@@ -30,6 +30,7 @@ from vent_agent.api.console import mount_console
 from vent_agent.api.cors import SpecCorsMiddleware
 from vent_agent.api.errors import install_error_handlers
 from vent_agent.api.openapi import install_openapi
+from vent_agent.api.store_errors import install_store_error_handlers
 from vent_agent.api.uploads import ChineseBodyLimit, UploadRoute
 from vent_agent.auth import make_user_service
 from vent_agent.graphs.checkpoint import open_checkpointer
@@ -123,6 +124,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             max_age=600,
         )
     install_error_handlers(app)
+    install_store_error_handlers(app)
     install_openapi(app)
     upload_limit = (settings.max_upload_mb << 20) + UploadRoute.body_overhead  # a 413 names max_upload_mb
     json_limit = settings.max_json_body_kb << 10

@@ -22,13 +22,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from sqlalchemy import Connection, bindparam, insert, update
-from sqlalchemy.exc import DBAPIError, OperationalError
+from sqlalchemy.exc import OperationalError
 from sqlalchemy.exc import TimeoutError as PoolTimeout
 from sqlalchemy.ext.asyncio import AsyncConnection
 from tenacity import AsyncRetrying, retry_if_exception, stop_after_delay, wait_random_exponential
 
 from vent_agent.runs.sqlite_writer import SqliteTransactions
 from vent_agent.runs.worker_models import RunWorkerRow
+from vent_agent.store.availability import store_unavailable
 from vent_agent.store.db import Database
 from vent_agent.store.models import EventRow, RunRow, SessionRow, table_of, utcnow
 
@@ -60,11 +61,11 @@ class RunLogFailed(Exception):
 
 
 def transient(exc: BaseException) -> bool:
-    """SQLite's write lock not obtained in time, no pooled connection free in time, or a connection
-    found broken (the database restarted: the writer reconnects)."""
+    """SQLite's write lock not obtained in time, no pooled connection free in time, or the database
+    away (a connection found broken, the server restarting or unreachable:
+    :func:`~vent_agent.store.availability.store_unavailable`; the writer reconnects)."""
     locked = isinstance(exc, OperationalError | sqlite3.OperationalError) and "locked" in str(exc)
-    lost = isinstance(exc, DBAPIError) and exc.connection_invalidated
-    return locked or lost or isinstance(exc, PoolTimeout)
+    return locked or isinstance(exc, PoolTimeout) or store_unavailable(exc)
 
 
 def retrying(stop_after_s: float = RETRY_FOR_S) -> AsyncRetrying:

@@ -27,6 +27,8 @@ log = logging.getLogger(__name__)
 MIGRATIONS_DIR = Path(__file__).with_name("migrations")
 # Key of the PostgreSQL advisory lock that serialises migrations of workers starting together.
 MIGRATION_LOCK_KEY = 0x7665_6E74  # "vent"
+CONNECT_TIMEOUT_S = 5
+"""How long a new PostgreSQL connection may take (s) before the database counts as unreachable."""
 
 
 def async_url(url: str) -> str:
@@ -60,7 +62,10 @@ def migrations_head() -> str | None:
 class Database:
     """Owns the engine; ``session()`` gives an :class:`AsyncSession`. Created by the app's lifespan.
 
-    ``url``: any SQLAlchemy URL; SQLite files get WAL mode, PostgreSQL uses asyncpg with a checked pool.
+    ``url``: any SQLAlchemy URL; SQLite files get WAL mode, PostgreSQL uses asyncpg with a checked pool
+    (``pool_pre_ping``: a connection is tested when checked out and replaced when the server killed it
+    or restarted; new connections time out after :data:`CONNECT_TIMEOUT_S`). While the server is away
+    queries raise the driver's errors (:func:`vent_agent.store.availability.store_unavailable`).
     """
 
     def __init__(self, url: str) -> None:
@@ -73,7 +78,13 @@ class Database:
             self.engine: AsyncEngine = create_async_engine(self.url)
             event.listen(self.engine.sync_engine, "connect", sqlite_pragmas)
         else:
-            self.engine = create_async_engine(self.url, pool_pre_ping=True, pool_size=10, max_overflow=20)
+            self.engine = create_async_engine(
+                self.url,
+                pool_pre_ping=True,  # a connection killed or left by a restarted server is replaced
+                pool_size=10,
+                max_overflow=20,
+                connect_args={"timeout": CONNECT_TIMEOUT_S},  # an unreachable server fails fast
+            )
         self.session = async_sessionmaker(self.engine, class_=AsyncSession, expire_on_commit=False)
 
     @property
