@@ -196,7 +196,10 @@ async def test_the_database_or_the_run_layer_failing_still_unreadies(
             state.db = good_db
         assert resp.status_code == 503, resp.text
         body = resp.json()
-        assert body["status"] == "not_ready" and body["error"] == "未就绪：migrations、store"
+        assert body["status"] == "not_ready" and body["error"] == (
+            "未就绪：数据库结构版本（migrations）、数据库（store）不可用"
+            "（数据库不可达；数据库恢复后服务自动重连，无需重启）"
+        )
         assert body["degraded"] == ["ocr_engine"] and body["checks"]["store"]["required"]
 
         class BrokenCheckpointer:
@@ -208,7 +211,9 @@ async def test_the_database_or_the_run_layer_failing_still_unreadies(
             resp = await readyz_now(client)
         finally:
             state.checkpointer = good_checkpointer
-        assert resp.status_code == 503 and resp.json()["error"] == "未就绪：checkpointer"
+        assert resp.status_code == 503 and resp.json()["error"] == (
+            "未就绪：对话检查点存储（checkpointer）不可用"
+        )
         assert "checkpoint store gone" in resp.json()["checks"]["checkpointer"]["detail"]
 
 
@@ -234,7 +239,7 @@ async def test_readyz_runs_registered_component_checks(app, client: httpx.AsyncC
     checks = body["checks"]
     assert checks["knowledge_base"]["ok"] and checks["knowledge_base"]["detail"] == "412 articles"
     assert not checks["ocr"]["ok"] and "rapidocr models missing" in checks["ocr"]["detail"]
-    assert not checks["checkpointer"]["ok"] and "0.05 s" in checks["checkpointer"]["detail"]
+    assert not checks["checkpointer"]["ok"] and checks["checkpointer"]["detail"] == "0.05 秒内无应答"
     assert checks["store"]["ok"]
     registry.unregister("ocr")
     registry.unregister("checkpointer")
@@ -247,7 +252,10 @@ async def test_readyz_not_ready_when_the_schema_is_behind(app, client: httpx.Asy
         await conn.execute(text("UPDATE alembic_version SET version_num = 'older'"))
     resp = await client.get("/readyz")
     assert resp.status_code == 503
-    assert "schema at older" in resp.json()["checks"]["migrations"]["detail"]
+    assert resp.json()["checks"]["migrations"]["detail"].startswith(
+        "RuntimeError: 数据库结构版本为 older，本程序的最新迁移为 "
+    )
+    assert resp.json()["error"] == "未就绪：数据库结构版本（migrations）不可用"
 
 
 async def test_readyz_and_healthz_when_the_store_is_unreachable(app, client: httpx.AsyncClient) -> None:  # type: ignore[no-untyped-def]
@@ -258,7 +266,8 @@ async def test_readyz_and_healthz_when_the_store_is_unreachable(app, client: htt
         resp = await client.get("/readyz")
         assert resp.status_code == 503
         assert not resp.json()["checks"]["store"]["ok"] and not resp.json()["checks"]["migrations"]["ok"]
-        assert (await client.get("/healthz")).status_code == 503
+        health = await client.get("/healthz")
+        assert health.status_code == 503 and health.json()["database"].startswith("数据库不可达：")
     finally:
         await state.db.close()
         state.db = good

@@ -14,13 +14,37 @@ from fastapi.responses import JSONResponse
 from vent_agent.api.deps import StateDep
 from vent_agent.api.json_body import ApiRoute
 from vent_agent.observability.metrics import render_latest, set_upload_disk
-from vent_agent.observability.readiness import ReadinessCheck, readiness_registry
+from vent_agent.observability.readiness import STORE_UNREACHABLE, ReadinessCheck, readiness_registry
 from vent_agent.state import AppState
 from vent_agent.store.db import migrations_head
 
 router = APIRouter(tags=["health"], route_class=ApiRoute)
 
 STORE_TIMEOUT_S = 5.0
+
+CHECK_LABELS = {
+    "store": "数据库",
+    "migrations": "数据库结构版本",
+    "checkpointer": "对话检查点存储",
+    "knowledge_base": "规程知识库",
+    "ocr_engine": "OCR 引擎",
+}
+"""What each readiness check stands for, in the ``error`` of an unready answer."""
+COMES_BACK = "数据库恢复后服务自动重连，无需重启"
+"""Added to that ``error`` when a check failed because the database is away."""
+
+
+def not_ready_text(failing: dict[str, str]) -> str:
+    """The ``error`` of ``/readyz``'s 503 from the failing required checks (name → detail):
+    ``未就绪：数据库（store）、…不可用``, and :data:`COMES_BACK` when the database is away.
+
+    >>> not_ready_text({"store": "数据库不可达：ConnectionRefusedError: …"})
+    '未就绪：数据库（store）不可用（数据库不可达；数据库恢复后服务自动重连，无需重启）'
+    """
+    names = "、".join(f"{CHECK_LABELS.get(n, n)}（{n}）" for n in sorted(failing))
+    if any(d.startswith(STORE_UNREACHABLE) for d in failing.values()):
+        return f"未就绪：{names}不可用（{STORE_UNREACHABLE}；{COMES_BACK}）"
+    return f"未就绪：{names}不可用"
 
 
 @router.get("/healthz")
@@ -29,7 +53,10 @@ async def healthz(state: StateDep) -> JSONResponse:
     try:
         await state.db.ping()
     except Exception as exc:  # report, don't raise: a health probe must answer
-        return JSONResponse({"status": "error", "database": str(exc)}, status_code=503)
+        return JSONResponse(
+            {"status": "error", "database": f"{STORE_UNREACHABLE}：{type(exc).__name__}: {exc}"},
+            status_code=503,
+        )
     return JSONResponse(
         {"status": "ok", "database": "ok", "model_configured": state.interpret_model is not None}
     )
@@ -43,7 +70,7 @@ def _store_checks(state: AppState) -> dict[str, tuple[ReadinessCheck, float]]:
     async def migrations() -> str | bool:
         current, head = await state.db.current_revision(), migrations_head()
         if current != head:
-            raise RuntimeError(f"schema at {current}, newest migration {head}")
+            raise RuntimeError(f"数据库结构版本为 {current}，本程序的最新迁移为 {head}")
         return str(current)
 
     return {"store": (store, STORE_TIMEOUT_S), "migrations": (migrations, STORE_TIMEOUT_S)}
@@ -55,7 +82,9 @@ async def readyz(request: Request, state: StateDep) -> JSONResponse:
     [...], "loading": [...], "broker": {...}}``. Checks: the store, its migrations, and whatever the
     components registered (checkpointer, knowledge base: required; OCR engine: optional).
 
-    - a required check fails: ``503``, ``status: "not_ready"`` and an ``error`` naming them;
+    - a required check fails: ``503``, ``status: "not_ready"`` and an ``error`` naming them in Chinese
+      (:func:`not_ready_text`: what is down, and that the service reconnects by itself when it is the
+      database);
     - else an optional check failed: ``200``, ``status: "degraded"``, the checks in ``degraded`` and a
       ``warning`` saying what does not work;
     - else ``200``, ``status: "ready"``; checks still loading in the background (the OCR engine after
@@ -79,7 +108,8 @@ async def readyz(request: Request, state: StateDep) -> JSONResponse:
         body["warning"] = f"部分功能不可用：{lost}"
     if failing:
         return JSONResponse(
-            {"status": "not_ready", "error": f"未就绪：{'、'.join(failing)}", **body}, status_code=503
+            {"status": "not_ready", "error": not_ready_text({n: results[n].detail for n in failing}), **body},
+            status_code=503,
         )
     return JSONResponse({"status": "degraded" if degraded else "ready", **body})
 

@@ -20,6 +20,7 @@ import asyncio
 from fastapi import FastAPI
 
 from vent_agent.documents.ocr import load_configured_engine
+from vent_agent.graphs.checkpoint import POOL_WAIT_S
 from vent_agent.kb.search import get_knowledge_base
 from vent_agent.observability.readiness import BackgroundCheck, readiness_registry
 from vent_agent.state import AppState
@@ -48,6 +49,7 @@ def register_readiness(app: FastAPI, state: AppState) -> None:
         engine = load_configured_engine(settings)  # raises OcrUnavailable when it cannot load
         return engine.name if engine is not None else "none"  # None only for "none", answered above
 
-    registry.register("checkpointer", checkpointer)
+    # longer than the checkpointer pool's wait for a connection, so that its own error is reported
+    registry.register("checkpointer", checkpointer, timeout_s=POOL_WAIT_S + 2)
     registry.register("knowledge_base", knowledge_base, timeout_s=30)
     registry.register("ocr_engine", BackgroundCheck("ocr_engine", load_ocr), degrades=OCR_DEGRADES)

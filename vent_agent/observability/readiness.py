@@ -28,6 +28,8 @@ from typing import Any, Literal
 
 from fastapi import FastAPI
 
+from vent_agent.store.availability import store_unavailable
+
 log = logging.getLogger(__name__)
 
 ReadinessCheck = Callable[[], Awaitable[Any]]
@@ -161,21 +163,30 @@ class ReadinessRegistry:
         return registered.degrades if registered else None
 
 
+STORE_UNREACHABLE = "数据库不可达"
+"""The start of a failed check's detail when its error says the database is away."""
+
+
 async def run_check(check: ReadinessCheck, timeout_s: float) -> CheckResult:
-    """Run one check under its time limit."""
+    """Run one check under its time limit. A failure's detail is Chinese: ``{timeout_s} 秒内无应答``,
+    ``数据库不可达：<error>`` when the error says the database is away
+    (:func:`~vent_agent.store.availability.store_unavailable`), else ``<error class>: <error>``."""
     start = time.perf_counter()
     try:
         answer = await asyncio.wait_for(check(), timeout_s)
     except TimeoutError:
-        return CheckResult(False, f"no answer within {timeout_s:g} s", (time.perf_counter() - start) * 1000)
+        return CheckResult(False, f"{timeout_s:g} 秒内无应答", (time.perf_counter() - start) * 1000)
     except Exception as exc:  # a probe reports, it does not raise
-        return CheckResult(False, f"{type(exc).__name__}: {exc}", (time.perf_counter() - start) * 1000)
+        detail = f"{type(exc).__name__}: {exc}"
+        if store_unavailable(exc):
+            detail = f"{STORE_UNREACHABLE}：{detail}"
+        return CheckResult(False, detail, (time.perf_counter() - start) * 1000)
     ms = (time.perf_counter() - start) * 1000
     if isinstance(answer, CheckResult):
         answer.ms = ms
         return answer
     if answer is False:
-        return CheckResult(False, "not ready", ms)
+        return CheckResult(False, "未就绪", ms)
     return CheckResult(True, answer if isinstance(answer, str) else "", ms)
 
 
