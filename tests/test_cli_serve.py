@@ -1,13 +1,19 @@
 """``vent-agent serve`` checks its settings and binds its port before the service starts: a bad
 ``VENT_*`` value, a port outside 1–65535, a port in use or an address the machine lacks is one Chinese
-line on stderr and exit code 2, and the app is never built (no migrations, no worker registered)."""
+line on stderr and exit code 2, and the app is never built (no migrations, no worker registered). A
+database the service cannot use (unreachable, stamped by a newer release) is one line too, exit code 3."""
 
 from __future__ import annotations
 
+import os
 import socket
+import subprocess
+import sys
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
+from sqlalchemy import text
 
 from vent_agent.cli import main
 from vent_agent.cli.listen import ServeError, bind_listener, load_settings
@@ -92,3 +98,115 @@ def _free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         return int(probe.getsockname()[1])
+
+
+def _stamped_newer(data_dir: Path) -> None:
+    """A migrated SQLite store under ``data_dir`` stamped by a release newer than this one."""
+    from tests.pg import run_sync
+    from vent_agent.store.db import Database
+
+    url = f"sqlite+aiosqlite:///{data_dir / 'vent_agent.db'}"
+
+    async def stamp() -> None:
+        db = Database(url)
+        try:
+            await db.migrate()
+            async with db.engine.begin() as conn:
+                await conn.execute(text("UPDATE alembic_version SET version_num = '9999_from_the_future'"))
+        finally:
+            await db.close()
+
+    data_dir.mkdir(parents=True, exist_ok=True)
+    run_sync(stamp())
+
+
+NEWER = (
+    "vent-agent serve 出错：数据库的结构版本 9999_from_the_future 比本程序的最新迁移 {head} 更新"
+    "（由更新版本的 vent-agent 写入）：请升级 vent-agent 后再启动，或用 VENT_DATABASE_URL 换一个数据库"
+)
+
+
+def test_a_database_stamped_by_a_newer_release_is_one_line_and_exit_3(
+    tmp_path: Path, no_app: None, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from vent_agent.store.db import migrations_head
+
+    _stamped_newer(tmp_path / "data")
+    monkeypatch.setenv("VENT_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.setenv("VENT_PORT", str(_free_port()))
+    code, err = serve([], capsys)
+    assert (code, err) == (3, NEWER.format(head=migrations_head()))
+
+
+def test_the_console_script_refuses_a_newer_database_without_a_traceback(tmp_path: Path) -> None:
+    """The whole command as a user runs it: stderr is the one line, nothing else (it was a 154-line
+    traceback), and the exit code 3."""
+    from vent_agent.store.db import migrations_head
+
+    _stamped_newer(tmp_path / "data")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("VENT_")}
+    env.update(VENT_DATA_DIR=str(tmp_path / "data"), VENT_PORT=str(_free_port()))
+    done = subprocess.run(
+        [sys.executable, "-m", "vent_agent.cli", "serve"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 3 and done.stdout == ""
+    assert done.stderr == NEWER.format(head=migrations_head()) + "\n"
+
+
+@pytest.mark.parametrize(
+    ("env", "code", "line"),
+    [
+        (
+            {"VENT_DATABASE_URL": "mysql://u@h/db"},
+            2,
+            "配置项 VENT_DATABASE_URL 无效：不支持的数据库 mysql（支持 sqlite、postgresql）",
+        ),
+        (
+            {"VENT_DATABASE_URL": "not a url"},
+            2,
+            "配置项 VENT_DATABASE_URL 无效：无法解析为数据库地址（例如 postgresql://用户@主机:5432/库名）",
+        ),
+        (
+            {"VENT_DATABASE_URL": "postgresql+psycopg2://u@127.0.0.1:9/db"},
+            2,
+            "配置项 VENT_DATABASE_URL 无效：不支持的驱动 psycopg2（不写驱动即可，如 postgresql://…）",
+        ),
+        (
+            {"VENT_DATABASE_URL": "postgresql://u@127.0.0.1:9/db"},
+            3,
+            "无法连接或迁移数据库 postgresql+asyncpg://u@127.0.0.1:9/db（ConnectionRefusedError: ",
+        ),
+    ],
+)
+def test_a_database_the_service_cannot_use_is_one_line(
+    env: dict[str, str],
+    code: int,
+    line: str,
+    tmp_path: Path,
+    no_app: None,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    monkeypatch.setenv("VENT_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.setenv("VENT_PORT", str(_free_port()))
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    got_code, err = serve([], capsys)
+    assert got_code == code and err.startswith(f"vent-agent serve 出错：{line}") and "\n" not in err, err
+
+
+def test_a_data_dir_that_cannot_be_made_is_one_line(
+    tmp_path: Path, no_app: None, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "a-file").write_text("x")
+    monkeypatch.setenv("VENT_DATA_DIR", str(tmp_path / "a-file" / "data"))
+    monkeypatch.setenv("VENT_PORT", str(_free_port()))
+    code, err = serve([], capsys)
+    assert (code, err) == (
+        2,
+        f"vent-agent serve 出错：无法创建数据目录 {tmp_path / 'a-file' / 'data'}（路径中有文件）：请检查 VENT_DATA_DIR",
+    )

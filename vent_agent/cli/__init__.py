@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import socket
 import sys
 from pathlib import Path
 from typing import Annotated, Any, NoReturn
@@ -31,20 +32,28 @@ def serve(
     """启动 HTTP 服务（内置默认配置：VENT_DATA_DIR 下的 SQLite、示范煤矿）。"""
     import uvicorn
 
-    from vent_agent.app import create_app
     from vent_agent.cli.listen import ServeError, bind_listener, load_settings
+    from vent_agent.cli.preflight import prepare
     from vent_agent.observability.logging import configure_logging
 
-    try:  # before anything starts: a bad setting or a port in use is one Chinese line, exit 2
+    # before anything starts: a bad setting or a port in use is one Chinese line, exit 2; a database
+    # that cannot be reached or is stamped by a newer release, exit 3
+    sock: socket.socket | None = None
+    try:
         settings = load_settings()
         listen_host = host if host is not None else settings.host
         listen_port = port if port is not None else settings.port
         sock = bind_listener(listen_host, listen_port)
+        prepare(settings)  # before logging is configured: a refusal is the one line below, nothing else
     except ServeError as err:
+        if sock is not None:
+            sock.close()
         print(f"{PROG} serve 出错：{err}", file=sys.stderr)
-        raise typer.Exit(2) from None
+        raise typer.Exit(err.exit_code) from None
     level = (log_level or settings.log_level).lower()
     configure_logging(settings.log_format, level.upper())
+    from vent_agent.app import create_app  # after the checks: the app's imports take seconds
+
     config = uvicorn.Config(
         create_app(settings),
         host=listen_host,

@@ -20,7 +20,12 @@ PORT_RANGE = (1, 65535)
 
 
 class ServeError(Exception):
-    """The service cannot start; ``args[0]`` says why, in Chinese, for the command line."""
+    """The service cannot start; ``args[0]`` says why, in Chinese, for the command line; ``exit_code``:
+    the command's exit code (2: bad settings or port; 3: the database refused, see ``cli/preflight.py``)."""
+
+    def __init__(self, message: str, exit_code: int = 2) -> None:
+        super().__init__(message)
+        self.exit_code = exit_code
 
 
 def load_settings(**overrides: Any) -> Settings:

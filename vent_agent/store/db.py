@@ -139,10 +139,35 @@ class Database:
         await self.engine.dispose()
 
 
+class SchemaTooNew(RuntimeError):
+    """The database is at a migration this release does not ship: a newer vent-agent wrote it, and
+    migrating it back or running on it could lose data. ``current``: its revision; ``head``: ours."""
+
+    def __init__(self, current: str, head: str | None) -> None:
+        self.current, self.head = current, head
+        super().__init__(
+            f"数据库的结构版本 {current} 比本程序的最新迁移 {head} 更新（由更新版本的 vent-agent 写入）："
+            "请升级 vent-agent 后再启动，或用 VENT_DATABASE_URL 换一个数据库"
+        )
+
+
 def _upgrade_head(conn: Connection) -> None:
+    """``alembic upgrade head`` on ``conn``; raises :class:`SchemaTooNew` when the database is at a
+    revision the package does not know (Alembic's own error is an English "Can't locate revision")."""
     cfg = alembic_config()
+    current = MigrationContext.configure(conn).get_current_revision()
+    if current is not None and not _known_revision(current):
+        raise SchemaTooNew(current, migrations_head())
     cfg.attributes["connection"] = conn
     command.upgrade(cfg, "head")
+
+
+def _known_revision(revision: str) -> bool:
+    """Whether ``revision`` is one of the package's migrations."""
+    try:
+        return ScriptDirectory.from_config(alembic_config()).get_revision(revision) is not None
+    except Exception:  # alembic's ResolutionError / CommandError: a revision it cannot locate
+        return False
 
 
 def _sqlite_migration_engine(url: str) -> AsyncEngine:
