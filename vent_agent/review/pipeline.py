@@ -31,6 +31,7 @@ from vent_agent.documents.ocr import (
     load_configured_engine,
     ocr_pages,
 )
+from vent_agent.documents.ocr.blank import blank_pages
 from vent_agent.documents.pdf_text import ExtractedPdf, PdfError, extract_pdf
 from vent_agent.documents.plan import Plan
 from vent_agent.documents.quality import describe_bad
@@ -50,7 +51,7 @@ from vent_agent.review.model_reading import cap_model_findings, read_unmapped_ta
 from vent_agent.review.plausibility import audit_plan, gate_findings, unreadable_message
 from vent_agent.review.read_scope import ReadScope, judge_only_what_was_read, read_scope, scope_finding
 from vent_agent.review.reference import ReferenceData
-from vent_agent.review.repeat_rules import with_copy_pages
+from vent_agent.review.repeat_rules import page_ranges, with_copy_pages
 from vent_agent.review.result import ReviewerOutcome, ReviewResult
 from vent_agent.review.reviewers import run_reviewers
 from vent_agent.settings import Settings
@@ -141,6 +142,30 @@ class _OcrStopped(Exception):
     """Raised inside the OCR thread when the run waiting for it was cancelled."""
 
 
+async def _skip_blank(req: ReviewRequest, extracted: ExtractedPdf, emit: Emit) -> list[int]:
+    """The pages to OCR: those without a usable text layer, less the blank or near-blank ones
+    (:func:`~vent_agent.documents.ocr.blank.blank_pages`, cheap statistics of a low-scale rendering).
+    Raises :class:`ReviewFailed` when no page of the PDF is worth reading (no text layer anywhere, every
+    page blank): refused in seconds, before any OCR."""
+    missing = extracted.pages_without_text
+    blank = await asyncio.to_thread(blank_pages, req.path, missing)
+    if not blank:
+        return missing
+    if len(blank) == extracted.page_count:
+        raise ReviewFailed(
+            f"PDF 共 {extracted.page_count} 页，全部为空白或近乎空白的页面（无文字层，页面上几乎没有字迹），"
+            "不是配风计划：未进行 OCR。请确认上传的是配风计划文件，扫描件请检查是否扫描成功"
+        )
+    await emit(
+        ReviewProgress(
+            message=f"跳过 {len(blank)} 页空白或近乎空白的页面（第 {page_ranges(blank)} 页），不做 OCR",
+            hash_id=req.sha256,
+        )
+    )
+    skipped = set(blank)
+    return [p for p in missing if p not in skipped]
+
+
 async def _ocr(
     req: ReviewRequest,
     extracted: ExtractedPdf,
@@ -149,9 +174,12 @@ async def _ocr(
     ocr_slots: asyncio.Semaphore | None,
     engine: OcrEngine | None,
 ) -> ExtractedPdf:
-    """OCR the pages without a usable text layer (none, or garbage: ``ExtractedPdf.ocr_reasons``), off
-    the event loop and under ``ocr_slots``. Each page's ``ocr_progress`` carries its ``reason``."""
-    missing = extracted.pages_without_text
+    """OCR the pages without a usable text layer (none, or garbage: ``ExtractedPdf.ocr_reasons``) that
+    are not blank (:func:`_skip_blank`, which refuses a PDF with nothing to read), off the event loop
+    and under ``ocr_slots``. Each page's ``ocr_progress`` carries its ``reason``."""
+    missing = await _skip_blank(req, extracted, emit)
+    if not missing:
+        return extracted
     reasons = extracted.ocr_reasons()
     what = _ocr_pages_cn(extracted)
     if engine is None and settings.ocr_engine == "none":
@@ -206,6 +234,7 @@ async def _ocr(
                 req.path,
                 extracted,
                 engine,
+                pages=missing,
                 max_render_px=settings.ocr_max_render_px,
                 on_page=on_page,
             )
