@@ -20,6 +20,7 @@ from vent_agent.documents.upload import sha256_file
 from vent_agent.events import EventModel
 from vent_agent.review import pipeline
 from vent_agent.review.pipeline import ReviewFailed, ReviewRequest, load_extracted, review_plan
+from vent_agent.runs.slots import FairSlots
 from vent_agent.settings import Settings
 
 ROWS: list[list[str | None]] = [["序号", "用风地点", "类别"], ["1", "15216综采工作面", "采煤工作面"]]
@@ -97,8 +98,9 @@ async def test_the_cache_key_has_the_extractor_version(settings: Settings, scann
 async def test_a_run_waits_for_the_ocr_slot_with_a_queued_progress(
     settings: Settings, scanned_pdf: Path
 ) -> None:
-    slots = asyncio.Semaphore(1)
-    await slots.acquire()  # another scanned plan is being OCR'd
+    slots = FairSlots(1)
+    other = slots.slot("another user")
+    await other.__aenter__()  # another user's scanned plan is being OCR'd
     events = Events()
     task = asyncio.create_task(
         load_extracted(_req(scanned_pdf), settings, events, ocr_slots=slots, ocr_engine=FakeEngine())
@@ -109,7 +111,7 @@ async def test_a_run_waits_for_the_ocr_slot_with_a_queued_progress(
         await asyncio.sleep(0.01)
     assert any(f.get("queued") and "排队" in f["message"] for _, f in events.items)
     assert not events.with_field("ocr_progress") and not task.done()
-    slots.release()
+    await other.__aexit__(None, None, None)
     await asyncio.wait_for(task, timeout=30)
     assert len(events.with_field("ocr_progress")) == 2
 

@@ -41,6 +41,7 @@ from vent_agent.observability.component_readiness import register_readiness
 from vent_agent.observability.memory import freeze_startup_heap, thaw_startup_heap
 from vent_agent.observability.readiness import readiness_registry
 from vent_agent.runs.lifecycle import open_runs
+from vent_agent.runs.slots import FairSlots
 from vent_agent.settings import Settings
 from vent_agent.skills import open_skill_registry
 from vent_agent.state import AppState
@@ -78,7 +79,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             source=make_source(settings),
             interpret_model=make_interpret_model(settings),
             review_slots=asyncio.Semaphore(settings.review_concurrency),
-            ocr_slots=asyncio.Semaphore(settings.ocr_concurrency),
+            ocr_slots=FairSlots(
+                settings.ocr_concurrency,
+                settings.ocr_concurrency_per_user or max(1, settings.ocr_concurrency - 1),
+            ),
             users=make_user_service(settings),
             checkpointer=checkpointer,
             models=ModelRegistry(settings, db),

@@ -76,6 +76,11 @@ class Settings(BaseSettings):
 
     ocr_engine: Literal["rapidocr", "paddle", "none"] = "rapidocr"
     ocr_concurrency: int = 1
+    ocr_concurrency_per_user: int = Field(
+        default=0,
+        description="OCR jobs one user (or client address) may run at once; 0: one fewer than "
+        "ocr_concurrency (at least 1). Users waiting are served in turn",
+    )
     ocr_isolation: Literal["process", "thread"] = Field(
         default="process", description="process: OCR in recycled worker processes (memory given back)"
     )

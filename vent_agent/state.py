@@ -12,6 +12,7 @@ from vent_agent.auth import UserService
 from vent_agent.interpret.facts_cache import FactsCache
 from vent_agent.llm.registry import ModelRegistry
 from vent_agent.runs.manager import RunManager
+from vent_agent.runs.slots import FairSlots
 from vent_agent.settings import Settings
 from vent_agent.skills.registry import SkillRegistry
 from vent_agent.store.db import Database
@@ -30,7 +31,7 @@ class AppState:
     source: VentilationSource
     interpret_model: BaseChatModel | None
     review_slots: asyncio.Semaphore
-    ocr_slots: asyncio.Semaphore
+    ocr_slots: FairSlots
     users: UserService
     checkpointer: BaseCheckpointSaver[str]
     models: ModelRegistry

@@ -48,7 +48,9 @@ async def review_pdf(
     async with turn as reserved:
         uploads_dir = state.settings.uploads_dir / sid if sid else state.settings.uploads_dir
         saved = await save_review_upload(state, file, uploads_dir)
-        req = ReviewRequest(saved.path, saved.sha256, saved.file_name, force_refresh, message)
+        client = request.client.host if request.client is not None else "unknown"
+        owner = session.user_name if session is not None else f"client:{client}"
+        req = ReviewRequest(saved.path, saved.sha256, saved.file_name, force_refresh, message, owner)
         if session is not None:
             await record_review_request(state, session, message, saved.file_name)
         run_id = await state.runs.start(

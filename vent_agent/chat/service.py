@@ -146,7 +146,9 @@ async def _build_graph(state: AppState, emitter: Emitter, turn: ChatTurn, mode: 
     review node bound to this run's emitter."""
 
     async def review(att: dict[str, Any]) -> str:
-        req = ReviewRequest(att["path"], att["sha256"], att["file_name"], False, turn.message)
+        req = ReviewRequest(
+            att["path"], att["sha256"], att["file_name"], False, turn.message, turn.session.user_name
+        )
         try:
             return await review_run(
                 emitter, state, req, turn.base_url, turn.session.id, final=False, agent=REVIEW_AGENT
@@ -370,7 +372,9 @@ async def chat_run(emitter: Emitter, state: AppState, turn: ChatTurn) -> None:
         return
     content = turn.message
     if turn.attachment and not review:
-        content += await attachment_note(state, emitter, turn.attachment, turn.message)
+        content += await attachment_note(
+            state, emitter, turn.attachment, turn.message, owner=turn.session.user_name
+        )
     graph_input = {
         "messages": [HumanMessage(content=content)],
         "attachment": turn.attachment,
@@ -380,13 +384,17 @@ async def chat_run(emitter: Emitter, state: AppState, turn: ChatTurn) -> None:
     await finish_turn(state, emitter, turn, mapper, model)
 
 
-async def attachment_note(state: AppState, emitter: Emitter, attachment: dict[str, Any], message: str) -> str:
+async def attachment_note(
+    state: AppState, emitter: Emitter, attachment: dict[str, Any], message: str, *, owner: str = ""
+) -> str:
     """What the dialogue agent is told of a PDF attached to a question that is not a review: the plan as
     parsed (locations, methods, figures with their pages), or why it could not be read."""
     from vent_agent.review.pipeline import ReviewFailed, ReviewRequest, load_plan
     from vent_agent.review.remarks_digest import plan_digest
 
-    req = ReviewRequest(attachment["path"], attachment["sha256"], attachment["file_name"], False, message)
+    req = ReviewRequest(
+        attachment["path"], attachment["sha256"], attachment["file_name"], False, message, owner
+    )
     head = f"\n\n[用户附带了文件《{attachment['file_name']}》"
     try:
         plan = await load_plan(req, state.settings, emitter.send, ocr_slots=state.ocr_slots)

@@ -54,6 +54,7 @@ from vent_agent.review.reference import ReferenceData
 from vent_agent.review.repeat_rules import page_ranges, with_copy_pages
 from vent_agent.review.result import ReviewerOutcome, ReviewResult
 from vent_agent.review.reviewers import run_reviewers
+from vent_agent.runs.slots import FairSlots, HeldSlot
 from vent_agent.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -76,13 +77,15 @@ class ReviewFailed(Exception):
 
 @dataclass(frozen=True)
 class ReviewRequest:
-    """One plan to review: the stored PDF, its sha256, the client's file name."""
+    """One plan to review: the stored PDF, its sha256, the client's file name; ``owner``: whose OCR
+    jobs it counts among (a user name, or ``client:<address>``; :class:`~vent_agent.runs.slots.FairSlots`)."""
 
     path: Path
     sha256: str
     file_name: str
     force_refresh: bool = False
     message: str | None = None
+    owner: str = ""
 
 
 def extractor_id(engine: str) -> str:
@@ -171,15 +174,33 @@ async def _ocr(
     extracted: ExtractedPdf,
     settings: Settings,
     emit: Emit,
-    ocr_slots: asyncio.Semaphore | None,
+    ocr_slots: FairSlots | None,
     engine: OcrEngine | None,
+    review_slot: HeldSlot | None = None,
 ) -> ExtractedPdf:
     """OCR the pages without a usable text layer (none, or garbage: ``ExtractedPdf.ocr_reasons``) that
     are not blank (:func:`_skip_blank`, which refuses a PDF with nothing to read), off the event loop
-    and under ``ocr_slots``. Each page's ``ocr_progress`` carries its ``reason``."""
+    and under ``ocr_slots`` (a slot of ``req.owner``'s share). The ``review_slot`` the review holds is
+    given back meanwhile (a text-layer review never waits behind OCR) and taken again afterwards. Each
+    page's ``ocr_progress`` carries its ``reason``."""
     missing = await _skip_blank(req, extracted, emit)
     if not missing:
         return extracted
+    aside = review_slot.aside() if review_slot is not None else contextlib.nullcontext()
+    async with aside:
+        return await _ocr_pages(req, extracted, missing, settings, emit, ocr_slots, engine)
+
+
+async def _ocr_pages(
+    req: ReviewRequest,
+    extracted: ExtractedPdf,
+    missing: list[int],
+    settings: Settings,
+    emit: Emit,
+    ocr_slots: FairSlots | None,
+    engine: OcrEngine | None,
+) -> ExtractedPdf:
+    """OCR ``missing`` under a slot of ``ocr_slots`` (see :func:`_ocr`)."""
     reasons = extracted.ocr_reasons()
     what = _ocr_pages_cn(extracted)
     if engine is None and settings.ocr_engine == "none":
@@ -190,9 +211,9 @@ async def _ocr(
             )
         )
         return extracted
-    if ocr_slots is not None and ocr_slots.locked():
+    if ocr_slots is not None and ocr_slots.would_wait(req.owner):
         await emit(ReviewProgress(message="OCR 任务排队中，请稍候...", hash_id=req.sha256, queued=True))
-    async with ocr_slots if ocr_slots is not None else contextlib.nullcontext():
+    async with ocr_slots.slot(req.owner) if ocr_slots is not None else contextlib.nullcontext():
         if engine is None:
             try:
                 engine = await asyncio.to_thread(load_configured_engine, settings)
@@ -254,8 +275,9 @@ async def load_extracted(
     settings: Settings,
     emit: Emit,
     *,
-    ocr_slots: asyncio.Semaphore | None = None,
+    ocr_slots: FairSlots | None = None,
     ocr_engine: OcrEngine | None = None,
+    review_slot: HeldSlot | None = None,
 ) -> ExtractedPdf:
     """The PDF's pages and tables: from the cache, or the text layer read (per-page ``progress`` with
     ``page_progress``) and the pages without one OCR'd (``progress`` with ``ocr_progress``).
@@ -288,7 +310,7 @@ async def load_extracted(
             max_bytes=settings.max_upload_mb << 20,
         )
         if extracted.pages_without_text:
-            extracted = await _ocr(req, extracted, settings, emit, ocr_slots, ocr_engine)
+            extracted = await _ocr(req, extracted, settings, emit, ocr_slots, ocr_engine, review_slot)
     except PdfError as exc:
         raise ReviewFailed(str(exc)) from exc
     _write_cache(cache, extracted)
@@ -300,8 +322,9 @@ async def load_plan(
     settings: Settings,
     emit: Emit,
     *,
-    ocr_slots: asyncio.Semaphore | None = None,
+    ocr_slots: FairSlots | None = None,
     ocr_engine: OcrEngine | None = None,
+    review_slot: HeldSlot | None = None,
 ) -> Plan:
     """The structured plan of ``req``: from the cache (keyed by sha256, parser and extractor version)
     unless ``force_refresh``, or extracted (:func:`load_extracted`) and parsed off the event loop.
@@ -315,7 +338,9 @@ async def load_plan(
         if plan is not None:
             await emit(ReviewProgress(message="已命中解析缓存，跳过文本提取", hash_id=req.sha256))
             return plan
-    extracted = await load_extracted(req, settings, emit, ocr_slots=ocr_slots, ocr_engine=ocr_engine)
+    extracted = await load_extracted(
+        req, settings, emit, ocr_slots=ocr_slots, ocr_engine=ocr_engine, review_slot=review_slot
+    )
     plan = await asyncio.to_thread(read_plan, extracted)
     _write_cache(cache, plan)
     return plan
@@ -370,14 +395,16 @@ async def review_plan(
     emit: Emit,
     reference: ReferenceData | None = None,
     *,
-    ocr_slots: asyncio.Semaphore | None = None,
+    ocr_slots: FairSlots | None = None,
     ocr_engine: OcrEngine | None = None,
     remarks_model: BaseChatModel | None = None,
+    review_slot: HeldSlot | None = None,
 ) -> ReviewResult:
     """Review one plan PDF end to end (without rendering). Raises :class:`ReviewFailed`.
 
     ``reference`` (tests, benchmarks) replaces the embedded MCP server's reference data (None: the data
-    ``settings`` name). ``ocr_slots`` (the app's ``AppState.ocr_slots``) bounds concurrent OCR;
+    ``settings`` name). ``ocr_slots`` (the app's ``AppState.ocr_slots``) bounds concurrent OCR; the
+    ``review_slot`` the caller holds is given back while this review waits for and runs its OCR;
     ``ocr_engine`` replaces the engine of ``settings.ocr_engine`` (tests, benchmarks); ``remarks_model``
     (None: no model configured) writes the reviewers' language and logic remarks, each call at most
     ``settings.llm_timeout_s`` s.
@@ -387,7 +414,9 @@ async def review_plan(
             message=f"PDF 文件已保存，HashID: {req.sha256[:12]}...，正在提取文本内容...", hash_id=req.sha256
         )
     )
-    plan = await load_plan(req, settings, emit, ocr_slots=ocr_slots, ocr_engine=ocr_engine)
+    plan = await load_plan(
+        req, settings, emit, ocr_slots=ocr_slots, ocr_engine=ocr_engine, review_slot=review_slot
+    )
     if settings.review_model_reading and remarks_model is not None:  # optional reading aid (model_reading)
         extracted = await load_extracted(req, settings, emit, ocr_slots=ocr_slots, ocr_engine=ocr_engine)
         plan = await _model_reading(plan, extracted, remarks_model, settings, emit)

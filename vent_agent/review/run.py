@@ -20,6 +20,7 @@ from vent_agent.review.session_turns import record_review_answer, review_done_fi
 from vent_agent.runs.agent_span import Outcome, agent_done, agent_start
 from vent_agent.runs.emitter import Emitter
 from vent_agent.runs.manager import RunBody
+from vent_agent.runs.slots import HeldSlot
 from vent_agent.state import AppState
 from vent_agent.store.models import SessionRow
 
@@ -121,10 +122,12 @@ async def _review_and_publish(
     emitter: Emitter, state: AppState, req: ReviewRequest, base_url: str, session_id: str | None
 ) -> tuple[ReviewResult, PublishedReport]:
     """Wait for a review slot, review the plan, stream the report as Markdown and write the .docx.
-    Raises :class:`ReviewFailed` when the plan cannot be reviewed."""
+    The slot is given back while the review waits for and runs its OCR (``ocr_slots``, a separate
+    limit), so text-layer reviews never wait behind scans. Raises :class:`ReviewFailed` when the plan
+    cannot be reviewed."""
     if state.review_slots.locked():
         await emitter.send(ReviewProgress(message="审查任务排队中，请稍候...", queued=True))
-    async with state.review_slots:
+    async with HeldSlot(state.review_slots) as slot:
         remarks_model = await state.models.chat_model()
         result = await review_plan(
             req,
@@ -132,6 +135,7 @@ async def _review_and_publish(
             emitter.send,
             remarks_model=remarks_model,
             ocr_slots=state.ocr_slots,
+            review_slot=slot,
         )
         await stream_markdown(result, emitter.send)
         report = await publish_docx(
