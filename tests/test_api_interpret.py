@@ -119,7 +119,7 @@ async def test_heading_with_gas_anomaly_is_flagged(client: httpx.AsyncClient) ->
         client, "/api/interpret/click/tun", {**TUN, "tun_id": "15220-HF", "tun_name": "x"}
     )
     text = "".join(e["content"] for e in events if e["type"] == "token")
-    assert "第192条" in text and "❌" in text
+    assert "第192条" in text and "**超限**" in text
 
 
 @pytest.mark.parametrize(

@@ -58,7 +58,7 @@ async def test_a_device_clicked_as_another_type_is_interpreted_by_its_own(app, c
     assert f"「{DEVICE_TYPE_LABELS[real]}」（{real}）" in message and "按实际类型解读" in message
     text = text_of(events)
     assert f"- 类型：{DEVICE_TYPE_LABELS[real]}" in text
-    assert f"> ⚠️ {message}" in text  # stated in the interpretation, before the table
+    assert f"> **注意**：{message}" in text  # stated in the interpretation, before the table
     assert text.index(message) < text.index("### 监测值与限值")
     assert events[-1]["type"] == "done" and events[-1]["message"] == "解读完成"
 

@@ -186,7 +186,8 @@ async def test_render_contains_values_and_articles(mine: DemoMine) -> None:
         assert label in text
     # the heat provision (2016 edition only) is not in the knowledge base: its source without a number
     assert "《煤矿安全规程》（2016版）相关条款（知识库未收录原文）" in text and "第655条" not in text
-    assert "❌" in text and "⚠️" in text and "✅" in text
+    assert "**超限**" in text and "**预警**" in text and "**正常**" in text
+    assert not set("✅⚠❌🔔") & set(text), "status in words, never a glyph that needs an emoji font"
     assert "近24小时异常" in text and "仍在持续" in text and "撤出人员" in text
     assert "规程版本：《煤矿安全规程》（2025版）" in text
 

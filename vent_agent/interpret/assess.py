@@ -32,7 +32,6 @@ from vent_agent.upstream.models import AlarmLimit
 Status = Literal["ok", "warning", "breach"]
 Level = Literal["warning", "breach"]
 STATUS_RANK: dict[str, int] = {"ok": 0, "warning": 1, "breach": 2}
-STATUS_ICON: dict[str, str] = {"ok": "✅", "warning": "⚠️", "breach": "❌"}
 STATUS_CN: dict[str, str] = {"ok": "正常", "warning": "预警", "breach": "超限"}
 DEVICE_LIMIT_SOURCE = "设备报警限值"
 

@@ -2,7 +2,8 @@
 
 Layout: title (name and id); type, data time in the mine time zone, edition; the request's warnings
 (a device type that is not the device's); a stale-data warning; a
-table of each value against its allowed range with ✅/⚠️/❌ and the article; how derived values and
+table of each value against its allowed range with its status in words (``**正常**``, ``**预警**``,
+``**超限**``: no glyph that needs an emoji font) and the article; how derived values and
 limits were obtained; the anomalies of the last 24 h; a conclusion with the actions required; related
 provisions. :func:`chunk_text` cuts any text into pieces for ``token`` events.
 """
@@ -13,13 +14,18 @@ from collections.abc import Iterator
 from datetime import datetime
 from zoneinfo import ZoneInfo
 
-from vent_agent.interpret.assess import STATUS_CN, STATUS_ICON, Assessment
+from vent_agent.interpret.assess import STATUS_CN, Assessment
 from vent_agent.interpret.facts import Anomaly, InterpretationFacts
 from vent_agent.kb.thresholds import breach_text, fmt_number
 
 
 def _local(t: datetime, tz: str, fmt: str = "%Y-%m-%d %H:%M") -> str:
     return t.astimezone(ZoneInfo(tz)).strftime(fmt)
+
+
+def _status(status: str) -> str:
+    """A status as a bold word (``**超限**``); the console colours it, any Markdown renderer shows it."""
+    return f"**{STATUS_CN[status]}**"
 
 
 def _cell(text: str | None) -> str:
@@ -44,13 +50,13 @@ def _header(f: InterpretationFacts) -> list[str]:
     lines.append(f"- 规程版本：{f.edition_label}")
     lines.append("")
     for warning in f.warnings:
-        lines += [f"> ⚠️ {warning}", ""]
+        lines += [f"> **注意**：{warning}", ""]
     if f.stale:
         if f.age_minutes is None:
-            lines.append("> ⚠️ **无可用监测数据**：以下结论不能反映现场状态，请核实监测系统。")
+            lines.append("> **注意：无可用监测数据**。以下结论不能反映现场状态，请核实监测系统。")
         else:
             lines.append(
-                f"> ⚠️ **数据已过时**：最新数据距今约 {f.age_minutes:.0f} 分钟，超过 {f.stale_after_minutes} 分钟，"
+                f"> **注意：数据已过时**。最新数据距今约 {f.age_minutes:.0f} 分钟，超过 {f.stale_after_minutes} 分钟，"
                 "以下结论仅供参考，请核实监测系统数据传输。"
             )
         lines.append("")
@@ -69,7 +75,7 @@ def _table(f: InterpretationFacts) -> list[str]:
         row += [
             a.value_text,
             _cell(a.limit_text),
-            f"{STATUS_ICON[a.status]} {STATUS_CN[a.status]}",
+            _status(a.status),
             _cell(a.source),
         ]
         lines.append("| " + " | ".join(row) + " |")
@@ -92,7 +98,7 @@ def _anomaly_line(a: Anomaly, tz: str) -> str:
     tail = "，仍在持续" if a.ongoing else "，已恢复"
     ref = a.article or a.source or ""
     return (
-        f"- {STATUS_ICON[a.status]} {span} {a.label}（{a.device_name}）峰值 {fmt_number(a.value, a.unit)} {a.unit}"
+        f"- {_status(a.status)} {span} {a.label}（{a.device_name}）峰值 {fmt_number(a.value, a.unit)} {a.unit}"
         f"（{_local(a.time, tz, '%H:%M')}），{cond}{tail}" + (f"；依据：{ref}" if ref else "")
     )
 
@@ -102,7 +108,7 @@ def _anomalies(f: InterpretationFacts) -> list[str]:
     if not f.anomalies:
         lines.append("近24小时无超限或预警记录。")
     lines += [_anomaly_line(a, f.timezone) for a in f.anomalies]
-    lines += [f"- 🔔 监测系统报警（仍在持续）：{a.message}" for a in f.alarms if a.active]
+    lines += [f"- **报警** 监测系统报警（仍在持续）：{a.message}" for a in f.alarms if a.active]
     return [*lines, ""]
 
 
@@ -119,11 +125,11 @@ def _conclusion(f: InterpretationFacts) -> list[str]:
     past = [a for a in f.anomalies if not a.ongoing]
     if breaches:
         extra = f"、{len(warnings)} 项预警" if warnings else ""
-        lines.append(f"❌ 当前有 {len(breaches)} 项超限{extra}，须立即处理：")
+        lines.append(f"{_status('breach')}：当前有 {len(breaches)} 项超限{extra}，须立即处理：")
     elif warnings:
-        lines.append(f"⚠️ 当前无超限，{len(warnings)} 项接近限值或需核查：")
+        lines.append(f"{_status('warning')}：当前无超限，{len(warnings)} 项接近限值或需核查：")
     else:
-        lines.append("✅ 当前各项监测值均在限值以内。")
+        lines.append(f"{_status('ok')}：当前各项监测值均在限值以内。")
     actions = [_action_line(a) for a in [*breaches, *warnings]]
     lines += [f"{i}. {text}" for i, text in enumerate(dict.fromkeys(actions), 1)]
     if past:
