@@ -14,6 +14,7 @@ import pytest
 from tests.helpers import parse_spec_stream
 from vent_agent.chat.toolset import record_fact_references, record_text_articles, references_event
 from vent_agent.events import References
+from vent_agent.interpret.cite import NOT_IN_KB
 from vent_agent.interpret.facts import InterpretationFacts, gather_device_facts, gather_tunnel_facts
 from vent_agent.interpret.render import render_interpretation
 from vent_agent.kb.citations import CitationRegistry
@@ -73,9 +74,13 @@ async def test_every_demo_text_cites_only_articles_of_the_kb_and_lists_them(edit
             for n in ref.numbers:
                 art = kb.resolve(n, ref.edition).article
                 assert (art.edition, art.number) in listed, (target_id, ref.text)
-        related = text.split("### 相关规定", 1)[-1] if "### 相关规定" in text else ""
+        # each clause quoted once: the event quotes the articles it lists, the text only the others
+        related = text.split("### 其他相关规定", 1)[-1] if "### 其他相关规定" in text else ""
         articles = re.findall(r"^- (《煤矿安全规程》[^：]*)：", related, re.M)
         assert len(articles) == len(set(articles)), (target_id, articles)
+        assert all(NOT_IN_KB in a for a in articles), (target_id, articles)
+        for r in facts.references:
+            assert NOT_IN_KB in r.article or f"- {r.article}：" not in text, (target_id, r.article)
 
 
 async def test_a_provision_the_kb_lacks_is_named_without_its_number() -> None:

@@ -4,8 +4,8 @@ Layout: title (name and id); type, data time in the mine time zone, edition; the
 (a device type that is not the device's); a stale-data warning; a
 table of each value against its allowed range with its status in words (``**正常**``, ``**预警**``,
 ``**超限**``: no glyph that needs an emoji font) and the article; how derived values and
-limits were obtained; the anomalies of the last 24 h; a conclusion with the actions required; related
-provisions. :func:`chunk_text` cuts any text into pieces for ``token`` events.
+limits were obtained; the anomalies of the last 24 h; a conclusion with the actions required; the
+provisions the knowledge base lacks (the others are quoted once, by the ``references`` event). :func:`chunk_text` cuts any text into pieces for ``token`` events.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from datetime import datetime
 from zoneinfo import ZoneInfo
 
 from vent_agent.interpret.assess import STATUS_CN, Assessment
+from vent_agent.interpret.cite import NOT_IN_KB
 from vent_agent.interpret.facts import Anomaly, InterpretationFacts
 from vent_agent.kb.thresholds import breach_text, fmt_number
 
@@ -141,10 +142,13 @@ def _conclusion(f: InterpretationFacts) -> list[str]:
 
 
 def _references(f: InterpretationFacts) -> list[str]:
-    if not f.references:
+    """The provisions the ``references`` event cannot list (their text is not in the knowledge base,
+    :data:`~vent_agent.interpret.cite.NOT_IN_KB`); the others are quoted once, by that event."""
+    missing = [r for r in f.references if NOT_IN_KB in r.article]
+    if not missing:
         return []
-    lines = ["### 相关规定", ""]
-    lines += [f"- {r.article}：{r.clause or r.requirement}" for r in f.references]
+    lines = ["### 其他相关规定", ""]
+    lines += [f"- {r.article}：{r.clause or r.requirement}" for r in missing]
     return [*lines, ""]
 
 
