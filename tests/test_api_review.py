@@ -58,6 +58,9 @@ async def test_review_stream_follows_the_spec(client: httpx.AsyncClient, app, pl
     cov = done["coverage"]
     assert (cov["locations_found"], cov["figures_not_read"], cov["unreadable"]) == (10, 1, False)
     assert cov["figures_read"] > 100 and "识别情况：共识别用风地点 10 个" in text
+    # the verdict the report's page 1 states, on the done and on the "审查完成" progress
+    assert done["verdict"] == "存在严重问题，须立即处置" and f"结论：{done['verdict']}" in text
+    assert any(e["type"] == "progress" and e.get("verdict") == done["verdict"] for e in events)
 
 
 async def test_report_download_is_a_docx_with_cjk_fonts(

@@ -285,6 +285,7 @@ class Progress(EventModel):
     download_url: str | None = None
     queued: bool | None = None
     summary: SeverityCounts | None = None
+    verdict: str | None = None  # a review's conclusion, as page 1 of its report says it
     file_name: str | None = None
     coverage: ReviewCoverage | None = None
 
@@ -425,6 +426,7 @@ class Done(EventModel):
     message: str = "运行结束"
     download_url: str | None = None
     summary: SeverityCounts | None = None
+    verdict: str | None = None  # a review's conclusion, as page 1 of its report says it
 
 
 class ClickDone(Done):

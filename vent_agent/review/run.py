@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path as FilePath
 
+from reports.content import verdict
 from reports.labels import severity_label
 from vent_agent.documents.upload import sha256_file
 from vent_agent.events import Error, ReviewCoverage, ReviewDone, ReviewProgress, SeverityCounts
@@ -102,6 +103,7 @@ async def _review_run(
                 download_url=report.download_url,
                 message="审查完成",
                 summary=SeverityCounts(**counts),
+                verdict=verdict(result),
                 coverage=coverage,
             )
         )
@@ -111,6 +113,7 @@ async def _review_run(
                 message="审查完成",
                 download_url=report.download_url,
                 summary=SeverityCounts(**counts),
+                verdict=verdict(result),
                 coverage=coverage,
             )
         )
