@@ -212,7 +212,7 @@ def test_sessions_pin_rename_and_delete(server: tuple[str, Any], page: Any) -> N
     page.goto(f"{base}/#chat")
     item = page.locator(f'#session-list li[data-id="{sid}"]')
     item.locator("button", has_text="置顶").click()
-    sync_api.expect(item.locator(".title")).to_contain_text("📌")
+    sync_api.expect(item.locator(".title .pin")).to_have_text("置顶")
     sync_api.expect(page.locator("#session-list li").first).to_have_attribute("data-id", sid)
     page.once("dialog", lambda d: d.accept("风量复核（已改名）"))
     item.locator("button", has_text="重命名").click()

@@ -67,13 +67,29 @@ export function follow(runId, lastEventId = 0) {
   return followRun(location.origin, runId, { lastEventId, headers: authHeaders() });
 }
 
-/** Show a message in the page's banner (kind: 'error' | 'info'); empty hides it. */
-export function banner(message, kind = 'error') {
-  const el = document.getElementById('banner');
-  el.textContent = message || '';
-  el.className = `banner ${kind}`;
-  el.hidden = !message;
+const banners = {}; // view → {message, kind}: each tab keeps its own message
+
+/** The view shown (map, chat, review…): the part of the URL hash before any '/'. */
+export const currentView = () => location.hash.slice(1).split('/')[0] || 'map';
+
+/** Show the banner of the view shown (called when the view changes). */
+export function showBanner() {
+  const node = document.getElementById('banner');
+  const b = banners[currentView()];
+  node.textContent = b ? b.message : '';
+  node.className = `banner ${b ? b.kind : ''}`;
+  node.hidden = !b;
 }
+
+/** Set the banner message of `view` (kind: 'error' | 'info'; empty clears it): it shows only on that
+ * view's tab, not on the others. */
+export function banner(message, kind = 'error', view = currentView()) {
+  banners[view] = message ? { message, kind } : null;
+  showBanner();
+}
+
+/** A banner function bound to one view: bannerFor('review')(message, kind). */
+export const bannerFor = (view) => (message, kind = 'error') => banner(message, kind, view);
 
 /** Create an element: el('div', {class: 'x', onclick}, child, 'text'…). */
 export function el(tag, attrs = {}, ...children) {

@@ -1,7 +1,7 @@
 // app.js — the console's entry: the token box (localStorage; the demo tokens offered when the service
 // uses its built-in demo user service), the three views switched by the URL hash.
 
-import { api, banner, getToken, setToken } from './api.js';
+import { api, banner, currentView, getToken, setToken, showBanner } from './api.js';
 import { initChat, loadSessions } from './chat.js';
 import { initAirflow } from './airflow.js';
 import { initMap } from './map.js';
@@ -10,9 +10,10 @@ import { initReview } from './review.js';
 const VIEWS = ['map', 'chat', 'review'];
 
 function show() {
-  const view = VIEWS.includes(location.hash.slice(1)) ? location.hash.slice(1) : 'map';
+  const view = VIEWS.includes(currentView()) ? currentView() : 'map';
   for (const v of VIEWS) document.getElementById(`view-${v}`).hidden = v !== view;
   document.querySelectorAll('.tabs a').forEach((a) => a.classList.toggle('active', a.dataset.view === view));
+  showBanner(); // each tab its own message
 }
 
 async function initToken() {

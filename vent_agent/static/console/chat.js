@@ -2,9 +2,11 @@
 // card (POST /api/chat/resume), suggestions as buttons, and picking a running turn up again after a
 // reload or a dropped connection (X-Run-Id + Last-Event-ID through vent-client).
 
-import { ApiError, api, banner, el, follow, getToken, openStream } from './api.js';
+import { ApiError, api, bannerFor, el, follow, getToken, openStream } from './api.js';
 import { renderMarkdown } from './md.js';
 import { TurnView, play } from './turn.js';
+
+const say = bannerFor('chat'); // this tab's banner
 
 const CURRENT_KEY = 'vent-console.session';
 const RUN_KEY = 'vent-console.run'; // {session_id, run_id, seq} of a turn still streaming
@@ -79,14 +81,14 @@ async function playTurn(events, runId, sid) {
 }
 
 function refused(err) {
-  if (err instanceof ApiError && err.status === 409) banner(`会话忙：${err.message}`);
-  else if (err instanceof ApiError && err.status === 401) banner(`需要访问令牌：${err.message}`);
-  else banner(`发送失败：${err.message}`);
+  if (err instanceof ApiError && err.status === 409) say(`会话忙：${err.message}`);
+  else if (err instanceof ApiError && err.status === 401) say(`需要访问令牌：${err.message}`);
+  else say(`发送失败：${err.message}`);
 }
 
 export async function send(message) {
   if (!message.trim()) return;
-  banner('');
+  say('');
   const form = new FormData();
   form.append('message', message);
   if (sessionId) form.append('session_id', sessionId);
@@ -113,7 +115,7 @@ export async function send(message) {
 }
 
 async function resume(action, threadId) {
-  banner('');
+  say('');
   let stream;
   try {
     stream = await openStream('/api/chat/resume', { json: { session_id: sessionId, action, thread_id: threadId || undefined } });
@@ -140,7 +142,7 @@ async function openSession(id) {
     hist = await api(`/api/chat/history/${encodeURIComponent(id)}?limit=200`);
   } catch (err) {
     if (err.status === 404) setSession(null);
-    banner(`读取历史失败：${err.message}`);
+    say(`读取历史失败：${err.message}`);
     return;
   }
   hist.messages.forEach((m, i) => {
@@ -191,14 +193,14 @@ export async function loadSessions() {
     const pinned = s.sort_order === 1;
     const act = (label, title, fn) => el('button', { type: 'button', class: 'icon', title, onclick: (e) => { e.stopPropagation(); fn(); } }, label);
     return el('li', { 'data-id': s.session_id, onclick: () => openSession(s.session_id) },
-      el('span', { class: 'title' }, `${pinned ? '📌 ' : ''}${s.title || '（无标题）'}`),
+      el('span', { class: 'title' }, pinned ? el('span', { class: 'pin' }, '置顶') : null, s.title || '（无标题）'),
       el('span', { class: 'meta muted' }, `${s.mode === 'plan' ? '计划' : '完全'} · ${s.message_count} 条 · ${(s.updated_at || s.created_at || '').replace('T', ' ').slice(5, 16)}`),
       el('span', { class: 'acts' },
         act(pinned ? '取消置顶' : '置顶', '置顶/取消置顶', async () => { await api(`/api/sessions/${s.session_id}/pin`, { method: 'PUT' }); loadSessions(); }),
         act('重命名', '重命名', async () => {
           const title = prompt('新的会话标题', s.title || '');
           if (title === null) return;
-          try { await api(`/api/sessions/${s.session_id}/title`, { method: 'PUT', json: { title } }); } catch (err) { banner(err.message); }
+          try { await api(`/api/sessions/${s.session_id}/title`, { method: 'PUT', json: { title } }); } catch (err) { say(err.message); }
           loadSessions();
         }),
         act('删除', '删除会话', async () => {
@@ -216,7 +218,7 @@ export function initChat() {
   document.getElementById('chat-form').addEventListener('submit', (e) => {
     e.preventDefault();
     if (busy) {
-      banner('上一条消息仍在回答中；再次发送会被服务拒绝（409）。', 'info');
+      say('上一条消息仍在回答中；再次发送会被服务拒绝（409）。', 'info');
     }
     const text = input.value;
     input.value = '';

@@ -1,8 +1,10 @@
 // map.js — the ventilation network (GET /api/mine/network) as SVG: tunnels coloured by wind-speed
 // compliance, devices as symbols; a click streams the interpretation into the side panel.
 
-import { api, banner, el, openStream } from './api.js';
+import { api, bannerFor, el, openStream } from './api.js';
 import { TurnView, play } from './turn.js';
+
+const say = bannerFor('map'); // this tab's banner
 
 const SVG = 'http://www.w3.org/2000/svg';
 const COMPLIANCE = {
@@ -53,6 +55,48 @@ async function interpret(kind, item) {
   }
 }
 
+const LABEL_GAP = 48; // m: a label's distance from its line, beyond the device symbols (28 m + 15 m radius)
+const LABEL_PX = 13; // the labels' size on screen, whatever the map's scale
+
+let placed = []; // the line labels of the map drawn last, with their candidate spots
+
+/** Candidate spots of a line's label: beside its middle on either side, then shifted along the line. */
+function labelSpots(ax, ay, bx, by, vertical) {
+  const out = [];
+  for (const f of [0.5, 0.3, 0.7]) {
+    for (const side of [1, -1]) {
+      const x = ax + f * (bx - ax) - (vertical ? side * LABEL_GAP : 0);
+      const y = ay + f * (by - ay) - (vertical ? 0 : side * LABEL_GAP);
+      out.push({ x, y, rotate: vertical ? (side > 0 ? -90 : 90) : 0 });
+    }
+  }
+  return out;
+}
+
+const overlaps = (a, b) => a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom;
+
+/** Size the labels for the screen (LABEL_PX pixels at the map's current scale: the SVG is fitted into its
+ * box, so one user unit is min(width/W, height/H) pixels), then give each line label the first of its
+ * spots that overlaps no label placed before it (the slanted chamber names stay where they are). */
+function fitLabels(svg, W, H) {
+  const k = Math.min(svg.clientWidth / W, svg.clientHeight / H) || 1;
+  const g = svg.querySelector('g.labels');
+  g.setAttribute('font-size', (LABEL_PX / k).toFixed(1));
+  g.setAttribute('stroke-width', (3 / k).toFixed(1));
+  const taken = [...g.querySelectorAll('text.small')].map((t) => t.getBoundingClientRect());
+  for (const { label, spots } of placed) {
+    let box = null;
+    for (const spot of spots) {
+      label.setAttribute('x', spot.x);
+      label.setAttribute('y', spot.y);
+      label.setAttribute('transform', spot.rotate ? `rotate(${spot.rotate} ${spot.x} ${spot.y})` : '');
+      box = label.getBoundingClientRect();
+      if (!taken.some((r) => overlaps(r, box))) break;
+    }
+    taken.push(box);
+  }
+}
+
 /** The points of a band `half` wide on each side of a segment: the tunnel's click target. */
 function hitArea(ax, ay, bx, by, half) {
   const len = Math.hypot(bx - ax, by - ay) || 1;
@@ -64,14 +108,15 @@ function hitArea(ax, ay, bx, by, half) {
 function draw(net) {
   const box = document.getElementById('map');
   const [x0, y0, x1, y1] = net.bounds || [0, 0, 1000, 1000];
-  const pad = 160;
-  const W = x1 - x0 + 2 * pad + 420; // room on the right for the labels of the eastern headings
-  const H = y1 - y0 + 2 * pad + 200; // and below for the slanted chamber names
+  const pad = 150;
+  const W = x1 - x0 + 2 * pad + 150; // room on the right for the labels of the eastern headings
+  const H = y1 - y0 + 2 * pad + 150; // and below for the slanted chamber names
   const X = (x) => x - x0 + pad;
   const Y = (y) => y1 - y + pad; // north up
   const svg = svgEl('svg', { viewBox: `0 0 ${W} ${H}`, class: 'net', role: 'img' });
   const lines = svgEl('g', { class: 'tunnels' });
   const labels = svgEl('g', { class: 'labels' });
+  const spots = []; // {label, spots: [{x, y, rotate}]} of the labels along lines
   for (const t of net.tunnels) {
     if (!t.points) continue;
     const [[ax, ay], [bx, by]] = t.points;
@@ -90,16 +135,18 @@ function draw(net) {
     if (t.kind === 'chamber') {
       // short stubs side by side: the name slanted below the stub's lower end
       const lx = X(ax);
-      const ly = Math.max(Y(ay), Y(by)) + 30;
+      const ly = Math.max(Y(ay), Y(by)) + 50;
       label = svgEl('text', { x: lx, y: ly, class: 'label small', transform: `rotate(40 ${lx} ${ly})` });
     } else {
-      // along the line: above a horizontal one, turned to read upwards beside a vertical one
-      const mx = (X(ax) + X(bx)) / 2 + (vertical ? -58 : 0);
-      const my = (Y(ay) + Y(by)) / 2 - (vertical ? 0 : 42);
-      label = svgEl('text', { x: mx, y: my, class: 'label', 'text-anchor': 'middle',
-        transform: vertical ? `rotate(-90 ${mx} ${my})` : null });
+      // along the line, clear of the device symbols: above a horizontal one, turned to read upwards
+      // beside a vertical one; other spots are tried when it would overlap another label (declutter)
+      label = svgEl('text', { class: 'label', 'text-anchor': 'middle' });
+      spots.push({ label, spots: labelSpots(X(ax), Y(ay), X(bx), Y(by), vertical) });
     }
-    label.textContent = `${t.name}${t.wind_speed != null ? ` ${t.wind_speed} m/s` : ''}`;
+    label.append(svgEl('tspan', { class: 'name' }, t.name));
+    if (t.wind_speed != null) {
+      label.append(svgEl('tspan', { class: `value ${t.compliance}`, dx: 6 }, `${t.wind_speed} m/s`));
+    }
     labels.append(label);
   }
   const devices = svgEl('g', { class: 'devices' });
@@ -118,8 +165,10 @@ function draw(net) {
     });
     devices.append(g);
   }
-  svg.append(lines, labels, devices);
+  svg.append(lines, devices, labels); // the names above the symbols, never under them
   box.replaceChildren(svg);
+  placed = spots;
+  fitLabels(svg, W, H);
   const legend = document.getElementById('map-legend');
   legend.replaceChildren(
     ...Object.values(COMPLIANCE).map(([name, c]) => el('span', {}, el('i', { class: 'swatch', style: `background:${c}` }), name)),
@@ -137,11 +186,15 @@ export async function loadMap() {
     status.textContent = `巷道 ${net.tunnels.length} 条（合规 ${counts.ok || 0}，偏低 ${counts.low || 0}，偏高 ${counts.high || 0}，无数据 ${counts.no_data || 0}），设备 ${net.devices.length} 台`;
   } catch (err) {
     status.textContent = '';
-    banner(`通风网络读取失败：${err.message}`);
+    say(`通风网络读取失败：${err.message}`);
   }
 }
 
 export function initMap() {
+  window.addEventListener('resize', () => {
+    const svg = document.querySelector('#map svg.net');
+    if (svg) fitLabels(svg, ...svg.getAttribute('viewBox').split(' ').slice(2).map(Number));
+  });
   document.getElementById('map-refresh').addEventListener('click', loadMap);
   document.getElementById('panel-close').addEventListener('click', () => {
     document.getElementById('map-panel').hidden = true;

@@ -1,5 +1,6 @@
 // md.js — safe Markdown for the console: HTML is escaped first, then a small subset is rendered:
-// headings, bullet and numbered lists, bold, inline code, tables, paragraphs, citation markers [[R1]].
+// headings, bullet and numbered lists, bold (status words coloured), inline code, tables (a cell's `<br>`
+// kept as its line break), paragraphs, citation markers [[R1]].
 
 const ESC = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
 
@@ -8,12 +9,25 @@ export function escapeHtml(text) {
   return String(text ?? '').replace(/[&<>"']/g, (c) => ESC[c]);
 }
 
+/** Status words set in bold (**超限**) get their colour: class `st st-<kind>`. */
+export const STATUS_WORDS = {
+  正常: 'ok', 偏低: 'low', 偏高: 'high', 预警: 'warn', 超限: 'breach', 报警: 'breach', 无数据: 'none',
+};
+
+function strong(_, text) {
+  const kind = STATUS_WORDS[text];
+  return kind ? `<strong class="st st-${kind}">${text}</strong>` : `<strong>${text}</strong>`;
+}
+
 function inline(escaped) {
   return escaped
     .replace(/`([^`]+)`/g, '<code>$1</code>')
-    .replace(/\*\*([^*]+)\*\*/g, '<strong>$1</strong>')
+    .replace(/\*\*([^*]+)\*\*/g, strong)
     .replace(/\[\[(R\d+)\]\]/g, '<sup class="cite">[$1]</sup>');
 }
+
+// a table cell's line break, written `<br>` as GFM tables do (the only tag let through, and only there)
+const cellText = (escaped) => inline(escaped).replace(/&lt;br\s*\/?&gt;/gi, '<br>');
 
 const cells = (line) => line.trim().replace(/^\|/, '').replace(/\|$/, '').split('|').map((c) => c.trim());
 const isRule = (line) => /^\s*\|?\s*:?-{2,}:?\s*(\|\s*:?-{2,}:?\s*)*\|?\s*$/.test(line);
@@ -41,10 +55,10 @@ export function renderMarkdown(text) {
       flushPara();
       closeList();
       const head = cells(line);
-      let html = `<table><thead><tr>${head.map((c) => `<th>${inline(c)}</th>`).join('')}</tr></thead><tbody>`;
+      let html = `<table><thead><tr>${head.map((c) => `<th>${cellText(c)}</th>`).join('')}</tr></thead><tbody>`;
       i += 2;
       while (i < lines.length && lines[i].trim().startsWith('|')) {
-        html += `<tr>${cells(lines[i]).map((c) => `<td>${inline(c)}</td>`).join('')}</tr>`;
+        html += `<tr>${cells(lines[i]).map((c) => `<td>${cellText(c)}</td>`).join('')}</tr>`;
         i++;
       }
       i--;

@@ -1,14 +1,13 @@
 // review.js — plan review: drop a PDF (POST /api/vent/review/pdf), a progress bar per page (text layer
-// and OCR), the reviewers' state, the findings (GET /api/reports/{id}/provenance) with severity filters,
-// each finding's trace (…/findings/{n}/trace) and the Word report.
+// and OCR), the reviewers' state (never left 等待 when the review fails), then the result
+// (review_result.js: verdict, coverage, findings with consequences and traces, the Word report).
 
-import { api, banner, el, openStream } from './api.js';
+import { bannerFor, el, openStream } from './api.js';
+import { showResult } from './review_result.js';
 
-const SEVERITY = { critical: '严重', major: '重大', minor: '一般', info: '提示' };
-const CATEGORY = { form: '形式', data: '数据', calculation: '计算', units: '单位', regulation: '规程' };
+const say = bannerFor('review'); // this tab's banner
+
 const REVIEWERS = { 'form-reviewer': '基本形式审查', 'data-checker': '数据一致性审查', 'calc-verifier': '计算核验审查' };
-const LINK_KIND = { pdf: 'PDF 原文', calc: '计算', reference: '参考数据', clause: '规程条款' };
-const LINK_STATUS = { ok: '已核实', broken: '断链', unverifiable: '无法核实' };
 
 /** A bar of one cell per page: cells up to `page` are lit. */
 function pageBar(label) {
@@ -25,82 +24,56 @@ function pageBar(label) {
   };
 }
 
-function traceView(trace) {
-  const detail = (l) => {
-    const d = l.detail || {};
-    const parts = [];
-    if (d.cells) parts.push(el('div', {}, '该行：', el('code', {}, d.cells.map((c) => String(c).replace(/\n/g, '')).join(' | '))));
-    if (d.text) parts.push(el('div', {}, '原文：', el('q', {}, d.text)));
-    if (d.inputs) parts.push(el('div', {}, '输入：', el('code', {}, JSON.stringify(d.inputs))));
-    if (d.value !== undefined && l.kind === 'calc') parts.push(el('div', {}, '结果：', el('code', {}, JSON.stringify(d.value))));
-    if (d.steps) parts.push(el('div', {}, '过程：', el('code', {}, JSON.stringify(d.steps))));
-    return parts;
+/** The reviewers' list: each one's state as the events tell it; `settle(reason)` marks every reviewer
+ * that has not finished (等待 or running) as not finished, with the reason. */
+function reviewerList() {
+  const finished = new Set();
+  const root = el('ul', { class: 'agents' }, ...Object.entries(REVIEWERS).map(([id, name]) => el('li', { 'data-agent': id, class: 'waiting' }, `${name}：等待`)));
+  const item = (id) => root.querySelector(`[data-agent="${id}"]`);
+  return {
+    root,
+    apply(ev) {
+      const li = ev.agent && item(ev.agent);
+      if (!li) return;
+      const name = REVIEWERS[ev.agent];
+      if (ev.type === 'agent_done') {
+        finished.add(ev.agent);
+        li.className = 'ok';
+        li.textContent = `${name}：完成，发现 ${ev.findings} 项（${ev.duration_ms} ms）`;
+      } else if (ev.type === 'agent_error') {
+        finished.add(ev.agent);
+        li.className = 'failed';
+        li.textContent = `${name}：出错 ${ev.error}`;
+      } else if (ev.message) {
+        li.className = 'running';
+        li.textContent = `${name}：${ev.message}`;
+      }
+    },
+    settle(reason) {
+      for (const [id, name] of Object.entries(REVIEWERS)) {
+        if (finished.has(id)) continue;
+        item(id).className = 'failed';
+        item(id).textContent = `${name}：未完成（${reason}）`;
+      }
+    },
   };
-  return el('div', { class: 'trace' },
-    el('p', {}, `溯源：${{ complete: '完整', broken: '有断链', partial: '部分无法核实' }[trace.status] || trace.status}`),
-    el('ol', {}, ...trace.links.map((l) => el('li', { class: l.status },
-      el('strong', {}, `${LINK_KIND[l.kind] || l.kind}`), ` ${l.what} `,
-      el('span', { class: `tag ${l.status}` }, LINK_STATUS[l.status] || l.status),
-      l.reason ? el('span', { class: 'muted' }, `（${l.reason}）`) : null, ...detail(l)))));
-}
-
-function findingsTable(record, root) {
-  const findings = record.findings || [];
-  const shown = new Set(Object.keys(SEVERITY));
-  const counts = Object.fromEntries(Object.keys(SEVERITY).map((s) => [s, findings.filter((f) => f.severity === s).length]));
-  const body = el('tbody');
-  const render = () => {
-    body.replaceChildren();
-    for (const f of findings) {
-      if (!shown.has(f.severity)) continue;
-      const row = el('tr', { class: `sev-${f.severity}`, 'data-index': f.index },
-        el('td', {}, String(f.index)),
-        el('td', {}, el('span', { class: `sev ${f.severity}` }, SEVERITY[f.severity] || f.severity)),
-        el('td', {}, CATEGORY[f.category] || f.category),
-        el('td', {}, f.location || '全局'),
-        el('td', {}, f.message),
-        el('td', {}, f.page ? `第 ${f.page} 页` : '—'),
-        el('td', { class: 'muted' }, f.source || ''),
-        el('td', {}, el('button', { type: 'button', class: 'icon trace-btn', onclick: () => toggleTrace(f, row) }, '溯源')));
-      body.append(row);
-    }
-  };
-  const toggleTrace = async (f, row) => {
-    const next = row.nextElementSibling;
-    if (next?.classList.contains('trace-row')) return next.remove();
-    const cell = el('td', { colspan: 8 }, '正在溯源…');
-    row.after(el('tr', { class: 'trace-row' }, cell));
-    try {
-      cell.replaceChildren(traceView(await api(f.trace_url)));
-    } catch (err) {
-      cell.textContent = `溯源失败：${err.message}`;
-    }
-  };
-  const filters = el('div', { class: 'filters' }, el('span', {}, '严重程度：'),
-    ...Object.entries(SEVERITY).map(([k, name]) => el('label', { class: `sev-filter ${k}` },
-      el('input', { type: 'checkbox', checked: true, value: k, onchange: (e) => { e.target.checked ? shown.add(k) : shown.delete(k); render(); } }),
-      ` ${name}（${counts[k]}）`)));
-  render();
-  root.append(el('h3', {}, `审查发现（共 ${findings.length} 条）`), filters,
-    el('table', { class: 'findings' },
-      el('thead', {}, el('tr', {}, ...['序号', '严重程度', '类别', '地点', '问题', '页码', '依据', ''].map((h) => el('th', {}, h)))), body));
 }
 
 async function review(file) {
-  banner('');
+  say('');
   const progress = document.getElementById('review-progress');
   const result = document.getElementById('review-result');
   const status = el('p', { class: 'status' }, `正在上传 ${file.name}…`);
   const text = pageBar('文本提取');
   const ocr = pageBar('OCR 识别');
   ocr.root.hidden = true;
-  const agents = el('ul', { class: 'agents' }, ...Object.entries(REVIEWERS).map(([id, name]) => el('li', { 'data-agent': id }, `${name}：等待`)));
-  progress.replaceChildren(el('h3', {}, file.name), status, text.root, ocr.root, agents);
+  const agents = reviewerList();
+  progress.replaceChildren(el('h3', {}, file.name), status, text.root, ocr.root, agents.root);
   result.replaceChildren();
   const form = new FormData();
   form.append('file', file);
   let done = null;
-  let downloadUrl = null;
+  let failure = null;
   try {
     const { events } = await openStream('/api/vent/review/pdf', { body: form });
     for await (const ev of events) {
@@ -110,31 +83,27 @@ async function review(file) {
         ocr.root.hidden = false;
         ocr.set(ev.ocr_progress);
       }
-      if (ev.download_url) downloadUrl = ev.download_url;
-      const li = ev.agent && agents.querySelector(`[data-agent="${ev.agent}"]`);
-      if (li) li.textContent = `${REVIEWERS[ev.agent]}：${ev.type === 'agent_done' ? `完成，发现 ${ev.findings} 项（${ev.duration_ms} ms）` : ev.type === 'agent_error' ? `出错 ${ev.error}` : ev.message}`;
-      if (ev.type === 'error') result.append(el('div', { class: 'error' }, ev.message));
+      agents.apply(ev);
+      if (ev.type === 'error') {
+        failure = ev.message;
+        result.append(el('div', { class: 'error' }, ev.message));
+      }
       if (ev.type === 'done') {
         done = ev;
         break;
       }
     }
   } catch (err) {
-    status.textContent = '';
-    banner(`审查请求失败：${err.message}`);
+    failure = err.message;
+    say(`审查请求失败：${err.message}`);
+  }
+  if (!done?.download_url) {
+    agents.settle(failure ? '审查失败' : '审查未完成');
+    status.className = 'status error';
+    if (!failure) status.textContent = '审查未完成：连接已结束';
     return;
   }
-  if (!done || !downloadUrl) return;
-  const reportId = downloadUrl.split('/').pop().replace(/\.docx$/, '');
-  const s = done.summary || {};
-  result.append(el('div', { class: 'summary' },
-    ...Object.entries(SEVERITY).map(([k, name]) => el('span', { class: `sev ${k}` }, `${name} ${s[k] ?? 0}`)),
-    el('a', { href: downloadUrl, download: '', class: 'button primary', id: 'report-link' }, '下载 Word 审查报告')));
-  try {
-    findingsTable(await api(`/api/reports/${reportId}/provenance`), result);
-  } catch (err) {
-    result.append(el('div', { class: 'error' }, `读取发现失败：${err.message}`));
-  }
+  await showResult(result, done);
 }
 
 export function initReview() {
@@ -143,7 +112,7 @@ export function initReview() {
   const take = (files) => {
     const file = [...files].find((f) => f.type === 'application/pdf' || f.name.toLowerCase().endsWith('.pdf'));
     if (file) review(file);
-    else banner('请选择 PDF 文件');
+    else say('请选择 PDF 文件');
   };
   input.addEventListener('change', () => input.files.length && take(input.files));
   drop.addEventListener('dragover', (e) => {

@@ -90,10 +90,12 @@ export class TurnView {
   }
 
   showTodos(todos) {
-    const mark = { completed: '✔', in_progress: '▶', pending: '○' };
+    const mark = { completed: ['已完成', 'ok'], in_progress: ['进行中', 'warn'], pending: ['待办', 'none'] };
     this.todoBox.hidden = !todos.length;
-    this.todoBox.querySelector('ul').replaceChildren(
-      ...todos.map((t) => el('li', { class: t.status }, `${mark[t.status] || '○'} ${t.content}`)));
+    this.todoBox.querySelector('ul').replaceChildren(...todos.map((t) => {
+      const [word, kind] = mark[t.status] || mark.pending;
+      return el('li', { class: t.status }, el('span', { class: `st st-${kind}` }, word), ` ${t.content}`);
+    }));
   }
 
   showReferences(refs, warnings) {
