@@ -221,8 +221,8 @@ def recalc_blocks(result: ReviewResult, heading: str, flagged: set[str]) -> list
 
 
 def appendix_blocks(result: ReviewResult, heading: str, flagged: set[str] | None = None) -> list[Block]:
-    """The appendix: an overview of every location, then each location's method table (m³/min); a
-    location already detailed in the body (``flagged``) is referred to it, not repeated."""
+    """The appendix: an overview of every location, then the method table (m³/min) of each location not
+    already detailed in the body (``flagged``): those are named once, with no heading of their own."""
     blocks: list[Block] = [Heading(heading, 1)]
     if not result.recalcs:
         return blocks + [Para("无核算记录。")]
@@ -233,9 +233,10 @@ def appendix_blocks(result: ReviewResult, heading: str, flagged: set[str] | None
         recalc_overview(result.recalcs),
     ]
     in_body = {rc.location for rc in _flagged(result.recalcs, flagged or set())}
-    for i, rc in enumerate(result.recalcs, start=1):
-        if rc.location in in_body:
-            blocks += [Heading(f"{i}. {rc.location}", 2), Para("核算明细见正文第三部分。")]
-        else:
-            blocks += recalc_detail(i, rc)
+    if in_body:  # said once, not as an empty heading per location
+        named = "、".join(rc.location for rc in result.recalcs if rc.location in in_body)
+        blocks.append(Para(f"{named}的核算明细见正文第三部分，以下列出其余地点。"))
+    rest = [rc for rc in result.recalcs if rc.location not in in_body]
+    for i, rc in enumerate(rest, start=1):
+        blocks += recalc_detail(i, rc)
     return blocks
