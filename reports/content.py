@@ -2,13 +2,17 @@
 rendered by both :mod:`reports.markdown` and :mod:`reports.docx_report`, so the two documents say the
 same thing in the same order.
 
-Chapters: the plan's metadata; 一 the conclusion (counts of rule findings by severity, the verdict, the
-regulation edition, which reviewer failed and why, the model remarks' count); 二 the findings table;
+Chapters: the report's number, issuer and the plan's metadata (the month checked against the review's
+date, :mod:`reports.front`); 一 the conclusion (the verdict, each critical and major item in a line,
+counts of rule findings by severity, the regulation edition, which reviewer failed and why, the model remarks' count); 二 the findings table;
 三 each location's recomputation; 四 each reviewer's status; 五 the model remarks, marked as such;
 六 the sign-off block. Everything is a pure function of the :class:`ReviewResult`.
 """
 
 from __future__ import annotations
+
+import re
+from difflib import SequenceMatcher
 
 from reports import labels as L
 from reports.blocks import (
@@ -24,6 +28,7 @@ from reports.blocks import (
     fmt_num,
     fmt_time,
 )
+from reports.front import NOT_SET, Issuer, key_items, month_check, report_number
 from reports.recalc import appendix_blocks, recalc_blocks
 from vent_agent.review.findings import GENERAL_LOCATION, SEVERITY_ORDER, Evidence, Finding, Severity
 from vent_agent.review.plausibility import coverage_paragraph
@@ -36,6 +41,7 @@ FINDINGS_SEVERITY_COL = 1
 REMARKS_HEADER = ("序号", "审查环节", "用风地点", "类别", "程度", "意见", "核实情况", "PDF页码")
 REMARKS_SEVERITY_COL = 4
 SIGNOFF_HEADER = ("职务", "审阅意见", "签字", "日期")
+PLAN_HEADER = ("项目", "内容")
 SIGNOFF_ROLES = ("通风区长", "通风副总工程师", "总工程师")
 
 H_SUMMARY = "一、审查结论"
@@ -66,9 +72,27 @@ def sorted_findings(result: ReviewResult) -> list[Finding]:
     )
 
 
-def _evidence_line(ev: Evidence) -> str | None:
-    """One evidence item as a line of the 比对数据 cell (PDF positions go to the page cell)."""
+_NUMBER_ONLY = re.compile(r"\s*[-−+]?\d[\d.,]*\s*(%|％|m³/min|m³/s|m/s|m²|ppm|Pa|kW|t)?\s*")
+QUOTED_OVERLAP = 10
+"""Characters a clause shares with a finding's message above which it counts as already quoted."""
+
+
+def _already_said(quote: str, message: str) -> bool:
+    """True when ``quote`` adds nothing to ``message``: a bare figure (``630.0``, ``1.33``) or a text
+    sharing a run of :data:`QUOTED_OVERLAP` characters or more with it (the clause the message quotes)."""
+    if _NUMBER_ONLY.fullmatch(quote):
+        return True
+    a, b = quote.replace("％", "%"), message.replace("％", "%")
+    match = SequenceMatcher(None, a, b, autojunk=False).find_longest_match(0, len(a), 0, len(b))
+    return match.size >= QUOTED_OVERLAP
+
+
+def _evidence_line(ev: Evidence, message: str = "") -> str | None:
+    """One evidence item as a line of the 比对数据 cell (PDF positions go to the page cell); a quote the
+    finding's ``message`` already carries (a bare figure, the clause it cites) is left out."""
     d = ev.detail
+    if ev.kind in ("pdf", "clause") and ev.text and _already_said(ev.text, message):
+        return None
     if ev.kind == "reference" and d.get("tool"):
         where = " ".join(str(x) for x in (d.get("mine"), d.get("month")) if x)
         head = f"{L.tool_label(str(d['tool']))}" + (f"（{where}）" if where else "")
@@ -102,17 +126,18 @@ def _figure_pair(key: str, value: float | str | None) -> str:
 
 
 def figures_cell(finding: Finding) -> str:
-    """The figures compared, with their unit, then the evidence behind them, one per line."""
+    """The figures compared, with their unit, then the evidence behind them, one per line (the breach
+    operator is not repeated: the message states the comparison in words)."""
     lines: list[str] = []
     numeric = {k: v for k, v in finding.figures.items() if k != "op" and not k.endswith("_pct")}
-    rest = {k: v for k, v in finding.figures.items() if k not in numeric}
+    rest = {k: v for k, v in finding.figures.items() if k not in numeric and k != "op"}
     if numeric:
         pairs = "；".join(_figure_pair(k, v) for k, v in numeric.items())
         has_number = any(isinstance(v, int | float) and not isinstance(v, bool) for v in numeric.values())
         lines.append(f"{pairs}（{finding.unit}）" if finding.unit and has_number else pairs)
     if rest:
         lines.append("；".join(_figure_pair(k, v) for k, v in rest.items()))
-    lines.extend(line for ev in finding.evidence if (line := _evidence_line(ev)))
+    lines.extend(line for ev in finding.evidence if (line := _evidence_line(ev, finding.message)))
     return "\n".join(dict.fromkeys(lines)) or L.EMPTY
 
 
@@ -239,16 +264,26 @@ def remarks_summary(result: ReviewResult) -> str:
     )
 
 
+def _key_blocks(items: tuple[str, ...]) -> list[Block]:
+    """Page 1's list of the critical and major items (nothing when there are none)."""
+    return [Para("严重和重大问题："), Bullets(items)] if items else []
+
+
 def summary_blocks(result: ReviewResult) -> list[Block]:
-    """Counts of rule findings by severity, the verdict, the basis, each reviewer's status, the model
-    remarks' count and the plan-reading warnings."""
+    """The verdict, each critical and major item in a line, the counts of rule findings by severity, the
+    plan's month against the review's date, the basis, each reviewer's status, the model remarks' count
+    and the plan-reading warnings."""
     counts = result.counts()
     header = tuple(L.severity_label(s) for s in SEVERITY_ORDER) + ("合计",)
     cells = tuple(str(counts[s.value]) for s in SEVERITY_ORDER) + (str(sum(counts.values())),)
+    items = key_items(sorted_findings(result))
+    late = month_check(result.month, result.created_at)
     blocks: list[Block] = [
         Heading(H_SUMMARY, 1),
-        Table(header=header, rows=(Row(cells),)),
         Para(f"结论：{verdict(result)}", strong=True),
+        *_key_blocks(items),
+        Table(header=header, rows=(Row(cells),)),
+        *([Para(f"注意：{late}", strong=True)] if late else []),
         *([Para(cov)] if (cov := coverage_paragraph(result.coverage)) else []),
         Bullets(
             (
@@ -271,21 +306,26 @@ def summary_blocks(result: ReviewResult) -> list[Block]:
     return blocks
 
 
-def plan_blocks(result: ReviewResult) -> list[Block]:
-    """The title and the plan's metadata."""
+def plan_blocks(result: ReviewResult, issuer: Issuer) -> list[Block]:
+    """The title, the report's number and issuer, and the plan's metadata (the full SHA-256; the month
+    with the note of :func:`~reports.front.month_check` when it does not fit the review's date)."""
+    late = month_check(result.month, result.created_at)
     rows = [
+        ("报告编号", report_number(result.sha256, result.created_at)),
+        ("审查单位", issuer.unit or NOT_SET),
+        ("审查人", issuer.reviewer or NOT_SET),
         ("计划文件", result.file_name),
         ("计划标题", result.title or L.EMPTY),
         ("矿井", result.mine or "未识别"),
-        ("计划月份", fmt_month(result.month)),
+        ("计划月份", fmt_month(result.month) + (f"（{late}）" if late else "")),
         ("页数", str(result.page_count)),
-        ("文件 SHA-256", f"{result.sha256[:16]}…" if len(result.sha256) > 16 else result.sha256),
+        ("文件 SHA-256", result.sha256),
         ("规程版本", L.edition_label(result.edition)),
         ("审查时间", fmt_time(result.created_at)),
     ]
     return [
         Heading("配风计划审查报告", 0),
-        Table(header=("项目", "内容"), rows=tuple(Row(r) for r in rows)),
+        Table(header=PLAN_HEADER, rows=tuple(Row(r) for r in rows)),
     ]
 
 
@@ -385,11 +425,12 @@ def signoff_blocks() -> list[Block]:
 # --- the whole report -----------------------------------------------------------------------------
 
 
-def build_report(result: ReviewResult) -> ReportContent:
+def build_report(result: ReviewResult, issuer: Issuer | None = None) -> ReportContent:
     """The whole report as blocks: plan, summary, findings, recomputation, reviewers, model remarks,
-    sign-off, notice. The findings and the recomputation are laid out landscape in Word."""
+    sign-off, notice. The findings and the recomputation are laid out landscape in Word. ``issuer``: the
+    reviewing unit and reviewer (settings); unset ones are said to be unset."""
     findings = sorted_findings(result)
-    blocks: list[Block] = plan_blocks(result) + summary_blocks(result)
+    blocks: list[Block] = plan_blocks(result, issuer or Issuer()) + summary_blocks(result)
     blocks += [Layout(landscape=True), Heading(H_FINDINGS, 1)]
     blocks.append(findings_table(findings) if findings else Para(L.NO_FINDINGS))
     flagged = {f.location for f in findings if f.location}

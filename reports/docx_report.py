@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import tempfile
 from datetime import datetime
 from pathlib import Path
@@ -29,14 +30,17 @@ from docx.text.paragraph import Paragraph
 from docx.text.run import Run
 
 from reports.blocks import Block, Bullets, Heading, Layout, Para, ReportContent, Table
-from reports.content import FINDINGS_HEADER, REMARKS_HEADER, SIGNOFF_HEADER, build_report
+from reports.content import FINDINGS_HEADER, PLAN_HEADER, REMARKS_HEADER, SIGNOFF_HEADER, build_report
+from reports.front import Issuer
 from reports.recalc import METHOD_HEADER, OVERVIEW_HEADER
 from vent_agent.review.findings import Severity
 from vent_agent.review.result import ReviewResult
 
-LATIN_FONT = "Times New Roman"
-CJK_FONT = "宋体"
-HEADING_CJK_FONT = "黑体"
+# one typeface per script, both sans so they match (Word on Windows: Arial + 微软雅黑; LibreOffice
+# substitutes Liberation Sans + Noto Sans CJK): no Latin serif beside CJK sans
+LATIN_FONT = "Arial"
+CJK_FONT = "微软雅黑"
+HEADING_CJK_FONT = CJK_FONT
 BODY_SIZE = Pt(10.5)
 TABLE_SIZE = Pt(9)
 HEADER_FILL = "F2F2F2"
@@ -48,16 +52,19 @@ SEVERITY_FILLS: dict[Severity, str] = {
 }
 #: Column widths (cm) of tables whose layout matters; others are laid out by Word.
 COLUMN_WIDTHS_CM: dict[tuple[str, ...], tuple[float, ...]] = {
-    FINDINGS_HEADER: (1.0, 1.3, 2.8, 1.3, 12.2, 5.6, 1.6),
+    FINDINGS_HEADER: (1.1, 1.2, 2.6, 1.1, 11.7, 5.4, 2.6),
     METHOD_HEADER: (3.0, 4.6, 7.2, 2.4, 4.8, 3.7),
     OVERVIEW_HEADER: (4.5, 2.6, 2.6, 2.6, 4.6, 2.6, 3.0, 3.2),
     REMARKS_HEADER: (1.0, 2.2, 2.6, 1.1, 1.1, 5.0, 2.8, 1.2),
     SIGNOFF_HEADER: (4.0, 7.0, 3.0, 3.0),
+    PLAN_HEADER: (3.2, 13.8),
 }
 A4_SHORT, A4_LONG = Cm(21.0), Cm(29.7)
 _THEME_FONT_ATTRS = ("w:asciiTheme", "w:hAnsiTheme", "w:eastAsiaTheme", "w:cstheme")
 _HEADING_STYLES = {0: "Title", 1: "Heading 1", 2: "Heading 2", 3: "Heading 3"}
-FOOTER_TEXT = "配风计划审查报告：问题及其严重程度由确定性规则判定，模型意见仅供参考。第 "
+FOOTER_TEXT = "配风计划审查报告：问题及其严重程度由确定性规则判定，模型意见仅供参考。"
+SUBSCRIPT = re.compile(r"(?<![A-Za-z0-9])([A-Za-zΣ])_([A-Za-z0-9₀-₉]+)")
+"""A symbol with a subscript as the calculators write it (``k_h``, ``L_max``, ``q_CO₂``, ``Q_f``)."""
 
 
 # --- fonts ----------------------------------------------------------------------------------------
@@ -111,8 +118,9 @@ def _setup_styles(doc: DocxDocument) -> None:
             style.font.color.rgb = RGBColor(0, 0, 0)
 
 
-def _run_properties(east_asia: str, bold: bool, size: Pt | None) -> BaseOxmlElement:
-    """A fresh ``w:rPr``: both fonts, bold (with its complex-script twin) and size, in schema order."""
+def _run_properties(east_asia: str, bold: bool, size: Pt | None, subscript: bool = False) -> BaseOxmlElement:
+    """A fresh ``w:rPr``: both fonts, bold (with its complex-script twin), size and subscript, in schema
+    order."""
     rpr = OxmlElement("w:rPr")
     rfonts = OxmlElement("w:rFonts")
     _apply_fonts(rfonts, east_asia, LATIN_FONT)
@@ -126,7 +134,25 @@ def _run_properties(east_asia: str, bold: bool, size: Pt | None) -> BaseOxmlElem
             sz = OxmlElement(tag)
             sz.set(qn("w:val"), half_points)
             rpr.append(sz)
+    if subscript:
+        align = OxmlElement("w:vertAlign")
+        align.set(qn("w:val"), "subscript")
+        rpr.append(align)
     return rpr
+
+
+def add_text(paragraph: Paragraph, text: str, *, bold: bool = False, size: Pt | None = None) -> None:
+    """Add text whose symbols carry subscripts (``k_h`` → k with a subscript h): the symbol in one run,
+    its subscript in a subscript run, the rest as plain runs."""
+    at = 0
+    for match in SUBSCRIPT.finditer(text):
+        if match.start() > at:
+            add_run(paragraph, text[at : match.start()], bold=bold, size=size)
+        add_run(paragraph, match[1], bold=bold, size=size)
+        add_run(paragraph, match[2], bold=bold, size=size, subscript=True)
+        at = match.end()
+    if at < len(text) or not text:
+        add_run(paragraph, text[at:], bold=bold, size=size)
 
 
 def add_run(
@@ -136,11 +162,12 @@ def add_run(
     bold: bool = False,
     size: Pt | None = None,
     east_asia: str = CJK_FONT,
+    subscript: bool = False,
 ) -> Run:
     """Add a run with both fonts set; every run of the report goes through here. The run properties
     are built as one element (python-docx's per-property setters search the tree each time)."""
     run = paragraph.add_run()
-    run._r.insert(0, _run_properties(east_asia, bold, size))
+    run._r.insert(0, _run_properties(east_asia, bold, size, subscript))
     if "\n" in text or "\t" in text:
         run.text = text  # python-docx turns these into w:br / w:tab
     else:
@@ -170,15 +197,23 @@ def _switch_layout(doc: DocxDocument, landscape: bool) -> None:
         _shape_section(doc.add_section(WD_SECTION.NEW_PAGE), landscape)
 
 
-def _add_footer(doc: DocxDocument) -> None:
-    """The footer of the first section (later sections link to it): the notice and a page number."""
-    paragraph = doc.sections[0].footer.paragraphs[0]
-    paragraph.alignment = WD_ALIGN_PARAGRAPH.CENTER
-    add_run(paragraph, FOOTER_TEXT, size=Pt(8))
+def _add_field(paragraph: Paragraph, instr: str) -> None:
+    """A simple field (``PAGE``, ``NUMPAGES``) showing ``1`` until the reader updates it."""
     field = OxmlElement("w:fldSimple")
-    field.set(qn("w:instr"), "PAGE")
+    field.set(qn("w:instr"), instr)
     field.append(add_run(paragraph, "1", size=Pt(8))._element)  # moves the run into the field
     paragraph._p.append(field)
+
+
+def _add_footer(doc: DocxDocument) -> None:
+    """The footer of the first section (later sections link to it): the notice and
+    ``第 N 页 共 M 页`` (PAGE and NUMPAGES fields)."""
+    paragraph = doc.sections[0].footer.paragraphs[0]
+    paragraph.alignment = WD_ALIGN_PARAGRAPH.CENTER
+    add_run(paragraph, FOOTER_TEXT + "第 ", size=Pt(8))
+    _add_field(paragraph, "PAGE")
+    add_run(paragraph, " 页 共 ", size=Pt(8))
+    _add_field(paragraph, "NUMPAGES")
     add_run(paragraph, " 页", size=Pt(8))
 
 
@@ -200,9 +235,9 @@ def shade(cell: _Cell, fill: str) -> None:
 def _fill_cell(cell: _Cell, text: str, *, bold: bool = False) -> None:
     """Write a cell's text, one paragraph per line."""
     lines = text.split("\n")
-    add_run(cell.paragraphs[0], lines[0], bold=bold, size=TABLE_SIZE)
+    add_text(cell.paragraphs[0], lines[0], bold=bold, size=TABLE_SIZE)
     for line in lines[1:]:
-        add_run(cell.add_paragraph(), line, bold=bold, size=TABLE_SIZE)
+        add_text(cell.add_paragraph(), line, bold=bold, size=TABLE_SIZE)
 
 
 def _severity_label(cell: _Cell, text: str, fill: str) -> None:
@@ -285,10 +320,10 @@ def _add_block(doc: DocxDocument, block: Block, styles: dict[str, BaseStyle]) ->
                 paragraph.alignment = WD_ALIGN_PARAGRAPH.CENTER
             add_run(paragraph, text, east_asia=HEADING_CJK_FONT)
         case Para(text=text, strong=strong):
-            add_run(doc.add_paragraph(), text, bold=strong)
+            add_text(doc.add_paragraph(), text, bold=strong)
         case Bullets(items=items):
             for item in items:
-                add_run(_styled_paragraph(doc, styles["List Bullet"]), item)
+                add_text(_styled_paragraph(doc, styles["List Bullet"]), item)
         case Table():
             _add_table(doc, block, styles["Table Grid"])
         case Layout(landscape=landscape):
@@ -308,9 +343,9 @@ def _set_properties(doc: DocxDocument, content: ReportContent, result: ReviewRes
         props.created = props.modified = datetime.fromisoformat(result.created_at)
 
 
-def build_document(result: ReviewResult) -> DocxDocument:
-    """The report as an in-memory python-docx document."""
-    content = build_report(result)
+def build_document(result: ReviewResult, issuer: Issuer | None = None) -> DocxDocument:
+    """The report as an in-memory python-docx document; ``issuer`` names the reviewing unit and reviewer."""
+    content = build_report(result, issuer)
     doc = Document()
     _setup_styles(doc)
     _shape_section(doc.sections[0], landscape=False)
@@ -339,8 +374,9 @@ def _save_atomically(doc: DocxDocument, path: Path) -> None:
         raise
 
 
-def render_docx(result: ReviewResult, path: Path) -> Path:
-    """Render a review result as a Word report at ``path`` (written atomically) and return the path."""
+def render_docx(result: ReviewResult, path: Path, issuer: Issuer | None = None) -> Path:
+    """Render a review result as a Word report at ``path`` (written atomically) and return the path;
+    ``issuer`` names the reviewing unit and reviewer (:class:`~reports.front.Issuer`)."""
     path = Path(path)
-    _save_atomically(build_document(result), path)
+    _save_atomically(build_document(result, issuer), path)
     return path

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from reports.blocks import Block, Bullets, Heading, Layout, Para, Table
 from reports.content import build_report
+from reports.front import Issuer
 from vent_agent.review.result import ReviewResult
 
 
@@ -43,10 +44,11 @@ def _block(block: Block) -> list[str]:
     raise TypeError(f"unknown block {block!r}")
 
 
-def render_markdown(result: ReviewResult) -> str:
-    """Render a review result as the final review report in Chinese Markdown.
+def render_markdown(result: ReviewResult, issuer: Issuer | None = None) -> str:
+    """Render a review result as the final review report in Chinese Markdown; ``issuer`` names the
+    reviewing unit and reviewer (:class:`~reports.front.Issuer`).
 
     Deterministic: the same result gives the same text (findings in a fixed order, no current time).
     """
-    parts = [lines for block in build_report(result).blocks if (lines := _block(block))]
+    parts = [lines for block in build_report(result, issuer).blocks if (lines := _block(block))]
     return "\n\n".join("\n".join(lines) for lines in parts) + "\n"

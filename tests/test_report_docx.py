@@ -12,7 +12,7 @@ from docx.oxml.ns import qn
 
 from reports import docx_report
 from reports.content import FINDINGS_HEADER, REMARKS_HEADER, sorted_findings
-from reports.docx_report import SEVERITY_FILLS, render_docx
+from reports.docx_report import SEVERITY_FILLS, SUBSCRIPT, render_docx
 from reports.labels import NO_FINDINGS, VERDICT_CRITICAL
 from reports.markdown import render_markdown
 from tests.report_samples import CJK, make_result
@@ -123,9 +123,10 @@ def _docx_sequence(doc) -> list[str]:
 
 
 def _markdown_sequence(md: str) -> list[str]:
-    """The Markdown report in the same form as :func:`_docx_sequence` (table separators dropped)."""
+    """The Markdown report in the same form as :func:`_docx_sequence` (table separators dropped; ``k_h``
+    read as the Word report's k with a subscript h)."""
     out = []
-    for line in md.splitlines():
+    for line in SUBSCRIPT.sub(r"\1\2", md).splitlines():
         if not line or re.fullmatch(r"\|(---\|)+", line):
             continue
         if line.startswith("#"):
@@ -174,7 +175,8 @@ def test_docx_every_chinese_run_has_an_east_asian_font(docx_path: Path) -> None:
     for run in runs:
         assert run.rPr is not None and run.rPr.rFonts is not None
         assert run.rPr.rFonts.get(qn("w:eastAsia")), run.xml
-        assert run.rPr.rFonts.get(qn("w:ascii")) == "Times New Roman"
+        assert run.rPr.rFonts.get(qn("w:ascii")) == docx_report.LATIN_FONT
+        assert run.rPr.rFonts.get(qn("w:eastAsia")) == docx_report.CJK_FONT  # one typeface per script
     for name in ("Normal", "Heading 1", "Heading 2", "Title"):
         rfonts = doc.styles[name].element.rPr.rFonts
         assert rfonts.get(qn("w:eastAsia")) and rfonts.get(qn("w:eastAsiaTheme")) is None
@@ -202,3 +204,28 @@ def test_docx_is_written_atomically(tmp_path: Path, monkeypatch: pytest.MonkeyPa
         render_docx(make_result(), path)
     assert path.read_bytes() == before
     assert [p.name for p in tmp_path.iterdir()] == ["review.docx"]
+
+
+def test_docx_footer_says_page_n_of_m(docx_path: Path) -> None:
+    footer = Document(str(docx_path)).sections[0].footer.paragraphs[0]
+    fields = [f.get(qn("w:instr")) for f in footer._p.iter(qn("w:fldSimple"))]
+    assert fields == ["PAGE", "NUMPAGES"]
+    assert "第 1 页 共 1 页" in "".join(t.text or "" for t in footer._p.iter(qn("w:t")))
+
+
+def test_docx_formula_symbols_carry_real_subscripts(docx_path: Path) -> None:
+    doc = Document(str(docx_path))
+    runs = [r for t in doc.tables for row in t.rows for c in row.cells for p in c.paragraphs for r in p.runs]
+    subs = [r.text for r in runs if r._r.rPr is not None and r._r.rPr.find(qn("w:vertAlign")) is not None]
+    assert {"h", "l"} <= set(subs), "k_h and k_l are k with a subscript"
+    assert not any(SUBSCRIPT.search(r.text) for r in runs), "no programmer notation left"
+
+
+def test_docx_appendix_has_no_empty_heading(tmp_path: Path) -> None:
+    doc = Document(str(render_docx(make_result(), tmp_path / "r.docx")))
+    body = [(p.style.name, p.text) for p in doc.paragraphs if p.text]
+    start = next(i for i, (_, text) in enumerate(body) if text.startswith("附录"))
+    appendix = body[start + 1 :]
+    for (style, _), (next_style, _) in zip(appendix, appendix[1:], strict=False):
+        assert not (style.startswith("Heading") and next_style.startswith("Heading")), appendix
+    assert not any(text == "核算明细见正文第三部分。" for _, text in appendix)

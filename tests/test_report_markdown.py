@@ -8,6 +8,7 @@ import re
 import pytest
 
 from reports.content import FINDINGS_HEADER, fmt_num
+from reports.front import Issuer, month_check
 from reports.labels import NO_FINDINGS, VERDICT_CLEAR, VERDICT_CRITICAL, VERDICT_MAJOR
 from reports.markdown import escape_cell, render_markdown
 from tests.report_samples import finding, findings_rows, make_result, section
@@ -22,7 +23,7 @@ def test_markdown_title_metadata_and_summary() -> None:
         "plan-2026-08-b.pdf",
         "示范煤矿",
         "2026年8月",
-        "0123456789abcdef…",
+        "| 文件 SHA-256 | " + "0123456789abcdef" * 4 + " |",  # the full digest, never cut
         "2025 版",
         "2026-08-03 09:30:00",
     ):
@@ -92,7 +93,54 @@ def test_markdown_findings_evidence_reads_as_text() -> None:
     assert "瓦斯等级鉴定报告（示范煤矿 2026-08）：绝对瓦斯涌出量 1.6 m³/min" in rows[1]
     assert "规程条款（2025版第192条）：甲烷浓度达到1.0%" in rows[1]
     assert "核算：Q = 1 × 2 = 2.0 m³/min" in rows[1]
-    assert "计划值 1.05；限值 1.0<br>判定 ≥（达到）" in rows[0]
+    assert "计划值 1.05；限值 1.0" in rows[0] and "判定" not in rows[0] and "≥" not in rows[0]
+
+
+def test_a_quote_the_message_already_carries_is_not_repeated() -> None:
+    clause = (
+        "采区回风巷、采掘工作面回风巷风流中甲烷浓度达到1.0％时，必须停止工作，撤出人员，采取措施，进行处理。"
+    )
+    limit = finding(
+        Severity.CRITICAL,
+        Category.REGULATION,
+        "回风流 CH₄ 1.05 %：回风流中甲烷浓度达到1.0%：必须停止工作，撤出人员，采取措施，进行处理",
+        figures={"value": 1.05, "limit": 1.0, "op": ">="},
+        evidence=[
+            Evidence(kind="pdf", page=4, text="1.05"),
+            Evidence(kind="pdf", page=4, text="取最大值 Q需= 630.0 m³/min"),
+            Evidence(kind="clause", text=clause, detail={"edition": "2025", "article": 192}),
+        ],
+    )
+    row = findings_rows(
+        render_markdown(make_result(reviewers=[ReviewerOutcome(agent="x", findings=[limit])]))
+    )[0]
+    assert row.count("撤出人员") == 1, "the clause the message quotes is not quoted again"
+    assert "“1.05”" not in row, "a bare figure is not quoted as the plan's text"
+    assert "原文：“取最大值 Q需= 630.0 m³/min”" in row, "a quote that says more stays"
+
+
+def test_page_one_names_each_critical_and_major_item_with_the_verdict() -> None:
+    md = render_markdown(make_result())
+    summary = section(md, "一、审查结论")
+    assert summary.index("**结论：") < summary.index("严重和重大问题：") < summary.index("| 严重 |")
+    items = [line for line in summary.splitlines() if line.startswith("- 【")]
+    findings = make_result().findings
+    assert len(items) == sum(f.severity in (Severity.CRITICAL, Severity.MAJOR) for f in findings) > 0
+    assert items[0].startswith("- 【严重】")
+
+
+def test_issuer_report_number_and_the_plans_month_against_the_review_date() -> None:
+    result = make_result()
+    md = render_markdown(result, Issuer(unit="通风科", reviewer="王工"))
+    assert "| 审查单位 | 通风科 |" in md and "| 审查人 | 王工 |" in md
+    assert re.search(r"\| 报告编号 \| 配审-\d{8}-\d{6}-012345 \|", md)
+    assert "| 审查单位 | 未设置 |" in render_markdown(result)
+    assert month_check("2026-08", "2026-08-03T09:30:00") is None
+    assert month_check("2026-09", "2026-08-20T09:30:00") is None  # next month's plan, written ahead
+    assert "计划已过期" in (month_check("2026-07", "2026-08-03T09:30:00") or "")
+    assert "晚 3 个月" in (month_check("2026-11", "2026-08-03T09:30:00") or "")
+    late = render_markdown(result.model_copy(update={"month": "2026-06"}))
+    assert "计划已过期" in late.split("## 二、", 1)[0]
 
 
 def test_markdown_escapes_pipes_and_newlines_in_cells() -> None:

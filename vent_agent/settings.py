@@ -47,6 +47,8 @@ class Settings(BaseSettings):
     timezone: str = "Asia/Shanghai"
     regulation_edition: str = "2025"
     stale_data_minutes: int = Field(default=30, description="Warn when the data used is older than this")
+    report_unit: str = Field(default="", description="审查单位: the reviewing unit named on review reports")
+    report_reviewer: str = Field(default="", description="审查人: the reviewer named on review reports")
 
     # Language model (OpenAI-compatible). Unset: deterministic interpretation, no model call.
     llm_base_url: str | None = None

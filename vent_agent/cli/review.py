@@ -22,6 +22,7 @@ from vent_agent.events import AgentDone, AgentError, EventModel
 from vent_agent.events import Progress as ProgressEvent
 from vent_agent.review.findings import GENERAL_LOCATION, Severity
 from vent_agent.review.pipeline import ReviewFailed, ReviewRequest, review_plan
+from vent_agent.review.publish import report_issuer
 from vent_agent.review.remarks import make_remarks_model
 from vent_agent.settings import Settings
 
@@ -91,7 +92,7 @@ async def run_cli_review(plan: Path, output: Path | None, *, as_json: bool, forc
             err.print(f"[red]审查失败：{exc.message}[/red]")
             return 2
         if output is not None:
-            render_docx(result, output)
+            render_docx(result, output, report_issuer(settings))
         progress.update(task, completed=STAGES)
     findings = result.findings
     if as_json:

@@ -11,10 +11,12 @@ from pathlib import Path
 from zoneinfo import ZoneInfo
 
 from reports.docx_report import render_docx
+from reports.front import Issuer
 from reports.markdown import render_markdown
 from vent_agent.events import Generating, ReviewProgress, Token
 from vent_agent.events import Send as Emit
 from vent_agent.review.result import ReviewResult
+from vent_agent.settings import Settings
 from vent_agent.store.db import Database
 from vent_agent.store.models import ReportRow
 
@@ -37,6 +39,12 @@ def new_report_id(timezone: str) -> str:
     return f"vent_review_{secrets.token_hex(16)}_{day}"
 
 
+def report_issuer(settings: Settings) -> Issuer:
+    """Who issues review reports: the reviewing unit and reviewer of the settings (``VENT_REPORT_UNIT``,
+    ``VENT_REPORT_REVIEWER``; empty when unset)."""
+    return Issuer(unit=settings.report_unit.strip(), reviewer=settings.report_reviewer.strip())
+
+
 def token_pieces(text: str, size: int = TOKEN_CHARS) -> list[str]:
     """``text`` cut into pieces of about ``size`` characters that end at a line end (a line longer than
     ``size`` is cut inside), so a client rendering as it goes never shows half a table row for long.
@@ -56,12 +64,12 @@ def token_pieces(text: str, size: int = TOKEN_CHARS) -> list[str]:
     return pieces
 
 
-async def stream_markdown(result: ReviewResult, emit: Emit) -> str:
+async def stream_markdown(result: ReviewResult, emit: Emit, issuer: Issuer | None = None) -> str:
     """Emit the final Markdown report (:func:`reports.markdown.render_markdown`) as ``token`` events
     (``source="main"``); return it. Model remarks, when there are any, are in its fifth chapter."""
     await emit(ReviewProgress(message="正在生成最终审查报告..."))
     await emit(Generating(source="main", message="正在生成最终审查报告..."))
-    text = render_markdown(result)
+    text = render_markdown(result, issuer)
     for piece in token_pieces(text):
         await emit(Token(source="main", content=piece))
     return text
@@ -75,6 +83,7 @@ async def publish_docx(
     base_url: str,
     timezone: str,
     db: Database,
+    issuer: Issuer | None = None,
     run_id: str | None = None,
     session_id: str | None = None,
 ) -> PublishedReport:
@@ -82,7 +91,7 @@ async def publish_docx(
     await emit(ReviewProgress(message="正在生成 Word 审查报告..."))
     report_id = new_report_id(timezone)
     path = reports_dir / f"{report_id}.docx"
-    await asyncio.to_thread(render_docx, result, path)
+    await asyncio.to_thread(render_docx, result, path, issuer)
     async with db.session() as s:
         s.add(
             ReportRow(

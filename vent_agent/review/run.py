@@ -15,7 +15,7 @@ from vent_agent.observability.memory import release_memory
 from vent_agent.review.findings import Severity
 from vent_agent.review.pipeline import ReviewFailed, ReviewRequest, review_plan
 from vent_agent.review.provenance import Artifact, build_record, save_record
-from vent_agent.review.publish import PublishedReport, publish_docx, stream_markdown
+from vent_agent.review.publish import PublishedReport, publish_docx, report_issuer, stream_markdown
 from vent_agent.review.result import ReviewResult
 from vent_agent.review.session_turns import record_review_answer, review_done_fields
 from vent_agent.runs.agent_span import Outcome, agent_done, agent_start
@@ -140,13 +140,14 @@ async def _review_and_publish(
             ocr_slots=state.ocr_slots,
             review_slot=slot,
         )
-        await stream_markdown(result, emitter.send)
+        await stream_markdown(result, emitter.send, report_issuer(state.settings))
         report = await publish_docx(
             result,
             emitter.send,
             reports_dir=state.settings.reports_dir,
             base_url=base_url,
             timezone=state.settings.timezone,
+            issuer=report_issuer(state.settings),
             db=state.db,
             run_id=emitter.run_id,
             session_id=session_id,

@@ -1,0 +1,83 @@
+"""What page 1 of a review report says besides the counts: who issues it (report number, reviewing unit,
+reviewer), each critical and major item in a line, and the plan's month checked against the review's date.
+
+Pure functions of the :class:`~vent_agent.review.result.ReviewResult` and an :class:`Issuer`, shared by
+the Markdown and the Word report (:mod:`reports.content`).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import datetime
+
+from reports import labels as L
+from vent_agent.review.findings import GENERAL_LOCATION, Finding, Severity
+
+NOT_SET = "未设置"
+ITEM_CHARS = 60
+"""Longest text of one item line on page 1 (characters); a longer message is cut at a clause end."""
+
+
+@dataclass(frozen=True)
+class Issuer:
+    """Who issues the report: the reviewing unit (审查单位, ``VENT_REPORT_UNIT``) and the reviewer (审查人,
+    ``VENT_REPORT_REVIEWER``); empty when the settings do not name them."""
+
+    unit: str = ""
+    reviewer: str = ""
+
+
+def report_number(sha256: str, created_at: str) -> str:
+    """The report's number, ``配审-YYYYMMDD-HHMMSS-<first 6 hex digits of the plan's SHA-256, upper
+    case>``: the review's local time and the file, so two reviews never share one and the Markdown and
+    Word reports of one review say the same."""
+    try:
+        stamp = datetime.fromisoformat(created_at).strftime("%Y%m%d-%H%M%S")
+    except ValueError:
+        stamp = re.sub(r"\D", "", created_at)[:14] or "00000000"
+    return f"配审-{stamp}-{sha256[:6].upper()}"
+
+
+def month_check(month: str | None, created_at: str) -> str | None:
+    """The plan's month (``YYYY-MM``) against the review's date (ISO): None when the plan is for the
+    review's month or the next one (a monthly plan is written the month before), else a Chinese note
+    saying it is past or more than a month ahead. None when either cannot be read."""
+    found = re.fullmatch(r"(\d{4})-(\d{1,2})", (month or "").strip())
+    try:
+        day = datetime.fromisoformat(created_at)
+    except ValueError:
+        return None
+    if not found:
+        return None
+    ahead = (int(found[1]) - day.year) * 12 + int(found[2]) - day.month
+    when = f"审查日期 {day:%Y-%m-%d}"
+    if ahead < 0:
+        return f"计划月份早于{when}所在月份：计划已过期，请核实是否为本月应执行的计划。"
+    if ahead > 1:
+        return f"计划月份比{when}晚 {ahead} 个月：请核实计划月份。"
+    return None
+
+
+def _headline(finding: Finding) -> str:
+    """A finding's message without its location in front, cut to :data:`ITEM_CHARS` at a clause end."""
+    text = finding.message
+    if finding.location and text.startswith(finding.location):
+        text = text[len(finding.location) :].lstrip("：:，, ")
+    if len(text) <= ITEM_CHARS:
+        return text
+    cut = max(text.rfind(mark, 0, ITEM_CHARS) for mark in "：；，。")
+    return (text[:cut] if cut > ITEM_CHARS // 3 else text[:ITEM_CHARS]) + "…"
+
+
+def key_items(findings: list[Finding]) -> tuple[str, ...]:
+    """Each critical and major finding in one line, most severe first: ``【严重】地点：问题（第N页）``."""
+    lines = []
+    for f in findings:
+        if f.severity not in (Severity.CRITICAL, Severity.MAJOR):
+            continue
+        page = f"（第{f.page}页）" if f.page else ""
+        lines.append(
+            f"【{L.severity_label(f.severity)}】{f.location or GENERAL_LOCATION}：{_headline(f)}{page}"
+        )
+    return tuple(lines)
