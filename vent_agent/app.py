@@ -13,6 +13,7 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError
 
 from vent_agent.api import (
+    alarms,
     chat,
     client_js,
     health,
@@ -134,7 +135,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     json_limit = settings.max_json_body_kb << 10
     app.add_middleware(ChineseBodyLimit)
     for router in (
-        *(m.router for m in (health, interpret, reports, runs, sessions, model, client_js, mine, network)),
+        *(
+            m.router
+            for m in (health, interpret, reports, runs, sessions, model, client_js, mine, network, alarms)
+        ),
         chat.resume_router,
         skills.json_router,
     ):

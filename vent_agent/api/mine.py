@@ -1,14 +1,17 @@
-"""``GET /api/mine/network``: the ventilation network for the console's map (an addition to the spec).
+"""``GET /api/mine/network`` and ``GET /api/mine/overview``: the ventilation network for the console's
+map and the operator's overview (additions to the spec).
 
-Read-only, no token (the same data the click interpretation reads without one): each tunnel with its
-ends' coordinates (the layout data, :mod:`vent_agent.upstream.layout`), current wind speed and its 表6
-compliance; each device with its spot (:mod:`vent_agent.interpret.network`). 502 when the data source
-fails.
+Read-only, no token (the same data the click interpretation reads without one). The network: each tunnel
+with its ends' coordinates (the layout data, :mod:`vent_agent.upstream.layout`), current wind speed and its
+表6 compliance; each device with its spot (:mod:`vent_agent.interpret.network`). The overview: the status
+strip, the alarms, each tunnel's values and sparklines, the data's age
+(:mod:`vent_agent.monitor.overview`). 502 when the data source fails.
 """
 
 from __future__ import annotations
 
 import logging
+from datetime import datetime
 from typing import Any
 
 from fastapi import APIRouter
@@ -18,6 +21,8 @@ from vent_agent.api.errors import ApiError
 from vent_agent.api.json_body import ApiRoute
 from vent_agent.interpret.network import network_view
 from vent_agent.kb.thresholds import ThresholdTable
+from vent_agent.monitor.overview import mine_overview
+from vent_agent.times import local_time
 from vent_agent.upstream.http_source import UpstreamError
 from vent_agent.upstream.layout import load_layout
 
@@ -34,3 +39,23 @@ async def mine_network(state: StateDep) -> dict[str, Any]:
     except (UpstreamError, OSError) as exc:
         log.warning("network view: data source failed: %s", exc)
         raise ApiError(502, f"通风数据源不可用：{exc}") from exc
+
+
+async def overview_of(state: StateDep) -> dict[str, Any]:
+    """The overview (:func:`~vent_agent.monitor.overview.mine_overview`) with its data time in the mine's
+    local time; :class:`ApiError` 502 when the data source fails."""
+    try:
+        view = await mine_overview(state.source, state.settings, cache=state.facts_cache)
+    except (UpstreamError, OSError) as exc:
+        log.warning("overview: data source failed: %s", exc)
+        raise ApiError(502, f"通风数据源不可用：{exc}") from exc
+    if view["time"]:
+        view["time"] = local_time(datetime.fromisoformat(view["time"]), state.settings.timezone)
+    return view
+
+
+@router.get("/overview")
+async def mine_overview_route(state: StateDep) -> dict[str, Any]:
+    """The operator's overview: ``{"time", "age_minutes", "stale", "stale_after_minutes", "fans",
+    "intake_q", "return_q", "worst", "alarms", "tunnels"}`` (m³/min, m/s, %, ppm, Pa)."""
+    return await overview_of(state)

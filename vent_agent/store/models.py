@@ -171,3 +171,17 @@ class ApprovalRow(SQLModel, table=True):
     action: str = Field(max_length=16)
     user_name: str = Field(max_length=128)
     created_at: datetime = Field(default_factory=utcnow)
+
+
+class AlarmAckRow(SQLModel, table=True):
+    """A user's acknowledgement of an alarm of the operator's overview (``alarm_key``: the 16-hex-digit id
+    of :func:`vent_agent.monitor.overview.alarm_key`). One per user and alarm: acknowledging again keeps
+    the first time."""
+
+    __tablename__ = "alarm_acks"
+    __table_args__ = (UniqueConstraint("alarm_key", "user_name", name="uq_alarm_acks_key_user"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    alarm_key: str = Field(max_length=32, index=True)
+    user_name: str = Field(max_length=128)
+    acked_at: datetime = Field(default_factory=utcnow)

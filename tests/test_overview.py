@@ -1,0 +1,99 @@
+"""The operator's overview (GET /api/mine/overview) and its alarms acknowledged per user and persisted
+(GET /api/alarms, POST /api/alarms/{key}/ack), on the demo mine."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from datetime import datetime
+from pathlib import Path
+from zoneinfo import ZoneInfo
+
+import httpx
+
+from vent_agent.app import create_app
+from vent_agent.interpret.assess import Assessment
+from vent_agent.monitor.overview import mine_overview, status_word
+from vent_agent.settings import Settings
+from vent_agent.upstream.demo_mine import DemoMine
+
+ZHANGSAN = {"x-access-token": "demo-token"}
+LISI = {"x-access-token": "demo-token-2"}
+NOW = datetime(2026, 8, 20, 10, 40, tzinfo=ZoneInfo("Asia/Shanghai"))
+
+
+def _assessment(status: str, op: str | None, value: float | None = 1.0) -> Assessment:
+    return Assessment.model_validate(
+        {
+            "quantity": "x",
+            "label": "x",
+            "value": value,
+            "value_text": "1",
+            "unit": "",
+            "status": status,
+            "breach_op": op,
+        }
+    )
+
+
+def test_status_words() -> None:
+    assert status_word(_assessment("ok", None)) == "正常"
+    assert status_word(_assessment("warning", ">=")) == "预警"
+    assert status_word(_assessment("breach", ">=")) == "超限"
+    assert status_word(_assessment("breach", "<")) == "偏低"  # below a minimum, e.g. 表6 wind speed
+    assert status_word(_assessment("ok", None, value=None)) == status_word(None) == "无数据"
+
+
+async def test_overview_of_the_demo_mine(tmp_path: Path) -> None:
+    view = await mine_overview(DemoMine(), Settings(_env_file=None, data_dir=tmp_path), now=NOW)
+    fans = {f["name"]: f for f in view["fans"]}
+    running = [f for f in fans.values() if f["running"]]
+    assert len(running) == 1 and running[0]["air_volume"] > 1000 and running[0]["negative_pressure"] > 0
+    assert any(not f["running"] and f["air_volume"] is None for f in fans.values())  # standby: no duty point
+    assert view["intake_q"] > 0 and view["return_q"] > 0
+    ch4 = view["worst"]["ch4"]
+    assert ch4["unit"] == "%" and ch4["status"] in ("正常", "预警", "超限")
+    # every alarm is a reading beyond a limit, worst first, with the clause that sets it
+    order = ["超限", "偏低", "预警"]
+    statuses = [a["status"] for a in view["alarms"]]
+    assert statuses == sorted(statuses, key=order.index)
+    for a in view["alarms"]:
+        assert len(a["key"]) == 16 and a["value_text"] and a["limit_text"] != "—" and a["source"]
+    for row in view["tunnels"]:
+        assert row["status"] in ("正常", "偏低", "预警", "超限", "无数据")
+        for values in row["sparks"].values():
+            assert 0 < len(values) <= 24
+    assert any(len(r["sparks"].get("wind_speed", [])) == 24 for r in view["tunnels"])
+    assert view["age_minutes"] is not None and view["stale_after_minutes"] == 30
+
+
+async def _client(data_dir: Path) -> AsyncIterator[httpx.AsyncClient]:
+    app = create_app(Settings(_env_file=None, data_dir=data_dir))
+    async with app.router.lifespan_context(app):
+        transport = httpx.ASGITransport(app=app)
+        async with httpx.AsyncClient(transport=transport, base_url="http://testserver", timeout=60) as c:
+            yield c
+
+
+async def test_alarms_are_acknowledged_per_user_and_persisted(tmp_path: Path) -> None:
+    data_dir = tmp_path / "data"
+    async for client in _client(data_dir):
+        overview = (await client.get("/api/mine/overview")).json()
+        assert overview["alarms"], "the demo mine has a CH₄ alarm"
+        assert (await client.get("/api/alarms")).status_code == 401
+        alarms = (await client.get("/api/alarms", headers=ZHANGSAN)).json()["alarms"]
+        assert [a["key"] for a in alarms] == [a["key"] for a in overview["alarms"]]
+        assert all(a["acked_at"] is None for a in alarms)
+        key = alarms[0]["key"]
+        resp = await client.post(f"/api/alarms/{key}/ack", headers=ZHANGSAN)
+        assert resp.status_code == 200 and resp.json()["user_name"] == "zhangsan"
+        first = resp.json()["acked_at"]
+        again = await client.post(f"/api/alarms/{key}/ack", headers=ZHANGSAN)
+        assert again.json()["acked_at"] == first  # acknowledged once
+        assert (await client.post("/api/alarms/0123456789abcdef/ack", headers=ZHANGSAN)).status_code == 404
+        bad = await client.post("/api/alarms/not-a-key/ack", headers=ZHANGSAN)
+        assert bad.status_code == 400 and "error" in bad.json()
+        other = (await client.get("/api/alarms", headers=LISI)).json()["alarms"]
+        assert all(a["acked_at"] is None for a in other), "another user's acknowledgement is not mine"
+    async for client in _client(data_dir):  # a restart: the acknowledgement is in the store
+        mine = {a["key"]: a for a in (await client.get("/api/alarms", headers=ZHANGSAN)).json()["alarms"]}
+        assert mine[key]["acked_at"] == first

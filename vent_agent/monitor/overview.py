@@ -1,0 +1,209 @@
+"""The operator's overview of the mine, from the monitoring data against the thresholds: the status strip
+(main fans and their duty point, total intake and return air, the worst CH₄ and CO now), the alarm list,
+each tunnel's current values with their status and 24-hour sparklines, and the data's age.
+
+Every status comes from the interpretation's facts (:func:`~vent_agent.interpret.facts.gather_tunnel_facts`:
+each reading against 《煤矿安全规程》 thresholds — 第157条 wind speed (表6), 第192/193条 CH₄, 第156条 CO
+(表5) — and the devices' own alarm limits), so the map, the alarm list and a click's interpretation agree.
+Units: air volume m³/min, wind speed m/s, CH₄ %, CO ppm, pressure Pa.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+from datetime import datetime
+from typing import Any, Literal
+
+from vent_agent.interpret.assess import DEVICE_LIMIT_SOURCE, Assessment
+from vent_agent.interpret.facts import InterpretationFacts, gather_tunnel_facts
+from vent_agent.interpret.facts_cache import FactsCache
+from vent_agent.interpret.network import wind_speed_of
+from vent_agent.kb.thresholds import is_upper_limit
+from vent_agent.settings import Settings
+from vent_agent.upstream.base import VentilationSource
+from vent_agent.upstream.models import Device, TunnelData
+
+StatusWord = Literal["正常", "偏低", "预警", "超限", "无数据"]
+INTAKE_CLASS = "总进风巷"
+RETURN_CLASS = "总回风巷"
+"""表6 classes (第157条) whose air volume is the mine's total intake / return air."""
+SPARK_QUANTITIES = ("wind_speed", "ch4")
+"""The quantities drawn as 24-hour sparklines of a tunnel (first sensor of each)."""
+SPARK_SENSORS = {"wind_speed": "wind_sensor", "ch4": "ch4_sensor"}
+WORST_QUANTITIES = ("ch4", "co")
+"""The gases of the status strip: the highest reading of each, mine-wide."""
+ALARM_ORDER: tuple[StatusWord, ...] = ("超限", "偏低", "预警")
+"""Alarm statuses, worst first."""
+
+
+def status_word(a: Assessment | None) -> StatusWord:
+    """An assessment's status in the operator's words: 正常, 预警, 超限 (an upper limit crossed), 偏低
+    (a lower limit crossed, e.g. wind speed below 表6's minimum), 无数据 (no assessment or value)."""
+    if a is None or a.value is None:
+        return "无数据"
+    if a.status == "ok":
+        return "正常"
+    if a.status == "warning":
+        return "预警"
+    return "偏低" if a.breach_op is not None and not is_upper_limit(a.breach_op) else "超限"
+
+
+def alarm_key(tun_id: str, a: Assessment) -> str:
+    """A stable id of an alarm (16 hex digits): the tunnel, the measuring point, the quantity and the
+    status, so an acknowledgement holds while the same condition lasts."""
+    raw = "|".join((tun_id, a.device_id or a.point or "", a.quantity, a.status))
+    return hashlib.sha256(raw.encode()).hexdigest()[:16]
+
+
+def is_alarm(a: Assessment) -> bool:
+    """True for a reading beyond a regulation threshold or a device's alarm limit (not a data-consistency
+    note: those are for the interpretation, not the alarm list)."""
+    return a.status != "ok" and (a.threshold_key is not None or a.source == DEVICE_LIMIT_SOURCE)
+
+
+def _air_volume(data: TunnelData) -> float | None:
+    """A tunnel's air volume Q = 60 · v · S (m³/min) from its wind speed (m/s) and area (m²)."""
+    wind = wind_speed_of(data)
+    return None if wind is None else round(60 * wind * data.tunnel.area, 1)
+
+
+def _first(devices: list[Device], device_type: str) -> Device | None:
+    return next((d for d in devices if d.device_type == device_type), None)
+
+
+async def _sparks(source: VentilationSource, devices: list[Device]) -> dict[str, list[float | None]]:
+    """The last 24 hourly values of each :data:`SPARK_QUANTITIES` of a tunnel (its first sensor of it)."""
+    out: dict[str, list[float | None]] = {}
+    for quantity in SPARK_QUANTITIES:
+        sensor = _first(devices, SPARK_SENSORS[quantity])
+        if sensor is not None:
+            history = await source.list_ventanaly_monitor_data_days(sensor.device_id, days=1)
+            out[quantity] = [r.value(quantity) for r in history[-24:]]
+    return out
+
+
+def _value(facts: InterpretationFacts, quantity: str) -> dict[str, Any] | None:
+    """The worst assessment of ``quantity`` in a tunnel (breach, then warning, then the highest value)."""
+    rank = {"breach": 2, "warning": 1, "ok": 0}
+    found = [a for a in facts.assessments if a.quantity == quantity and a.value is not None]
+    if not found:
+        return None
+    worst = max(found, key=lambda a: (rank[a.status], a.value or 0.0))
+    return {
+        "value": worst.value,
+        "unit": worst.unit,
+        "status": status_word(worst),
+        "point": worst.point,
+        "limit_text": worst.limit_text,
+    }
+
+
+def _tunnel_row(facts: InterpretationFacts, data: TunnelData, sparks: dict[str, Any]) -> dict[str, Any]:
+    alarms = [a for a in facts.assessments if is_alarm(a)]
+    words = {status_word(a) for a in alarms}
+    worst: StatusWord = next(
+        (w for w in ALARM_ORDER if w in words), "正常" if facts.assessments else "无数据"
+    )
+    return {
+        "tun_id": data.tunnel.tun_id,
+        "name": data.tunnel.name,
+        "roadway_class": data.tunnel.roadway_class,
+        "q": _air_volume(data),
+        "values": {q: v for q in ("wind_speed", "ch4", "co") if (v := _value(facts, q)) is not None},
+        "status": worst,
+        "sparks": sparks,
+    }
+
+
+def _alarm(facts: InterpretationFacts, a: Assessment) -> dict[str, Any]:
+    return {
+        "key": alarm_key(facts.target_id, a),
+        "tun_id": facts.target_id,
+        "tunnel": facts.name,
+        "device_id": a.device_id,
+        "point": a.point,
+        "quantity": a.quantity,
+        "label": a.label,
+        "value_text": a.value_text,
+        "limit_text": a.limit_text,
+        "status": status_word(a),
+        "severity": a.severity.value if a.severity else None,
+        "source": a.article or a.source,
+        "action": a.action,
+    }
+
+
+async def _fans(source: VentilationSource) -> list[dict[str, Any]]:
+    """Each main fan: state (运行/备用), running, and its duty point (air volume m³/min, negative pressure
+    Pa) from its latest reading."""
+    out = []
+    for fan in await source.get_device_list_by_kind("fan"):
+        reading = await source.query_device_realtime_data(fan.device_id)
+        running = (reading.value("running") or 0.0) >= 1.0
+        out.append(
+            {
+                "device_id": fan.device_id,
+                "name": fan.name,
+                "state": fan.state,
+                "running": running,
+                "air_volume": reading.value("air_volume") if running else None,
+                "negative_pressure": reading.value("negative_pressure") if running else None,
+            }
+        )
+    return out
+
+
+def _worst(facts: list[InterpretationFacts], quantity: str) -> dict[str, Any] | None:
+    """The highest current reading of ``quantity`` in the mine, with where and its status."""
+    found = [(f, a) for f in facts for a in f.assessments if a.quantity == quantity and a.value is not None]
+    if not found:
+        return None
+    f, a = max(found, key=lambda fa: fa[1].value or 0.0)
+    return {"value": a.value, "unit": a.unit, "tunnel": f.name, "point": a.point, "status": status_word(a)}
+
+
+def _sum(rows: list[dict[str, Any]], roadway_class: str) -> float | None:
+    values = [r["q"] for r in rows if r["roadway_class"] == roadway_class and r["q"] is not None]
+    return round(sum(values), 1) if values else None
+
+
+async def mine_overview(
+    source: VentilationSource,
+    settings: Settings,
+    *,
+    cache: FactsCache | None = None,
+    now: datetime | None = None,
+) -> dict[str, Any]:
+    """The overview: ``{"time", "age_minutes", "stale", "stale_after_minutes", "fans", "intake_q",
+    "return_q", "worst": {"ch4", "co"}, "alarms", "tunnels"}``. ``time`` is the newest data time (ISO,
+    the mine's time zone) and ``age_minutes`` its age; ``intake_q``/``return_q`` (m³/min) the air volume
+    of the :data:`INTAKE_CLASS`/:data:`RETURN_CLASS` roadways (None without a reading); ``alarms`` the
+    readings beyond a threshold (:func:`is_alarm`), worst first; each tunnel row has ``q``, its worst
+    ``values`` of wind speed, CH₄ and CO with their status word, ``status`` and ``sparks`` (24 hourly
+    values by quantity, oldest first). Source errors propagate."""
+    tunnels = await source.query_tunnels_by_model()
+    datas = await asyncio.gather(*(source.query_tun_data_by_id(t.tun_id) for t in tunnels))
+    facts = await asyncio.gather(
+        *(gather_tunnel_facts(source, t.tun_id, settings, now, cache=cache) for t in tunnels)
+    )
+    sparks = await asyncio.gather(*(_sparks(source, d.devices) for d in datas))
+    rows = [_tunnel_row(f, d, s) for f, d, s in zip(facts, datas, sparks, strict=True)]
+    alarms = sorted(
+        (_alarm(f, a) for f in facts for a in f.assessments if is_alarm(a)),
+        key=lambda x: (ALARM_ORDER.index(x["status"]), x["tunnel"]),
+    )
+    timed = [f for f in facts if f.data_time is not None]
+    newest = max(timed, key=lambda f: f.data_time or datetime.min) if timed else None
+    return {
+        "time": newest.data_time.isoformat() if newest and newest.data_time else None,
+        "age_minutes": round(newest.age_minutes, 1) if newest and newest.age_minutes is not None else None,
+        "stale": newest.stale if newest else True,
+        "stale_after_minutes": settings.stale_data_minutes,
+        "fans": await _fans(source),
+        "intake_q": _sum(rows, INTAKE_CLASS),
+        "return_q": _sum(rows, RETURN_CLASS),
+        "worst": {q: _worst(list(facts), q) for q in WORST_QUANTITIES},
+        "alarms": alarms,
+        "tunnels": rows,
+    }
