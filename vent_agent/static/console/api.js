@@ -70,7 +70,7 @@ export function follow(runId, lastEventId = 0) {
 const banners = {}; // view → {message, kind}: each tab keeps its own message
 
 /** The view shown (map, chat, review…): the part of the URL hash before any '/'. */
-export const currentView = () => location.hash.slice(1).split('/')[0] || 'map';
+export const currentView = () => location.hash.slice(1).split('/')[0] || 'overview';
 
 /** Show the banner of the view shown (called when the view changes). */
 export function showBanner() {

@@ -1,16 +1,17 @@
 // app.js — the console's entry: the token box (localStorage; the demo tokens offered when the service
-// uses its built-in demo user service), the three views switched by the URL hash.
+// uses its built-in demo user service), the views switched by the URL hash (运行总览 first).
 
 import { api, banner, currentView, getToken, setToken, showBanner } from './api.js';
 import { initChat, loadSessions } from './chat.js';
 import { initAirflow } from './airflow.js';
 import { initMap } from './map.js';
+import { initOverview } from './overview.js';
 import { initReview } from './review.js';
 
-const VIEWS = ['map', 'chat', 'review'];
+const VIEWS = ['overview', 'map', 'chat', 'review'];
 
 function show() {
-  const view = VIEWS.includes(currentView()) ? currentView() : 'map';
+  const view = VIEWS.includes(currentView()) ? currentView() : 'overview';
   for (const v of VIEWS) document.getElementById(`view-${v}`).hidden = v !== view;
   document.querySelectorAll('.tabs a').forEach((a) => a.classList.toggle('active', a.dataset.view === view));
   showBanner(); // each tab its own message
@@ -32,7 +33,8 @@ async function initToken() {
     const list = document.getElementById('demo-tokens');
     list.replaceChildren(...cfg.demo_tokens.map((t) => Object.assign(document.createElement('option'), { value: t.token, label: `示范用户 ${t.user_name}` })));
     if (cfg.demo_tokens.length) {
-      note.textContent = `内置示范用户服务：可用 ${cfg.demo_tokens.map((t) => `${t.token}（${t.user_name}）`).join('、')}`;
+      note.textContent = '内置示范用户';
+      note.title = `内置示范用户服务：可用 ${cfg.demo_tokens.map((t) => `${t.token}（${t.user_name}）`).join('、')}`;
       if (!getToken()) {
         setToken(cfg.demo_tokens[0].token);
         input.value = cfg.demo_tokens[0].token;
@@ -46,6 +48,7 @@ async function initToken() {
 window.addEventListener('hashchange', show);
 show();
 await initToken();
+initOverview();
 initMap();
 initAirflow();
 initChat();

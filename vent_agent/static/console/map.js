@@ -56,7 +56,8 @@ async function interpret(kind, item) {
 }
 
 const LABEL_GAP = 48; // m: a label's distance from its line, beyond the device symbols (28 m + 15 m radius)
-const LABEL_PX = 13; // the labels' size on screen, whatever the map's scale
+// the labels' size on screen, whatever the map's scale: 13 px, larger on a wall screen
+const labelPx = () => Math.max(13, Math.round(window.innerWidth / 115));
 
 let placed = []; // the line labels of the map drawn last, with their candidate spots
 
@@ -75,13 +76,14 @@ function labelSpots(ax, ay, bx, by, vertical) {
 
 const overlaps = (a, b) => a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom;
 
-/** Size the labels for the screen (LABEL_PX pixels at the map's current scale: the SVG is fitted into its
+/** Size the labels for the screen (labelPx() pixels at the map's current scale: the SVG is fitted into its
  * box, so one user unit is min(width/W, height/H) pixels), then give each line label the first of its
  * spots that overlaps no label placed before it (the slanted chamber names stay where they are). */
 function fitLabels(svg, W, H) {
-  const k = Math.min(svg.clientWidth / W, svg.clientHeight / H) || 1;
+  if (!svg.clientWidth) return; // the map's tab is hidden: fitted when it is shown
+  const k = Math.min(svg.clientWidth / W, svg.clientHeight / H);
   const g = svg.querySelector('g.labels');
-  g.setAttribute('font-size', (LABEL_PX / k).toFixed(1));
+  g.setAttribute('font-size', (labelPx() / k).toFixed(1));
   g.setAttribute('stroke-width', (3 / k).toFixed(1));
   const taken = [...g.querySelectorAll('text.small')].map((t) => t.getBoundingClientRect());
   for (const { label, spots } of placed) {
@@ -190,11 +192,29 @@ export async function loadMap() {
   }
 }
 
-export function initMap() {
-  window.addEventListener('resize', () => {
-    const svg = document.querySelector('#map svg.net');
-    if (svg) fitLabels(svg, ...svg.getAttribute('viewBox').split(' ').slice(2).map(Number));
+/** Mark the devices in alarm (the overview's alarms) with their status colour. */
+function markAlarms(view) {
+  const worst = {};
+  for (const a of view.alarms) if (a.device_id && !worst[a.device_id]) worst[a.device_id] = a.status;
+  document.querySelectorAll('#map g.device').forEach((g) => {
+    const word = worst[g.dataset.deviceId];
+    g.classList.toggle('alarm', Boolean(word));
+    g.classList.toggle('alarm-breach', word === '超限' || word === '偏低');
   });
+  const age = document.getElementById('map-age');
+  age.textContent = view.time ? `数据时间 ${view.time.slice(11, 16)}${view.stale ? '（已过时）' : ''}` : '无监测数据';
+  age.className = view.stale ? 'st st-breach' : 'muted';
+}
+
+function refit() {
+  const svg = document.querySelector('#map svg.net');
+  if (svg) fitLabels(svg, ...svg.getAttribute('viewBox').split(' ').slice(2).map(Number));
+}
+
+export function initMap() {
+  window.addEventListener('vent:overview', (e) => markAlarms(e.detail));
+  window.addEventListener('resize', refit);
+  window.addEventListener('hashchange', () => requestAnimationFrame(refit)); // after the tab is shown
   document.getElementById('map-refresh').addEventListener('click', loadMap);
   document.getElementById('panel-close').addEventListener('click', () => {
     document.getElementById('map-panel').hidden = true;

@@ -1,0 +1,141 @@
+// overview.js — the operator's overview (GET /api/mine/overview every minute): the status strip at the top
+// of every tab (main fans and their duty point, total intake and return air, the worst CH₄ and CO now,
+// the data's age, open alarms), the alarm list acknowledged per user (GET /api/alarms,
+// POST /api/alarms/{key}/ack) and each tunnel's values coloured by threshold with 24-hour sparklines.
+// Statuses are words on colour (正常 / 偏低 / 预警 / 超限 / 无数据), never a glyph. The map listens to the
+// 'vent:overview' window event to mark the devices in alarm.
+
+import { api, bannerFor, el, getToken } from './api.js';
+
+const say = bannerFor('overview');
+const REFRESH_MS = 60_000;
+const STATUS_CLASS = { 正常: 'ok', 偏低: 'low', 预警: 'warn', 超限: 'breach', 无数据: 'none' };
+const SVG = 'http://www.w3.org/2000/svg';
+
+/** A status word on its colour. */
+export const statusTag = (word) => el('span', { class: `st st-${STATUS_CLASS[word] || 'none'}` }, word || '无数据');
+
+const num = (v, digits = 1) => (v == null ? '—' : Number(v).toFixed(digits).replace(/\.0+$/, ''));
+
+/** A 24-hour sparkline (SVG polyline, oldest left), its last value marked; gaps (null) are skipped. */
+export function sparkline(values, cls = '') {
+  const W = 120;
+  const H = 26;
+  const svg = document.createElementNS(SVG, 'svg');
+  svg.setAttribute('viewBox', `0 0 ${W} ${H}`);
+  svg.setAttribute('class', `spark ${cls}`);
+  const known = values.filter((v) => v != null);
+  if (!known.length) return svg;
+  const lo = Math.min(...known);
+  const hi = Math.max(...known);
+  const span = hi - lo || 1;
+  const pts = values.map((v, i) => (v == null ? null : [(i / Math.max(values.length - 1, 1)) * (W - 4) + 2, H - 3 - ((v - lo) / span) * (H - 6)]));
+  const line = document.createElementNS(SVG, 'polyline');
+  line.setAttribute('points', pts.filter(Boolean).map((p) => p.map((x) => x.toFixed(1)).join(',')).join(' '));
+  const last = pts.filter(Boolean).at(-1);
+  const dot = document.createElementNS(SVG, 'circle');
+  dot.setAttribute('cx', last[0]);
+  dot.setAttribute('cy', last[1]);
+  dot.setAttribute('r', 2.5);
+  const title = document.createElementNS(SVG, 'title');
+  title.textContent = `近24小时：最低 ${num(lo, 2)}，最高 ${num(hi, 2)}`;
+  svg.append(title, line, dot);
+  return svg;
+}
+
+function ageText(view) {
+  if (!view.time) return el('span', { class: 'st st-none' }, '无数据');
+  const when = view.time.slice(11, 16);
+  const age = view.age_minutes < 1 ? '不到 1 分钟前' : `${Math.round(view.age_minutes)} 分钟前`;
+  return el('span', { class: view.stale ? 'age stale' : 'age' }, `数据时间 ${when}（${age}）`,
+    view.stale ? el('span', { class: 'st st-breach' }, '数据已过时') : null);
+}
+
+function stripView(view, alarms) {
+  const fans = view.fans.map((f) => el('span', { class: 'item' }, el('b', {}, f.name), ' ',
+    el('span', { class: `st st-${f.running ? 'ok' : 'none'}` }, f.running ? '运行' : (f.state || '停止')),
+    f.running ? ` ${num(f.air_volume, 0)} m³/min · ${num(f.negative_pressure, 0)} Pa` : ''));
+  const gas = (label, w) => el('span', { class: 'item', title: w ? `${w.tunnel}：${w.point || ''}` : '' },
+    `最高 ${label} `, el('b', {}, w ? `${num(w.value, 2)} ${w.unit}` : '—'), ' ', statusTag(w?.status));
+  const open = alarms.filter((a) => !a.acked_at).length;
+  return [
+    ...fans,
+    el('span', { class: 'item' }, '总进风 ', el('b', {}, `${num(view.intake_q, 0)} m³/min`)),
+    el('span', { class: 'item' }, '总回风 ', el('b', {}, `${num(view.return_q, 0)} m³/min`)),
+    gas('CH₄', view.worst.ch4),
+    gas('CO', view.worst.co),
+    el('a', { class: 'item', href: '#overview' }, '报警 ', el('b', { class: alarms.length ? 'alarm-count' : '' }, String(alarms.length)),
+      alarms.length ? `（未确认 ${open}）` : ''),
+    ageText(view),
+  ];
+}
+
+async function acknowledge(alarm, button) {
+  button.disabled = true;
+  try {
+    const res = await api(`/api/alarms/${alarm.key}/ack`, { method: 'POST' });
+    alarm.acked_at = res.acked_at;
+    button.replaceWith(el('span', { class: 'muted' }, `已确认 ${res.acked_at.slice(11, 16)}`));
+  } catch (err) {
+    button.disabled = false;
+    say(`确认失败：${err.message}`);
+  }
+}
+
+function alarmsView(alarms, canAck) {
+  if (!alarms.length) return el('p', { class: 'quiet' }, statusTag('正常'), ' 当前没有超过规程阈值或设备报警限值的读数。');
+  return el('table', { class: 'alarms' },
+    el('thead', {}, el('tr', {}, ...['状态', '地点', '测点', '参数', '当前值', '限值', '依据', '确认'].map((h) => el('th', {}, h)))),
+    el('tbody', {}, ...alarms.map((a) => {
+      const ack = a.acked_at
+        ? el('span', { class: 'muted' }, `已确认 ${a.acked_at.slice(11, 16)}`)
+        : canAck ? el('button', { type: 'button', class: 'ack', title: a.action }, '确认') : el('span', { class: 'muted' }, '需令牌');
+      if (ack.tagName === 'BUTTON') ack.addEventListener('click', () => acknowledge(a, ack));
+      return el('tr', { class: `alarm ${STATUS_CLASS[a.status]}${a.acked_at ? ' acked' : ''}`, 'data-key': a.key },
+        el('td', {}, statusTag(a.status)), el('td', {}, a.tunnel),
+        el('td', { class: 'muted' }, (a.point || '').replace(a.tunnel, '').trim() || '—'),
+        el('td', {}, a.label), el('td', { class: 'value' }, a.value_text), el('td', {}, a.limit_text),
+        el('td', { class: 'muted' }, a.source || ''), el('td', { class: 'nowrap' }, ack));
+    })));
+}
+
+function tunnelsView(rows) {
+  const cell = (v, digits) => (v ? el('span', { class: `val ${STATUS_CLASS[v.status]}` }, `${num(v.value, digits)} ${v.unit}`) : el('span', { class: 'muted' }, '—'));
+  return el('table', { class: 'tunnels-table' },
+    el('thead', {}, el('tr', {}, ...['巷道', '状态', '风速', '风量', 'CH₄', 'CO', '风速 24 h', 'CH₄ 24 h'].map((h) => el('th', {}, h)))),
+    el('tbody', {}, ...rows.map((t) => el('tr', { 'data-tun-id': t.tun_id },
+      el('td', {}, t.name), el('td', {}, statusTag(t.status)),
+      el('td', {}, cell(t.values.wind_speed, 2)), el('td', {}, t.q == null ? '—' : `${num(t.q, 0)} m³/min`),
+      el('td', {}, cell(t.values.ch4, 2)), el('td', {}, cell(t.values.co, 0)),
+      el('td', {}, t.sparks.wind_speed ? sparkline(t.sparks.wind_speed, 'wind') : '—'),
+      el('td', {}, t.sparks.ch4 ? sparkline(t.sparks.ch4, 'ch4') : '—')))));
+}
+
+export async function loadOverview() {
+  let view;
+  try {
+    view = await api('/api/mine/overview');
+  } catch (err) {
+    say(`运行总览读取失败：${err.message}`);
+    return;
+  }
+  let alarms = view.alarms.map((a) => ({ ...a, acked_at: null }));
+  const canAck = Boolean(getToken());
+  if (canAck) {
+    try {
+      alarms = (await api('/api/alarms')).alarms;
+    } catch (err) {
+      say(`报警确认状态读取失败：${err.message}`, 'info');
+    }
+  }
+  document.getElementById('strip').replaceChildren(...stripView(view, alarms));
+  document.getElementById('alarm-list').replaceChildren(alarmsView(alarms, canAck));
+  document.getElementById('tunnel-list').replaceChildren(tunnelsView(view.tunnels));
+  window.dispatchEvent(new CustomEvent('vent:overview', { detail: { ...view, alarms } }));
+}
+
+export function initOverview() {
+  document.getElementById('overview-refresh').addEventListener('click', loadOverview);
+  loadOverview();
+  setInterval(loadOverview, REFRESH_MS);
+}
