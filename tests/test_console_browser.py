@@ -107,6 +107,9 @@ def test_click_a_tunnel_streams_its_interpretation(server: tuple[str, Any], page
     sync_api.expect(answer).to_contain_text("风速")
     assert answer.locator("h2, h3, h4, table, li").count() > 0, "the Markdown is rendered, not shown raw"
     sync_api.expect(page.locator("#panel-body .refs")).to_contain_text("煤矿安全规程")
+    # each clause quoted once: by the references list, not again in the answer
+    assert not answer.locator("h2, h3, h4", has_text=re.compile("^相关规定$")).count()
+    assert answer.locator("strong.st").count() > 0, "statuses as coloured words"
     page.screenshot(path=str(shots / "console-map.png"))
     # a device: a main fan
     page.locator('g.device[data-device-id="FAN-001"]').click()
@@ -132,6 +135,18 @@ def test_review_plan_b_lists_findings_traces_and_downloads(
     page.locator(".sev-filter.info input").uncheck()
     assert rows.count() == total - info
     page.locator(".sev-filter.info input").check()
+    # the verdict, the coverage and each finding's consequences, as the stream and the report carry them
+    sync_api.expect(page.locator("#verdict")).to_contain_text("存在严重问题，须立即处置")
+    sync_api.expect(page.locator("#coverage")).to_contain_text("识别用风地点 10 个")
+    assert page.locator("table.findings .consequences li").count() > 0
+    # the narrow columns keep to one line (no character a line)
+    for cell in (
+        rows.first.locator("td").nth(2),
+        rows.first.locator("td").nth(5),
+        rows.first.locator("td").nth(7),
+    ):
+        assert cell.evaluate("(td) => td.getBoundingClientRect().height") < 3 * 20
+    assert not page.locator(".agents li", has_text="等待").count()
     # the first finding's trace
     rows.first.locator(".trace-btn").click()
     sync_api.expect(page.locator(".trace")).to_contain_text("第")
@@ -141,6 +156,72 @@ def test_review_plan_b_lists_findings_traces_and_downloads(
     download = dl.value
     assert download.suggested_filename.endswith(".docx")
     assert Path(download.path()).read_bytes()[:2] == b"PK"
+
+
+def test_a_failed_review_settles_its_reviewers_and_its_banner_stays_on_its_tab(
+    server: tuple[str, Any], page: Any, tmp_path: Path
+) -> None:
+    base, _ = server
+    fake = tmp_path / "not-a-plan.pdf"
+    fake.write_text("这不是 PDF", encoding="utf-8")
+    page.goto(f"{base}/#review")
+    page.set_input_files("#pdf-input", str(fake))
+    sync_api.expect(page.locator("#banner")).to_contain_text("审查请求失败")
+    agents = page.locator(".agents li")
+    sync_api.expect(agents.first).to_contain_text("未完成")
+    assert agents.count() == 3 and not page.locator(".agents li", has_text="等待").count()
+    page.goto(f"{base}/#chat")  # another tab: not this review's error
+    sync_api.expect(page.locator("#banner")).to_be_hidden()
+    page.goto(f"{base}/#review")
+    sync_api.expect(page.locator("#banner")).to_contain_text("审查请求失败")
+
+
+NO_EMOJI = re.compile("[\u2600-\u27bf\U0001f000-\U0001faff]")
+
+
+@pytest.mark.parametrize("size", [(1280, 720), (1920, 1080)])
+def test_operator_overview_strip_alarms_acknowledged_and_sparklines(
+    server: tuple[str, Any], browser: Any, shots: Path, size: tuple[int, int]
+) -> None:
+    base, _ = server
+    context = browser.new_context(viewport={"width": size[0], "height": size[1]}, locale="zh-CN")
+    page = context.new_page()
+    page.set_default_timeout(TIMEOUT_MS)
+    try:
+        page.goto(f"{base}/")
+        strip = page.locator("#strip")
+        sync_api.expect(strip).to_contain_text("总进风")
+        for text in ("主通风机", "运行", "备用", "总回风", "最高 CH₄", "最高 CO", "数据时间"):
+            assert text in strip.inner_text(), text
+        alarms = page.locator("table.alarms tbody tr")
+        sync_api.expect(alarms.first).to_be_visible()
+        assert alarms.first.locator(".st").inner_text() in ("超限", "偏低")  # worst first, in words
+        assert page.locator("table.tunnels-table svg.spark").count() >= 10
+        assert not NO_EMOJI.search(page.locator("body").inner_text()), "statuses are words, never glyphs"
+        assert page.evaluate("document.scrollingElement.scrollWidth") <= size[0], "no sideways scrolling"
+        page.screenshot(path=str(shots / f"console-overview-{size[0]}.png"))
+        if size[0] == 1280:  # acknowledge: kept per user across a reload
+            key = alarms.first.get_attribute("data-key")
+            alarms.first.locator("button.ack").click()
+            sync_api.expect(alarms.first).to_contain_text("已确认")
+            page.reload()
+            sync_api.expect(page.locator(f'table.alarms tr[data-key="{key}"]')).to_contain_text("已确认")
+        page.goto(f"{base}/#map")
+        sync_api.expect(page.locator("g.tunnel").first).to_be_visible()
+        page.wait_for_function("document.querySelector('g.labels').getAttribute('font-size')")
+        sizes = page.evaluate(
+            "[...document.querySelectorAll('g.labels text')].map((t) => parseFloat(getComputedStyle(t).fontSize)"
+            " * Math.hypot(t.getScreenCTM().a, t.getScreenCTM().b))"
+        )
+        assert min(sizes) >= 11, f"map labels readable: {min(sizes):.1f} px"
+        order = page.evaluate(
+            "[...document.querySelector('svg.net').children].map((g) => g.getAttribute('class'))"
+        )
+        assert order.index("labels") > order.index("devices"), "labels drawn above the device symbols"
+        assert page.locator("g.device.alarm").count() > 0, "devices in alarm marked on the map"
+        page.screenshot(path=str(shots / f"console-map-{size[0]}.png"))
+    finally:
+        context.close()
 
 
 def plan_script() -> list:
@@ -236,3 +317,10 @@ def test_markdown_is_escaped_before_it_is_rendered(server: tuple[str, Any], page
     assert "&lt;img src=x onerror=&quot;alert(1)&quot;&gt;" in html and "&lt;b&gt;1&lt;/b&gt;" in html
     assert "<h2>标题</h2>" in html and "<strong>粗体</strong>" in html
     assert "<table>" in html and "<th>a</th>" in html and html.count("<li>") == 2
+    # a review's table cell keeps its line breaks (no literal <br>); a status word in bold gets its colour
+    cell = page.evaluate(
+        "(s) => import('/static/console/md.js').then((m) => m.renderMarkdown(s))",
+        "| 问题 | 状态 |\n|---|---|\n| 第一行<br>第二行 | **超限** |",
+    )
+    assert "第一行<br>第二行" in cell and "&lt;br" not in cell
+    assert '<strong class="st st-breach">超限</strong>' in cell
