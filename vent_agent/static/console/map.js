@@ -64,7 +64,7 @@ let placed = []; // the line labels of the map drawn last, with their candidate 
 /** Candidate spots of a line's label: beside its middle on either side, then shifted along the line. */
 function labelSpots(ax, ay, bx, by, vertical) {
   const out = [];
-  for (const f of [0.5, 0.3, 0.7]) {
+  for (const f of [0.5, 0.3, 0.7, 0.15, 0.85]) {
     for (const side of [1, -1]) {
       const x = ax + f * (bx - ax) - (vertical ? side * LABEL_GAP : 0);
       const y = ay + f * (by - ay) - (vertical ? 0 : side * LABEL_GAP);
@@ -78,7 +78,8 @@ const overlaps = (a, b) => a.left < b.right && b.left < a.right && a.top < b.bot
 
 /** Size the labels for the screen (labelPx() pixels at the map's current scale: the SVG is fitted into its
  * box, so one user unit is min(width/W, height/H) pixels), then give each line label the first of its
- * spots that overlaps no label placed before it (the slanted chamber names stay where they are). */
+ * spots that covers nothing (no label placed before it, no other straight line, no device symbol), else
+ * the one that covers least (the slanted chamber names stay where they are). */
 function fitLabels(svg, W, H) {
   if (!svg.clientWidth) return; // the map's tab is hidden: fitted when it is shown
   const k = Math.min(svg.clientWidth / W, svg.clientHeight / H);
@@ -86,17 +87,31 @@ function fitLabels(svg, W, H) {
   g.setAttribute('font-size', (labelPx() / k).toFixed(1));
   g.setAttribute('stroke-width', (3 / k).toFixed(1));
   const taken = [...g.querySelectorAll('text.small')].map((t) => t.getBoundingClientRect());
-  for (const { label, spots } of placed) {
-    let box = null;
+  // the straight lines and the device symbols a label should not cover (a slanted line's box is no guide)
+  const straight = (r) => Math.min(r.width, r.height) < 30;
+  const lines = [...svg.querySelectorAll('line.stroke')].map((l) => [l, l.getBoundingClientRect()]).filter(([, r]) => straight(r));
+  const symbols = [...svg.querySelectorAll('g.device')].map((d) => d.getBoundingClientRect());
+  for (const { label, line, spots } of placed) {
+    const cost = (box) => 4 * taken.filter((r) => overlaps(r, box)).length
+      + 2 * lines.filter(([l, r]) => l !== line && overlaps(r, box)).length
+      + symbols.filter((r) => overlaps(r, box)).length;
+    let best = null;
     for (const spot of spots) {
-      label.setAttribute('x', spot.x);
-      label.setAttribute('y', spot.y);
-      label.setAttribute('transform', spot.rotate ? `rotate(${spot.rotate} ${spot.x} ${spot.y})` : '');
-      box = label.getBoundingClientRect();
-      if (!taken.some((r) => overlaps(r, box))) break;
+      setSpot(label, spot);
+      const box = label.getBoundingClientRect();
+      const c = cost(box);
+      if (!best || c < best.c) best = { spot, box, c };
+      if (c === 0) break;
     }
-    taken.push(box);
+    setSpot(label, best.spot);
+    taken.push(best.box);
   }
+}
+
+function setSpot(label, spot) {
+  label.setAttribute('x', spot.x);
+  label.setAttribute('y', spot.y);
+  label.setAttribute('transform', spot.rotate ? `rotate(${spot.rotate} ${spot.x} ${spot.y})` : '');
 }
 
 /** The points of a band `half` wide on each side of a segment: the tunnel's click target. */
@@ -143,7 +158,7 @@ function draw(net) {
       // along the line, clear of the device symbols: above a horizontal one, turned to read upwards
       // beside a vertical one; other spots are tried when it would overlap another label (declutter)
       label = svgEl('text', { class: 'label', 'text-anchor': 'middle' });
-      spots.push({ label, spots: labelSpots(X(ax), Y(ay), X(bx), Y(by), vertical) });
+      spots.push({ label, line: g.querySelector('line.stroke'), spots: labelSpots(X(ax), Y(ay), X(bx), Y(by), vertical) });
     }
     label.append(svgEl('tspan', { class: 'name' }, t.name));
     if (t.wind_speed != null) {
