@@ -46,15 +46,15 @@ export function sparkline(values, cls = '') {
 function ageText(view) {
   if (!view.time) return el('span', { class: 'st st-none' }, '无数据');
   const when = view.time.slice(11, 16);
-  const age = view.age_minutes < 1 ? '不到 1 分钟前' : `${Math.round(view.age_minutes)} 分钟前`;
-  return el('span', { class: view.stale ? 'age stale' : 'age' }, `数据时间 ${when}（${age}）`,
+  const age = view.age_minutes < 1 ? '' : `（${Math.round(view.age_minutes)} 分钟前）`;
+  return el('span', { class: view.stale ? 'item age stale' : 'item age', title: `数据距今 ${view.age_minutes} 分钟` }, `数据 ${when}${age} `,
     view.stale ? el('span', { class: 'st st-breach' }, '数据已过时') : null);
 }
 
 function stripView(view, alarms) {
   const fans = view.fans.map((f) => el('span', { class: 'item' }, el('b', {}, f.name), ' ',
     el('span', { class: `st st-${f.running ? 'ok' : 'none'}` }, f.running ? '运行' : (f.state || '停止')),
-    f.running ? ` ${num(f.air_volume, 0)} m³/min · ${num(f.negative_pressure, 0)} Pa` : ''));
+    f.running ? ` ${num(f.air_volume, 0)} m³/min ${num(f.negative_pressure, 0)} Pa` : ''));
   const gas = (label, w) => el('span', { class: 'item', title: w ? `${w.tunnel}：${w.point || ''}` : '' },
     `最高 ${label} `, el('b', {}, w ? `${num(w.value, 2)} ${w.unit}` : '—'), ' ', statusTag(w?.status));
   const open = alarms.filter((a) => !a.acked_at).length;
