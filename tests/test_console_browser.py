@@ -137,7 +137,10 @@ def test_review_plan_b_lists_findings_traces_and_downloads(
     page.locator(".sev-filter.info input").check()
     # the verdict, the coverage and each finding's consequences, as the stream and the report carry them
     sync_api.expect(page.locator("#verdict")).to_contain_text("存在严重问题，须立即处置")
-    sync_api.expect(page.locator("#coverage")).to_contain_text("识别用风地点 10 个")
+    coverage = page.locator("#coverage")
+    sync_api.expect(coverage).to_contain_text("确认的用风地点 10 个")
+    sync_api.expect(coverage).to_contain_text("矿井 示范煤矿，计划月份 2026-08")
+    assert coverage.locator("table.parts tbody tr").count() == 6  # cover … totals, each with its confidence
     assert page.locator("table.findings .consequences li").count() > 0
     # the narrow columns keep to one line (no character a line)
     for cell in (

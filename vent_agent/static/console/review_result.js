@@ -21,28 +21,41 @@ export function verdictLevel(summary = {}) {
 
 const pages = (list) => (list?.length ? `第 ${list.join('、')} 页` : '');
 
+const PART_LABEL = { cover: '封面', signoff: '审批签字', basis: '编制依据', calculations: '需风量计算', allocation: '风量分配', totals: '矿井总风量' };
+
+/** The coverage's parts as rows `{part, label, found, confidence, pages}`, whether the service sends a
+ * list of them or a map part → confidence. */
+function partRows(parts) {
+  if (Array.isArray(parts)) return parts;
+  return Object.entries(parts || {}).map(([part, confidence]) => ({ part, label: PART_LABEL[part], found: confidence !== 'none', confidence }));
+}
+
 /** The coverage: the reader's parts, locations and low-confidence pages when the service says them, else
- * the counts (locations found, figures read / not read). */
+ * the counts (locations found, figures read / not read). Names may come as lists or as counts. */
 export function coverageView(cov) {
   const root = el('section', { class: 'coverage', id: 'coverage' }, el('h3', {}, '识别情况'));
   if (!cov) return root.append(el('p', { class: 'muted' }, '服务未给出识别情况。')), root;
   const facts = [];
   if (cov.mine || cov.month) facts.push(`矿井 ${cov.mine || '未识别'}，计划月份 ${cov.month || '未识别'}`);
   if (cov.reviewable === false || cov.unreadable) facts.push(el('strong', { class: 'st st-breach' }, '计划无法可靠识别，未作判定'));
-  if (cov.locations) facts.push(`确认的用风地点 ${cov.locations.length} 个：${cov.locations.join('、') || '无'}`);
+  if (Array.isArray(cov.locations)) facts.push(`确认的用风地点 ${cov.locations.length} 个：${cov.locations.join('、') || '无'}`);
+  else if (cov.locations_established != null) facts.push(`确认的用风地点 ${cov.locations_established} 个（识别 ${cov.locations_found} 个）`);
   else if (cov.locations_found !== undefined) facts.push(`识别用风地点 ${cov.locations_found} 个`);
-  if (cov.names_not_established?.length) facts.push(`未能确认的地点名称：${cov.names_not_established.join('、')}`);
+  const unsure = cov.names_not_established;
+  if (Array.isArray(unsure) && unsure.length) facts.push(`未能确认的地点名称：${unsure.join('、')}`);
+  else if (typeof unsure === 'number' && unsure) facts.push(`未能确认为用风地点的名称 ${unsure} 个（名称见 Word 报告）`);
   if (cov.figures_read !== undefined) {
     const all = cov.figures_read + (cov.figures_not_read || 0);
     facts.push(`读取数值 ${all} 个，其中 ${cov.figures_read} 个可靠` + (cov.figures_not_read ? `，${cov.figures_not_read} 个未能可靠识别（不据以判定重大问题）` : ''));
   }
   if (cov.pages_low_confidence?.length) facts.push(`低置信度页：${pages(cov.pages_low_confidence)}`);
   root.append(el('ul', {}, ...facts.map((f) => el('li', {}, f))));
-  if (cov.parts?.length) {
+  const parts = partRows(cov.parts);
+  if (parts.length) {
     root.append(el('table', { class: 'parts' },
       el('thead', {}, el('tr', {}, ...['计划组成部分', '是否找到', '识别可靠性', '页码'].map((h) => el('th', {}, h)))),
-      el('tbody', {}, ...cov.parts.map((p) => el('tr', { 'data-part': p.part },
-        el('td', {}, p.label || p.part),
+      el('tbody', {}, ...parts.map((p) => el('tr', { 'data-part': p.part },
+        el('td', {}, p.label || PART_LABEL[p.part] || p.part),
         el('td', {}, el('span', { class: `st st-${p.found ? 'ok' : 'breach'}` }, p.found ? '已找到' : '未找到')),
         el('td', {}, el('span', { class: `st st-${{ high: 'ok', low: 'warn', none: 'none' }[p.confidence] || 'none'}` }, CONFIDENCE[p.confidence] || p.confidence || '—')),
         el('td', { class: 'nowrap' }, pages(p.pages) || '—'))))));
