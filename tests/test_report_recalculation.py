@@ -22,8 +22,10 @@ def test_markdown_recalculation_section() -> None:
     assert "- 需风量取各方法最大值：1132.2 m³/min（按气象条件）。" in md
     assert "允许 282.6–3014.4 m³/min，合格" in md
     assert "计划值偏差 -44.4%；配风余量 -432.2（配风量 < 核算需风量）" in md
-    # the body details the locations with a finding; the appendix has every location
-    assert "### 1. 15216综采工作面\n\n核算明细见正文第三部分。" in md
+    # the body details the locations with a finding; the appendix has every location in its overview and
+    # details the others, naming the ones in the body once (no empty heading)
+    assert "15216综采工作面的核算明细见正文第三部分，以下列出其余地点。" in md
+    assert "### 1. 15216综采工作面\n" not in md.split("附录", 1)[1]
     assert "| 15216综采工作面 | 采煤工作面 | 630.0 | 1132.2 | 按气象条件 | 700.0 | 否 | 合格 |" in md
     assert "| 中央变电所 | 硐室 | — | — | 未核算 | — | — | — |" in md
-    assert "### 2. 中央变电所（硐室）\n\n未能核算。缺少设备功率" in md
+    assert "### 1. 中央变电所（硐室）\n\n未能核算。缺少设备功率" in md
