@@ -228,8 +228,8 @@ function refit() {
 
 export function initMap() {
   window.addEventListener('vent:overview', (e) => markAlarms(e.detail));
-  window.addEventListener('resize', refit);
-  window.addEventListener('hashchange', () => requestAnimationFrame(refit)); // after the tab is shown
+  // the map's box changes with the window, the tab being shown and the side panel: labels refitted each time
+  new ResizeObserver(() => refit()).observe(document.getElementById('map'));
   document.getElementById('map-refresh').addEventListener('click', loadMap);
   document.getElementById('panel-close').addEventListener('click', () => {
     document.getElementById('map-panel').hidden = true;
