@@ -21,7 +21,8 @@ export function verdictLevel(summary = {}) {
 
 const pages = (list) => (list?.length ? `第 ${list.join('、')} 页` : '');
 
-const PART_LABEL = { cover: '封面', signoff: '审批签字', basis: '编制依据', calculations: '需风量计算', allocation: '风量分配', totals: '矿井总风量' };
+// the reader's parts (vent_agent/review/read_scope.py PART_LABELS); an unknown one shows as 计划其他部分
+const PART_LABEL = { cover: '封面（矿井、月份）', signoff: '审批签字', basis: '编制依据', list: '用风地点清单', calculations: '需风量计算', allocation: '风量分配', totals: '矿井总风量' };
 
 /** The coverage's parts as rows `{part, label, found, confidence, pages}`, whether the service sends a
  * list of them or a map part → confidence. */
@@ -55,7 +56,7 @@ export function coverageView(cov) {
     root.append(el('table', { class: 'parts' },
       el('thead', {}, el('tr', {}, ...['计划组成部分', '是否找到', '识别可靠性', '页码'].map((h) => el('th', {}, h)))),
       el('tbody', {}, ...parts.map((p) => el('tr', { 'data-part': p.part },
-        el('td', {}, p.label || PART_LABEL[p.part] || p.part),
+        el('td', {}, p.label || PART_LABEL[p.part] || '计划其他部分'),
         el('td', {}, el('span', { class: `st st-${p.found ? 'ok' : 'breach'}` }, p.found ? '已找到' : '未找到')),
         el('td', {}, el('span', { class: `st st-${{ high: 'ok', low: 'warn', none: 'none' }[p.confidence] || 'none'}` }, CONFIDENCE[p.confidence] || p.confidence || '—')),
         el('td', { class: 'nowrap' }, pages(p.pages) || '—'))))));
