@@ -19,6 +19,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine, async_sessionmaker, create_async
 from sqlalchemy.pool import ConnectionPoolEntry, NullPool
 from sqlmodel.ext.asyncio.session import AsyncSession
 
+from vent_agent.graph import tables as _graph_tables  # noqa: F401  (registers the graph tables)
 from vent_agent.runs import worker_models as _worker_models  # noqa: F401  (registers the workers tables)
 from vent_agent.store import models  # noqa: F401  (registers the tables)
 

@@ -11,6 +11,7 @@ from alembic.autogenerate.api import AutogenContext
 from sqlmodel import SQLModel
 from sqlmodel.sql.sqltypes import AutoString, UTCDateTime
 
+from vent_agent.graph import tables as _graph_tables  # noqa: F401  (registers the graph tables)
 from vent_agent.runs import worker_models as _worker_models  # noqa: F401  (registers the workers tables)
 from vent_agent.store import models as _models  # noqa: F401  (registers the tables)
 
