@@ -34,6 +34,7 @@ from vent_agent.api.openapi import install_openapi
 from vent_agent.api.store_errors import install_store_error_handlers
 from vent_agent.api.uploads import ChineseBodyLimit, UploadRoute
 from vent_agent.auth import make_user_service
+from vent_agent.graph.service import open_graph, register_graph_readiness
 from vent_agent.graphs.checkpoint import open_checkpointer
 from vent_agent.kb.search import get_knowledge_base
 from vent_agent.llm.openai_compat import make_interpret_model
@@ -73,6 +74,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         exits = AsyncExitStack()
         checkpointer = await exits.enter_async_context(open_checkpointer(settings))
         runs = await exits.enter_async_context(open_runs(settings, db))
+        graph = await exits.enter_async_context(open_graph(settings, db, runs))
         state = AppState(
             settings=settings,
             db=db,
@@ -88,9 +90,11 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             checkpointer=checkpointer,
             models=ModelRegistry(settings, db),
             skills=await open_skill_registry(settings, db),
+            graph=graph,
         )
         app.state.vent = state
         register_readiness(app, state)
+        register_graph_readiness(readiness_registry(app), graph)
         # the knowledge base's index is built once per process; build it now, not on the first question
         await asyncio.to_thread(get_knowledge_base(settings.kb_dir, settings.regulation_edition).index)
         if not state.models.available:

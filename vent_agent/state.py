@@ -9,6 +9,7 @@ from langchain_core.language_models import BaseChatModel
 from langgraph.checkpoint.base import BaseCheckpointSaver
 
 from vent_agent.auth import UserService
+from vent_agent.graph.service import GraphService
 from vent_agent.interpret.facts_cache import FactsCache
 from vent_agent.llm.registry import ModelRegistry
 from vent_agent.runs.manager import RunManager
@@ -36,6 +37,7 @@ class AppState:
     checkpointer: BaseCheckpointSaver[str]
     models: ModelRegistry
     skills: SkillRegistry
+    graph: GraphService
     # click interpretations computing at once (data, facts, text); the others wait after their first
     # events, so that a burst of clicks still gets its first events at once
     click_slots: asyncio.Semaphore = field(default_factory=lambda: asyncio.Semaphore(CLICK_SLOTS))

@@ -112,6 +112,9 @@ class RunManager(RunReader):
         self._cancel_before_start: set[str] = set()
         self.heartbeat: WorkerHeartbeat | None = None  # set by runs.lifecycle.open_runs
         self.retention: RetentionSweep | None = None
+        self.finish_listeners: list[Callable[[str], None]] = []
+        """Called with a run's id once its end is recorded (the provenance graph's recorder); they must
+        return at once and never raise (an exception is logged)."""
 
     @property
     def local_run_ids(self) -> list[str]:
@@ -370,6 +373,11 @@ class RunManager(RunReader):
             return
         # not applied: the run was already closed as lost (this worker was taken for dead)
         metrics.run_ended(kind, status if applied else None)
+        for listener in self.finish_listeners if applied else ():
+            try:
+                listener(run_id)
+            except Exception:  # a listener never stops a run's end
+                log.exception("run %s: end listener failed", run_id)
 
     async def _close_broken(self, run_id: str) -> bool:
         """Close a run whose log writes failed: after its last committed event, an ``agent_done`` (中断)
