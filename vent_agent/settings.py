@@ -104,6 +104,17 @@ class Settings(BaseSettings):
         default=None, description="Reference data as files (docs/REFERENCE_DATA.md)"
     )
 
+    # The provenance graph (docs/ARCHITECTURE.md): embedded tables by default, or a mine's Neo4j
+    graph_backend: Literal["embedded", "neo4j"] = Field(
+        default="embedded", description="Where the provenance graph is kept: embedded (the database) or neo4j"
+    )
+    neo4j_uri: str | None = Field(
+        default=None, description="Neo4j URI (neo4j://host:7687) for graph_backend=neo4j"
+    )
+    neo4j_user: str = "neo4j"
+    neo4j_password: SecretStr | None = None
+    neo4j_database: str | None = Field(default=None, description="Neo4j database; default: the server's")
+
     # Knowledge base: regulation files beyond the shipped text
     kb_dir: Path | None = None
 

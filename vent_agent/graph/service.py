@@ -9,12 +9,17 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass
 
 from vent_agent.graph.embedded import EmbeddedGraphStore
+from vent_agent.graph.mirrored import MirroredGraphStore
+from vent_agent.graph.neo4j_store import Neo4jGraphStore
 from vent_agent.graph.recorder import GraphRecorder, rebuild_graph
 from vent_agent.graph.store import GraphStore
 from vent_agent.observability.readiness import ReadinessRegistry
 from vent_agent.runs.manager import RunManager
 from vent_agent.settings import Settings
 from vent_agent.store.db import Database
+
+NEO4J_DEGRADES = "Neo4j 溯源图（查询改用内置存储）"
+"""What ``/readyz`` says stops working when Neo4j does not answer."""
 
 
 @dataclass
@@ -35,8 +40,17 @@ class GraphService:
 
 
 def make_store(settings: Settings, db: Database) -> GraphStore:
-    """The store the settings choose."""
-    return EmbeddedGraphStore(db)
+    """The store the settings choose; raises ValueError for ``neo4j`` without ``VENT_NEO4J_URI``."""
+    embedded = EmbeddedGraphStore(db)
+    if settings.graph_backend == "embedded":
+        return embedded
+    if not settings.neo4j_uri:
+        raise ValueError("VENT_GRAPH_BACKEND=neo4j 需要设置 VENT_NEO4J_URI")
+    password = settings.neo4j_password.get_secret_value() if settings.neo4j_password else None
+    neo4j = Neo4jGraphStore.connect(
+        settings.neo4j_uri, settings.neo4j_user, password, settings.neo4j_database
+    )
+    return MirroredGraphStore(neo4j, embedded)
 
 
 @asynccontextmanager
@@ -61,4 +75,5 @@ def register_graph_readiness(registry: ReadinessRegistry, graph: GraphService) -
     async def check() -> str:
         return await graph.store.ping()
 
-    registry.register("graph", check, timeout_s=5.0)
+    degrades = NEO4J_DEGRADES if isinstance(graph.store, MirroredGraphStore) else None
+    registry.register("graph", check, timeout_s=5.0, degrades=degrades)
