@@ -138,6 +138,7 @@ async def _context(state: AppState, turn: ChatTurn, run_id: str, citations: Any 
         run_id=run_id,
         session_id=turn.session.id,
         thread_id=turn.thread_id,
+        graph=state.graph.store,
     )
 
 

@@ -22,6 +22,7 @@ from vent_agent.skills.tool import make_load_skill_tool
 from vent_agent.state import AppState
 from vent_agent.tools.calc_tools import calc_tools
 from vent_agent.tools.data_tools import data_tools
+from vent_agent.tools.graph_tools import graph_tools
 from vent_agent.tools.kb_tools import TOOL_NAME as KB_TOOL
 from vent_agent.tools.kb_tools import kb_context_tools, query_knowledge_base
 from vent_agent.tools.network_tools import network_tools
@@ -47,7 +48,8 @@ def _skill_tools(state: AppState, agent: str) -> list[BaseTool]:
 def chat_tools(state: AppState) -> list[BaseTool]:
     """The dialogue agent's tools: the 11 data tools (over the mine's ventilation system), the knowledge
     base, the calculators, the network tools (solve, what-if, regulator, diagonal branches), user
-    preferences, the current time and ``load_skill``; ``write_todos`` comes with the todo middleware."""
+    preferences, the current time, the provenance graph (``query_graph``) and ``load_skill``;
+    ``write_todos`` comes with the todo middleware."""
     return [
         *data_tools(),
         *kb_context_tools(),
@@ -55,6 +57,7 @@ def chat_tools(state: AppState) -> list[BaseTool]:
         *network_tools(),
         *preference_tools(),
         *system_tools(),
+        *graph_tools(),
         *_skill_tools(state, VENT_CHAT.agent_id),
     ]
 

@@ -52,6 +52,7 @@ TOOL_LABELS = {
     "save_user_preference": "保存用户偏好",
     "list_user_preferences": "查看用户偏好",
     "delete_user_preference": "删除用户偏好",
+    "query_graph": "查询溯源图",
 }
 
 

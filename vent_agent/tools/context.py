@@ -14,6 +14,7 @@ from datetime import datetime
 from typing import Any
 from zoneinfo import ZoneInfo
 
+from vent_agent.graph.store import GraphStore
 from vent_agent.kb.citations import CitationRegistry
 from vent_agent.settings import Settings
 from vent_agent.store.db import Database
@@ -33,7 +34,7 @@ class AgentContext:
     and ``token``: the authenticated caller (None for click interpretations, which have no user) – the
     token is forwarded to the ventilation system; ``run_id``/``session_id``/``thread_id``: the run
     record; ``citations``: the run's retrieved articles and their markers (``query_knowledge_base``);
-    ``clock``: the time source of ``get_current_time`` (default the wall clock), for tests.
+    ``graph``: the provenance graph (``query_graph``); ``clock``: the time source of ``get_current_time`` (default the wall clock), for tests.
     """
 
     source: VentilationSource
@@ -46,6 +47,7 @@ class AgentContext:
     thread_id: str | None = None
     clock: Callable[[], datetime] | None = field(default=None, repr=False)
     citations: CitationRegistry | None = field(default=None, repr=False)
+    graph: GraphStore | None = field(default=None, repr=False)
 
     def __repr__(self) -> str:  # never print the token
         return (
