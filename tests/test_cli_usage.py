@@ -13,7 +13,21 @@ from vent_agent.cli import main
 
 ENGLISH = re.compile(r"[A-Za-z]{2,}")
 CJK = re.compile(r"[\u4e00-\u9fff]")
-ALLOWED = {"vent", "agent", "help", "serve", "review", "calc", "chat", "PLAN", "MESSAGE", "bogus", "json"}
+ALLOWED = {
+    "vent",
+    "agent",
+    "help",
+    "serve",
+    "review",
+    "calc",
+    "chat",
+    "PLAN",
+    "MESSAGE",
+    "bogus",
+    "json",
+    "graph",
+    "network",
+}
 
 
 def run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
@@ -38,7 +52,7 @@ def english_words(text: str) -> set[str]:
         (["serve", "--port", "abc"], "选项 --port 无效：应为整数", "serve"),
         (["serve", "--hots", "0.0.0.0"], "未知选项 --hots（是不是要用 --host", "serve"),
         (["serve", "--port"], "选项 --port 缺少取值", ""),
-        (["bogus"], "未知命令 'bogus'（可用命令：serve、review、calc、chat）", ""),
+        (["bogus"], "未知命令 'bogus'（可用命令：serve、review、calc、chat、network、graph）", ""),
         (["chat"], "缺少参数 MESSAGE", "chat"),
         (["chat", "你好", "多余"], "多余的参数：多余", "chat"),
     ],
@@ -95,9 +109,11 @@ def test_every_command_and_option_is_described_in_chinese() -> None:
 
     group = typer.main.get_command(app)
     commands = group.commands  # type: ignore[attr-defined]
-    assert set(commands) == {"serve", "review", "calc", "chat", "network"}
-    subcommands = {f"network {k}": c for k, c in commands["network"].commands.items()}
-    assert set(subcommands) == {"network solve", "network what-if"}
+    assert set(commands) == {"serve", "review", "calc", "chat", "network", "graph"}
+    subcommands = {
+        f"{group} {k}": c for group in ("network", "graph") for k, c in commands[group].commands.items()
+    }
+    assert set(subcommands) == {"network solve", "network what-if", "graph rebuild"}
     for name, command in {**commands, **subcommands}.items():
         assert CJK.search(command.help or ""), name
         for param in command.params:

@@ -1,4 +1,4 @@
-"""Command line: ``vent-agent serve | review | calc | chat | network``."""
+"""Command line: ``vent-agent serve | review | calc | chat | network | graph rebuild``."""
 
 from __future__ import annotations
 
@@ -128,6 +128,24 @@ def _add_network_commands() -> None:
 
 
 _add_network_commands()
+
+
+graph_app = typer.Typer(no_args_is_help=True, help="溯源图（任务链与引用链）")
+app.add_typer(graph_app, name="graph")
+
+
+@graph_app.command("rebuild")
+def graph_rebuild() -> None:
+    """按事件日志重建溯源图（图表丢失或 Neo4j 落后时运行；服务可以在运行中）。"""
+    from vent_agent.cli.graph import run_rebuild
+    from vent_agent.cli.listen import ServeError, load_settings
+
+    try:
+        settings = load_settings()
+    except ServeError as err:
+        print(f"{PROG} graph rebuild 出错：{err}", file=sys.stderr)
+        raise typer.Exit(2) from None
+    raise typer.Exit(asyncio.run(run_rebuild(settings)))
 
 
 def main(argv: list[str] | None = None) -> NoReturn:

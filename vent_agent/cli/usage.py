@@ -81,11 +81,11 @@ def usage_message(exc: BaseException) -> str:
         kind, name = _param_name(param)
         return f"{kind} {name} 无效：{_value_reason(exc)}"
     if m := re.match(r"No such command '(.+)'", message):
-        return f"未知命令 '{m.group(1)}'（可用命令：serve、review、calc、chat）"
+        return f"未知命令 '{m.group(1)}'（可用命令：serve、review、calc、chat、network、graph）"
     if m := re.match(r"Got unexpected extra argument(?:s|\(s\))? \((.*)\)", message):
         return f"多余的参数：{m.group(1)}"
     if message.startswith("Missing command"):
-        return "缺少命令（可用命令：serve、review、calc、chat）"
+        return "缺少命令（可用命令：serve、review、calc、chat、network、graph）"
     return (
         f"命令行用法有误：{message}" if message and not CJK.search(message) else message or "命令行用法有误"
     )
