@@ -27,6 +27,7 @@ from vent_agent.api import (
     sessions,
     skills,
 )
+from vent_agent.api import graph as graph_api
 from vent_agent.api.console import mount_console
 from vent_agent.api.cors import SpecCorsMiddleware
 from vent_agent.api.errors import install_error_handlers
@@ -141,7 +142,19 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     for router in (
         *(
             m.router
-            for m in (health, interpret, reports, runs, sessions, model, client_js, mine, network, alarms)
+            for m in (
+                health,
+                interpret,
+                reports,
+                runs,
+                sessions,
+                model,
+                client_js,
+                mine,
+                network,
+                alarms,
+                graph_api,
+            )
         ),
         chat.resume_router,
         skills.json_router,
