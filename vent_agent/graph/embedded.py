@@ -38,7 +38,7 @@ _FROM_SRC = ", ".join(f"'{k}'" for k in UPSTREAM_FROM_SRC)
 # up: from a claim to what it rests on; down: from a source to what rests on it (the same edges reversed)
 _UP = f"""
 WITH RECURSIVE walk(id, depth) AS (
-  SELECT :start, 0
+  SELECT CAST(:start AS VARCHAR(255)), 0
   UNION
   SELECT CASE WHEN e.kind IN ({_FROM_DST}) THEN e.src ELSE e.dst END, walk.depth + 1
   FROM graph_edges e JOIN walk
@@ -60,7 +60,7 @@ SELECT DISTINCT walk.origin, walk.id, n.kind, n.run_id FROM walk JOIN graph_node
 """
 _CHAIN = """
 WITH RECURSIVE walk(id, depth) AS (
-  SELECT :start, 0
+  SELECT CAST(:start AS VARCHAR(255)), 0
   UNION
   SELECT e.dst, walk.depth + 1 FROM graph_edges e JOIN walk ON e.src = walk.id
   WHERE e.run_id = :run_id AND e.kind IN ('next', 'produces') AND walk.depth < :max_depth
