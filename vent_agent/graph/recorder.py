@@ -44,9 +44,17 @@ async def run_events(db: Database, run_id: str) -> list[dict[str, Any]]:
     return [json.loads(p) for p in rows]
 
 
-async def _request_text(db: Database, run_id: str) -> str | None:
+async def _request_text(db: Database, run: RunRow) -> str | None:
+    """What the user asked in a chat turn: the first user message of its session stored from the
+    run's start on (the route stores it just after reserving the run); None for other kinds."""
+    if run.kind != "chat" or run.session_id is None:
+        return None
+    query = select(MessageRow.content).where(
+        MessageRow.session_id == run.session_id,
+        MessageRow.role == "user",
+        MessageRow.created_at >= run.created_at,
+    )
     async with db.session() as s:
-        query = select(MessageRow.content).where(MessageRow.run_id == run_id, MessageRow.role == "user")
         return (await s.exec(query.order_by(col(MessageRow.id)))).first()
 
 
@@ -76,7 +84,7 @@ class GraphProjector:
             run_id=run.id, kind=run.kind, session_id=run.session_id, user_name=user, created_at=run.created_at
         )
         events = await run_events(self.db, run.id)
-        request = await _request_text(self.db, run.id)
+        request = await _request_text(self.db, run)
         return await asyncio.to_thread(
             project_run, owner, events, self._record, request_text=request, edition=self.edition
         )
