@@ -6,6 +6,7 @@ carry on embedded, and ``/readyz`` says ``degraded`` until Neo4j answers and has
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Awaitable, Callable
 from typing import TypeVar
@@ -15,6 +16,8 @@ from vent_agent.graph.store import ClaimsAnswer, GraphStore
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
+PREPARE_WAIT_S = 10.0
+"""How long start-up waits for Neo4j's schema statements before carrying on embedded (s)."""
 
 
 class MirroredGraphStore:
@@ -45,7 +48,7 @@ class MirroredGraphStore:
     async def prepare(self) -> None:
         await self.embedded.prepare()
         try:
-            await self.primary.prepare()
+            await asyncio.wait_for(self.primary.prepare(), PREPARE_WAIT_S)
         except Exception as exc:  # unreachable at start: embedded only until a rebuild
             self._failed("schema", exc)
 
