@@ -32,6 +32,10 @@ from vent_agent.graph.model import (
 )
 from vent_agent.graph.store import ClaimsAnswer, visible
 
+CONNECT_TIMEOUT_S = 5.0
+"""How long opening a connection to Neo4j may take (s): an unreachable server fails fast."""
+RETRY_TIME_S = 5.0
+"""How long the driver retries a query on a transient error (s)."""
 MAX_CHAIN_STEPS = 10_000
 """Levels of a run's task chain followed at most."""
 _TYPES = {kind: kind.upper() for kind in EDGE_KINDS}
@@ -46,10 +50,17 @@ WRITE_NODES = (
     "UNWIND $nodes AS n MERGE (x:ProvNode {id: n.id}) "
     "ON CREATE SET x.kind = n.kind, x.label = n.label, x.run_id = n.run_id, x.props = n.props"
 )
-WRITE_EDGES = (
+_WRITE_EDGES = (
     "UNWIND $edges AS e MATCH (a:ProvNode {id: e.src}) MATCH (b:ProvNode {id: e.dst}) "
-    "MERGE (a)-[:{type} {{run_id: $run_id}}]->(b)"
+    "MERGE (a)-[:TYPE {run_id: $run_id}]->(b)"
 )
+
+
+def write_edges(kind: EdgeKind) -> str:
+    """The statement writing the edges of ``kind`` (its relationship type from :data:`EDGE_KINDS`)."""
+    return _WRITE_EDGES.replace(":TYPE ", f":{_TYPES[kind]} ")
+
+
 WRITE_RUN = (
     "MERGE (r:ProvRun {run_id: $run_id}) SET r.kind = $kind, r.session_id = $session_id, "
     "r.user_name = $user_name, r.created_at = $created_at"
@@ -132,7 +143,10 @@ class Neo4jGraphStore:
     def connect(cls, uri: str, user: str, password: str | None, database: str | None) -> Neo4jGraphStore:
         """A store on a new driver for ``uri`` (``neo4j://``, ``bolt://``…); connects lazily."""
         auth = (user, password) if password is not None else None
-        return cls(AsyncGraphDatabase.driver(uri, auth=auth), database)
+        driver = AsyncGraphDatabase.driver(
+            uri, auth=auth, connection_timeout=CONNECT_TIMEOUT_S, max_transaction_retry_time=RETRY_TIME_S
+        )
+        return cls(driver, database)
 
     async def _run(self, query: str, write: bool = False, **params: Any) -> list[dict[str, Any]]:
         routing = RoutingControl.WRITE if write else RoutingControl.READ
@@ -161,9 +175,7 @@ class Neo4jGraphStore:
         for kind in EDGE_KINDS:
             edges = [{"src": e.src, "dst": e.dst} for e in graph.edges if e.kind == kind]
             if edges:
-                await self._run(
-                    WRITE_EDGES.format(type=_TYPES[kind]), write=True, edges=edges, run_id=owner.run_id
-                )
+                await self._run(write_edges(kind), write=True, edges=edges, run_id=owner.run_id)
         created = owner.created_at.isoformat() if owner.created_at else None
         await self._run(
             WRITE_RUN,
