@@ -48,6 +48,7 @@ class MirroredGraphStore:
     async def prepare(self) -> None:
         await self.embedded.prepare()
         try:
+            await asyncio.wait_for(self.primary.ping(), PREPARE_WAIT_S)  # fails at once when refused
             await asyncio.wait_for(self.primary.prepare(), PREPARE_WAIT_S)
         except Exception as exc:  # unreachable at start: embedded only until a rebuild
             self._failed("schema", exc)
@@ -83,6 +84,7 @@ class MirroredGraphStore:
         """Clear both; the primary is in sync again when it could be cleared (a rebuild follows)."""
         await self.embedded.clear()
         try:
+            await self.primary.ping()
             await self.primary.prepare()
             await self.primary.clear()
         except Exception as exc:
