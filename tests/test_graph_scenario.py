@@ -151,3 +151,20 @@ async def test_bad_graph_queries_are_clear_4xx(client: httpx.AsyncClient) -> Non
     blank = await client.get("/api/graph/claims", params={"source": "  "}, headers=TOKEN)
     assert blank.status_code == 400
     assert (await client.get("/api/graph/runs/..%2F..", headers=TOKEN)).status_code == 404
+
+
+async def test_lost_graph_tables_answer_503_and_degrade_until_rebuilt(
+    app: Any, client: httpx.AsyncClient
+) -> None:
+    model = ScriptedChatModel(script=[says("主要通风机运行正常，风量 5000 m³/min。")], fallback=says(""))
+    events = await _chat(app, client, model, "主通风机怎么样？", None)
+    run_id = events[-1]["run_id"]
+    assert (await client.get(f"/api/graph/runs/{run_id}", headers=TOKEN)).status_code == 200
+    await app.state.vent.graph.store.drop_tables()
+    lost = await client.get(f"/api/graph/runs/{run_id}", headers=TOKEN)
+    assert lost.status_code == 503 and "graph rebuild" in lost.json()["error"]
+    ready = (await client.get("/readyz")).json()
+    assert ready["status"] == "degraded" and ready["checks"]["graph"]["ok"] is False
+    assert await app.state.vent.graph.rebuild() >= 1
+    assert (await client.get(f"/api/graph/runs/{run_id}", headers=TOKEN)).status_code == 200
+    assert (await client.get("/readyz")).json()["checks"]["graph"]["ok"] is True

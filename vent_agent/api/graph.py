@@ -10,6 +10,9 @@ answers the caller's sessions' runs and the runs outside sessions.
 
 from __future__ import annotations
 
+import logging
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Query
@@ -23,8 +26,23 @@ from vent_agent.state import AppState
 from vent_agent.times import local_time
 
 router = APIRouter(prefix="/api/graph", tags=["graph"], route_class=ApiRoute)
+log = logging.getLogger(__name__)
+
+
+@asynccontextmanager
+async def _answering() -> AsyncIterator[None]:
+    """A store that fails (its tables lost, its database gone) answers 503, never a 500."""
+    try:
+        yield
+    except ApiError:
+        raise
+    except Exception as exc:
+        log.warning("graph query failed: %s: %s", type(exc).__name__, exc)
+        raise ApiError(503, UNAVAILABLE) from exc
+
 
 NO_CLAIM = "溯源图中没有该结论"
+UNAVAILABLE = "溯源图暂不可用，请稍后重试或运行 vent-agent graph rebuild 重建"
 NO_RUN = "运行不存在或尚未写入溯源图"
 
 
@@ -69,16 +87,19 @@ async def claim_support(
     [{"from", "to", "kind"}]}``: its evidence (PDF cells, reference records, calculator results,
     excerpts), the tool calls and tasks that produced them, the report or answer stating it and the
     sources it cites. 400 unless either ``report_id`` and ``finding`` or ``run_id`` and ``claim``."""
-    if report_id is not None and finding is not None and run_id is None and claim is None:
-        node = await claim_by_finding(state.graph.store, report_id, finding)
-    elif run_id is not None and claim is not None and report_id is None and finding is None:
-        node = await claim_in_run(state.graph.store, run_id, claim)
-    else:
+    by_report = report_id is not None and finding is not None and run_id is None and claim is None
+    by_run = run_id is not None and claim is not None and report_id is None and finding is None
+    if not (by_report or by_run):
         raise ApiError(400, "请给出 report_id 与 finding，或 run_id 与 claim（二选一）")
-    if node is None or node.run_id is None:
-        raise ApiError(404, NO_CLAIM)
-    await _visible(state, token, node.run_id, NO_CLAIM)
-    graph = await state.graph.store.support(node.id)
+    async with _answering():
+        if report_id is not None and finding is not None:
+            node = await claim_by_finding(state.graph.store, report_id, finding)
+        else:
+            node = await claim_in_run(state.graph.store, str(run_id), str(claim))
+        if node is None or node.run_id is None:
+            raise ApiError(404, NO_CLAIM)
+        await _visible(state, token, node.run_id, NO_CLAIM)
+        graph = await state.graph.store.support(node.id)
     return {"claim": node.id, "run_id": node.run_id, **graph.wire()}
 
 
@@ -101,7 +122,8 @@ async def claims_using_source(
     user = await require_user(state, token)
     if not source.split():
         raise ApiError(400, "source 不能为空")
-    found = await claims_for(state.graph.store, state.db, source, user.user_name)
+    async with _answering():
+        found = await claims_for(state.graph.store, state.db, source, user.user_name)
     tz = state.settings.timezone
     return {"claims": [c.wire() for c in found.claims], "runs": [_run_wire(r, tz) for r in found.runs]}
 
@@ -111,6 +133,7 @@ async def run_task_chain(run_id: str, state: StateDep, token: TokenDep) -> dict[
     """A run's task chain: its request, each step (agents, model calls, tool calls) linked by ``next``,
     and what they ``produces`` (a report, an answer, the claims): ``{"run_id", "kind", "session_id",
     "created_at", "nodes", "edges"}``."""
-    owner = await _visible(state, token, run_id, NO_RUN)
-    graph = await state.graph.store.run_chain(run_id)
+    async with _answering():
+        owner = await _visible(state, token, run_id, NO_RUN)
+        graph = await state.graph.store.run_chain(run_id)
     return {**_run_wire(owner, state.settings.timezone), **graph.wire()}

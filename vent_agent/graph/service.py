@@ -20,6 +20,8 @@ from vent_agent.store.db import Database
 
 NEO4J_DEGRADES = "Neo4j 溯源图（查询改用内置存储）"
 """What ``/readyz`` says stops working when Neo4j does not answer."""
+EMBEDDED_DEGRADES = "溯源图查询（运行 vent-agent graph rebuild 重建）"
+"""What stops working when the embedded graph cannot be read (its tables lost): runs go on."""
 
 
 @dataclass
@@ -70,10 +72,11 @@ async def open_graph(settings: Settings, db: Database, runs: RunManager) -> Asyn
 
 
 def register_graph_readiness(registry: ReadinessRegistry, graph: GraphService) -> None:
-    """``/readyz``'s ``graph`` check: the store answers; with Neo4j, optional (degraded without it)."""
+    """``/readyz``'s ``graph`` check: the store answers. Optional: the graph is derived, runs go on
+    without it; the instance is then ``degraded``."""
 
     async def check() -> str:
         return await graph.store.ping()
 
-    degrades = NEO4J_DEGRADES if isinstance(graph.store, MirroredGraphStore) else None
+    degrades = NEO4J_DEGRADES if isinstance(graph.store, MirroredGraphStore) else EMBEDDED_DEGRADES
     registry.register("graph", check, timeout_s=5.0, degrades=degrades)
