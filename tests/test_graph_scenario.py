@@ -89,6 +89,7 @@ async def test_review_and_two_questions_then_the_same_after_a_rebuild(
     pdf_nodes = [n for n in nodes if n["kind"] == "Evidence" and n.get("evidence") == "pdf"]
     assert any(n["page"] == cell["page"] and n["text"] == cell["text"] for n in pdf_nodes)
     assert {n["kind"] for n in nodes} >= {"Claim", "Evidence", "Artifact", "Source", "Task"}
+    assert len([n for n in nodes if n["kind"] == "Task"]) == 1  # its reviewer, not what made the report
     assert any(n["kind"] == "Evidence" and n.get("evidence") == "clause" for n in nodes)
     assert any(n["kind"] == "Source" and n["label"] == "《煤矿安全规程》（2025版）第192条" for n in nodes)
     plan = next(n["id"] for n in nodes if n["kind"] == "Artifact" and n.get("artifact") == "pdf")

@@ -15,7 +15,7 @@ import re
 from typing import Any
 
 from vent_agent.graph.builder import GraphBuilder
-from vent_agent.graph.model import Node
+from vent_agent.graph.model import ARTIFACT_PREFIX, Node
 from vent_agent.graph.sources import article_source, reference_source, sources_in
 from vent_agent.kb.citations import MARKER
 from vent_agent.kb.numerals import find_article_refs
@@ -33,7 +33,7 @@ _KB_TOOL = "query_knowledge_base"
 def _plan_artifact(g: GraphBuilder, record: ProvenanceRecord) -> Node:
     return g.node(
         Node(
-            id=f"art:plan:{g.run_id}",
+            id=f"{ARTIFACT_PREFIX}plan:{g.run_id}",
             kind="Artifact",
             label=f"配风计划《{record.file_name}》",
             props={"artifact": "pdf", "sha256": record.sha256, "page_count": record.page_count},
@@ -183,7 +183,7 @@ def answer_claims(g: GraphBuilder, events: list[dict[str, Any]], last: Node, *, 
         return
     answer = g.node(
         Node(
-            id=f"art:answer:{g.run_id}",
+            id=f"{ARTIFACT_PREFIX}answer:{g.run_id}",
             kind="Artifact",
             label="回答",
             props={"artifact": "answer", "text": text[:ANSWER_KEPT_CHARS]},

@@ -14,6 +14,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 from sqlmodel import SQLModel
 
 from vent_agent.graph.model import (
+    ARTIFACT_PREFIX,
     MAX_DEPTH,
     UPSTREAM_FROM_DST,
     UPSTREAM_FROM_SRC,
@@ -35,14 +36,15 @@ MAX_CHAIN = 10_000
 """Steps of a run's task chain followed at most."""
 _FROM_DST = ", ".join(f"'{k}'" for k in UPSTREAM_FROM_DST)
 _FROM_SRC = ", ".join(f"'{k}'" for k in UPSTREAM_FROM_SRC)
-# up: from a claim to what it rests on; down: from a source to what rests on it (the same edges reversed)
+# up: from a claim to what it rests on (an artifact ends the walk: the run that made it is not support); down: from a source to what rests on it (the same edges reversed)
 _UP = f"""
 WITH RECURSIVE walk(id, depth) AS (
   SELECT CAST(:start AS VARCHAR(255)), 0
   UNION
   SELECT CASE WHEN e.kind IN ({_FROM_DST}) THEN e.src ELSE e.dst END, walk.depth + 1
   FROM graph_edges e JOIN walk
-    ON (e.kind IN ({_FROM_DST}) AND e.dst = walk.id) OR (e.kind IN ({_FROM_SRC}) AND e.src = walk.id)
+    ON (e.kind IN ({_FROM_DST}) AND e.dst = walk.id AND walk.id NOT LIKE '{ARTIFACT_PREFIX}%')
+    OR (e.kind IN ({_FROM_SRC}) AND e.src = walk.id)
   WHERE walk.depth < :max_depth
 )
 SELECT DISTINCT id FROM walk
@@ -191,7 +193,12 @@ class EmbeddedGraphStore:
     async def support(self, claim_id: str) -> Subgraph:
         async with self.db.engine.connect() as conn:
             ids = [r[0] for r in await conn.execute(text(_UP), {"start": claim_id, "max_depth": MAX_DEPTH})]
-            return await self._subgraph(conn, ids, [*UPSTREAM_FROM_DST, *UPSTREAM_FROM_SRC])
+            graph = await self._subgraph(conn, ids, [*UPSTREAM_FROM_DST, *UPSTREAM_FROM_SRC])
+        # the edges walked: none into an artifact from what produced it (the walk stops at artifacts)
+        graph.edges = [
+            e for e in graph.edges if not (e.kind in UPSTREAM_FROM_DST and e.dst.startswith(ARTIFACT_PREFIX))
+        ]
+        return graph
 
     async def run_chain(self, run_id: str) -> Subgraph:
         async with self.db.engine.connect() as conn:

@@ -31,6 +31,9 @@ UPSTREAM_FROM_DST: tuple[EdgeKind, ...] = ("supports", "produces")
 """Edges whose source is what their destination rests on (Evidence supports a Claim)."""
 UPSTREAM_FROM_SRC: tuple[EdgeKind, ...] = ("cites", "stated_in", "extracts")
 """Edges whose destination is what their source rests on (a Claim cites a Source)."""
+ARTIFACT_PREFIX = "art:"
+"""How Artifact ids begin. A support chain stops at an artifact: what produced the report a claim is
+stated in (the run's last step) is not what the claim rests on."""
 MAX_DEPTH = 8
 """How many links a support chain or a source's claims are followed (recursive queries' bound)."""
 

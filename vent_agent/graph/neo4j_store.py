@@ -18,6 +18,7 @@ from typing import Any, Protocol
 from neo4j import AsyncGraphDatabase, RoutingControl
 
 from vent_agent.graph.model import (
+    ARTIFACT_PREFIX,
     EDGE_KINDS,
     MAX_DEPTH,
     UPSTREAM_FROM_DST,
@@ -223,8 +224,10 @@ class Neo4jGraphStore:
                 src, dst = row["src"], row["dst"]
                 forward = direction == "chain" or (kind in UPSTREAM_FROM_SRC) == (direction == "up")
                 near, far = (src, dst) if forward else (dst, src)
-                if near not in frontier:
-                    continue
+                if near not in frontier or (
+                    direction == "up" and not forward and near.startswith(ARTIFACT_PREFIX)
+                ):
+                    continue  # not from this level; or past an artifact (see ARTIFACT_PREFIX)
                 edges.add((src, dst, kind))
                 before = reached.setdefault(far, set())
                 if not reached[near] <= before:

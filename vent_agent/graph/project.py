@@ -18,7 +18,7 @@ from typing import Any
 from vent_agent.event_parts import merge_parts
 from vent_agent.graph.builder import GraphBuilder
 from vent_agent.graph.claims import answer_claims, review_claims
-from vent_agent.graph.model import Node, RunGraph, RunOwner
+from vent_agent.graph.model import ARTIFACT_PREFIX, Node, RunGraph, RunOwner
 from vent_agent.graphs.stream import tool_label
 from vent_agent.mcp.data_checker import TOOL_LABELS as REFERENCE_TOOL_LABELS
 from vent_agent.review.provenance import ProvenanceRecord
@@ -126,7 +126,7 @@ def project_run(
         record = load_record(report_id)
         report = g.node(
             Node(
-                id=f"art:report:{report_id}",
+                id=f"{ARTIFACT_PREFIX}report:{report_id}",
                 kind="Artifact",
                 label=f"审查报告《{record.file_name if record else report_id}》",
                 props={
