@@ -155,6 +155,10 @@ def test_review_plan_b_lists_findings_traces_and_downloads(
     # the first finding's trace
     rows.first.locator(".trace-btn").click()
     sync_api.expect(page.locator(".trace")).to_contain_text("第")
+    # beside it, the finding's chain in the provenance graph: the claim, its evidence and sources
+    sync_api.expect(page.locator(".chain svg g.node.Claim")).to_have_count(1)
+    assert page.locator(".chain svg g.node.Evidence").count() >= 1
+    assert page.locator(".chain svg g.node.Source").count() >= 1
     page.screenshot(path=str(shots / "console-review.png"), full_page=True)
     with page.expect_download() as dl:
         link.click()

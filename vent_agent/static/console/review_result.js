@@ -1,9 +1,10 @@
 // review_result.js — a finished review in the review tab: the verdict, the severity counts and the Word
 // report, the coverage (what the reader established: `done.coverage`), then the findings
 // (GET /api/reports/{id}/provenance) with severity filters, each finding's consequences and its trace
-// (…/findings/{n}/trace).
+// (…/findings/{n}/trace) with its chain in the provenance graph (graph.js).
 
 import { api, el } from './api.js';
+import { chainView } from './graph.js';
 
 export const SEVERITY = { critical: '严重', major: '重大', minor: '一般', info: '提示' };
 const CATEGORY = { form: '形式', data: '数据', calculation: '计算', units: '单位', regulation: '规程' };
@@ -108,7 +109,9 @@ function findingsTable(record, root) {
     const cell = el('td', { colspan: COLUMNS.length }, '正在溯源…');
     row.after(el('tr', { class: 'trace-row' }, cell));
     try {
-      cell.replaceChildren(traceView(await api(f.trace_url)));
+      const chain = el('div', { class: 'chain' }, '正在读取溯源图…');
+      cell.replaceChildren(el('div', { class: 'trace-pair' }, traceView(await api(f.trace_url)), chain));
+      chainView(record.report_id, f.index).then((view) => chain.replaceWith(view), (err) => { chain.textContent = `溯源图：${err.message}`; });
     } catch (err) {
       cell.textContent = `溯源失败：${err.message}`;
     }
