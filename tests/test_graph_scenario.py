@@ -169,3 +169,24 @@ async def test_lost_graph_tables_answer_503_and_degrade_until_rebuilt(
     assert await app.state.vent.graph.rebuild() >= 1
     assert (await client.get(f"/api/graph/runs/{run_id}", headers=TOKEN)).status_code == 200
     assert (await client.get("/readyz")).json()["checks"]["graph"]["ok"] is True
+
+
+async def test_a_run_closed_as_lost_by_another_worker_is_written_too(app: Any) -> None:
+    from vent_agent.store.models import EventRow, RunRow
+
+    state = app.state.vent
+    async with state.db.session() as s:
+        s.add(RunRow(id="lost-run", kind="click_tun", status="running", last_seq=1))
+        s.add(
+            EventRow(
+                run_id="lost-run",
+                seq=1,
+                type="thinking",
+                payload='{"type":"thinking","source":"fast","node":"fetching_data","message":"正在查询数据...","seq":1,"run_id":"lost-run"}',
+            )
+        )
+        await s.commit()
+    assert await state.runs.fail_lost_run("lost-run")
+    await state.graph.recorder.idle()
+    chain = await state.graph.store.run_chain("lost-run")
+    assert "正在查询数据..." in {n.label for n in chain.nodes}

@@ -373,7 +373,12 @@ class RunManager(RunReader):
             return
         # not applied: the run was already closed as lost (this worker was taken for dead)
         metrics.run_ended(kind, status if applied else None)
-        for listener in self.finish_listeners if applied else ():
+        if applied:
+            self._ended(run_id)
+
+    def _ended(self, run_id: str) -> None:
+        """Tell the :attr:`finish_listeners` that ``run_id``'s end is recorded."""
+        for listener in self.finish_listeners:
             try:
                 listener(run_id)
             except Exception:  # a listener never stops a run's end
@@ -427,6 +432,7 @@ class RunManager(RunReader):
                 await store_lost_turn(self.db, kind, session_id, run_id, events)
             except Exception:  # the run is closed; its history turn is a convenience
                 log.exception("could not store the assistant turn of lost run %s", run_id)
+        self._ended(run_id)
         return True
 
     async def events_after(self, run_id: str, after: int, limit: int = 500) -> list[StoredEvent]:
