@@ -28,6 +28,7 @@ CHECK_LABELS = {
     "checkpointer": "对话检查点存储",
     "knowledge_base": "规程知识库",
     "ocr_engine": "OCR 引擎",
+    "graph": "溯源图",
 }
 """What each readiness check stands for, in the ``error`` of an unready answer."""
 COMES_BACK = "数据库恢复后服务自动重连，无需重启"
