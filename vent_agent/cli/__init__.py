@@ -1,4 +1,4 @@
-"""Command line: ``vent-agent serve | review | calc | chat | network | graph rebuild``."""
+"""Command line: ``vent-agent serve | review | calc | chat | network | graph rebuild | eval``."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ import json
 import logging
 import socket
 import sys
+import tempfile
 from pathlib import Path
 from typing import Annotated, Any, NoReturn
 
@@ -146,6 +147,47 @@ def graph_rebuild() -> None:
         print(f"{PROG} graph rebuild 出错：{err}", file=sys.stderr)
         raise typer.Exit(2) from None
     raise typer.Exit(asyncio.run(run_rebuild(settings)))
+
+
+@app.command(name="eval")
+def eval_(
+    out: Annotated[
+        Path | None, typer.Option("--out", help="写出 REPORT.md 与 results.json 的目录（默认临时目录）")
+    ] = None,
+    offline: Annotated[
+        bool, typer.Option("--offline", help="离线：回放录制的模型轨迹，不连接任何模型，忽略环境设置")
+    ] = False,
+    model: Annotated[str | None, typer.Option("--model", help="评测的模型（VENT_MODELS 中的名称）")] = None,
+    case: Annotated[
+        list[str] | None, typer.Option("--case", help="只运行这些用例（可重复）；此时不做审查评测与基线比较")
+    ] = None,
+    url: Annotated[
+        str | None, typer.Option("--url", help="评测运行中的服务（默认在本进程内启动服务）")
+    ] = None,
+    review: Annotated[bool, typer.Option("--review/--no-review", help="是否评测配风计划审查")] = True,
+    ocr: Annotated[bool, typer.Option("--ocr", help="扫描件重新 OCR（默认离线用录制的识别结果）")] = False,
+    write_baseline: Annotated[
+        bool, typer.Option("--write-baseline", help="以本次结果改写 evals/baseline.json")
+    ] = False,
+) -> None:
+    """运行评测用例（evals/cases.yaml）与审查评测，写出报告；有类别低于基线时退出码为 1。"""
+    from vent_agent.cli.eval import run_cli_eval
+    from vent_agent.evals.run import EvalOptions
+
+    if offline and (model or url):
+        print(f"{PROG} eval 出错：--offline 不能与 --model 或 --url 同用", file=sys.stderr)
+        raise typer.Exit(2)
+    opts = EvalOptions(
+        out=out or Path(tempfile.mkdtemp(prefix="vent-eval-")),
+        offline=offline,
+        model=model,
+        url=url,
+        case_ids=list(case or []),
+        review=review,
+        ocr=ocr,
+        write_baseline=write_baseline,
+    )
+    raise typer.Exit(run_cli_eval(opts))
 
 
 def main(argv: list[str] | None = None) -> NoReturn:
