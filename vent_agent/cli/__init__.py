@@ -169,13 +169,17 @@ def eval_(
     write_baseline: Annotated[
         bool, typer.Option("--write-baseline", help="以本次结果改写 evals/baseline.json")
     ] = False,
+    judge: Annotated[
+        bool,
+        typer.Option("--judge", help="确定性检查之外，再由配置的模型评审回答（需 VENT_MODELS，离线不可用）"),
+    ] = False,
 ) -> None:
     """运行评测用例（evals/cases.yaml）与审查评测，写出报告；有类别低于基线时退出码为 1。"""
     from vent_agent.cli.eval import run_cli_eval
     from vent_agent.evals.run import EvalOptions
 
-    if offline and (model or url):
-        print(f"{PROG} eval 出错：--offline 不能与 --model 或 --url 同用", file=sys.stderr)
+    if offline and (model or url or judge):
+        print(f"{PROG} eval 出错：--offline 不能与 --model、--url 或 --judge 同用", file=sys.stderr)
         raise typer.Exit(2)
     opts = EvalOptions(
         out=out or Path(tempfile.mkdtemp(prefix="vent-eval-")),
@@ -186,6 +190,7 @@ def eval_(
         review=review,
         ocr=ocr,
         write_baseline=write_baseline,
+        judge=judge,
     )
     raise typer.Exit(run_cli_eval(opts))
 

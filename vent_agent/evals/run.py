@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from vent_agent.evals.cases import CasesError, load_cases, select
+from vent_agent.evals.judge import JudgeUnavailable, judge_model
 from vent_agent.evals.report import (
     RunInfo,
     baseline_of,
@@ -48,6 +49,7 @@ class EvalOptions:
     baseline_path: Path = EVALS / "baseline.json"
     recorded_ocr: Path = EVALS / "hands" / "ocr"
     write_baseline: bool = False
+    judge: bool = False
 
 
 class EvalError(RuntimeError):
@@ -69,7 +71,8 @@ async def run_eval(opts: EvalOptions, say: object = print) -> int:
         cases = load_cases(opts.cases_path)
         selected = select(cases, opts.case_ids)
         plans = load_plans(opts.plans_path) if opts.review and not opts.case_ids else []
-    except (CasesError, ValueError, OSError) as exc:
+        judge = judge_model(opts.model) if opts.judge else None
+    except (CasesError, JudgeUnavailable, ValueError, OSError) as exc:
         raise EvalError(str(exc)) from exc
     baseline = (
         json.loads(opts.baseline_path.read_text(encoding="utf-8")) if opts.baseline_path.is_file() else {}
@@ -86,7 +89,7 @@ async def run_eval(opts: EvalOptions, say: object = print) -> int:
         reviews = asyncio.create_task(review_all(plans, recorded))
     try:
         async with target:
-            results = await run_cases(target, cases, selected)
+            results = await run_cases(target, cases, selected, judge)
     except TargetError as exc:
         if reviews is not None:
             reviews.cancel()

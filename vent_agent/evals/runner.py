@@ -7,6 +7,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from langchain_core.language_models import BaseChatModel
+
 from vent_agent.evals.cases import Budget, Case, CaseFile
 from vent_agent.evals.checks import (
     Check,
@@ -19,6 +21,7 @@ from vent_agent.evals.checks import (
     check_trajectory,
 )
 from vent_agent.evals.citation_check import check_citations
+from vent_agent.evals.judge import judge_answer
 from vent_agent.evals.oracles import OracleError, calc_value, data_value
 from vent_agent.evals.refusal import check_refusal
 from vent_agent.evals.transcript import Transcript, converse
@@ -94,8 +97,11 @@ def check_case(
     return checks
 
 
-async def run_case(target: Target, case: Case, budget: Budget, kb: KnowledgeBase) -> CaseResult:
-    """Run one case on ``target`` and check it."""
+async def run_case(
+    target: Target, case: Case, budget: Budget, kb: KnowledgeBase, judge: BaseChatModel | None = None
+) -> CaseResult:
+    """Run one case on ``target`` and check it (and, with a ``judge``, have the model judge the answer of
+    a case with a model: not the degraded ones)."""
     async with target.prepare(case) as skipped:
         if skipped:
             return CaseResult(case.id, case.category, passed=False, skipped=skipped)
@@ -105,6 +111,8 @@ async def run_case(target: Target, case: Case, budget: Budget, kb: KnowledgeBase
             return CaseResult(case.id, case.category, False, [Check("oracle", False, str(exc))])
         t = await converse(target.base_url, "demo-token", case, timeout_s=budget.total_s * 2)
     checks = check_case(case, t, budget, oracle_values, kb)
+    if judge is not None and case.setup == "replay":
+        checks.append(await judge_answer(judge, case, t.answer))
     return CaseResult(
         case.id,
         case.category,
@@ -117,7 +125,9 @@ async def run_case(target: Target, case: Case, budget: Budget, kb: KnowledgeBase
     )
 
 
-async def run_cases(target: Target, cases: CaseFile, selected: list[Case]) -> list[CaseResult]:
-    """Every selected case, in order."""
+async def run_cases(
+    target: Target, cases: CaseFile, selected: list[Case], judge: BaseChatModel | None = None
+) -> list[CaseResult]:
+    """Every selected case, in order; ``judge``: the opt-in model judge (:mod:`.judge`)."""
     kb = get_knowledge_base()
-    return [await run_case(target, case, cases.budget_of(case), kb) for case in selected]
+    return [await run_case(target, case, cases.budget_of(case), kb, judge) for case in selected]
