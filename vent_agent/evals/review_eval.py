@@ -8,9 +8,10 @@ or the mine: 矿井…). A major or critical review finding that matches no key 
 ``acceptable_consequences`` entry (matched by the location the entry starts with, ``mine total`` for the
 mine) is a **false major**. Per plan: faults, found, false majors, the misses listed.
 
-Scanned plans are read by OCR; offline, the OCR text recorded in ``evals/hands/ocr/`` (the review's own
-extraction cache files) is used when its extractor version still matches, so the eval stays fast; with
-``ocr=True`` every scan is read afresh.
+Scanned plans are read by OCR; the OCR text recorded in ``evals/hands/ocr/`` (the review's own extraction
+cache files, named by the PDF's sha256 and the extractor's version) is used when its version still matches,
+so the eval stays fast; otherwise, or without recordings (``--ocr``), the scan is read afresh and the
+report says so.
 """
 
 from __future__ import annotations
@@ -47,6 +48,8 @@ class PlanScore:
     false_major_findings: list[str] = field(default_factory=list)
     error: str | None = None
     seconds: float = 0.0
+    reading: str = "文字层"
+    """How the plan was read: ``文字层``, ``录制的 OCR`` (the recording matched) or ``重新 OCR``."""
 
 
 def normalise(name: str | None) -> str:
@@ -136,27 +139,32 @@ def review_one(plan: KeyedPlan, recorded_ocr: Path | None) -> PlanScore:
     """Review ``plan`` offline (a fresh data directory; the recorded OCR text copied into its cache
     when given) and score it against its key. A review that fails scores nothing found, with the error."""
     from vent_agent.evals.targets import HermeticSettings
-    from vent_agent.review.pipeline import ReviewFailed, ReviewRequest, review_plan
+    from vent_agent.review.pipeline import ReviewFailed, ReviewRequest, extraction_cache, review_plan
 
     key = json.loads(plan.key.read_text(encoding="utf-8"))
     data = plan.pdf.read_bytes()
     started = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="vent-eval-review-") as tmp:
         settings = HermeticSettings(data_dir=Path(tmp) / "data", warm_up=False)
-        if recorded_ocr is not None and recorded_ocr.is_dir():
-            shutil.copytree(recorded_ocr, settings.cache_dir, dirs_exist_ok=True)
+        req = ReviewRequest(plan.pdf, hashlib.sha256(data).hexdigest(), plan.pdf.name)
+        reading = "文字层"
+        if plan.scanned:
+            settings.cache_dir.mkdir(parents=True, exist_ok=True)
+            for recording in recorded_ocr.glob(f"{req.sha256}.*") if recorded_ocr else []:
+                shutil.copy(recording, settings.cache_dir / recording.name)
+            reading = "录制的 OCR" if extraction_cache(req, settings).is_file() else "重新 OCR"
 
         async def no_events(_event: object) -> None:
             return None
 
-        req = ReviewRequest(plan.pdf, hashlib.sha256(data).hexdigest(), plan.pdf.name)
         try:
             result = asyncio.run(review_plan(req, settings, no_events, None))
         except ReviewFailed as exc:
-            return PlanScore(plan.pdf.name, len(key.get("findings", [])), error=exc.message)
+            return PlanScore(plan.pdf.name, len(key.get("findings", [])), error=exc.message, reading=reading)
     findings = [f.model_dump(mode="json") for f in result.findings]
     scored = score(plan.pdf.name, key, findings)
     scored.seconds = round(time.monotonic() - started, 2)
+    scored.reading = reading
     return scored
 
 
