@@ -1,4 +1,5 @@
-"""Helpers for chat tests: a model registry double that hands out a scripted model, and auth headers."""
+"""Helpers for chat tests: the app answering with a scripted model (through the eval's registry double,
+:class:`~vent_agent.evals.replay.ReplayModels`), and auth headers."""
 
 from __future__ import annotations
 
@@ -8,30 +9,15 @@ from typing import Any
 import httpx
 from langchain_core.language_models import BaseChatModel
 
+from vent_agent.evals.replay import ReplayModels
+
 TOKEN = {"x-access-token": "demo-token"}  # zhangsan, the settings' built-in demo user
 OTHER = {"x-access-token": "demo-token-2"}  # lisi
 
 
-class ScriptedModels:
-    """Stands in for the model registry: ``chat_model()`` returns the scripted model (or None)."""
-
-    def __init__(self, model: BaseChatModel | None) -> None:
-        self.model = model
-
-    async def chat_model(self, streaming: bool = True) -> BaseChatModel | None:
-        return self.model
-
-    @property
-    def available(self) -> list[str]:
-        return ["scripted"] if self.model is not None else []
-
-    def context_window(self, name: str | None = None) -> int:
-        return 131072
-
-
 def use_model(app: Any, model: BaseChatModel | None) -> None:
-    """Make ``app`` answer chat turns with ``model``."""
-    app.state.vent.models = ScriptedModels(model)
+    """Make ``app`` answer chat turns with ``model`` (None: no model configured)."""
+    app.state.vent.models = ReplayModels(model)
 
 
 async def chat_with_file(

@@ -96,7 +96,8 @@ class ReplayChatModel(BaseChatModel):
 
 
 class ReplayModels:
-    """Stands in for the app's model registry (``state.models``): every chat turn gets ``model``."""
+    """Stands in for the app's model registry (``state.models``): every chat turn gets ``model`` (a
+    replay here, a scripted model in the tests)."""
 
     def __init__(self, model: BaseChatModel | None) -> None:
         self.model = model
