@@ -309,3 +309,16 @@ def test_the_judge_needs_a_configured_model(monkeypatch: pytest.MonkeyPatch) -> 
     monkeypatch.delenv("VENT_LLM_MODEL", raising=False)
     with pytest.raises(JudgeUnavailable, match="VENT_MODELS"):
         judge_model(None)
+
+
+def test_a_new_baseline_keeps_what_the_run_did_not_measure() -> None:
+    from vent_agent.evals.report import baseline_of
+
+    previous = {
+        "categories": {"data": 0.9, "citation": 1.0},
+        "review": {"faults": 10, "found": 8, "false_majors": 2},
+    }
+    cases_only = baseline_of([result("data", True)], [], previous)
+    assert cases_only == {"categories": {"data": 1.0, "citation": 1.0}, "review": previous["review"]}
+    reviewed = baseline_of([], [PlanScore("p.pdf", faults=4, found=4, false_majors=0)], previous)
+    assert reviewed["review"] == {"faults": 4, "found": 4, "false_majors": 0, "failed": 0}

@@ -74,13 +74,17 @@ def rate(counts: dict[str, int]) -> float | None:
     return counts["passed"] / counts["n"] if counts["n"] else None
 
 
-def baseline_of(results: list[CaseResult], scores: list[PlanScore]) -> dict[str, Any]:
-    """A baseline from this run (``evals/baseline.json``): each category's rate, the review's totals."""
+def baseline_of(
+    results: list[CaseResult], scores: list[PlanScore], previous: dict[str, Any]
+) -> dict[str, Any]:
+    """The baseline after this run (``evals/baseline.json``): each category's rate where cases ran, the
+    review's totals when plans were reviewed; what this run did not measure keeps its ``previous`` value."""
     cats = {name: rate(c) for name, c in category_counts(results).items()}
-    return {
-        "categories": {k: round(v, 4) for k, v in cats.items() if v is not None},
-        "review": review_totals(scores),
-    }
+    measured = {k: round(v, 4) for k, v in cats.items() if v is not None}
+    out = {**previous, "categories": {**previous.get("categories", {}), **measured}}
+    if scores:
+        out["review"] = review_totals(scores)
+    return out
 
 
 def regressions(results: list[CaseResult], scores: list[PlanScore], baseline: dict[str, Any]) -> list[str]:

@@ -104,7 +104,8 @@ async def run_eval(opts: EvalOptions, say: object = print) -> int:
     )
     if opts.write_baseline:
         opts.baseline_path.write_text(
-            json.dumps(baseline_of(results, scores), ensure_ascii=False, indent=2) + "\n", encoding="utf-8"
+            json.dumps(baseline_of(results, scores, baseline), ensure_ascii=False, indent=2) + "\n",
+            encoding="utf-8",
         )
     ran = [r for r in results if r.skipped is None]
     echo(f"用例通过 {sum(r.passed for r in ran)}/{len(ran)}；报告：{opts.out / 'REPORT.md'}")
