@@ -322,3 +322,14 @@ def test_a_new_baseline_keeps_what_the_run_did_not_measure() -> None:
     assert cases_only == {"categories": {"data": 1.0, "citation": 1.0}, "review": previous["review"]}
     reviewed = baseline_of([], [PlanScore("p.pdf", faults=4, found=4, false_majors=0)], previous)
     assert reviewed["review"] == {"faults": 4, "found": 4, "false_majors": 0, "failed": 0}
+
+
+def test_the_review_table_says_how_each_plan_was_read() -> None:
+    from vent_agent.evals.report import _review_table
+
+    scan = PlanScore(
+        "scan.pdf", faults=10, found=6, false_majors=0, reading="录制的 OCR", misses=["[major] x @ y：z"]
+    )
+    lines = _review_table([scan], {"review": {"found": 6, "false_majors": 0}})
+    assert lines[2] == "| scan.pdf | 10 | 6 | 0 | 录制的 OCR | 0.0 s |  |"
+    assert "基线：找到 6，误报重大 0" in lines[3] and "- 漏报：[major] x @ y：z" in lines

@@ -135,16 +135,14 @@ def _category_table(results: list[CaseResult], cases: CaseFile, baseline: dict[s
 
 
 def _review_table(scores: list[PlanScore], baseline: dict[str, Any]) -> list[str]:
-    lines = ["| 计划 | 问题数 | 找到 | 误报重大 | 用时 | 备注 |", "|---|---|---|---|---|---|"]
+    lines = ["| 计划 | 问题数 | 找到 | 误报重大 | 读取 | 用时 | 备注 |", "|---|---|---|---|---|---|---|"]
     for s in scores:
-        lines.append(
-            f"| {s.plan} | {s.faults} | {s.found} | {s.false_majors} | {s.seconds:.1f} s | {s.error or ''} |"
-        )
+        cells = [s.plan, s.faults, s.found, s.false_majors, s.reading, f"{s.seconds:.1f} s", s.error or ""]
+        lines.append("| " + " | ".join(map(str, cells)) + " |")
     t = review_totals(scores)
     base = baseline.get("review") or {}
-    lines.append(
-        f"| **合计** | {t['faults']} | {t['found']} | {t['false_majors']} | | 基线：找到 {base.get('found', '—')}，误报重大 {base.get('false_majors', '—')} |"
-    )
+    against = f"基线：找到 {base.get('found', '—')}，误报重大 {base.get('false_majors', '—')}"
+    lines.append(f"| **合计** | {t['faults']} | {t['found']} | {t['false_majors']} | | | {against} |")
     for s in scores:
         if s.misses or s.false_major_findings:
             lines += ["", f"**{s.plan}**"]

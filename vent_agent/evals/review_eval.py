@@ -161,7 +161,7 @@ def review_one(plan: KeyedPlan, recorded_ocr: Path | None) -> PlanScore:
             result = asyncio.run(review_plan(req, settings, no_events, None))
         except ReviewFailed as exc:
             return PlanScore(plan.pdf.name, len(key.get("findings", [])), error=exc.message, reading=reading)
-    findings = [f.model_dump(mode="json") for f in result.findings]
+    findings = [f.model_dump(mode="json", warnings=False) for f in result.findings]
     scored = score(plan.pdf.name, key, findings)
     scored.seconds = round(time.monotonic() - started, 2)
     scored.reading = reading
