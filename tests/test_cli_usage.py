@@ -13,7 +13,7 @@ from vent_agent.cli import main
 
 ENGLISH = re.compile(r"[A-Za-z]{2,}")
 CJK = re.compile(r"[\u4e00-\u9fff]")
-COMMANDS = {"serve", "review", "calc", "chat", "network", "graph"}
+COMMANDS = {"serve", "review", "calc", "chat", "network", "graph", "eval"}
 ALLOWED = {"vent", "agent", "help", "PLAN", "MESSAGE", "bogus", "json"} | COMMANDS
 
 
