@@ -30,7 +30,7 @@ from typing import Any
 import httpx
 
 ROOT = Path(__file__).resolve().parent.parent
-SAMPLES = ROOT.parent / "shared" / "samples"
+SAMPLES = ROOT / "tests" / "data"
 
 
 # -- machine and output ------------------------------------------------------------------------------

@@ -43,7 +43,7 @@ REPEATS = 5
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT = [
     ROOT / "tests" / "data" / "plan-2026-08-b.pdf",
-    ROOT.parent / "shared" / "samples" / "plan-2026-08-b-scanned.pdf",
+    ROOT / "tests" / "data" / "plan-2026-08-b-scanned.pdf",
 ]
 
 

@@ -2,7 +2,7 @@
 script, not a test).
 
 Run: ``.venv/bin/python bench/bench_rss.py [--clicks 100] [--scan-pages 50] [PDF …]`` (default PDFs:
-plan-2026-08-b.pdf and its scan plan-2026-08-b-scanned.pdf from ../shared/samples). ``--scan-pages N``
+plan-2026-08-b.pdf and its scan plan-2026-08-b-scanned.pdf from tests/data). ``--scan-pages N``
 adds a review of an N-page scan built from the scanned sample's pages repeated in turn (written to the
 temporary directory; ``--scan-from PDF`` picks another scan to repeat). Linux only (reads ``/proc``).
 

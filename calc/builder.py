@@ -18,7 +18,7 @@ from calc.validate import positive
 
 R = TypeVar("R", bound=CalcResult)
 NEAR_EDGE = 0.05
-"""A key within this fraction of a table row edge is reported (DOMAIN.md §2)."""
+"""A key within this fraction of a table row edge is reported (docs/DOMAIN.md §2)."""
 InputValue = float | int | str | bool | None
 
 

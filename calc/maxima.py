@@ -3,7 +3,7 @@
 A method applies when its required inputs are given (not None); the explosives method also needs a
 charge above 0 (no blasting → no method). Methods every location of the kind needs (gas, climate and
 people at a face; gas, fan intake and people at a heading) that lack inputs are named in the result's
-``not_computed``: the maximum is then a lower bound, not the requirement (DOMAIN.md §2). The wind-speed bounds are checked on the maximum and reported
+``not_computed``: the maximum is then a lower bound, not the requirement (docs/DOMAIN.md §2). The wind-speed bounds are checked on the maximum and reported
 in ``checks``: they never enter the maximum. Units: m³/min.
 """
 

@@ -21,7 +21,7 @@ def calc_total_air_volume(
     tables: CoefficientTables = DEFAULT_TABLES,
 ) -> MaxResult:
     """Mine total: ``Q_mine = max(ΣQ·k_mine, 4·N·k_mine)``, N the most people underground (m³/min;
-    DOMAIN.md §2.5: AQ 1056 writes both methods with the factor k_mine).
+    docs/DOMAIN.md §2.5: AQ 1056 writes both methods with the factor k_mine).
 
     ``location_qs``: every location's required Q (m³/min), by name or as a list. ``k_mine``: given, or
     the midpoint for ``fan_mode`` (``exhausting``/抽出式 1.15–1.20, ``forcing``/压入式 1.25–1.30); a given

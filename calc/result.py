@@ -31,7 +31,7 @@ class Coefficient(BaseModel):
     note: str = ""
     source: str = ""
     near_edge: float | None = None
-    """The table row edge the coefficient's key lies within 5 % of (DOMAIN.md §2: the next row changes Q
+    """The table row edge the coefficient's key lies within 5 % of (docs/DOMAIN.md §2: the next row changes Q
     by up to 25 %), e.g. 180.0 for a face 175 m long; None when not near an edge or not looked up."""
     key: str | None = None
     """The measured quantity the coefficient was looked up by (``face_length``, ``intake_temp`` …)."""
@@ -98,7 +98,7 @@ class MaxResult(CalcResult):
     not_computed: list[str] = Field(default_factory=list)
     """Methods that apply to the location but could not be computed (inputs missing), as
     ``"calc_face_by_climate（按气象条件计算）：缺少 mining_height, roof_control_max"``. When not empty
-    ``value`` is a maximum over an incomplete set, a lower bound: never the requirement (DOMAIN.md §2)."""
+    ``value`` is a maximum over an incomplete set, a lower bound: never the requirement (docs/DOMAIN.md §2)."""
 
     @property
     def complete(self) -> bool:

@@ -111,7 +111,7 @@ class Band(_Frozen):
 
     The row covers values from the previous row's ``upper`` up to ``upper`` (``upper_inclusive`` says
     whether ``upper`` itself belongs here; None means no upper bound). ``coef`` is the value and range.
-    DOMAIN.md §2's one band-edge rule: a row written "a–b" includes b (``upper_inclusive=True``), a row
+    docs/DOMAIN.md §2's one band-edge rule: a row written "a–b" includes b (``upper_inclusive=True``), a row
     written "<a" excludes a.
     """
 

@@ -33,7 +33,7 @@ def without_clock(text: str) -> str:
 
 def parse_spec_stream(body: str) -> list[dict[str, Any]]:
     """Parse a stream as the spec's frontend does (split on a blank line, JSON after ``data: ``),
-    asserting the wire framing of DESIGN.md: each frame is exactly one ``data:`` line or a comment, of
+    asserting the wire framing of docs/DESIGN.md: each frame is exactly one ``data:`` line or a comment, of
     at most ``FRAME_CAP`` bytes (``data: …\n\n``)."""
     assert "\r" not in body, "frames must use \\n line ends"
     events = []

@@ -21,9 +21,8 @@ from calc import (
     calc_tunnel_air_volume_max,
 )
 
-# A copy of ``plan_inputs_2026_08`` of the demo mine (/work/shared/samples/demo-mine.json, also shipped as
-# vent_agent/data/demo_mine.json, which .gitignore's ``data/`` pattern keeps out of git): the test must
-# not depend on an untracked file. ``test_copy_matches_the_shipped_demo_mine`` keeps the two in step.
+# A copy of ``plan_inputs_2026_08`` of the demo mine (vent_agent/data/demo_mine.json), so that the figures
+# the test checks are written out here. ``test_copy_matches_the_shipped_demo_mine`` keeps the two in step.
 INPUTS: list[dict[str, Any]] = [
     {
         "name": "15216综采工作面",

@@ -77,7 +77,7 @@ def test_climate_demo_face_with_the_plans_coefficients():
         "k_h": "given",
         "k_l": "given",
     }
-    # 19 °C is within 5 % of the 20 °C row edge: said so (DOMAIN.md §2), nothing else
+    # 19 °C is within 5 % of the 20 °C row edge: said so (docs/DOMAIN.md §2), nothing else
     assert r.warnings == ["v：intake_temp 19 在分档界限 20 的 5 % 以内（相邻一档的系数不同，Q 随之改变）"]
 
 
@@ -133,7 +133,7 @@ def test_climate_top_coal_caving_takes_the_highest_k_h():
     ],
 )
 def test_climate_k_l_by_face_length(length, k_l):
-    """DOMAIN.md §2: a row "a–b" includes b; "<15" is strict."""
+    """docs/DOMAIN.md §2: a row "a–b" includes b; "<15" is strict."""
     r = calc_face_by_climate(**FACE_GEOMETRY, face_length=length, v_climate=1.0)
     assert coef(r, "k_l").value == k_l
 
@@ -256,7 +256,7 @@ def test_max_skips_explosives_without_blasting():
 
 
 def test_a_maximum_over_some_methods_names_the_ones_not_computed():
-    """DOMAIN.md §2: gas only (climate and people lack inputs) is a lower bound, not the requirement."""
+    """docs/DOMAIN.md §2: gas only (climate and people lack inputs) is a lower bound, not the requirement."""
     from calc import calc_face_air_volume_max
 
     r = calc_face_air_volume_max(gas_emission=4.2, k_gas=1.5)

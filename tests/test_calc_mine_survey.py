@@ -25,7 +25,7 @@ def test_total_demo_mine():
     r = calc_total_air_volume(
         location_qs=DEMO_QS, k_mine=1.18, fan_mode="抽出式", max_people_underground=420, capacity=7600
     )
-    # ΣQ = 5148.1; 5148.1 × 1.18 = 6074.758; 4 × 420 × 1.18 = 1982.4 (DOMAIN.md §2.5)
+    # ΣQ = 5148.1; 5148.1 × 1.18 = 6074.758; 4 × 420 × 1.18 = 1982.4 (docs/DOMAIN.md §2.5)
     assert r.value == 6074.8 and r.governing == "calc_total_air_volume.by_locations"
     assert [m.value for m in r.methods] == [6074.8, 1982.4]
     assert r.methods[1].substituted == "Q_mine = 4 × 420 × 1.18 = 1982.4 m³/min"

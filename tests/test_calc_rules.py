@@ -147,7 +147,7 @@ async def test_on_location_callback_brackets_each_location(plan_a: Plan) -> None
 
 async def test_plan_b_root_fault_carries_its_consequences(plan_b: Plan) -> None:
     """The maximum not taken at 15216: one major with the allocation short and the mine total low listed
-    as its consequences, not three majors (DOMAIN.md §5)."""
+    as its consequences, not three majors (docs/DOMAIN.md §5)."""
     findings, _ = await review_calc(plan_b)
     at_face = [f for f in findings if f.location == "15216综采工作面"]
     assert [f.rule_id for f in at_face] == ["calc.max_not_taken"]

@@ -1,4 +1,4 @@
-"""Recomputation never inherits an out-of-range coefficient (DOMAIN.md §5), and one root fault is one
+"""Recomputation never inherits an out-of-range coefficient (docs/DOMAIN.md §5), and one root fault is one
 finding with its consequences: a synthetic text plan whose face uses v = 1.0 m/s at an intake of
 23.5 °C (row 23–26 °C: 1.5–1.8) and k_l = 1.2 on a 220 m face (> 180 m: 1.30–1.40)."""
 

@@ -1,5 +1,5 @@
 """A heading's measured air volume against its governing required air volume (every method its data
-allows, DOMAIN.md §2.2), and the flag for a flow its forcing auxiliary fans cannot deliver."""
+allows, docs/DOMAIN.md §2.2), and the flag for a flow its forcing auxiliary fans cannot deliver."""
 
 from __future__ import annotations
 

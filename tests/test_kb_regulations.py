@@ -127,7 +127,7 @@ def test_table6_as_rows_matches_threshold_data(corpus: dict[int, object]) -> Non
     )
     assert table.units == [None, "m/s", "m/s"]
     rows = [(r[0], table.value(i, 1), table.value(i, 2)) for i, r in enumerate(table.rows)]
-    # the thresholds data is keyed from 表6 itself (DOMAIN.md §3): both read the same rows
+    # the thresholds data is keyed from 表6 itself (docs/DOMAIN.md §3): both read the same rows
     assert rows == ThresholdTable.load("2025").wind_speed_rows()
     assert table.row_notes == {12: "安设风门的联络巷在符合本规程第一百五十六条规定的前提下不受最低风速限制。"}
     assert "采煤工作面、掘进中的煤巷和半煤岩巷，最低允许风速 0.25 m/s，最高允许风速 4 m/s" in table.row_text(

@@ -30,7 +30,7 @@ ROW_QUESTIONS = {
 }
 TABLE6 = ThresholdTable.load("2025").wind_speed_rows()
 
-# DOMAIN.md §3: renumbered (2025) article -> 2016/2022 article
+# docs/DOMAIN.md §3: renumbered (2025) article -> 2016/2022 article
 ALIASES = {
     156: 135,
     157: 136,

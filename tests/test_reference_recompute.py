@@ -1,4 +1,4 @@
-"""Recomputation never inherits an input the reference data contradicts (DOMAIN.md §5): a synthetic text
+"""Recomputation never inherits an input the reference data contradicts (docs/DOMAIN.md §5): a synthetic text
 plan whose face takes a gas emission 30 % under the gas-grade report, or a face length shorter than the
 operating procedure's, is judged at the reference figure; the standby face and the mine total follow, in
 one root finding. Without reference data nothing is replaced."""

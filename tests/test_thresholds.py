@@ -24,7 +24,7 @@ TABLE6 = [
     ("其他通风人行巷道", 0.15, None),
 ]
 
-# DOMAIN.md §3: renumbered (2025) article -> 2016/2022 article.
+# docs/DOMAIN.md §3: renumbered (2025) article -> 2016/2022 article.
 ARTICLE_PAIRS = {
     156: 135,
     157: 136,

@@ -4,7 +4,7 @@ demo tokens of the settings (announced loudly at start-up).
 
 Status mapping (spec §认证机制): 401 missing, invalid or expired token; 502 user service unreachable or
 answering garbage; 504 user service time-out; 500 no user service configured.
-JeecgBoot-style answer (DESIGN.md §Integration notes): ``{"success": true, "code": 200, "result":
+JeecgBoot-style answer (docs/DESIGN.md §Integration notes): ``{"success": true, "code": 200, "result":
 {"userInfo": {"id", "username", "realname", …}}}``; ``success: false`` or HTTP 401/403 means the token is
 not valid. The user-name path is the setting ``auth_user_path``.
 """

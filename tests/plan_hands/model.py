@@ -2,7 +2,7 @@
 
 :func:`demo_plan` builds the demo mine's 2026-08 plan from ``vent_agent/data/demo_mine.json``
 (``plan_inputs_2026_08``, the mine profile and the month's air survey), with the plan's own arithmetic
-done here the way a mine's ventilation engineer does it (DOMAIN.md §2). A hand
+done here the way a mine's ventilation engineer does it (docs/DOMAIN.md §2). A hand
 (:mod:`tests.plan_hands.hands`) decides how it is written; a fault (:mod:`tests.plan_hands.faults`)
 changes the content. Units: air volumes m³/min, speeds m/s, areas m², CH₄ %, temperatures °C.
 """

@@ -1,6 +1,6 @@
 """SSE encoding of a run's events.
 
-The spec's streaming routes send exactly ``data: <one-line JSON>\\n\\n`` per event (DESIGN.md §Streams on
+The spec's streaming routes send exactly ``data: <one-line JSON>\\n\\n`` per event (docs/DESIGN.md §Streams on
 the wire), the sequence number inside the JSON; keep-alive pings are comment frames, which the spec's
 naive frontend parser skips. ``GET /api/runs/{id}/events`` adds ``id: <seq>`` lines for standard clients.
 

@@ -2,7 +2,7 @@
 
 A missing calculation or sign-off is a major fault of a plan, but only when the plan really lacks it:
 calculation statements outside every location block, or approval lines that no sign-off was read from,
-mean the reader failed, and the review then says so instead of judging (DOMAIN.md §5).
+mean the reader failed, and the review then says so instead of judging (docs/DOMAIN.md §5).
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """What an interpretation may cite: only articles of 《煤矿安全规程》 the knowledge base holds.
 
 A limit whose provision the knowledge base lacks (e.g. the heat provision, 2016 edition only, with no
-article in the renumbered text, DOMAIN.md §3) keeps its figure and its action, but its source is said
+article in the renumbered text, docs/DOMAIN.md §3) keeps its figure and its action, but its source is said
 without an article number (``《煤矿安全规程》（2016版）相关条款（知识库未收录原文）``), so that every 第N条 of
 the text can be checked against the knowledge base and listed in the ``references`` event.
 """

@@ -1,4 +1,4 @@
-"""A heading's (掘进工作面) measured air volume against its required air volume (DOMAIN.md §2.2), and
+"""A heading's (掘进工作面) measured air volume against its required air volume (docs/DOMAIN.md §2.2), and
 the check that it is consistent with what its auxiliary fans deliver.
 
 The requirement is the maximum of every method the data allows (``calc.maxima.calc_tunnel_air_volume_max``:

@@ -1,4 +1,4 @@
-"""Edition names and article-number aliases of 《煤矿安全规程》 (DOMAIN.md §3).
+"""Edition names and article-number aliases of 《煤矿安全规程》 (docs/DOMAIN.md §3).
 
 The renumbered edition (``2025``, the shipped text, articles 156–197 of the ventilation chapter) and the
 2016 edition (amended 2022, articles 135–176) number the same provisions differently; the known pairs

@@ -40,7 +40,7 @@ from vent_agent.kb.search import Clause, KnowledgeBase
 from vent_agent.kb.thresholds import REGULATION_TITLE, fmt_number
 
 MARKER = re.compile(r"\[\[\s*R(\d+)\s*\]\]")
-# Standards and documents cited by name (DOMAIN.md sources); any other AQ/GB/MT code is read too.
+# Standards and documents cited by name (docs/DOMAIN.md sources); any other AQ/GB/MT code is read too.
 KNOWN_STANDARDS = {
     "AQ 1056-2008": "《煤矿通风能力核定标准》",
     "AQ 1028-2006": "《煤矿井工开采通风技术条件》",

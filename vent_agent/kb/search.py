@@ -1,6 +1,6 @@
 """Retrieval over the regulation corpus: BM25 (bm25s) over jieba tokens of passages, and exact look-up
 by article number in any form (``第一百三十六条``, ``第136条``, ``136条``, ``article 136``), 2016/2022
-numbers accepted as aliases (DOMAIN.md §3, :mod:`vent_agent.kb.aliases`).
+numbers accepted as aliases (docs/DOMAIN.md §3, :mod:`vent_agent.kb.aliases`).
 
 Passages are an article's paragraphs (an item ``（一）…`` with its article's lead sentence as context)
 and each row of its tables (``表6 …：采煤工作面、掘进中的煤巷和半煤岩巷，最低允许风速 0.25 m/s，最高允许风速 4 m/s。``),

@@ -1,4 +1,4 @@
-"""Regulation thresholds of 《煤矿安全规程》 as data, keyed by edition (DOMAIN.md §3).
+"""Regulation thresholds of 《煤矿安全规程》 as data, keyed by edition (docs/DOMAIN.md §3).
 
 The data lives in ``vent_agent/data/thresholds.json``:
 
@@ -9,7 +9,7 @@ The data lives in ``vent_agent/data/thresholds.json``:
   and per kW 第159条, series ventilation 第169条, main and auxiliary fans 第177/178/183/184条, gas
   第192/193/194/197条, and two provisions the shipped 2025 text lacks: the 2016 edition's 第172条 (main
   return 0.75 %) and 第655条 (heat));
-- ``article_map``: the 2025 ↔ 2016 article numbers (DOMAIN.md §3). Each record gives its article in one
+- ``article_map``: the 2025 ↔ 2016 article numbers (docs/DOMAIN.md §3). Each record gives its article in one
   edition; the loader derives the other edition's number from the map, so ``ThresholdTable.load("2016")``
   carries the same limits with the 2016 numbers (:mod:`vent_agent.kb.aliases` serves the same map to the
   knowledge base);
@@ -91,7 +91,7 @@ class Threshold(BaseModel):
       id and its parts for wind speeds; ``采掘工作面回风巷``, ``机电设备硐室``, ``主要通风机`` …);
     - ``limit`` in ``unit``; ``breach_op``: a measured ``value`` is in breach when ``value breach_op limit``;
     - ``warn_at``: optional early-warning value under the same comparison (practice);
-    - ``action``: what the regulation requires when breached (Chinese); ``severity`` as in DOMAIN.md §5;
+    - ``action``: what the regulation requires when breached (Chinese); ``severity`` as in docs/DOMAIN.md §5;
     - ``edition``, ``article`` (number in that edition, None when the edition's text has no number for the
       provision), ``article_aliases`` (the same provision's number in ``alias_edition``);
     - ``clause``: excerpt of the article text; ``table_row``: the 表6 row label for wind speeds.

@@ -2,7 +2,7 @@
 which thinking level (spec §模型管理接口).
 
 The configured list is ``settings.models`` (``VENT_MODELS``), preceded by the model of ``VENT_LLM_*`` when
-that is set and not already listed (DESIGN.md §Model layer: those variables define the first entry).
+that is set and not already listed (docs/DESIGN.md §Model layer: those variables define the first entry).
 The current model and thinking level live in the store (``service_state`` keys :data:`CURRENT_KEY` and
 :data:`THINKING_KEY`), read on every request, so every worker agrees and a switch survives a restart.
 Click interpretation keeps its own model (:func:`vent_agent.llm.openai_compat.make_interpret_model`): the

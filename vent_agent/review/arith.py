@@ -65,7 +65,7 @@ def substituted_value(expression: str) -> tuple[str, float] | None:
 
 
 def close(a: float, b: float, rel: float = 0.005, abs_tol: float = 0.051) -> bool:
-    """Equal within rounding: ±0.5 % (DOMAIN.md §5) or one unit of the last stated decimal (0.05)."""
+    """Equal within rounding: ±0.5 % (docs/DOMAIN.md §5) or one unit of the last stated decimal (0.05)."""
     return abs(a - b) <= max(abs_tol, rel * max(abs(a), abs(b)))
 
 

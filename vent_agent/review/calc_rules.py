@@ -1,4 +1,4 @@
-"""calc-verifier: every stated method and maximum of a plan recomputed with :mod:`calc` (DOMAIN.md §5).
+"""calc-verifier: every stated method and maximum of a plan recomputed with :mod:`calc` (docs/DOMAIN.md §5).
 
 Per location: the stated arithmetic of each method; each method against calc's value with the rule's
 coefficients; the maximum taken; coefficients inside their ranges; the wind-speed bounds; allocated ≥
@@ -171,7 +171,7 @@ def _coefficient_checks(at: _Where, loc: LocationPlan, adjustments: list[Adjustm
     """The plan's coefficients outside their ranges: one finding for those that lower the requirement
     (one root fault: the location recomputed with all of them at the nearest compliant value, the range
     stated: ``≥ 872.1 m³/min（v = 1.5 m/s, k_l = 1.3）；按缺省值 … 996.1``), one minor finding for each
-    above its range (on the safe side). DOMAIN.md §5."""
+    above its range (on the safe side). docs/DOMAIN.md §5."""
     out: list[Finding] = []
     low = [a for a in adjustments if a.lowers]
     if low:
@@ -344,7 +344,7 @@ def _reference_checks(
     """The location recomputed with its inputs contradicted by reference data at the reference figure:
     one root finding stating both requirements (``按瓦斯等级鉴定报告 q = 1.6 m³/min：需风量 ≥ 259.2
     m³/min；计划按 q = 1.1 m³/min 计算为 178.2``) when the reference figure raises the requirement; the
-    allocation, standby faces and mine total follow as its consequences (DOMAIN.md §5). Coefficients
+    allocation, standby faces and mine total follow as its consequences (docs/DOMAIN.md §5). Coefficients
     out of their range that lower the requirement are stated in the same finding at their compliant
     value (``adjustments``), the recomputation being one."""
     if not replaced or result is None or stated is None or ref is None:
@@ -406,7 +406,7 @@ async def review_calc(
     compliant value (:func:`recompute_compliant`) and its allocation, its standby faces and the mine
     total are judged against that. Nor is an input the month's ``reference`` data contradicts (the
     data-checker's :class:`MonthlyReference`; None: no reference data, nothing replaced): the location
-    is recomputed with the reference figure (:func:`contradicted_inputs`). A location's root fault carries its consequences (DOMAIN.md §5).
+    is recomputed with the reference figure (:func:`contradicted_inputs`). A location's root fault carries its consequences (docs/DOMAIN.md §5).
     ``on_location(name, tool, done)`` is awaited before and after each location's recomputation (for
     ``agent_executing`` / ``agent_tool_result`` events).
     """

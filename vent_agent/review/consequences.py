@@ -1,4 +1,4 @@
-"""One finding per root fault (DOMAIN.md §5): a location's root fault and what follows from it.
+"""One finding per root fault (docs/DOMAIN.md §5): a location's root fault and what follows from it.
 
 A wrong input or method at a location (an input contradicted by reference data, a coefficient out of range, a method recomputed higher, an
 arithmetic slip in the governing method, the maximum not taken) lowers the location's requirement; the

@@ -15,7 +15,7 @@ own measured figures against the regulation's limits.
 - without it (no source, unknown mine, month not available, the source answers for another mine, or
   the source is unreachable, timed out or broken — an :class:`UnavailableReference` with its reason):
   exactly one **info** finding saying so, and no data findings — never another mine's data. An
-  unreachable source is *info*, not major: severities grade the plan (DOMAIN.md §5), and a server
+  unreachable source is *info*, not major: severities grade the plan (docs/DOMAIN.md §5), and a server
   being down says nothing about the plan; the finding says plainly that the data check was not done;
 - with the month but some parts missing (``MonthlyReference.gaps``: the source had no gas report, say):
   one **info** finding per missing part, and the checks of that part are skipped;

@@ -1,4 +1,4 @@
-"""The review's shared vocabulary: a finding, its category and severity (DESIGN.md, DOMAIN.md §5)."""
+"""The review's shared vocabulary: a finding, its category and severity (docs/DESIGN.md, docs/DOMAIN.md §5)."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ class Category(StrEnum):
 
 
 class Severity(StrEnum):
-    """DOMAIN.md §5: critical (a limit is reached now), major (plan not in effect or a safety margin
+    """docs/DOMAIN.md §5: critical (a limit is reached now), major (plan not in effect or a safety margin
     broken), minor (a slip that does not change the governing value), info (a remark)."""
 
     CRITICAL = "critical"
@@ -68,7 +68,7 @@ class Finding(BaseModel):
     the keys' companion ``unit``); ``rule`` says what was checked and ``source`` the clause or standard
     it rests on; ``page`` is the PDF page (1-based) the main figure was read from. ``rule_id`` is the
     rule's id in :data:`vent_agent.review.rules.RULES`; ``consequences`` lists what the root fault leads
-    to (DOMAIN.md §5: one finding per root fault, at the severity of the worst of it and its consequences).
+    to (docs/DOMAIN.md §5: one finding per root fault, at the severity of the worst of it and its consequences).
     """
 
     location: str | None

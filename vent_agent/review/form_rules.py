@@ -2,7 +2,7 @@
 location has its calculation process and its allocation, the basis, and one edition of the 规程.
 
 ``review_form(plan)`` returns findings of category ``form`` (reviewer ``form-reviewer``). Severities
-(DOMAIN.md §5): a missing 批准 signature or date is **major** (the plan is not in effect), as is a
+(docs/DOMAIN.md §5): a missing 批准 signature or date is **major** (the plan is not in effect), as is a
 listed location with no calculation process or no allocated air; other omissions and inconsistencies
 are **minor**; remarks are **info**.
 """

@@ -1,4 +1,4 @@
-"""An optional reading aid: a language model reads a table the rules could not map (DOMAIN.md §5).
+"""An optional reading aid: a language model reads a table the rules could not map (docs/DOMAIN.md §5).
 
 Off unless ``VENT_REVIEW_MODEL_READING=true`` and a model is configured; the offline review is complete
 without it. It only fills gaps: a ruled table that names plan locations which have no allocation row
@@ -69,7 +69,7 @@ class Range:
 
 
 RANGES: dict[str, Range] = {
-    # required / allocated Q by location kind, m³/min (DOMAIN.md §5; wider than any working mine)
+    # required / allocated Q by location kind, m³/min (docs/DOMAIN.md §5; wider than any working mine)
     "coal_face": Range(100, 5000),
     "standby_face": Range(50, 5000),
     "heading": Range(40, 3000),

@@ -1,4 +1,4 @@
-"""Plausibility of what was read, before any judgement (DOMAIN.md §5).
+"""Plausibility of what was read, before any judgement (docs/DOMAIN.md §5).
 
 Every figure the parser read is checked: its reading is sure enough (``SourceRef.confidence`` is not
 ``uncertain``), its magnitude is in the range of its kind (:data:`RANGES`), and it agrees with the plan's
@@ -88,7 +88,7 @@ RANGES: dict[str, Range] = {
     "vehicles": Range(0, 100, "辆", "车辆数", _PRACTICE),
     "volume_m3": Range(5, 100000, "m³", "容积", _PRACTICE),
 }
-"""Plausible magnitude per kind of figure. Sources: DOMAIN.md sections as noted; *(practice)* bounds are
+"""Plausible magnitude per kind of figure. Sources: docs/DOMAIN.md sections as noted; *(practice)* bounds are
 deliberately wide: they catch misreadings (a multiplier read as an input, m³/s read as m³/min), not
 unusual mines."""
 

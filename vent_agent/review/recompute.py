@@ -2,7 +2,7 @@
 
 The plan's stated coefficients (k, v, k_h, k_l, θ…) are passed as given, so calc checks them against
 their documented ranges; rule-fixed coefficients (the minimum speed of a heading's fan-intake method, the
-multipliers) come from calc's tables. Each location kind maps to the methods of DOMAIN.md §2.
+multipliers) come from calc's tables. Each location kind maps to the methods of docs/DOMAIN.md §2.
 """
 
 from __future__ import annotations
@@ -236,7 +236,7 @@ KEY_LABELS = {
 
 @dataclass(frozen=True)
 class Adjustment:
-    """A plan coefficient outside its range, replaced in the recomputation (DOMAIN.md §5).
+    """A plan coefficient outside its range, replaced in the recomputation (docs/DOMAIN.md §5).
 
     ``given`` the plan's value, ``compliant`` the nearest bound of ``low``–``high`` (the least demanding
     compliant value), ``default`` the range's midpoint; ``q_compliant``/``q_default`` the location's
@@ -286,7 +286,7 @@ def recompute_compliant(
     """``loc`` recomputed as the plan states it and as the review judges it: the plan inputs contradicted
     by reference data replaced by ``inputs`` (``{"gas_emission": 1.6}``, see
     :func:`vent_agent.review.reference_inputs.contradicted_inputs`), then every plan coefficient outside
-    its range replaced by the nearest bound (never inherited, DOMAIN.md §5).
+    its range replaced by the nearest bound (never inherited, docs/DOMAIN.md §5).
 
     Returns (as stated, compliant, adjustments); with nothing replaced the first two are the same result
     and the list is empty. Raises as :func:`recompute_location`.

@@ -1,5 +1,5 @@
 """Reference data the data-checker compares a plan with: for one mine and month, the monthly mining
-plan, the gas-grade report, the faces' operating procedures and the air survey (DOMAIN.md §4).
+plan, the gas-grade report, the faces' operating procedures and the air survey (docs/DOMAIN.md §4).
 
 :class:`ReferenceData` is a synchronous Protocol with one method, :meth:`~ReferenceData.monthly`; the
 rules (``review_data``) take any implementation. The review fetches the month over MCP beforehand
@@ -7,7 +7,7 @@ rules (``review_data``) take any implementation. The review fetches the month ov
 :class:`StaticReferenceData`, or as an :class:`UnavailableReference` saying why there is none.
 
 The reference *document* format (:class:`ReferenceDocument`, validated with pydantic) is the demo
-mine's (``vent_agent/data/demo_mine.json``, a copy of ``shared/samples/demo-mine.json``) and the one a
+mine's (``vent_agent/data/demo_mine.json``) and the one a
 mine without the platform writes its files in (``docs/REFERENCE_DATA.md``). :class:`JsonReferenceData`
 reads one such document; :func:`default_reference` is the demo mine.
 

@@ -1,4 +1,4 @@
-"""Plan inputs contradicted by the mine's reference data, for the calc-verifier (DOMAIN.md §5).
+"""Plan inputs contradicted by the mine's reference data, for the calc-verifier (docs/DOMAIN.md §5).
 
 Recomputation never inherits a wrong input: where a plan's input is contradicted by the reference data
 beyond the data-checker's tolerance, the calc-verifier recomputes the location with the least demanding

@@ -5,7 +5,7 @@ For one reviewer (form-reviewer 基本形式审查, data-checker 数据一致性
 text: frontmatter, common instructions, one focus section per reviewer), the plan digest and that
 reviewer's rule findings, and reads the answer as JSON (``{"remarks": [...]}``, validated with pydantic).
 
-Rules decide, the model writes (DESIGN.md). The decisions this module takes:
+Rules decide, the model writes (docs/DESIGN.md). The decisions this module takes:
 
 - Remarks are :class:`~vent_agent.review.result.Remark` objects (``origin="model"``) kept beside the rule
   findings, never among them: the rule findings passed in are neither changed nor removed, and a remark
@@ -14,7 +14,7 @@ Rules decide, the model writes (DESIGN.md). The decisions this module takes:
   Citing a figure the rules confirm does not raise it either: when the rules confirm a problem, the rule
   finding already carries its severity, and a remark cannot set one.
 - Every figure a remark cites must be one of the plan's figures or of the figures the rule findings
-  compared (±0.5 %, DOMAIN.md §5 rounding tolerance); its location must name a location of the plan and
+  compared (±0.5 %, docs/DOMAIN.md §5 rounding tolerance); its location must name a location of the plan and
   its page must exist. Otherwise the remark is kept as **info**, ``verified=False``, with a note.
 - A remark at the location of a rule finding that cites only figures that finding compared speaks of a
   problem the rules already judged: it is kept as **info** with a note naming that finding.
@@ -65,7 +65,7 @@ REMARKS_TOOL = "model_remarks"
 MAX_REMARKS = 8
 DEFAULT_TIMEOUT_S = 60.0
 FIGURE_TOLERANCE = 0.005
-"""Relative tolerance when matching a cited figure to the plan's (DOMAIN.md §5: ±0.5 % rounding)."""
+"""Relative tolerance when matching a cited figure to the plan's (docs/DOMAIN.md §5: ±0.5 % rounding)."""
 REMARK_RULE = "语言与逻辑审查（模型意见）"
 REMARK_SOURCE = "语言模型意见，未经确定性规则核实"
 DEFAULT_CATEGORY: dict[str, Category] = {

@@ -3,7 +3,7 @@ and the reviewers' model-written remarks.
 
 Rendered to Markdown and Word by :mod:`reports`; serialised as JSON by ``vent-agent review --json``.
 Rule findings and model remarks are kept apart: the counts and the verdict come from rule findings only
-(DESIGN.md: rules decide, the model writes).
+(docs/DESIGN.md: rules decide, the model writes).
 """
 
 from __future__ import annotations
@@ -109,7 +109,7 @@ class ReviewResult(BaseModel):
     reference_calls: list[dict[str, Any]] = Field(default_factory=list)
     """Every reference-data (MCP) call of the data-checker: tool, inputs, output or error, duration."""
     coverage: Coverage | None = None
-    """What the review could read: locations found, figures read and not read (DOMAIN.md §5)."""
+    """What the review could read: locations found, figures read and not read (docs/DOMAIN.md §5)."""
 
     @property
     def findings(self) -> list[Finding]:

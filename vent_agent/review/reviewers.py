@@ -87,7 +87,7 @@ def _data_body(settings: Settings, reference: ReferenceData | None, looked_up: L
 
 def _calc_body(looked_up: LookUp) -> ReviewerBody:
     """The calc-verifier, after the data-checker's reference look-up: inputs the plan's month of the
-    reference data contradicts are recomputed with the reference figure (DOMAIN.md §5)."""
+    reference data contradicts are recomputed with the reference figure (docs/DOMAIN.md §5)."""
 
     async def body(plan: Plan, emit: Emit) -> tuple[list[Finding], list[LocationRecalc]]:
         outcome = await looked_up

@@ -1,4 +1,4 @@
-"""The catalogue of review rules: every rule a plan review applies, under a stable id (DOMAIN.md §5).
+"""The catalogue of review rules: every rule a plan review applies, under a stable id (docs/DOMAIN.md §5).
 
 Each :class:`Rule` has its id (``calc.max_not_taken``), a Chinese title, its category, its default
 severity and the Chinese text of its severity rule, its tolerance, and its sources by location kind

@@ -1,4 +1,4 @@
-"""The mine total of a plan (DOMAIN.md §2.5) checked by the calc-verifier: the stated sum, Σ × k_mine,
+"""The mine total of a plan (docs/DOMAIN.md §2.5) checked by the calc-verifier: the stated sum, Σ × k_mine,
 the total against the recomputed locations, the ventilation capacity and k_mine's range. Units m³/min."""
 
 from __future__ import annotations

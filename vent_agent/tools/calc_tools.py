@@ -94,7 +94,7 @@ def run_calculator(
     """Call a calculator and return its result as a dict, or an error dict for a CalcInputError.
 
     A maximum over an incomplete set of methods gets ``incomplete: true`` and a Chinese ``note`` naming
-    the methods not computed (DOMAIN.md §2: never presented as the requirement)."""
+    the methods not computed (docs/DOMAIN.md §2: never presented as the requirement)."""
     try:
         result = func(**kwargs, tables=tables)
     except CalcInputError as err:

@@ -1,7 +1,7 @@
 """The mine's ventilation system over HTTP: a :class:`~vent_agent.upstream.base.VentilationSource` that
 asks a JeecgBoot-style backend (``settings.upstream_url``) for the data of the spec's data tools.
 
-The upstream paths are not in the spec (DESIGN.md §Integration notes), so they are data:
+The upstream paths are not in the spec (docs/DESIGN.md §Integration notes), so they are data:
 :class:`UpstreamPaths` holds one path per operation with defaults, and a deployment overrides any of
 them by operation name (a JSON object, e.g. ``{"query_tun_data_by_id": "/vent/tun/{tun_id}"}``). A
 ``{name}`` placeholder in a path takes that argument from the query string into the path; query

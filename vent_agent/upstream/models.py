@@ -97,7 +97,7 @@ class Tunnel(BaseModel):
     tunnel is one; ``diesel_kw`` the total power of the most diesel vehicles running at once (kW) on a
     vehicle roadway; ``max_workers`` the most people working there at once; ``allocated_q`` the planned
     air volume (配风量, m³/min) of the current plan and ``required_q`` its required air volume (需风量,
-    m³/min) when the plan states one. For a heading (DOMAIN.md §2.2): ``gas_emission`` its absolute CH₄
+    m³/min) when the plan states one. For a heading (docs/DOMAIN.md §2.2): ``gas_emission`` its absolute CH₄
     emission (m³/min) with ``k_gas`` the plan's unevenness coefficient, ``explosive_kg`` the largest
     single-blast charge (kg; 0: no blasting). Each is None when the data does not carry it.
     """
