@@ -332,26 +332,33 @@ def test_compiled_rows_convert_every_value_as_the_bind_processor_does() -> None:
     ]
 
 
+async def _run_ready_tasks() -> None:
+    """Let every task that can run do so until it waits (no clock: a few turns of the event loop, each
+    running every ready callback once), so that a test may then assert what is still waiting."""
+    for _ in range(5):
+        await asyncio.sleep(0)
+
+
 async def test_the_write_queue_holds_producers_back_when_full_and_hands_out_batches() -> None:
     queue = log_writer.WriteQueue(3)
     items = [log_writer.EventItem("r", seq, "progress", "{}") for seq in range(1, 8)]
     for item in items[:3]:
         await queue.put(item)
     blocked = [asyncio.create_task(queue.put(item)) for item in items[3:6]]
-    await asyncio.sleep(0.01)
+    await _run_ready_tasks()
     assert not any(t.done() for t in blocked) and len(queue) == 3  # full: they wait
     blocked[1].cancel()  # a waiting producer gives up: its place goes to the next
     assert await queue.take(2) == items[:2]
-    await asyncio.sleep(0.01)
-    assert blocked[0].done() and blocked[2].done() and len(queue) == 3
+    await asyncio.wait_for(asyncio.gather(blocked[0], blocked[2]), 10)  # the two places taken
+    assert blocked[1].cancelled() and len(queue) == 3
     assert await queue.take(10) == [items[2], items[3], items[5]]
     joined = asyncio.create_task(queue.join())
-    await asyncio.sleep(0.01)
+    await _run_ready_tasks()
     assert not joined.done()  # taken, not yet dealt with
     queue.finished(5)
     await asyncio.wait_for(joined, 1)
     taker = asyncio.create_task(queue.take(10))
-    await asyncio.sleep(0.01)
+    await _run_ready_tasks()
     assert not taker.done()  # nothing queued: it waits
     await queue.put(items[6])
     assert await asyncio.wait_for(taker, 1) == [items[6]]
