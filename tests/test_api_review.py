@@ -238,7 +238,7 @@ async def test_second_review_uses_the_cache_unless_forced(
 
 async def test_replay_of_a_review_carries_its_session(
     client: httpx.AsyncClient, app, plan_a_pdf: Path
-) -> None:  # type: ignore[no-untyped-def]
+) -> None:
     from vent_agent.sessions import store
 
     session = await store.create_session(app.state.vent.db, "zhangsan", session_id="s-9")

@@ -27,7 +27,7 @@ async def _ask_review(client: httpx.AsyncClient, pdf: Path) -> tuple[str, list[d
 @pytest.mark.parametrize("action", ["approve", "reject"])
 async def test_plan_mode_review_waits_for_approval(
     app, client: httpx.AsyncClient, plan_a_pdf: Path, action: str
-) -> None:  # type: ignore[no-untyped-def]
+) -> None:
     use_model(app, None)  # the review and its approval need no model
     sid, events = await _ask_review(client, plan_a_pdf)
     kinds = [e["type"] for e in events]

@@ -28,7 +28,7 @@ class Scripted(BaseChatModel):
     def _llm_type(self) -> str:
         return "scripted-kb"
 
-    def bind_tools(self, tools: Sequence[Any], **kwargs: Any) -> Scripted:  # type: ignore[override]
+    def bind_tools(self, tools: Sequence[Any], **kwargs: Any) -> Scripted:
         return self
 
     def _generate(

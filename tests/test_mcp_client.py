@@ -184,7 +184,7 @@ async def test_backend_failing_every_call_is_unavailable(settings: Settings, pla
         def monthly(self, mine: str, month: str):  # type: ignore[no-untyped-def]
             raise RuntimeError("database down")
 
-    check = await run_data_checker(plan_a, settings, Events(), reference=Broken())  # type: ignore[arg-type]
+    check = await run_data_checker(plan_a, settings, Events(), reference=Broken())
     assert check.outcome.status is ReferenceStatus.UNAVAILABLE
     assert all(not c.ok and "database down" in (c.error or "") for c in check.outcome.calls)
     assert "database down" in _only_info(check.findings).message

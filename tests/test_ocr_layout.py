@@ -66,9 +66,9 @@ def test_split_at_shares_characters_by_width() -> None:
 
 
 def test_clean_text_reads_x_between_numbers_as_times() -> None:
-    assert clean_text(OcrBox("1.2×1.0006 X60 × 5.0", 1, ((0, 0),) * 4)).text == "1.2×1.0006×60 × 5.0"  # type: ignore[arg-type]
-    assert clean_text(OcrBox("X 60 × 3.0) = 209.9", 1, ((0, 0),) * 4)).text.startswith("×60")  # type: ignore[arg-type]
-    assert clean_text(OcrBox("max 30 m/s", 1, ((0, 0),) * 4)).text == "max 30 m/s"  # type: ignore[arg-type]
+    assert clean_text(OcrBox("1.2×1.0006 X60 × 5.0", 1, ((0, 0),) * 4)).text == "1.2×1.0006×60 × 5.0"
+    assert clean_text(OcrBox("X 60 × 3.0) = 209.9", 1, ((0, 0),) * 4)).text.startswith("×60")
+    assert clean_text(OcrBox("max 30 m/s", 1, ((0, 0),) * 4)).text == "max 30 m/s"
 
 
 @pytest.mark.parametrize("angle", [0.0, 0.7, -1.5])

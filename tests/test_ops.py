@@ -398,7 +398,7 @@ async def test_a_sessions_run_needs_its_users_token(client: httpx.AsyncClient, s
 async def test_cancel_answers_202_when_the_run_does_not_stop_in_time(
     app,
     client: httpx.AsyncClient,
-    monkeypatch: pytest.MonkeyPatch,  # type: ignore[no-untyped-def]
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setattr(runs_api, "CANCEL_WAIT_S", 0.1)
     release = asyncio.Event()

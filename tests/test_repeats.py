@@ -55,7 +55,7 @@ def test_a_plan_bound_several_times_gives_each_finding_once(
     layout: list[str],
     copies: list[list[int]],
     single,
-    tmp_path: Path,  # type: ignore[no-untyped-def]
+    tmp_path: Path,
 ) -> None:
     parts = {"b": PLAN_B, "x": _appendix("附件一 测风报表"), "y": _appendix("附件二 断面测量")}
     pdf = tmp_path / "bound.pdf"

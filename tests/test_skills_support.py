@@ -138,7 +138,7 @@ async def skills_client(settings: Settings) -> AsyncIterator[httpx.AsyncClient]:
 
 async def upload(
     client: httpx.AsyncClient, data: bytes, filename: str = "skill.zip", headers: dict | None = None
-):  # type: ignore[no-untyped-def]
+):
     return await client.post(
         "/api/skills/upload",
         files={"file": (filename, data, "application/zip")},

@@ -264,10 +264,10 @@ async def test_a_tool_call_error_is_an_error_tool_message(tools, ctx):
 class HangingSource(DemoMine):
     """A source whose tunnel query never answers and whose device query has a bug."""
 
-    async def query_tun_data_by_id(self, tun_id: str):  # type: ignore[override]
+    async def query_tun_data_by_id(self, tun_id: str):
         await asyncio.Event().wait()
 
-    async def query_device_data_by_id(self, device_id: str):  # type: ignore[override]
+    async def query_device_data_by_id(self, device_id: str):
         raise KeyError("bug")
 
 
@@ -293,7 +293,7 @@ async def test_without_a_context_the_tool_says_so(tools):
 class ToolCallingModel(GenericFakeChatModel):
     """A scripted chat model that accepts tools (the agent binds them)."""
 
-    def bind_tools(self, tools: Any, **kwargs: Any) -> ToolCallingModel:  # type: ignore[override]
+    def bind_tools(self, tools: Any, **kwargs: Any) -> ToolCallingModel:
         return self
 
 

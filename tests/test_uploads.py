@@ -314,7 +314,7 @@ async def test_review_session_must_be_the_callers(client: httpx.AsyncClient, app
 
 async def test_review_joins_the_callers_session_with_the_original_name(
     client: httpx.AsyncClient, app, settings: Settings, plan_a_pdf: Path
-) -> None:  # type: ignore[no-untyped-def]
+) -> None:
     session = await store.create_session(app.state.vent.db, "zhangsan", title="八月配风")
     data, ctype = _multipart(b'filename="' + NAME.encode("gbk") + b'"', body=plan_a_pdf.read_bytes())
     data = _field(b"session_id", session.id.encode()) + data
