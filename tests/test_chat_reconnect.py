@@ -134,7 +134,10 @@ async def test_python_client_falls_back_to_history(served) -> None:
     original = client._recover
 
     async def run_gone(http, run_id, last_seq):  # type: ignore[no-untyped-def]
-        await asyncio.sleep(2)  # the run ends meanwhile; its events are then out of reach
+        # The run ends meanwhile (its log, read to the end, ends with done, after the turn is stored); its
+        # events are then out of reach, and the client has only the history left
+        async with http.stream("GET", f"/api/runs/{run_id}/events") as log:
+            assert log.status_code == 200 and '"type":"done"' in (await log.aread()).decode()
         async for ev in client._from_history(http, run_id):
             yield ev
 

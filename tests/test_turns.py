@@ -9,6 +9,7 @@ any table (store and checkpointer), no upload and no report of the session remai
 from __future__ import annotations
 
 import asyncio
+import re
 import sqlite3
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
@@ -190,9 +191,18 @@ async def test_delete_on_the_other_worker_mid_turn(pg_cluster: Cluster) -> None:
         body += "".join([t async for t in pieces])
     events = parse_spec_stream(body)
     assert [e["type"] for e in events[-2:]] == ["error", "done"]
-    await asyncio.sleep(0.5)  # anything still writing after the delete would show now
+    await _until_no_run_executes(w1.base_url)  # the cancelled turn has finished: nothing of it writes now
     assert _store_rows_naming(pg_cluster.url, {sid, run_id}) == []
     assert [t for t in _checkpoint_threads(None, pg_cluster.url) if t.startswith(sid)] == []
+
+
+async def _until_no_run_executes(base_url: str) -> None:
+    """Wait until the worker at ``base_url`` executes no run: every ``vent_runs_active`` gauge of its
+    ``/metrics`` is 0 (a run leaves it when its end has been recorded, after its body has stopped)."""
+    gauge = re.compile(r"^vent_runs_active\{[^}]*\} (\S+)$", re.MULTILINE)
+    async with httpx.AsyncClient(timeout=10) as c, asyncio.timeout(30):
+        while any(float(v) for v in gauge.findall((await c.get(f"{base_url}/metrics")).text)):
+            await asyncio.sleep(0.05)
 
 
 async def test_a_subscriber_whose_run_is_deleted_still_gets_error_and_done(db: Database) -> None:
@@ -348,7 +358,9 @@ async def test_delete_mid_turn_cancels_it_and_leaves_nothing(
         events = parse_spec_stream((await turn).text)
         assert [e["type"] for e in events[-2:]] == ["error", "done"]
         assert (await c.get(report.replace("http://testserver", ""))).status_code == 404
-    await asyncio.sleep(0.3)  # anything still writing after the delete would show now
+    for deleted in all_runs:  # each run's body has stopped and its log is settled: nothing of it writes now
+        await asyncio.wait_for(state.runs.wait(deleted), 30)
+        await asyncio.wait_for(state.runs.writer.settle(deleted), 30)
     assert _store_rows_naming(store_url, {sid, *all_runs}) == []
     assert [t for t in _checkpoint_threads(app_on, store_url) if t.startswith(sid)] == []
     assert not (state.settings.uploads_dir / sid).exists()
