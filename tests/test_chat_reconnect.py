@@ -196,7 +196,7 @@ async def test_cors_exposes_run_and_session_headers(tmp_path) -> None:
 )
 async def test_a_refused_preflight_is_the_spec_error_in_chinese(
     tmp_path, origin: str, method: str, request_headers: str | None, message: str
-) -> None:  # type: ignore[no-untyped-def]
+) -> None:
     app = create_app(Settings(_env_file=None, data_dir=tmp_path / "d", cors_origins=["http://mine.example"]))
     headers = {"Origin": origin, "Access-Control-Request-Method": method}
     if request_headers:
