@@ -1,4 +1,4 @@
-"""Judge only what was read (DOMAIN.md §5): the grammar of a location name, established locations,
+"""Judge only what was read (docs/DOMAIN.md §5): the grammar of a location name, established locations,
 the coverage of a plan's parts, and the gate that holds back what rests on what was not read.
 
 The degradations here are of the plan as read (a part lost, a name garbled): each may only lose major

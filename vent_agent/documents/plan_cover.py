@@ -97,7 +97,7 @@ def _mine_in(line: str) -> str | None:
 
 
 def _mine(head: str, cover_lines: list[str], title: str, first_page: list[str], text: str) -> str | None:
-    """The mine's name (DOMAIN.md §5): the title (or the cover lines above it) up to 煤矿/煤业…/矿, else a
+    """The mine's name (docs/DOMAIN.md §5): the title (or the cover lines above it) up to 煤矿/煤业…/矿, else a
     矿井名称/煤矿名称 field, else a line of the first page starting with a mine's name, else the
     overview's ``XX煤矿为…``. A 编制单位 line or a department (通风科, 通风区 …) is never the mine."""
     for line in [title, *reversed(cover_lines)]:

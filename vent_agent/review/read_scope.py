@@ -1,4 +1,4 @@
-"""What the reader established, and what the review may therefore judge (DOMAIN.md §5, "judge only what
+"""What the reader established, and what the review may therefore judge (docs/DOMAIN.md §5, "judge only what
 was read").
 
 Two things are worked out from a parsed :class:`~vent_agent.documents.plan.Plan` (and, where the mine has
