@@ -203,7 +203,7 @@ async def test_wrong_fan_intake_at_a_heading_is_one_finding(plan_a: Plan) -> Non
 
 
 def test_a_coefficient_the_plan_chose_inside_its_range_stands() -> None:
-    """DOMAIN.md §5: k = 1.8 for a heading (range 1.5–2.0) is the plan's choice, not an error against the
+    """docs/DOMAIN.md §5: k = 1.8 for a heading (range 1.5–2.0) is the plan's choice, not an error against the
     midpoint 1.75 that calc takes when it is given no k."""
     from calc.result import CalcResult, Coefficient
     from vent_agent.documents.plan import MethodStatement

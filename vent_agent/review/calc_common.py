@@ -69,7 +69,7 @@ def stated_q(fig: Figure | None) -> float | None:
 
 def plan_coefficient_stands(calc_m: CalcResult, m: MethodStatement, stated: float) -> bool:
     """True when the only difference between the plan's result and calc's is a coefficient calc took by
-    default (its range's midpoint) where the plan chose another value inside the range (DOMAIN.md §5: a
+    default (its range's midpoint) where the plan chose another value inside the range (docs/DOMAIN.md §5: a
     coefficient the plan chose inside its range stands). The plan's value is one of its substituted
     operands within the range that, put in place of the default, gives the plan's result (±0.5 %)."""
     for coef in calc_m.coefficients:
