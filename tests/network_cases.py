@@ -53,7 +53,7 @@ def driven(branches: list[Branch], total: float, inlet: str = "in", outlet: str 
 
 
 def bridge(r1: float, r2: float, r4: float, r5: float, r3: float = 1.0) -> Network:
-    """The bridge of DOMAIN.md §7: 1(a→b), 2(a→c), 4(b→d), 5(c→d), diagonal 3 (b→c); 10 m³/s a→d."""
+    """The bridge of docs/DOMAIN.md §7: 1(a→b), 2(a→c), 4(b→d), 5(c→d), diagonal 3 (b→c); 10 m³/s a→d."""
     return driven(
         [
             line("1", "a", "b", r1),

@@ -1,4 +1,4 @@
-"""The solver against closed forms (DOMAIN.md §7): series, parallel Q_i ∝ 1/√R_i, the bridge's diagonal,
+"""The solver against closed forms (docs/DOMAIN.md §7): series, parallel Q_i ∝ 1/√R_i, the bridge's diagonal,
 natural ventilation pressure, a fan meeting its system; and small fan networks, where it converges or
 says it did not, never giving a wrong answer (checked against Kirchhoff's laws independently)."""
 

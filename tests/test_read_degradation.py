@@ -1,4 +1,4 @@
-"""The property that keeps the review honest (DOMAIN.md §5, issue [A] item 9): degrading a plan can only
+"""The property that keeps the review honest (docs/DOMAIN.md §5, issue [A] item 9): degrading a plan can only
 lose findings, never make them. For each plan and each degradation, the (rule, location) pairs found at
 major or critical are a subset of the clean plan's.
 

@@ -1,4 +1,4 @@
-"""Ventilation network solving (通风网络解算, DOMAIN.md §7): the square law, Kirchhoff's laws, fans with
+"""Ventilation network solving (通风网络解算, docs/DOMAIN.md §7): the square law, Kirchhoff's laws, fans with
 quadratic curves, fixed-quantity branches and natural ventilation pressure, solved by node-pressure
 Newton with a line search (Hardy Cross as fallback). See docs/NETWORK.md."""
 

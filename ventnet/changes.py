@@ -1,4 +1,4 @@
-"""What-if changes to a network (DOMAIN.md §7): close or open a door, set a regulator's added
+"""What-if changes to a network (docs/DOMAIN.md §7): close or open a door, set a regulator's added
 resistance, stop, start or change a fan, add or remove a branch (a heading holed through), set a
 branch's resistance. Each is a pure function of the network: the mine itself is never touched."""
 

@@ -1,4 +1,4 @@
-"""Diagonal branches (角联分支, DOMAIN.md §7): branches whose direction depends on the resistances of
+"""Diagonal branches (角联分支, docs/DOMAIN.md §7): branches whose direction depends on the resistances of
 others, so a change anywhere may reverse them.
 
 With every branch oriented along its solved flow, a branch u→v is diagonal when air can reach v from

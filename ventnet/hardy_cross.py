@@ -1,4 +1,4 @@
-"""Hardy Cross loop iterations, the fallback when Newton stalls (DOMAIN.md §7).
+"""Hardy Cross loop iterations, the fallback when Newton stalls (docs/DOMAIN.md §7).
 
 The loops are the fundamental cycles of a spanning tree of least resistance (each chord closes one;
 the reference nodes count as one node, the atmosphere). Flows start balanced at every node and stay so;

@@ -2,7 +2,7 @@
 branches, node elevations for natural ventilation pressure, and how the network is posed (reference
 nodes at atmospheric pressure, air injected or drawn at nodes, nodes joined by zero resistance).
 
-Units (DOMAIN.md §7): Q in m³/s, pressure in Pa, R in N·s²/m⁸, elevation in m, density in kg/m³.
+Units (docs/DOMAIN.md §7): Q in m³/s, pressure in Pa, R in N·s²/m⁸, elevation in m, density in kg/m³.
 Sign convention (the published benchmark's): a node's pressure ``p`` is the pressure lost since the
 atmosphere, so it grows downstream; a branch's ``h = p(from) − p(to)`` is negative when air flows from
 ``from`` to ``to``; an ordinary branch has ``|h| = R·Q²`` (square law, AQ 1056-2008 通风阻力测定 uses
@@ -41,7 +41,7 @@ class FanCurve:
     real fan) over the maker's range ``q_min``…``q_max`` (m³/s; ``None`` where not given).
 
     The operating point is flagged when it falls outside that range or on the curve's rising side
-    (``dh/dQ > 0``, the unstable left of the peak; DOMAIN.md §7).
+    (``dh/dQ > 0``, the unstable left of the peak; docs/DOMAIN.md §7).
     """
 
     a0: float
@@ -151,7 +151,7 @@ class Network:
 
     def natural_pressure(self, branch: Branch) -> float:
         """The natural ventilation pressure along a branch, Pa: ``ρ·g·(z_from − z_to)`` where both ends'
-        elevations are known, else 0 (DOMAIN.md §7; summed round a loop it is the loop's H_N)."""
+        elevations are known, else 0 (docs/DOMAIN.md §7; summed round a loop it is the loop's H_N)."""
         z_from = self.elevations.get(branch.from_node)
         z_to = self.elevations.get(branch.to_node)
         if z_from is None or z_to is None:

@@ -1,4 +1,4 @@
-"""Node-pressure Newton with a backtracking line search (DOMAIN.md §7).
+"""Node-pressure Newton with a backtracking line search (docs/DOMAIN.md §7).
 
 Unknowns are the free branches' flows Q and the unknown nodes' pressures p; the equations are
 Kirchhoff's node law ``A·Q + s = 0`` and each branch's law ``g(Q) = p(to) − p(from)``. Eliminating ΔQ

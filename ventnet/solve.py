@@ -13,7 +13,7 @@ from ventnet.solution import FanPoint, Solution
 
 
 def solve(network: Network, warm: Solution | None = None, max_iterations: int = MAX_ITERATIONS) -> Solution:
-    """The steady flows and pressures of ``network`` (DOMAIN.md §7).
+    """The steady flows and pressures of ``network`` (docs/DOMAIN.md §7).
 
     ``warm`` (an earlier solution of a similar network, e.g. before a what-if change) seeds the flows and
     pressures of the branches and nodes it knows. The stopping rule is |ΔQ| ≤ 1e-4 m³/s and |Δh| ≤ 0.1 Pa

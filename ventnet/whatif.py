@@ -1,4 +1,4 @@
-"""What if: solve a network before and after changes and say what changed (DOMAIN.md §7): each
+"""What if: solve a network before and after changes and say what changed (docs/DOMAIN.md §7): each
 branch's new flow, branches whose direction flips (and which of them are diagonal), the fans' new
 operating points. Judging the result against the regulations is the service's (vent_agent.network)."""
 

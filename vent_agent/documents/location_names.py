@@ -1,4 +1,4 @@
-"""The grammar of a location name (DOMAIN.md §5): a designation and a kind word, item numbers stripped.
+"""The grammar of a location name (docs/DOMAIN.md §5): a designation and a kind word, item numbers stripped.
 
 ``15216综采工作面``, ``二采区轨道下山掘进工作面``, ``-650水平中央变电所`` are names; method labels (``按人数``),
 formula pieces (``01/(1.2×1.0006×60×``), numbers and sentence fragments are not. Used by the reader to pick

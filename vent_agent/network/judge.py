@@ -1,4 +1,4 @@
-"""Judging a solved network the way the live data are judged (DOMAIN.md §7): each branch's air against
+"""Judging a solved network the way the live data are judged (docs/DOMAIN.md §7): each branch's air against
 its required air (the plan's 需风量 where known) and its wind speed Q/S against 表6 (《煤矿安全规程》
 第157条), local fans against the full-pressure air reaching them (第183条), fans off their curve, and
 after a change: reversed branches and diagonal branches whose direction flips. Findings are Chinese."""
@@ -64,7 +64,7 @@ def judge_solution(network: Network, solution: Solution, table: ThresholdTable) 
                     "fan_rising",
                     fan.branch_id,
                     f"{label}工况点 Q = {fan.q:.1f} m³/s 落在特性曲线的上升（不稳定）段",
-                    "风机特性曲线（DOMAIN.md §7）",
+                    "风机特性曲线（docs/DOMAIN.md §7）",
                     fan.q,
                 )
             )
@@ -74,7 +74,7 @@ def judge_solution(network: Network, solution: Solution, table: ThresholdTable) 
                     "fan_off_range",
                     fan.branch_id,
                     f"{label}工况点 Q = {fan.q:.1f} m³/s 超出特性曲线的给定范围",
-                    "风机特性曲线（DOMAIN.md §7）",
+                    "风机特性曲线（docs/DOMAIN.md §7）",
                     fan.q,
                 )
             )
@@ -95,7 +95,9 @@ def judge_what_if(result: WhatIf, table: ThresholdTable) -> list[NetworkFinding]
                 f"{_label(branch_id, result.network.branch(branch_id).name)}风流反向"
                 f"（{before:.2f} → {after:.2f} m³/s）"
                 + ("，该分支为角联分支，风向不稳定" if diagonal else ""),
-                "通风网络角联分支（DOMAIN.md §7）" if diagonal else "通风网络风流方向（DOMAIN.md §7）",
+                "通风网络角联分支（docs/DOMAIN.md §7）"
+                if diagonal
+                else "通风网络风流方向（docs/DOMAIN.md §7）",
                 after,
             )
         )
