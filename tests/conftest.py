@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import gc
 import os
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import httpx
 import pytest
@@ -31,6 +31,25 @@ for _name in list(os.environ):
 # Hundreds of apps start here: none loads the OCR engine in the background at start-up (a worker process
 # and its models, seconds of CPU) unless its test asks for it (``warm_up=True``); /readyz still starts it.
 os.environ["VENT_WARM_UP"] = "false"
+
+
+@pytest.fixture
+def serve() -> Iterator[Callable[[Any], str]]:
+    """``serve(fake)`` starts a loopback fake model (``tests.fake_openai.FakeOpenAI``) on a free port and
+    returns its ``/v1`` base URL; every server started is stopped after the test."""
+    from tests.helpers import live_server
+
+    stack: list[Any] = []
+
+    def start(fake: Any) -> str:
+        cm = live_server(fake.app)
+        url = cm.__enter__()
+        stack.append(cm)
+        return f"{url}/v1"
+
+    yield start
+    for cm in reversed(stack):
+        cm.__exit__(None, None, None)
 
 
 @pytest.fixture

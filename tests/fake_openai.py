@@ -49,6 +49,14 @@ class FakeTurn:
     """Close the stream after this many answer chunks: no finish_reason, no usage, no ``[DONE]``."""
     no_finish: bool = False
     """Close the stream after the last answer or tool-call chunk, without finish_reason or ``[DONE]``."""
+    finish: str | None = None
+    """The ``finish_reason`` sent (default: ``tool_calls`` with tool calls, else ``stop``); ``"null"``
+    sends JSON ``null`` (and still ``[DONE]``), any other text as it is (``length``, ``content_filter``…)."""
+    args_cut: int | None = None
+    """Send only the first ``args_cut`` characters of each call's arguments (the output limit hit them)."""
+    usage_on_finish: bool = False
+    """DeepSeek's shape: usage rides on the finish chunk (OpenAI and Qwen send a trailing chunk without
+    choices)."""
 
 
 class FakeOpenAI:
@@ -74,16 +82,25 @@ class FakeOpenAI:
     def _frame(body: dict[str, Any]) -> str:
         return f"data: {json.dumps(body, ensure_ascii=False)}\n\n"
 
-    def _chunk(self, delta: dict[str, Any], finish: str | None = None) -> str:
-        return self._frame(
-            {
-                "id": "chatcmpl-fake",
-                "object": "chat.completion.chunk",
-                "created": int(time.time()),
-                "model": "fake-model",
-                "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
-            }
-        )
+    def _chunk(
+        self, delta: dict[str, Any], finish: str | None = None, usage: dict[str, int] | None = None
+    ) -> str:
+        body: dict[str, Any] = {
+            "id": "chatcmpl-fake",
+            "object": "chat.completion.chunk",
+            "created": int(time.time()),
+            "model": "fake-model",
+            "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
+        }
+        if usage is not None:
+            body["usage"] = usage
+        return self._frame(body)
+
+    @staticmethod
+    def _finish(turn: FakeTurn) -> str | None:
+        if turn.finish is None:
+            return "tool_calls" if turn.tool_calls else "stop"
+        return None if turn.finish == "null" else turn.finish
 
     def _tool_call_deltas(self, turn: FakeTurn) -> list[dict[str, Any]]:
         """Per call: a head delta (id, name, empty arguments), then argument pieces; calls one after the
@@ -91,7 +108,7 @@ class FakeOpenAI:
         per_call: list[list[dict[str, Any]]] = []
         for i, call in enumerate(turn.tool_calls):
             index = 0 if turn.shared_index else i
-            args = json.dumps(call.arguments, ensure_ascii=False)
+            args = json.dumps(call.arguments, ensure_ascii=False)[: turn.args_cut]
             head = {
                 "index": index,
                 "id": call.id,
@@ -138,8 +155,9 @@ class FakeOpenAI:
                 yield self._chunk({"tool_calls": [delta]})
             if turn.no_finish:
                 return
-            yield self._chunk({}, finish="tool_calls" if turn.tool_calls else "stop")
-            if include_usage:
+            on_finish = turn.usage if include_usage and turn.usage_on_finish else None
+            yield self._chunk({}, finish=self._finish(turn), usage=on_finish)
+            if include_usage and not turn.usage_on_finish:
                 yield self._frame(
                     {
                         "id": "chatcmpl-fake",
@@ -154,8 +172,8 @@ class FakeOpenAI:
 
         return StreamingResponse(gen(), media_type="text/event-stream")
 
-    @staticmethod
-    def _completion(turn: FakeTurn) -> dict[str, Any]:
+    @classmethod
+    def _completion(cls, turn: FakeTurn) -> dict[str, Any]:
         message: dict[str, Any] = {"role": "assistant", "content": turn.reply or None}
         if turn.reasoning:
             message["reasoning_content"] = turn.reasoning
@@ -168,7 +186,7 @@ class FakeOpenAI:
                         "name": c.name,
                         "arguments": c.arguments
                         if turn.object_arguments
-                        else json.dumps(c.arguments, ensure_ascii=False),
+                        else json.dumps(c.arguments, ensure_ascii=False)[: turn.args_cut],
                     },
                 }
                 for c in turn.tool_calls
@@ -178,8 +196,6 @@ class FakeOpenAI:
             "object": "chat.completion",
             "created": int(time.time()),
             "model": "fake-model",
-            "choices": [
-                {"index": 0, "message": message, "finish_reason": "tool_calls" if turn.tool_calls else "stop"}
-            ],
+            "choices": [{"index": 0, "message": message, "finish_reason": cls._finish(turn)}],
             "usage": turn.usage,
         }

@@ -4,7 +4,6 @@ incomplete answer, not a complete one; the partial text stays, flagged, and ``do
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
@@ -14,7 +13,7 @@ from langchain_core.outputs import ChatGeneration, ChatResult
 
 from tests.chat_helpers import TOKEN, use_model
 from tests.fake_openai import FakeOpenAI, FakeToolCall, FakeTurn
-from tests.helpers import live_server, parse_spec_stream, without_clock
+from tests.helpers import parse_spec_stream, without_clock
 from tests.scripted_model import ScriptedChatModel, says
 from vent_agent.app import create_app
 from vent_agent.chat.suggest import PROMPT as SUGGEST_PROMPT
@@ -23,21 +22,6 @@ from vent_agent.llm.providers import build_chat_model
 from vent_agent.settings import ModelConfig, Settings
 
 ANSWER = "15216 辅运起坡段风速 1.8 m/s，风量 1250 m³/min，甲烷浓度 0.21%，均在规定范围内。"
-
-
-@pytest.fixture
-def serve() -> Iterator:
-    """``serve(fake)`` starts ``fake`` on loopback and returns its ``/v1`` base URL."""
-    stack = []
-
-    def start(fake: FakeOpenAI) -> str:
-        cm = live_server(fake.app)
-        stack.append(cm)
-        return f"{cm.__enter__()}/v1"
-
-    yield start
-    for cm in reversed(stack):
-        cm.__exit__(None, None, None)
 
 
 def _model(url: str, provider: str = "openai"):  # type: ignore[no-untyped-def]

@@ -5,13 +5,11 @@ thinking-level parameters on the wire."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 
 import pytest
 from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage, HumanMessage, ToolMessage
 
 from tests.fake_openai import FakeOpenAI, FakeToolCall, FakeTurn
-from tests.helpers import live_server
 from vent_agent.llm.chunks import content_text, reasoning_text
 from vent_agent.llm.providers import build_chat_model
 from vent_agent.settings import ModelConfig
@@ -24,22 +22,6 @@ TWO_CALLS = [
         id="call_b", name="query_device_data_by_id", arguments={"device_id": "FAN-001", "note": "主通风机"}
     ),
 ]
-
-
-@pytest.fixture
-def serve() -> Iterator:
-    """``serve(fake)`` starts ``fake`` on loopback and returns its ``/v1`` base URL (stopped after the test)."""
-    stack = []
-
-    def start(fake: FakeOpenAI) -> str:
-        cm = live_server(fake.app)
-        url = cm.__enter__()
-        stack.append(cm)
-        return f"{url}/v1"
-
-    yield start
-    for cm in reversed(stack):
-        cm.__exit__(None, None, None)
 
 
 def _config(base_url: str, provider: str) -> ModelConfig:

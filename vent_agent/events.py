@@ -36,10 +36,25 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 from vent_agent.kb.quoted import CitationWarning, Reference
 
 Source = Literal["main", "subagent", "fast"]
-Notice = Literal["run_timeout", "model_call_limit", "no_model", "rule_fallback", "device_type_mismatch"]
+Notice = Literal[
+    "run_timeout",
+    "model_call_limit",
+    "no_model",
+    "rule_fallback",
+    "device_type_mismatch",
+    "output_limit",
+    "content_filter",
+    "model_stopped",
+]
 """``progress.notice``: a budget was hit (``run_timeout``, ``model_call_limit``), no model is configured
 (``no_model``), the model or agent failed and the rules answered (``rule_fallback``), a clicked device's
-``device_type`` is not its real type, which the interpretation uses (``device_type_mismatch``)."""
+``device_type`` is not its real type, which the interpretation uses (``device_type_mismatch``), the chat
+answer was cut by the model's output limit (``output_limit``, ``finish_reason: length``), by the provider's
+moderation (``content_filter``) or ended by the provider for another reason (``model_stopped``)."""
+INCOMPLETE_NOTICES: frozenset[str] = frozenset(
+    {"run_timeout", "model_call_limit", "output_limit", "content_filter", "model_stopped"}
+)
+"""Notices after which the answer shown is incomplete (history and ``done``: ``incomplete: true``)."""
 TodoStatus = Literal["pending", "in_progress", "completed"]
 
 
@@ -288,6 +303,7 @@ class Progress(EventModel):
     verdict: str | None = None  # a review's conclusion, as page 1 of its report says it
     file_name: str | None = None
     coverage: ReviewCoverage | None = None
+    finish_reason: str | None = None
 
 
 class ClickProgress(Progress):
@@ -297,7 +313,9 @@ class ClickProgress(Progress):
 
 
 class ChatProgress(Progress):
-    """A chat's budget notice (``run_timeout``, ``model_call_limit``)."""
+    """A chat's notice that the answer is incomplete: a budget (``run_timeout``, ``model_call_limit``) or
+    the model's ``finish_reason`` (``output_limit``, ``content_filter``, ``model_stopped``, with
+    ``finish_reason``)."""
 
     notice: Notice
 
@@ -408,12 +426,15 @@ class Suggestions(EventModel):
 
 
 class Error(EventModel):
-    """Something failed; ``done`` follows (spec: error)."""
+    """Something failed; ``done`` follows (spec: error). A chat's model answer that is incomplete or
+    missing adds ``incomplete: true`` and the model's ``finish_reason`` when it sent one."""
 
     type: Literal["error"] = "error"
     message: str
     cancelled: bool | None = None
     worker_lost: bool | None = None
+    incomplete: bool | None = None
+    finish_reason: str | None = None
 
 
 class Done(EventModel):
@@ -427,6 +448,8 @@ class Done(EventModel):
     download_url: str | None = None
     summary: SeverityCounts | None = None
     verdict: str | None = None  # a review's conclusion, as page 1 of its report says it
+    incomplete: bool | None = None
+    finish_reason: str | None = None
 
 
 class ClickDone(Done):
@@ -437,7 +460,9 @@ class ClickDone(Done):
 
 
 class ChatDone(Done):
-    """A chat's ``done``: ``对话完成``/``对话失败``/``已取消执行``/``审查失败``."""
+    """A chat's ``done``: ``对话完成``/``对话失败``/``已取消执行``/``审查失败``…; ``incomplete: true``
+    when the answer is partial or missing (cut stream, ``finish_reason`` other than stop/tool_calls, cut
+    tool call, a budget), with ``finish_reason`` when the model sent one."""
 
     thread_id: str
     session_id: str

@@ -2,9 +2,12 @@
 events, and the resume of a plan-mode approval. The user message is stored before the run; the
 assistant turn is stored as the fold of the run's logged events (so the history equals the stream).
 
-A model stream cut before its end (:class:`~vent_agent.llm.compat.IncompleteResponse`) keeps the text
+A model stream cut before its end (:class:`~vent_agent.llm.finish.IncompleteResponse`) keeps the text
 streamed so far, says so in an ``error`` event (stored with the turn) and ends with ``done`` saying the
-answer is incomplete, never 完成.
+answer is incomplete (``incomplete: true``), never 完成; a tool call cut or not strict JSON
+(:class:`~vent_agent.llm.finish.CutToolCall`) is never run and the ``error`` names it. An answer that
+arrived whole but ended with ``finish_reason`` ``length``/``content_filter``/… is kept with a ``progress``
+notice; one with no text (reasoning only) is an ``error`` (:mod:`vent_agent.chat.ending`).
 
 Budgets: the graph's call limits (``max_model_calls``, ``max_tool_calls``) and a run time-out
 (``run_timeout_s``, from the start of the run); when one is hit the user keeps the text streamed so far,
@@ -27,6 +30,7 @@ from langchain_core.messages import HumanMessage
 from langgraph.types import Command
 
 from vent_agent.auth import User
+from vent_agent.chat.ending import answer_ending
 from vent_agent.chat.suggest import suggest_followups
 from vent_agent.chat.toolset import (
     PromptExtras,
@@ -45,10 +49,10 @@ from vent_agent.events import (
 )
 from vent_agent.graphs.dialogue import AGENT_NAME, APPROVAL_MESSAGE, build_dialogue_agent
 from vent_agent.graphs.prompts import system_prompt
-from vent_agent.graphs.stream import StreamMapper
+from vent_agent.graphs.stream import StreamMapper, tool_label
 from vent_agent.graphs.supervisor import DIALOGUE, REVIEW, build_supervisor, wants_review
 from vent_agent.llm.chunks import model_name
-from vent_agent.llm.compat import IncompleteResponse
+from vent_agent.llm.finish import CutToolCall, IncompleteResponse
 from vent_agent.llm.usage import context_breakdown
 from vent_agent.review.pipeline import ReviewRequest
 from vent_agent.review.run import REVIEW_FAILED, review_run
@@ -123,8 +127,16 @@ async def thread_exists(state: AppState, session_id: str, thread_id: str) -> boo
     return await state.checkpointer.aget_tuple(graph_config(session_id, thread_id)) is not None
 
 
-def _done(turn: ChatTurn, message: str) -> ChatDone:
-    return ChatDone(session_id=turn.session.id, thread_id=turn.thread_id, message=message)
+def _done(
+    turn: ChatTurn, message: str, *, incomplete: bool | None = None, finish: str | None = None
+) -> ChatDone:
+    return ChatDone(
+        session_id=turn.session.id,
+        thread_id=turn.thread_id,
+        message=message,
+        incomplete=incomplete,
+        finish_reason=finish,
+    )
 
 
 async def _context(state: AppState, turn: ChatTurn, run_id: str, citations: Any = None) -> AgentContext:
@@ -230,6 +242,9 @@ async def stream_graph(
     except Exception as exc:  # the model endpoint or a middleware failed: say so, keep what was said
         log.warning("chat run %s failed: %s", emitter.run_id, exc, exc_info=True)
         mapper.failure = _failure_message(exc)
+        cut = _cause_of(exc, IncompleteResponse)
+        mapper.failure_incomplete = cut is not None
+        mapper.failure_finish = cut.finish if isinstance(cut, CutToolCall) else None
     if timed_out:
         await emitter.send(
             ChatProgress(
@@ -257,6 +272,10 @@ class ReviewCrashed(RuntimeError):
 def _failure_message(exc: BaseException) -> str:
     """The ``error`` message of a chat run that raised ``exc``: an incomplete model answer, a review
     that crashed, or else a failed model call (the endpoint, or a middleware around it)."""
+    cut_call = _cause_of(exc, CutToolCall)
+    if cut_call is not None:
+        log.warning("tool calls %s refused: %s", cut_call.tools, cut_call.message)
+        return cut_call.describe(tool_label)
     if _cause_of(exc, IncompleteResponse) is not None:
         return INCOMPLETE
     crashed = _cause_of(exc, ReviewCrashed)
@@ -312,18 +331,30 @@ async def finish_turn(
         emitter.saw_done = True  # an interrupted turn ends without done (spec); resume continues it
         return
     if mapper.failure:
-        await emitter.send(Error(message=mapper.failure))
+        incomplete, finish = mapper.failure_incomplete or None, mapper.failure_finish
+        await emitter.send(Error(message=mapper.failure, incomplete=incomplete, finish_reason=finish))
         await _store_turn(state, emitter, turn)
-        message = "对话中断（回答不完整）" if mapper.failure == INCOMPLETE else "对话失败"
-        await emitter.send(_done(turn, message))
+        message = "对话中断（回答不完整）" if incomplete else "对话失败"
+        await emitter.send(_done(turn, message, incomplete=incomplete, finish=finish))
         return
+    ending = answer_ending(mapper.last_response)
+    if ending is not None and ending.error is not None:
+        await emitter.send(Error(message=ending.error, incomplete=True, finish_reason=ending.finish))
+        await _store_turn(state, emitter, turn)
+        await emitter.send(_done(turn, "对话失败", incomplete=True, finish=ending.finish))
+        return
+    if ending is not None and ending.notice is not None:
+        await emitter.send(
+            ChatProgress(message=ending.message, notice=ending.notice, finish_reason=ending.finish)
+        )
     answer = "".join(mapper.text)
     if mapper.citations is not None:
         await references_event(
             emitter.send, answer, mapper.citations, attachments=await _attachment_names(state, turn)
         )
     timed_out = turn.timed_out or turn.time_left() <= 0
-    if model is not None and answer.strip() and not timed_out:
+    cut_short = timed_out or ending is not None or mapper.model_calls >= state.settings.max_model_calls
+    if model is not None and answer.strip() and not timed_out and ending is None:
         suggestions = await suggest_followups(
             model, turn.message, answer, timeout_s=min(SUGGEST_TIMEOUT_S, turn.time_left())
         )
@@ -334,9 +365,12 @@ async def finish_turn(
         message = "审查失败"
     elif timed_out:
         message = "对话超时（以上为部分结果）"
+    elif ending is not None:
+        message = "对话中断（回答不完整）"
     else:
         message = "对话完成"
-    await emitter.send(_done(turn, message))
+    finish = ending.finish if ending is not None else None
+    await emitter.send(_done(turn, message, incomplete=cut_short or None, finish=finish))
 
 
 async def _attachment_names(state: AppState, turn: ChatTurn) -> list[str]:

@@ -26,6 +26,7 @@ from vent_agent.events import (
     UpdatedTodoList,
 )
 from vent_agent.llm.chunks import content_text, reasoning_text
+from vent_agent.llm.finish import LastResponse
 from vent_agent.observability import metrics
 
 TOOL_LABELS = {
@@ -82,8 +83,13 @@ class StreamMapper:
     last_answer: str = ""
     citations: Any = None
     failure: str | None = None
+    failure_incomplete: bool = False
+    """The failure was a model response cut short (a closed stream or a cut tool call)."""
+    failure_finish: str | None = None
     model_name: str = "unknown"
     review_summary: str = ""
+    last_response: LastResponse | None = None
+    """The dialogue agent's last model response (its finish reason, text, reasoning, tool calls)."""
     _started: dict[str, float] = field(default_factory=dict)
     _first_token: float | None = None
     done_tool_calls: set[str] = field(default_factory=set)
@@ -159,6 +165,7 @@ class StreamMapper:
         if node == "model":
             for msg in messages:
                 if isinstance(msg, AIMessage):
+                    self.last_response = LastResponse.of(msg)
                     if msg.content and not msg.tool_calls:
                         self.last_answer = content_text(msg)
                     if msg.tool_calls:

@@ -17,7 +17,8 @@ Why subclass at all (checked against langchain-openai 1.7, langchain-deepseek 1.
 
 :class:`ReasoningRoundTrip` fixes the four for any ``BaseChatOpenAI`` subclass, and refuses a streamed
 response that ends with neither a ``finish_reason`` nor complete tool calls (the server or a proxy closed
-the stream early; ``langchain-openai`` would return the partial text as if it were the answer): streamed and
+the stream early; ``langchain-openai`` would return the partial text as if it were the answer), and any
+response whose tool calls are cut or not strict JSON (:mod:`vent_agent.llm.finish`): streamed and
 non-streamed ``reasoning_content`` (or ``reasoning``) lands in ``additional_kwargs["reasoning_content"]``
 (see :mod:`vent_agent.llm.chunks`); assistant messages that carry it send it back; streamed tool calls
 get one index each (:class:`ToolCallIndexer`). Qwen uses :class:`VentChatOpenAI`: DashScope's
@@ -40,6 +41,9 @@ from langchain_deepseek import ChatDeepSeek
 from langchain_openai import ChatOpenAI
 
 from vent_agent.llm.chunks import REASONING_KEY
+from vent_agent.llm.finish import IncompleteResponse, StreamEnd, check_whole_response
+
+__all__ = ["IncompleteResponse", "ReasoningRoundTrip", "VentChatDeepSeek", "VentChatOpenAI"]
 
 
 class ToolCallIndexer:
@@ -75,54 +79,6 @@ class ToolCallIndexer:
             if name is not None:
                 self._named.add(slot)
             tc["index"] = slot
-
-
-class IncompleteResponse(RuntimeError):
-    """A streamed model response ended with neither a ``finish_reason`` nor complete tool calls: the
-    connection was closed mid-answer. ``partial``: the answer text received before the end."""
-
-    def __init__(self, partial: str) -> None:
-        super().__init__(f"model stream ended without finish_reason after {len(partial)} characters")
-        self.partial = partial
-
-
-class StreamEnd:
-    """Watches one streamed response: whether a chunk carried a ``finish_reason``, the text so far, and
-    the tool calls' arguments (by index) to tell complete calls from cut ones."""
-
-    def __init__(self) -> None:
-        self.finished = False
-        self.text: list[str] = []
-        self._calls: dict[Any, dict[str, str]] = {}
-
-    def see(self, gen: ChatGenerationChunk) -> None:
-        """Record one generation chunk (after :class:`ToolCallIndexer` fixed its indexes)."""
-        if (gen.generation_info or {}).get("finish_reason") or gen.message.response_metadata.get(
-            "finish_reason"
-        ):
-            self.finished = True
-        self.text.append(gen.text)
-        for tc in getattr(gen.message, "tool_call_chunks", None) or []:
-            call = self._calls.setdefault(tc.get("index"), {"name": "", "args": ""})
-            call["name"] += tc.get("name") or ""
-            call["args"] += tc.get("args") or ""
-
-    def _calls_complete(self) -> bool:
-        if not self._calls:
-            return False
-        for call in self._calls.values():
-            try:
-                args = json.loads(call["args"] or "{}")
-            except ValueError:
-                return False
-            if not call["name"] or not isinstance(args, dict):
-                return False
-        return True
-
-    def check(self) -> None:
-        """Raise :class:`IncompleteResponse` when the stream ended early (see the class docstring)."""
-        if not self.finished and not self._calls_complete():
-            raise IncompleteResponse("".join(self.text))
 
 
 def _delta_reasoning(chunk: Mapping[str, Any]) -> str | None:
@@ -212,8 +168,9 @@ class ReasoningRoundTrip(_MixedInto):
 
     def _create_chat_result(self, response: Any, generation_info: dict[str, Any] | None = None) -> ChatResult:
         response = _with_string_arguments(response)
-        result = super()._create_chat_result(response, generation_info)
         raw = response if isinstance(response, dict) else response.model_dump()
+        check_whole_response(raw)
+        result = super()._create_chat_result(response, generation_info)
         choices = raw.get("choices") or []
         message = (choices[0] or {}).get("message") if choices else None
         if isinstance(message, dict) and result.generations:

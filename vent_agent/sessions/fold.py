@@ -9,6 +9,7 @@ from typing import Any
 
 from vent_agent.event_parts import merge_parts
 from vent_agent.events import (
+    INCOMPLETE_NOTICES,
     Error,
     Interrupt,
     Progress,
@@ -23,14 +24,17 @@ from vent_agent.events import (
 
 def fold_events(events: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
     """``{"role": "assistant", "content": str, "tool_calls"?: [{"tool", "source"}], "todos"?: [...],
-    "references"?: [...], "suggestions"?: [...], "interrupt"?: {...}, "error"?: str, "notices"?: [{"notice", "message"}], "download_url"?: str}``.
+        "references"?: [...], "suggestions"?: [...], "interrupt"?: {...}, "error"?: str, "notices"?: [{"notice", "message"}], "download_url"?: str,
+        "incomplete"?: true, "finish_reason"?: str}``.
 
-    ``content`` is the concatenation of the main agent's ``token`` events (subagent tokens are the
-    reviewers' own and stay out), or the corrected text of a ``references`` event when the citation
-    check removed something; a ``token`` with ``replace: true`` discards the text before it; the last
-    ``updated_todo_list`` gives the todos; each ``progress`` with a ``notice`` (the run's time-out or call
-    limit cut the answer short, no model, the rules answered…) is kept in ``notices``. Events sent in parts are joined first; each is read through the
-    event catalogue (:func:`vent_agent.events.parse_event`)."""
+        ``content`` is the concatenation of the main agent's ``token`` events (subagent tokens are the
+        reviewers' own and stay out), or the corrected text of a ``references`` event when the citation
+        check removed something; a ``token`` with ``replace: true`` discards the text before it; the last
+        ``updated_todo_list`` gives the todos; each ``progress`` with a ``notice`` (the run's time-out or call
+        limit cut the answer short, no model, the rules answered…) is kept in ``notices``; an ``error`` or a
+    notice saying the answer is partial (``incomplete``, :data:`~vent_agent.events.INCOMPLETE_NOTICES`) sets
+    ``incomplete: true`` and the model's ``finish_reason`` when known. Events sent in parts are joined first; each is read through the
+        event catalogue (:func:`vent_agent.events.parse_event`)."""
     content: list[str] = []
     corrected: str | None = None
     turn: dict[str, Any] = {"role": "assistant"}
@@ -56,8 +60,10 @@ def fold_events(events: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
             turn["interrupt"] = {"message": ev.message, "interrupts": ev.interrupts, "plan": ev.plan}
         elif isinstance(ev, Error):
             turn["error"] = ev.message
+            _flag_incomplete(turn, ev.incomplete, ev.finish_reason)
         elif isinstance(ev, Progress) and ev.notice is not None:
             turn.setdefault("notices", []).append({"notice": ev.notice, "message": ev.message})
+            _flag_incomplete(turn, ev.notice in INCOMPLETE_NOTICES, ev.finish_reason)
         url = getattr(ev, "download_url", None)
         if url:
             turn["download_url"] = url
@@ -65,6 +71,14 @@ def fold_events(events: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
     if tool_calls:
         turn["tool_calls"] = tool_calls
     return turn
+
+
+def _flag_incomplete(turn: dict[str, Any], incomplete: bool | None, finish_reason: str | None) -> None:
+    """Mark the folded ``turn`` incomplete (``incomplete: true``, the model's ``finish_reason`` if any)."""
+    if incomplete:
+        turn["incomplete"] = True
+        if finish_reason:
+            turn["finish_reason"] = finish_reason
 
 
 def turn_extra(turn: dict[str, Any]) -> dict[str, Any]:
