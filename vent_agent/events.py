@@ -251,7 +251,9 @@ class Generating(EventModel):
 
 
 class Interrupt(_Parts):
-    """Plan mode waits for the user's approval; the stream ends without ``done`` (spec: interrupt)."""
+    """Plan mode waits for the user's approval; the stream ends without ``done`` (spec: interrupt).
+    One card for every approval pending: ``interrupts`` the plans, ``interrupt_ids`` their ids (same
+    order; ``POST /api/chat/resume`` takes one as ``interrupt_id`` to decide only that one)."""
 
     KEEP_NULL = frozenset({"plan", "session_id", "thread_id"})
     SPLIT_LISTS = ("interrupts",)
@@ -260,6 +262,7 @@ class Interrupt(_Parts):
     node: str = "tools"
     message: str
     interrupts: list[Any]
+    interrupt_ids: list[str] | None = None
     plan: str | None = None
     session_id: str | None = None
     thread_id: str | None = None

@@ -27,7 +27,8 @@ from vent_agent.api.session_turn import session_turn
 from vent_agent.api.sessions import session_of
 from vent_agent.api.sse import run_stream
 from vent_agent.api.uploads import UploadRoute
-from vent_agent.chat.service import ChatTurn, chat_run, pending_interrupt, resume_run, thread_exists
+from vent_agent.chat.approvals import pending_interrupts
+from vent_agent.chat.service import ChatTurn, chat_run, resume_run, thread_exists
 from vent_agent.documents.upload import UploadRejected, check_upload_room, save_pdf_upload
 from vent_agent.runs.emitter import Emitter
 from vent_agent.runs.manager import RunBody
@@ -83,7 +84,7 @@ async def chat(
             state.db, user.user_name, mode=mode or "full", title=store.default_title(message)
         )
     thread = thread_id or session.thread_id
-    if await pending_interrupt(state, session.id, thread) is not None:
+    if await pending_interrupts(state, session.id, thread):
         raise ApiError(409, PENDING)
     async with session_turn(state, "chat", session.id, user.user_name, thread) as run_id:
         attachment = None
@@ -116,33 +117,47 @@ async def chat(
         return await _start(state, run_id, "chat", body, turn)
 
 
+NOTHING_PENDING = "该会话没有待审批的计划"
+NO_SUCH_APPROVAL = "该审批项不存在或已处理（interrupt_id 不在待审批列表中）"
+
+
 class ResumeBody(BaseModel):
     session_id: IdText = Field(min_length=1, max_length=128, pattern=SESSION_ID_PATTERN)
     thread_id: IdText | None = Field(default=None, max_length=128, pattern=SESSION_ID_PATTERN)
-    action: Literal["approve", "reject"]
+    action: Literal["approve", "reject", "cancel"]
+    interrupt_id: IdText | None = Field(
+        default=None,
+        max_length=64,
+        pattern=r"^[0-9A-Za-z_-]+$",
+        description="只处理这一项审批（interrupt 事件的 interrupt_ids 之一）；不填则处理全部待审批项",
+    )
 
 
 @resume_router.post("/resume")
 async def resume(
     request: Request, body: ResumeBody, state: StateDep, user: CurrentUser
 ) -> EventSourceResponse:
-    """Approve or reject the pending plan. 404 unknown session (or another user's) or thread; 409
-    nothing pending, the decision already taken, or a turn still running on the session."""
+    """Approve, reject or cancel the pending plans: all of them, or the one ``interrupt_id``. 404 unknown
+    session (or another user's) or a ``thread_id`` without a conversation; 409 nothing pending (or not
+    that ``interrupt_id``), or a turn still running on the session. A decision whose run ended without
+    resolving its approval (a failure) is replaced: a pending approval can always be decided again."""
     session = await session_of(state, user.user_name, body.session_id)
     thread = body.thread_id or session.thread_id
     async with session_turn(state, "chat_resume", session.id, user.user_name, thread) as run_id:
-        if not await thread_exists(state, session.id, thread):
+        if body.thread_id and not await thread_exists(state, session.id, thread):
             raise ApiError(404, f"会话线程 {thread} 不存在")
-        pending = await pending_interrupt(state, session.id, thread)
-        if pending is None:
-            raise ApiError(409, "当前没有待审批的执行计划")
-        if not await store.claim_approval(
-            state.db, session.id, thread, getattr(pending, "id", "") or "", body.action, user.user_name
-        ):
-            raise ApiError(409, "该执行计划已被处理")
+        pending = await pending_interrupts(state, session.id, thread)
+        if not pending:
+            raise ApiError(409, NOTHING_PENDING)
+        chosen = [p.id for p in pending if body.interrupt_id in (None, p.id)]
+        if not chosen:
+            raise ApiError(409, NO_SUCH_APPROVAL)
+        await store.record_approvals(
+            state.db, session.id, thread, chosen, body.action, user.user_name, run_id
+        )
         turn = ChatTurn(user, session, thread, "", None, public_base_url(request, state))
 
         async def run_body(emitter: Emitter) -> None:
-            await resume_run(emitter, state, turn, body.action)
+            await resume_run(emitter, state, turn, body.action, chosen)
 
         return await _start(state, run_id, "chat_resume", run_body, turn)

@@ -27,9 +27,15 @@ from typing import Any, TypeVar
 from zoneinfo import ZoneInfo
 
 from langchain_core.messages import HumanMessage
-from langgraph.types import Command
 
 from vent_agent.auth import User
+from vent_agent.chat.approvals import (
+    announce_rest,
+    interrupt_card,
+    is_review,
+    pending_interrupts,
+    resume_command,
+)
 from vent_agent.chat.ending import answer_ending
 from vent_agent.chat.suggest import suggest_followups
 from vent_agent.chat.toolset import (
@@ -44,15 +50,15 @@ from vent_agent.events import (
     ChatDone,
     ChatProgress,
     Error,
-    Interrupt,
     Suggestions,
 )
-from vent_agent.graphs.dialogue import AGENT_NAME, APPROVAL_MESSAGE, build_dialogue_agent
+from vent_agent.graphs.dialogue import AGENT_NAME, build_dialogue_agent
 from vent_agent.graphs.prompts import system_prompt
 from vent_agent.graphs.stream import StreamMapper, tool_label
 from vent_agent.graphs.supervisor import DIALOGUE, REVIEW, build_supervisor, wants_review
 from vent_agent.llm.chunks import model_name
 from vent_agent.llm.finish import CutToolCall, IncompleteResponse
+from vent_agent.llm.no_model import NoChatModel
 from vent_agent.llm.usage import context_breakdown
 from vent_agent.review.pipeline import ReviewRequest
 from vent_agent.review.run import REVIEW_FAILED, review_run
@@ -66,9 +72,6 @@ from vent_agent.store.models import SessionRow, utcnow
 from vent_agent.tools.context import AgentContext
 
 log = logging.getLogger(__name__)
-
-INTERRUPT = "__interrupt__"
-"""The checkpoint channel of pending interrupts (langgraph keeps the constant private since 1.0)."""
 
 REVIEW_AGENT = "配风计划审查"
 E = TypeVar("E", bound=BaseException)
@@ -106,20 +109,6 @@ class ChatTurn:
         if self.deadline is None:
             return float("inf")
         return max(0.0, self.deadline - asyncio.get_running_loop().time())
-
-
-async def pending_interrupt(state: AppState, session_id: str, thread_id: str) -> Any | None:
-    """The pending interrupt (plan approval) of a thread, or None: read from the latest checkpoint's
-    pending writes, so it needs no graph and works on any worker after a restart."""
-    snap = await state.checkpointer.aget_tuple(graph_config(session_id, thread_id))
-    if snap is None:
-        return None
-    for _task, channel, value in snap.pending_writes or ():
-        if channel == INTERRUPT:
-            items = value if isinstance(value, list | tuple) else [value]
-            if items:
-                return items[0]
-    return None
 
 
 async def thread_exists(state: AppState, session_id: str, thread_id: str) -> bool:
@@ -316,17 +305,8 @@ async def finish_turn(
     """After the graph: an interrupt ends the stream without ``done``; otherwise the follow-up
     suggestions, the assistant turn stored as the fold of the log, then ``done``."""
     if mapper.interrupt:
-        values = mapper.interrupt["values"]
-        await emitter.send(
-            Interrupt(
-                node="tools",
-                message=APPROVAL_MESSAGE,
-                interrupts=[v.get("plan", v) if isinstance(v, dict) else v for v in values],
-                plan=mapper.interrupt.get("plan"),
-                session_id=turn.session.id,
-                thread_id=turn.thread_id,
-            )
-        )
+        pending = await pending_interrupts(state, turn.session.id, turn.thread_id)
+        await emitter.send(interrupt_card(pending, turn.session.id, turn.thread_id))
         await _store_turn(state, emitter, turn)
         emitter.saw_done = True  # an interrupted turn ends without done (spec); resume continues it
         return
@@ -440,29 +420,33 @@ async def attachment_note(
     return f"{head}，以下是其解析结果（如需完整审查，请用户说明“审查这份配风计划”）]\n{plan_digest(plan)}"
 
 
-async def resume_run(emitter: Emitter, state: AppState, turn: ChatTurn, action: str) -> None:
-    """The body of an approve run: resume the interrupted graph with the user's decision."""
+async def resume_run(
+    emitter: Emitter, state: AppState, turn: ChatTurn, action: str, interrupt_ids: list[str]
+) -> None:
+    """The body of a resume run: decide the pending interrupts ``interrupt_ids`` (all of them, or one of
+    several) with the user's ``action`` (``approve``; ``reject``/``cancel`` reject) and go on; approvals
+    still pending after it are announced again (:mod:`vent_agent.chat.approvals`)."""
     turn.start_clock(state.settings.run_timeout_s)
     model = await state.models.chat_model()
-    pending = await pending_interrupt(state, turn.session.id, turn.thread_id)
-    pending_value = getattr(pending, "value", None)
-    review_pending = isinstance(pending_value, dict) and pending_value.get("kind") == REVIEW
-    if model is None and not review_pending:  # an approved review needs no model
-        await emitter.send(Error(message=NO_MODEL))
-        await emitter.send(_done(turn, "对话失败"))
-        return
-    decision = {"action": action, "user_name": turn.user.user_name}
-    if action == "reject":
+    pending = await pending_interrupts(state, turn.session.id, turn.thread_id)
+    command = resume_command(interrupt_ids, action, turn.user.user_name)
+    if action != "approve":
         # The approval tool answers with the rejection, the agent ends without a model call (the
-        # pending tool call is closed, so the session stays usable); the stream says so (spec).
-        graph = await _build_graph(state, emitter, turn, "plan", model)
+        # pending tool call is closed, so the session stays usable); the stream says so (spec). No
+        # model is needed for that: a rejection always releases the session.
+        graph = await _build_graph(state, emitter, turn, "plan", model or NoChatModel())
         ctx = await _context(state, turn, emitter.run_id)
-        await graph.ainvoke(
-            Command(resume=decision), graph_config(turn.session.id, turn.thread_id), context=ctx
-        )
-        await emitter.send(Error(message="用户拒绝了工具执行"))
+        await graph.ainvoke(command, graph_config(turn.session.id, turn.thread_id), context=ctx)
+        if await announce_rest(emitter, state, turn.session.id, turn.thread_id, action):
+            await _store_turn(state, emitter, turn)
+            emitter.saw_done = True  # other approvals still pending: the turn goes on after them
+            return
         await _store_turn(state, emitter, turn)
         await emitter.send(_done(turn, "已取消执行"))
         return
-    mapper = await stream_graph(state, emitter, turn, Command(resume=decision), "plan", model)
+    if model is None and not is_review(pending):  # an approved review needs no model
+        await emitter.send(Error(message=NO_MODEL))
+        await emitter.send(_done(turn, "对话失败"))
+        return
+    mapper = await stream_graph(state, emitter, turn, command, "plan", model)
     await finish_turn(state, emitter, turn, mapper, model)

@@ -46,12 +46,19 @@ def request_plan_approval(plan: str) -> str:
 
 class PlanRejectionMiddleware(AgentMiddleware):
     """Ends the agent, without another model call, right after the user rejected the plan: the
-    approval tool's answer closes the pending call and the thread stays usable for the next message."""
+    approval tool's answer closes the pending call and the thread stays usable for the next message.
+    With several approvals in one step, only when every one of them was rejected (one approved: the
+    model goes on with what was approved)."""
 
     @hook_config(can_jump_to=["end"])
     def before_model(self, state: Any, runtime: Any) -> dict[str, Any] | None:
-        last = state["messages"][-1] if state.get("messages") else None
-        if isinstance(last, ToolMessage) and last.name == APPROVAL_TOOL and last.content == REJECTED:
+        answers: list[ToolMessage] = []
+        for message in reversed(state.get("messages") or []):
+            if not isinstance(message, ToolMessage):
+                break
+            if message.name == APPROVAL_TOOL:
+                answers.append(message)
+        if answers and all(m.content == REJECTED for m in answers):
             return {"jump_to": "end"}
         return None
 

@@ -58,6 +58,8 @@ def fold_events(events: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
             turn["suggestions"] = ev.suggestions
         elif isinstance(ev, Interrupt):
             turn["interrupt"] = {"message": ev.message, "interrupts": ev.interrupts, "plan": ev.plan}
+            if ev.interrupt_ids:
+                turn["interrupt"]["interrupt_ids"] = ev.interrupt_ids
         elif isinstance(ev, Error):
             turn["error"] = ev.message
             _flag_incomplete(turn, ev.incomplete, ev.finish_reason)

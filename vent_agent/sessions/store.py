@@ -11,7 +11,6 @@ from pathlib import Path
 from typing import Any
 
 from sqlalchemy import delete, func, update
-from sqlalchemy.exc import IntegrityError
 from sqlmodel import col, select
 
 from vent_agent.store.db import Database
@@ -232,26 +231,39 @@ async def history(
     return out, int(total)
 
 
-async def claim_approval(
-    db: Database, session_id: str, thread_id: str, interrupt_id: str, action: str, user_name: str
-) -> bool:
-    """Record who approved or rejected the interrupt ``interrupt_id``, and when. False when a decision
-    on it was already recorded (a double resume)."""
+async def record_approvals(
+    db: Database,
+    session_id: str,
+    thread_id: str,
+    interrupt_ids: list[str],
+    action: str,
+    user_name: str,
+    run_id: str,
+) -> None:
+    """Record who approved, rejected or cancelled each interrupt of ``interrupt_ids``, when, and in which
+    run. The caller holds the session's turn (one run at a time per session) and has read the interrupts
+    as still pending, so an earlier decision on one of them is stale (its run ended without resolving it,
+    say the resume failed) and is replaced: a pending approval can always be decided again."""
     async with db.session() as s:
-        s.add(
-            ApprovalRow(
-                session_id=session_id,
-                thread_id=thread_id,
-                interrupt_id=interrupt_id,
-                action=action,
-                user_name=user_name,
+        await s.exec(
+            delete(ApprovalRow).where(
+                col(ApprovalRow.session_id) == session_id,
+                col(ApprovalRow.thread_id) == thread_id,
+                col(ApprovalRow.interrupt_id).in_(interrupt_ids),
             )
         )
-        try:
-            await s.commit()
-        except IntegrityError:
-            return False
-    return True
+        for interrupt_id in interrupt_ids:
+            s.add(
+                ApprovalRow(
+                    session_id=session_id,
+                    thread_id=thread_id,
+                    interrupt_id=interrupt_id,
+                    action=action,
+                    user_name=user_name,
+                    run_id=run_id,
+                )
+            )
+        await s.commit()
 
 
 async def thread_ids(db: Database, session: SessionRow) -> set[str]:
