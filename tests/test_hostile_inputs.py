@@ -292,7 +292,7 @@ CATALOGUE = [
     case("unknown-field-click", "POST", CLICK, 200, stream="ok", json={**TUN, "__proto__": {"admin": True}}),
     case("unknown-field-device", "POST", DEVICE_PATH, 200, stream="ok",
          json={**DEVICE, "sql": "'; DROP TABLE runs;--"}),
-    case("unknown-field-resume", "POST", RESUME, 404,
+    case("unknown-field-resume", "POST", RESUME, 409, says="该会话没有待审批的计划",
          json={"session_id": "{session}", "action": "approve", "x": 1}),
     case("unknown-field-title", "PUT", SESSION + "/title", 200, json={"title": "正常标题", "pinned": True}),
     case("unknown-field-mode", "PUT", SESSION + "/mode", 200, json={"mode": "full", "user_name": "lisi"}),
