@@ -31,9 +31,10 @@ from collections.abc import Awaitable, Callable, Mapping
 from functools import cache
 from typing import Annotated, Any, ClassVar, Literal, get_args
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
 from vent_agent.kb.quoted import CitationWarning, Reference
+from vent_agent.visible import visible_text
 
 Source = Literal["main", "subagent", "fast"]
 Notice = Literal[
@@ -429,11 +430,12 @@ class Suggestions(EventModel):
 
 
 class Error(EventModel):
-    """Something failed; ``done`` follows (spec: error). A chat's model answer that is incomplete or
+    """Something failed; ``done`` follows (spec: error). Control, bidi and zero-width characters of an
+    echoed input in ``message`` are written as escapes (:func:`vent_agent.visible.visible_text`). A chat's model answer that is incomplete or
     missing adds ``incomplete: true`` and the model's ``finish_reason`` when it sent one."""
 
     type: Literal["error"] = "error"
-    message: str
+    message: Annotated[str, AfterValidator(visible_text)]
     cancelled: bool | None = None
     worker_lost: bool | None = None
     incomplete: bool | None = None

@@ -2,7 +2,8 @@
 
 Every error body is built by :func:`error_response`, which writes a lone surrogate of the message (one
 that echoes the user's input, as ``未知模型「\\ud800」``) as the escape ``\\ud800``: such a text cannot be
-encoded as UTF-8, and the response would fail as a 500."""
+encoded as UTF-8, and the response would fail as a 500; control, bidi and zero-width characters of an
+echoed input are escaped the same way (:mod:`vent_agent.visible`)."""
 
 from __future__ import annotations
 
@@ -19,18 +20,20 @@ from starlette.types import Scope
 
 from vent_agent.api.json_body import json_error_text
 from vent_agent.validation_reasons import pydantic_reason
+from vent_agent.visible import visible_text
 
 log = logging.getLogger(__name__)
 
 
 def safe_text(text: str) -> str:
-    """``text`` with each lone surrogate (``\\ud800``–``\\udfff``, which UTF-8 cannot encode) written as
-    its escape ``\\udxxx``; other text unchanged.
+    """``text`` as an error body may hold it: each lone surrogate (``\\ud800``–``\\udfff``, which UTF-8
+    cannot encode), control, bidi or zero-width character of an echoed input written as its escape
+    (:func:`vent_agent.visible.visible_text`); other text unchanged.
 
     >>> safe_text("未知模型「a\\ud800」")
     '未知模型「a\\\\ud800」'
     """
-    return text.encode("utf-8", "backslashreplace").decode("utf-8")
+    return visible_text(text)
 
 
 def error_response(message: str, status_code: int, headers: Mapping[str, str] | None = None) -> JSONResponse:
