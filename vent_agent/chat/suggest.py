@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import re
 
@@ -19,17 +20,36 @@ PROMPT = (
     "你是煤矿通风助手。根据用户的问题和助手的回答，给出用户接下来最可能追问的 3 个问题，"
     "每行一个，不编号，每个不超过 30 字，只输出问题本身。"
 )
+_JSON_EDGES = " \t[],\"'“”"
+"""Stripped from both ends of a line: quotes, and the brackets and commas of a JSON array cut short."""
+_FENCE = re.compile(r"^```(?:json)?\s*|\s*```$")
 _BULLET = re.compile(r"^\s*(?:[-*•·]|\d+[.、)）]|[（(]\d+[)）])\s*")
 MAX_SUGGESTIONS = 3
 MAX_LEN = 60
 
 
+def _json_list(text: str) -> list[str] | None:
+    """The strings of a JSON array in ``text`` (bare, or in a Markdown code fence), or None when
+    ``text`` holds no such array."""
+    body = _FENCE.sub("", text.strip()).strip()
+    if not body.startswith("["):
+        return None
+    try:
+        value = json.loads(body)
+    except ValueError:
+        return None
+    if not isinstance(value, list):
+        return None
+    return [item for item in value if isinstance(item, str)]
+
+
 def parse_suggestions(text: str) -> list[str]:
-    """Lines of ``text`` as questions: bullets and numbering stripped, blanks and duplicates dropped,
-    at most three, each at most 60 characters."""
+    """The questions of ``text``: a JSON array of strings (bare or fenced), else its lines; bullets,
+    numbering, quotes and the brackets of a broken array stripped, blanks and duplicates dropped, at most three, each at most 60 characters."""
+    items = _json_list(text)
     out: list[str] = []
-    for line in text.splitlines():
-        q = _BULLET.sub("", line).strip().strip("\"'“”")
+    for line in items if items is not None else text.splitlines():
+        q = _BULLET.sub("", line.strip(_JSON_EDGES)).strip(_JSON_EDGES)
         if q and len(q) <= MAX_LEN and q not in out:
             out.append(q)
         if len(out) == MAX_SUGGESTIONS:
