@@ -188,10 +188,26 @@ async def test_cors_exposes_run_and_session_headers(tmp_path) -> None:
 @pytest.mark.parametrize(
     ("origin", "method", "request_headers", "message"),
     [
-        ("http://evil.example", "POST", "x-access-token", "跨域请求不被允许：来源"),
-        ("http://mine.example", "POST", "x-access-token, x-session-id", "跨域请求不被允许：请求头"),
-        ("http://mine.example", "PATCH", None, "跨域请求不被允许：请求方法"),
-        ("http://evil.example", "PATCH", "x-other", "跨域请求不被允许：来源、请求方法、请求头"),
+        (
+            "http://evil.example",
+            "POST",
+            "x-access-token",
+            "跨域请求不被允许：来源 http://evil.example 不在允许的来源中（VENT_CORS_ORIGINS）",
+        ),
+        (
+            "http://mine.example",
+            "POST",
+            "x-access-token, x-session-id",
+            "跨域请求不被允许：请求头 x-session-id 不被允许",
+        ),
+        ("http://mine.example", "PATCH", None, "跨域请求不被允许：请求方法 PATCH 不被允许"),
+        (
+            "http://evil.example",
+            "PATCH",
+            "x-other",
+            "跨域请求不被允许：来源 http://evil.example 不在允许的来源中（VENT_CORS_ORIGINS）；"
+            "请求方法 PATCH 不被允许；请求头 x-other 不被允许",
+        ),
     ],
 )
 async def test_a_refused_preflight_is_the_spec_error_in_chinese(
