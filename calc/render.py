@@ -2,27 +2,62 @@
 
 from __future__ import annotations
 
+import re
+from functools import cache
+
 from calc import formatting as fmt
+from calc.catalog import PARAMS
 from calc.result import BoundCheck, CalcResult, Coefficient, MaxResult, SpeedCheckResult
 
 ORIGIN_CN = {"given": "给定", "table": "查表", "default": "默认"}
+CHECK_CN = {"wind_speed": "风速验算（按允许风速换算的风量范围）", "capacity": "通风能力验算"}
+"""The checks of :class:`~calc.result.BoundCheck` by name, in words."""
+
+
+SYMBOL_LIKE = re.compile(r"^[A-Za-z]_[A-Za-z0-9]{1,2}$")
+"""Parameter names that are also formula symbols (``k_h``, ``k_l``, ``k_t``): left as written."""
+
+
+@cache
+def _param_names() -> re.Pattern[str]:
+    names = sorted((n for n in PARAMS if not SYMBOL_LIKE.match(n)), key=len, reverse=True)
+    return re.compile(r"(?<![A-Za-z0-9_])(" + "|".join(map(re.escape, names)) + r")(?![A-Za-z0-9_])")
+
+
+def in_words(text: str, *, options_only: bool = False) -> str:
+    """``text`` with each parameter's field name (``mining_method``) written as its Chinese label and
+    command-line option (``采煤方法（--mining-method）``), for a reader of the command line; names that
+    are formula symbols (:data:`SYMBOL_LIKE`) stay. ``options_only``: the option alone (``--mining-method``),
+    for an input error that names what to type.
+
+    >>> in_words("未给出 mining_method：按整张表的范围核对")
+    '未给出 采煤方法（--mining-method）：按整张表的范围核对'
+    """
+
+    def label(m: re.Match[str]) -> str:
+        name = m.group(1)
+        option = "--" + name.replace("_", "-")
+        return option if options_only else f"{PARAMS[name].label_cn.split('：')[0]}（{option}）"
+
+    return _param_names().sub(label, text)
 
 
 def render_coefficient(c: Coefficient) -> str:
-    """``k = 1.5（给定 given；范围 1.2–1.6；综采: 1.2–1.6）``."""
-    parts = [f"{ORIGIN_CN[c.origin]} {c.origin}"]
+    """``k = 1.5（给定；范围 1.2–1.6；综采: 1.2–1.6）``."""
+    parts = [ORIGIN_CN[c.origin]]
     if c.valid_range is not None:
         parts.append(f"范围 {fmt.span(*c.valid_range)}")
     if c.note:
-        parts.append(c.note)
+        parts.append(in_words(c.note))
     return f"{c.symbol} = {fmt.coef(c.value)}（{'；'.join(parts)}）"
 
 
 def render_check(check: BoundCheck) -> str:
-    """``wind_speed: 194.9 ≤ 1132.2 ≤ 2473.0 符合``."""
+    """``风速验算（按允许风速换算的风量范围）: 194.9 ≤ 1132.2 ≤ 2473.0 符合``."""
     lower = "" if check.lower is None else f"{fmt.q(check.lower)} ≤ "
     upper = "" if check.upper is None else f" ≤ {fmt.q(check.upper)}"
-    return f"{check.name}: {lower}{fmt.q(check.value)}{upper} {'符合' if check.ok else '不符合'}（{check.source}）"
+    verdict = "符合" if check.ok else "不符合"
+    return f"{CHECK_CN.get(check.name) or in_words(check.name)}: {lower}{fmt.q(check.value)}{upper} {verdict}（{check.source}）"
 
 
 def render_result(result: CalcResult, indent: str = "") -> list[str]:
@@ -31,7 +66,7 @@ def render_result(result: CalcResult, indent: str = "") -> list[str]:
     lines = [
         f"{indent}{result.method_cn}（{result.method}）",
         f"{indent}  公式: {result.formula}",
-        f"{indent}  计算: {result.substituted}",
+        f"{indent}  计算: {in_words(result.substituted)}",
     ]
     lines += [f"{indent}  系数: {render_coefficient(c)}" for c in result.coefficients]
     warnings = result.warnings
@@ -45,7 +80,7 @@ def render_result(result: CalcResult, indent: str = "") -> list[str]:
         warnings = [w for c in result.checks for w in c.warnings]
     if result.source:
         lines.append(f"{indent}  依据: {result.source}")
-    lines += [f"{indent}  警告: {w}" for w in warnings]
+    lines += [f"{indent}  警告: {in_words(w)}" for w in warnings]
     return lines
 
 

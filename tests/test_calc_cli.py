@@ -24,7 +24,7 @@ def test_worked_formula_coefficients_source_and_warnings(capsys):
     )
     out = capsys.readouterr().out
     assert "Q = 100 × 4.20 × 1.1 = 462.0 m³/min" in out
-    assert "k = 1.1（给定 given；范围 1.2–1.6" in out
+    assert "k = 1.1（给定；范围 1.2–1.6" in out
     assert "依据: AQ 1056-2008" in out
     assert "警告: k = 1.1 超出其规定范围 1.2–1.6（综采：1.2–1.6）" in out
     assert out.rstrip().endswith("结果: 462.0 m³/min")
@@ -65,7 +65,7 @@ def test_maximum_shows_every_method_and_the_check(capsys):
     out = capsys.readouterr().out
     assert "Q = 300 × 1 + 60 × 0.15 × 12.6 = 413.4 m³/min" in out
     assert "取最大值: 600.0 m³/min（calc_tunnel_by_explosives）" in out
-    assert "验算: wind_speed: 113.4 ≤ 600.0 ≤ 3024.0 符合" in out
+    assert "验算: 风速验算（按允许风速换算的风量范围）: 113.4 ≤ 600.0 ≤ 3024.0 符合" in out
 
 
 def test_json_output(capsys):
@@ -93,10 +93,10 @@ ERRORS = [
     ("calc_face_by_gass", [], "未知的计算方法 'calc_face_by_gass'"),
     ("calc_face_by_gas", ["--k-gas", "1.5"], "缺少必填参数：--gas-emission"),
     ("calc_face_by_gas", ["--gas-emission", "abc"], "参数 --gas-emission 的值 'abc' 不是数字"),
-    ("calc_face_by_gas", ["--gas-emission", "-1", "--k-gas", "1.5"], "参数 gas_emission=-1 无效：不能小于 0"),
-    ("calc_face_by_gas", ["--gas-emission", "-4.2", "--k-gas", "1.5"], "参数 gas_emission=-4.2 无效：不能小于 0"),
+    ("calc_face_by_gas", ["--gas-emission", "-1", "--k-gas", "1.5"], "参数 --gas-emission=-1 无效：不能小于 0"),
+    ("calc_face_by_gas", ["--gas-emission", "-4.2", "--k-gas", "1.5"], "参数 --gas-emission=-4.2 无效：不能小于 0"),
     ("calc_face_by_gas", ["--gas-emission", "nan", "--k-gas", "1.5"], "应为有限的数"),
-    ("calc_face_by_gas", ["--gas-emission", "4.2"], "参数 k_gas：请给出 k_gas 或 mining_method（综采/炮采/水采）"),
+    ("calc_face_by_gas", ["--gas-emission", "4.2"], "参数 --k-gas：请给出 --k-gas 或 --mining-method（综采/炮采/水采）"),
     ("calc_face_by_gas", ["--gas-emission", "4.2", "--colour", "red"], "未知参数 --colour；可用参数："),
     ("calc_face_by_gas", ["--gas-emission", "4.2", "--gas-emission", "1"], "参数 --gas-emission 重复给出"),
     ("calc_face_by_gas", ["--gas-emission"], "参数 --gas-emission 缺少取值"),
@@ -137,7 +137,7 @@ def test_a_bad_tables_file_is_named_in_chinese(tmp_path, capsys, content, messag
 def english_words(text: str) -> set[str]:
     """Latin words of an error line that are neither the program, an option, a parameter or a value."""
     text = re.sub(r"--[\w-]+|`[^`]*`|'[^']*'|/\S+|\w+=\S+|可选：\S+", "", text)
-    allowed = {"vent", "agent", "calc", "JSON", "true", "false", "NaN", "UTF", *CALCULATORS, *PARAMS}
+    allowed = {"vent", "agent", "calc", "JSON", "true", "false", "NaN", "nan", "UTF", *CALCULATORS, *PARAMS}
     return {w for w in re.findall(r"[A-Za-z_]{2,}", text) if w not in allowed}
 
 

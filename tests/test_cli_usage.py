@@ -65,7 +65,7 @@ def test_calc_errors_through_the_entry_point(capsys: pytest.CaptureFixture[str])
     """The calculator's own errors keep exit code 2 through ``main``."""
     code, out, err = run(["calc", "calc_face_by_gas", "--gas-emission", "-1", "--k-gas", "1.5"], capsys)
     assert (code, out) == (2, "")
-    assert err.strip() == "vent-agent calc 出错：参数 gas_emission=-1 无效：不能小于 0"
+    assert err.strip() == "vent-agent calc 出错：参数 --gas-emission=-1 无效：不能小于 0"
     code, _, err = run(["calc", "calc_face_by_gas", "--gas-emission", "abc"], capsys)
     assert code == 2 and "参数 --gas-emission 的值 'abc' 不是数字" in err
 

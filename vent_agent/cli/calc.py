@@ -33,6 +33,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from calc import CATALOG, DEFAULT_TABLES, PARAMS, CalcInfo, CalcInputError, CoefficientTables, render_text
+from calc.render import in_words
 from vent_agent.validation_reasons import dotted, located_reasons
 
 EXIT_OK = 0
@@ -254,7 +255,7 @@ def run_calc(method: str, params: list[str]) -> int:
     except CliUsageError as err:
         return _fail(str(err), f"运行 `vent-agent calc {name} --help` 查看参数说明")
     except CalcInputError as err:
-        return _fail(err.describe())
+        return _fail(in_words(err.describe(), options_only=True))
     if invocation.as_json:
         print(json.dumps(result.model_dump(mode="json"), ensure_ascii=False, indent=2))
     else:
