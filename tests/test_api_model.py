@@ -83,6 +83,11 @@ async def test_get_model_has_the_spec_fields(tmp_path: Path) -> None:
         "available": ["deepseek-v4-pro", "deepseek-v4-flash"],
         "thinking_level": "off",
         "thinking_levels": ["off", "high", "highest"],
+        "current_status": {
+            "name": "deepseek-v4-pro",
+            "base_url": "http://127.0.0.1:9/v1",
+            "state": "unknown",
+        },
     }
 
 
@@ -177,6 +182,7 @@ async def test_no_models_configured(tmp_path: Path) -> None:
         "available": [],
         "thinking_level": "off",
         "thinking_levels": ["off", "high", "highest"],
+        "current_status": {"name": None, "base_url": None, "state": "none"},
     }
     assert resp.status_code == 400 and "未配置" in resp.json()["error"]
 

@@ -371,10 +371,13 @@ async def test_model_down_gives_a_clear_error_and_keeps_the_turn(app, client: ht
     r = await client.post("/api/chat", data={"message": "风速？"}, headers=TOKEN)
     events = parse_spec_stream(r.text)
     assert types(events)[-2:] == ["error", "done"]
-    assert "模型服务调用失败" in events[-2]["message"] and events[-1]["message"] == "对话失败"
+    assert (
+        events[-2]["message"] == "对话模型「ScriptedChatModel」调用失败（RuntimeError），请稍后重试或切换模型"
+    )
+    assert events[-1]["message"] == "对话失败"
     assert "agent_done" not in types(events)
     hist = (await client.get(f"/api/chat/history/{r.headers['x-session-id']}", headers=TOKEN)).json()
-    assert hist["total"] == 2 and "模型服务调用失败" in hist["messages"][1]["error"]
+    assert hist["total"] == 2 and hist["messages"][1]["error"] == events[-2]["message"]
 
 
 async def test_spec_messages_on_done_and_tool_call(app, client: httpx.AsyncClient) -> None:

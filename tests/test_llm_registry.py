@@ -60,6 +60,11 @@ async def test_switch_and_level_are_shared_through_the_store(tmp_path: Path, db:
         "available": ["deepseek-v4-pro", "deepseek-v4-flash", "qwen3"],
         "thinking_level": "highest",
         "thinking_levels": ["off", "high", "highest"],
+        "current_status": {
+            "name": "deepseek-v4-flash",
+            "base_url": "http://127.0.0.1:9/v1",
+            "state": "unknown",
+        },
     }
 
 

@@ -50,7 +50,11 @@ def not_ready_text(failing: dict[str, str]) -> str:
 
 @router.get("/healthz")
 async def healthz(state: StateDep) -> JSONResponse:
-    """``{"status": "ok", "database": "ok", "model_configured": bool}``; 503 when the database does not answer."""
+    """``{"status": "ok", "database": "ok", "model_configured": bool, "chat_model": {...}}``; 503 when the
+    database does not answer. ``model_configured``: the click-interpretation model (``VENT_LLM_*``);
+    ``chat_model``: the current chat model (``VENT_MODELS``): name, base URL and ``state`` (``ok`` /
+    ``failing`` with the ``error`` of its last chat call on this worker, ``unknown`` before one, ``none``
+    when none is configured)."""
     try:
         await state.db.ping()
     except Exception as exc:  # report, don't raise: a health probe must answer
@@ -58,8 +62,14 @@ async def healthz(state: StateDep) -> JSONResponse:
             {"status": "error", "database": f"{STORE_UNREACHABLE}：{type(exc).__name__}: {exc}"},
             status_code=503,
         )
+    current = (await state.models.info()).get("current")
     return JSONResponse(
-        {"status": "ok", "database": "ok", "model_configured": state.interpret_model is not None}
+        {
+            "status": "ok",
+            "database": "ok",
+            "model_configured": state.interpret_model is not None,
+            "chat_model": state.models.status(current),
+        }
     )
 
 

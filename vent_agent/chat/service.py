@@ -57,6 +57,7 @@ from vent_agent.graphs.prompts import system_prompt
 from vent_agent.graphs.stream import StreamMapper, tool_label
 from vent_agent.graphs.supervisor import DIALOGUE, REVIEW, build_supervisor, wants_review
 from vent_agent.llm.chunks import model_name
+from vent_agent.llm.failures import model_endpoint, model_failure_message
 from vent_agent.llm.finish import CutToolCall, IncompleteResponse
 from vent_agent.llm.no_model import NoChatModel
 from vent_agent.llm.usage import context_breakdown
@@ -230,7 +231,7 @@ async def stream_graph(
         timed_out = True
     except Exception as exc:  # the model endpoint or a middleware failed: say so, keep what was said
         log.warning("chat run %s failed: %s", emitter.run_id, exc, exc_info=True)
-        mapper.failure = _failure_message(exc)
+        mapper.failure = _failure_message(exc, model)
         cut = _cause_of(exc, IncompleteResponse)
         mapper.failure_incomplete = cut is not None
         mapper.failure_finish = cut.finish if isinstance(cut, CutToolCall) else None
@@ -248,6 +249,9 @@ async def stream_graph(
                 notice="model_call_limit",
             )
         )
+    if model is not None and mapper.model_calls:
+        failed = mapper.failure if mapper.failure and not mapper.failure_incomplete else None
+        state.models.note_call(model_endpoint(model)[0], failed)
     await _record_usage(state, turn, mapper)
     turn.timed_out = turn.timed_out or timed_out
     return mapper
@@ -258,9 +262,10 @@ class ReviewCrashed(RuntimeError):
     Its argument is the name of the original exception's type, which is its ``__cause__``."""
 
 
-def _failure_message(exc: BaseException) -> str:
+def _failure_message(exc: BaseException, model: Any) -> str:
     """The ``error`` message of a chat run that raised ``exc``: an incomplete model answer, a review
-    that crashed, or else a failed model call (the endpoint, or a middleware around it)."""
+    that crashed, or else a failed call of ``model`` (named with its base URL; the endpoint, or a
+    middleware around it)."""
     cut_call = _cause_of(exc, CutToolCall)
     if cut_call is not None:
         log.warning("tool calls %s refused: %s", cut_call.tools, cut_call.message)
@@ -270,7 +275,7 @@ def _failure_message(exc: BaseException) -> str:
     crashed = _cause_of(exc, ReviewCrashed)
     if crashed is not None:
         return f"{REVIEW_FAILED}：服务内部错误（{crashed.args[0]}），请稍后重试；如反复出现请联系管理员"
-    return f"模型服务调用失败（{type(exc).__name__}），请稍后重试或切换模型"
+    return model_failure_message(exc, model)
 
 
 def _cause_of(exc: BaseException, kind: type[E]) -> E | None:

@@ -101,6 +101,7 @@ class ReplayModels:
 
     def __init__(self, model: BaseChatModel | None) -> None:
         self.model = model
+        self.calls: list[tuple[str, str | None]] = []
 
     async def chat_model(self, streaming: bool = True) -> BaseChatModel | None:
         """The replayed model (None: no model configured)."""
@@ -114,3 +115,15 @@ class ReplayModels:
     def context_window(self, name: str | None = None) -> int:
         """A fixed context window (tokens); the replay reports no usage."""
         return 131072
+
+    def note_call(self, name: str, error: str | None) -> None:
+        """Record a chat call's outcome (the registry's health record): kept in ``calls``."""
+        self.calls.append((name, error))
+
+    def status(self, name: str | None) -> dict[str, Any]:
+        """The model's state as ``/healthz`` gives it: unknown while a replay is set, none without."""
+        return {"name": name, "base_url": None, "state": "unknown" if self.model else "none"}
+
+    async def info(self) -> dict[str, Any]:
+        """What ``/api/model`` reports: the replay as the current and only model."""
+        return {"current": "replay" if self.model else None, "available": self.available}

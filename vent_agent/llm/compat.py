@@ -248,6 +248,8 @@ class VentChatOpenAI(ReasoningRoundTrip, ChatOpenAI):
     ``context_window``: the model's limit in tokens (from ``ModelConfig``; never sent)."""
 
     context_window: int | None = None
+    config_name: str | None = None
+    """The model's name in ``VENT_MODELS`` (errors name it with its ``base_url``; never sent)."""
 
 
 class VentChatDeepSeek(ReasoningRoundTrip, ChatDeepSeek):
@@ -255,10 +257,11 @@ class VentChatDeepSeek(ReasoningRoundTrip, ChatDeepSeek):
 
     While thinking is not disabled (``extra_body.thinking.type``; DeepSeek's default is enabled), every
     assistant message with tool calls carries ``reasoning_content``, ``""`` when none is known (for
-    example a turn produced by another model before a switch). ``context_window`` as in
-    :class:`VentChatOpenAI`."""
+    example a turn produced by another model before a switch). ``context_window`` and ``config_name``
+    as in :class:`VentChatOpenAI`."""
 
     context_window: int | None = None
+    config_name: str | None = None
 
     def _requires_reasoning_on_tool_calls(self) -> bool:
         thinking = (self.extra_body or {}).get("thinking")

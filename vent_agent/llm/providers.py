@@ -44,6 +44,7 @@ def build_chat_model(config: ModelConfig, level: str, *, streaming: bool = True)
         "stream_usage": True,
         "use_responses_api": False,
         "context_window": config.context_window,
+        "config_name": config.name,
         **thinking_params(config.provider, level),
     }
     return cls(**kwargs)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import Any
 
 from langchain_core.language_models import BaseChatModel
@@ -82,6 +83,26 @@ class ModelRegistry:
         self._default = self._pick_default(settings.default_model)
         self._built: dict[tuple[str, str, bool], BaseChatModel] = {}
         self._last: str | None = None
+        self._outcome: dict[str, dict[str, Any]] = {}
+
+    def note_call(self, name: str, error: str | None) -> None:
+        """Record how the last chat call of model ``name`` went on this worker: ``error`` is the message
+        shown to the user, None when the call succeeded (:meth:`status` reports it)."""
+        self._outcome[name] = {
+            "state": "failing" if error else "ok",
+            "error": error,
+            "checked_at": datetime.now(UTC).isoformat(timespec="seconds"),
+        }
+
+    def status(self, name: str | None) -> dict[str, Any]:
+        """What is known of model ``name``: ``{"name", "base_url", "state", "error"?, "checked_at"?}``;
+        ``state`` is ``ok`` / ``failing`` after a chat call on this worker, ``unknown`` before one (no
+        probe is made), ``none`` when no model is configured."""
+        config = self._configs.get(name or "")
+        if config is None:
+            return {"name": None, "base_url": None, "state": "none"}
+        outcome = self._outcome.get(config.name, {"state": "unknown"})
+        return {"name": config.name, "base_url": config.base_url, **{k: v for k, v in outcome.items() if v}}
 
     def _pick_default(self, wanted: str | None) -> str | None:
         if wanted and wanted in self._configs:
@@ -138,13 +159,16 @@ class ModelRegistry:
         return level
 
     async def info(self) -> dict[str, Any]:
-        """``GET /api/model``'s answer: ``current``, ``available``, ``thinking_level``, ``thinking_levels``."""
+        """``GET /api/model``'s answer: ``current``, ``available``, ``thinking_level``, ``thinking_levels``,
+        and ``current_status`` (:meth:`status` of the current model: its base URL and how its last chat
+        call on this worker went)."""
         sel = await self.current()
         return {
             "current": sel.name,
             "available": self.available,
             "thinking_level": sel.thinking_level,
             "thinking_levels": list(THINKING_LEVELS),
+            "current_status": self.status(sel.name),
         }
 
     async def chat_model(self, streaming: bool = True) -> BaseChatModel | None:
