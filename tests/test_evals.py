@@ -333,3 +333,28 @@ def test_the_review_table_says_how_each_plan_was_read() -> None:
     lines = _review_table([scan], {"review": {"found": 6, "false_majors": 0}})
     assert lines[2] == "| scan.pdf | 10 | 6 | 0 | 录制的 OCR | 0.0 s |  |"
     assert "基线：找到 6，误报重大 0" in lines[3] and "- 漏报：[major] x @ y：z" in lines
+
+
+def test_a_key_fault_is_found_only_at_its_severity_or_worse_and_through_a_consequence() -> None:
+    key = {
+        "findings": [
+            {
+                "category": "data",
+                "location": "15216综采工作面",
+                "severity": "major",
+                "finding": "q 3.6 < 4.2",
+            },
+            {"category": "form", "location": None, "severity": "major", "finding": "批准缺失"},
+        ]
+    }
+    root = {
+        "location": "15216综采工作面",
+        "category": "calculation",
+        "severity": "major",
+        "message": "按瓦斯等级鉴定报告 q = 4.2 重新核算",
+        "consequences": [{"rule_id": "data.gas_emission", "severity": "major", "message": "q 不符"}],
+    }
+    minor_form = {"location": None, "category": "form", "severity": "minor", "message": "缺少审核签字栏"}
+    got = score("p.pdf", key, [root, minor_form])
+    assert got.found == 1 and got.false_majors == 0  # the data fault, under its recomputation
+    assert len(got.misses) == 1 and "批准缺失" in got.misses[0]  # a minor form finding is not the major

@@ -32,6 +32,8 @@ from typing import Any
 
 import yaml
 
+from vent_agent.review.rules import RULES
+
 MAJOR = ("major", "critical")
 _MINE = re.compile(r"矿井|全矿|合计|总需风量|总风量")
 
@@ -75,15 +77,34 @@ def _consequence_location(entry: str) -> str | None:
     return None if head.lower().startswith(("mine", "info")) else head
 
 
+SEVERITY_RANK = {"critical": 0, "major": 1, "minor": 2, "info": 3}
+
+
+def _categories(f: dict[str, Any]) -> set[str]:
+    """A finding's category and those of the rules its consequences name: a root fault reported with
+    its recomputation (``calc.reference_input`` over a ``data.gas_emission`` mismatch) is the key's data
+    fault too."""
+    cats = {str(f.get("category"))}
+    for c in f.get("consequences") or []:
+        rule_id = c.get("rule_id") if isinstance(c, dict) else None
+        if rule_id in RULES:
+            cats.add(RULES[rule_id].category.value)
+    return cats
+
+
+def _matches(w: dict[str, Any], f: dict[str, Any]) -> bool:
+    return same_location(w.get("location"), f.get("location")) and w["category"] in _categories(f)
+
+
 def score(plan: str, key: dict[str, Any], findings: list[dict[str, Any]]) -> PlanScore:
-    """Match ``findings`` (the review's, as dicts: location, category, severity, message) to ``key``."""
+    """Match ``findings`` (the review's, as dicts: location, category, severity, message, consequences)
+    to ``key``: a key finding is found by a finding at its location, of its category (or with a
+    consequence of it), at its severity or worse."""
     wanted = key.get("findings", [])
     result = PlanScore(plan=plan, faults=len(wanted))
     for w in wanted:
-        if any(
-            same_location(w.get("location"), f.get("location")) and f.get("category") == w["category"]
-            for f in findings
-        ):
+        rank = SEVERITY_RANK.get(w.get("severity", "info"), 3)
+        if any(_matches(w, f) and SEVERITY_RANK.get(str(f.get("severity")), 3) <= rank for f in findings):
             result.found += 1
         else:
             result.misses.append(
@@ -93,10 +114,7 @@ def score(plan: str, key: dict[str, Any], findings: list[dict[str, Any]]) -> Pla
     for f in findings:
         if f.get("severity") not in MAJOR:
             continue
-        if any(
-            same_location(w.get("location"), f.get("location")) and f.get("category") == w["category"]
-            for w in wanted
-        ):
+        if any(_matches(w, f) for w in wanted):
             continue
         if any(same_location(a, f.get("location")) for a in accepted):
             continue
