@@ -71,6 +71,16 @@ async def test_closing_a_door_names_the_branches_that_fall_short_with_their_clau
         ("/api/network/what-if", {"changes": [{"action": "close_door", "branch": "nowhere"}]}, "没有分支"),
         ("/api/network/what-if", {"changes": []}, ""),
         ("/api/network/solve", {"total_airflow": -1}, ""),
+        (  # nothing drives the air: no fan, no fixed quantity, no total airflow
+            "/api/network/solve",
+            {
+                "branches": [
+                    {"id": "a", "from": "1", "to": "2", "r": 0.1},
+                    {"id": "b", "from": "2", "to": "3", "r": 0.1},
+                ]
+            },
+            "没有驱动力",
+        ),
     ],
 )
 async def test_bad_input_is_400_in_the_spec_error_shape(

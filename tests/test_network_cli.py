@@ -58,9 +58,18 @@ def test_text_output_is_chinese(capsys: pytest.CaptureFixture[str]) -> None:
     [
         (["solve", "--topology", "/nowhere.csv"], "不存在"),
         (["solve", "--topology", "{A}", "--total-airflow", "-5"], "总风量"),
-        (["what-if", "--topology", "{A}", "--change", "not json"], "不是 JSON"),
+        (["solve", "--topology", "{A}"], "没有驱动力"),  # no fan, and the total airflow forgotten
+        (["what-if", "--topology", "{A}", "--total-airflow", "151.295", "--change", "not json"], "不是 JSON"),
         (
-            ["what-if", "--topology", "{A}", "--change", '{"action": "close_door", "branch": "999"}'],
+            [
+                "what-if",
+                "--topology",
+                "{A}",
+                "--total-airflow",
+                "151.295",
+                "--change",
+                '{"action": "close_door", "branch": "999"}',
+            ],
             "没有分支 999",
         ),
     ],

@@ -184,3 +184,21 @@ def _check_branch(branch: Branch, seen: set[str]) -> None:
             )
     if branch.area is not None and not (math.isfinite(branch.area) and branch.area > 0):
         raise NetworkError(f"分支 {branch.id} 的断面积 {branch.area} 无效：须为正数（m²）")
+
+
+def require_driver(network: Network) -> None:
+    """Raise :class:`NetworkError` when nothing in ``network`` moves the air: no running fan, no
+    fixed-quantity branch, no air entering or leaving at a node, no difference of elevation (natural
+    ventilation pressure). Such a network "solves" to zero flow everywhere, which is never what a user
+    posing a network meant (a topology read without its total airflow, or without its fans)."""
+    drives = (
+        any(b.fan is not None and b.fan_on for b in network.branches)
+        or any(b.fixed_q is not None for b in network.branches)
+        or any(q for q in network.injections.values())
+        or len({round(z, 6) for z in network.elevations.values()}) > 1
+    )
+    if not drives:
+        raise NetworkError(
+            "通风网络中没有运转的风机、定风量分支、进出风量或自然风压，空气没有驱动力，无从解算"
+            "（无风机的网络请给出总风量，如 --total-airflow 或请求体的 total_airflow）"
+        )

@@ -24,7 +24,7 @@ from typing import Annotated, Any, NoReturn, TypeVar
 import typer
 
 from vent_agent.cli.usage import PROG, existing_file
-from ventnet import Network, NetworkError, NotConverged, Solution, solve
+from ventnet import Network, NetworkError, NotConverged, Solution, require_driver, solve
 from ventnet.changes import Change
 from ventnet.csv_topology import load_topology, pose
 from ventnet.whatif import what_if
@@ -86,7 +86,9 @@ def what_if_command(
 
 def _network(topology: Path, total_airflow: float | None) -> Network:
     try:
-        return pose(load_topology(topology), total_airflow)
+        network = pose(load_topology(topology), total_airflow)
+        require_driver(network)
+        return network
     except NetworkError as exc:
         _fail(str(exc), EXIT_BAD_INPUT)
 

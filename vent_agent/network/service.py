@@ -11,7 +11,7 @@ from vent_agent.kb.thresholds import ThresholdTable
 from vent_agent.network.judge import judge_solution, judge_what_if
 from vent_agent.network.requests import NetworkSpec, WhatIfSpec, build_network, demo_mine_network
 from vent_agent.upstream.layout import load_layout
-from ventnet import Network, Solution, solve
+from ventnet import Network, Solution, require_driver, solve
 from ventnet.diagonal import diagonal_branches
 from ventnet.regulator import size_regulator
 from ventnet.whatif import what_if
@@ -96,7 +96,12 @@ def _describe_branches(out: dict[str, Any], network: Network) -> None:
 
 
 def _baseline(network: Network, origin: str) -> Solution:
-    return _demo_solution() if origin == "demo" else solve(network)
+    """The network as posed, solved (the demo mine's solution is cached); raises
+    :class:`~ventnet.NetworkError` when nothing drives its air (:func:`ventnet.require_driver`)."""
+    if origin == "demo":
+        return _demo_solution()
+    require_driver(network)
+    return solve(network)
 
 
 @lru_cache(maxsize=1)
