@@ -230,14 +230,24 @@ def _remarks_model(result: ReviewResult) -> str | None:
 
 def verdict(result: ReviewResult) -> str:
     """The review's conclusion from the rule findings' severities; says so when a reviewer did not
-    finish. Model remarks never change it."""
+    finish, "无法可靠审查" when no part of the plan was read with confidence, and that the conclusion
+    covers only what was read when some part was not. Model remarks never change it."""
     counts = result.counts()
+    scope = result.coverage.scope if result.coverage else None
+    if scope is not None and not scope.reviewable:
+        return L.VERDICT_UNREADABLE
     if counts[Severity.CRITICAL.value]:
         text = L.VERDICT_CRITICAL
     elif counts[Severity.MAJOR.value]:
         text = L.VERDICT_MAJOR
     else:
         text = L.VERDICT_CLEAR
+    if (
+        scope is not None
+        and any(p.confidence != "high" for p in scope.parts)
+        and not counts[Severity.CRITICAL.value]
+    ):
+        text += L.VERDICT_PARTLY_READ  # "no major" only of what was read
     unfinished = incomplete_reviewers(result)
     if unfinished:
         text += f"（{'、'.join(unfinished)}未完成，结论不完整）"

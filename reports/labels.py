@@ -170,6 +170,8 @@ REMARK_STATUS_UNVERIFIED = "未核实"
 VERDICT_CRITICAL = "存在严重问题，须立即处置"
 VERDICT_MAJOR = "存在重大问题，计划不能执行"
 VERDICT_CLEAR = "未发现重大问题"
+VERDICT_UNREADABLE = "无法可靠审查：计划各部分均未能可靠读取，未作判定"
+VERDICT_PARTLY_READ = "（部分内容未能可靠读取，见识别情况）"
 NO_FINDINGS = "未发现问题"
 EMPTY = "—"
 

@@ -209,3 +209,25 @@ def test_sign_off_table_for_the_mine() -> None:
 )
 def test_fmt_num(value: float | int | str | None, text: str) -> None:
     assert fmt_num(value) == text
+
+
+def test_the_verdict_says_what_was_not_read() -> None:
+    from reports.content import verdict
+    from reports.labels import VERDICT_PARTLY_READ, VERDICT_UNREADABLE
+    from vent_agent.review.plausibility import Coverage
+    from vent_agent.review.read_scope import PartCoverage, ReadScope
+
+    def part(key: str, confidence: str) -> PartCoverage:
+        return PartCoverage(part=key, label=key, found=confidence != "none", confidence=confidence)  # type: ignore[arg-type]
+
+    reviewers = [ReviewerOutcome(agent=a) for a in ("form-reviewer", "data-checker", "calc-verifier")]
+    unread = Coverage(scope=ReadScope(parts=[part("calculations", "low"), part("allocation", "none")]))
+    assert (
+        verdict(make_result(reviewers=reviewers).model_copy(update={"coverage": unread}))
+        == VERDICT_UNREADABLE
+    )
+    partly = Coverage(scope=ReadScope(parts=[part("calculations", "low"), part("allocation", "high")]))
+    assert (
+        verdict(make_result(reviewers=reviewers).model_copy(update={"coverage": partly}))
+        == VERDICT_CLEAR + VERDICT_PARTLY_READ
+    )
