@@ -358,3 +358,17 @@ def test_a_key_fault_is_found_only_at_its_severity_or_worse_and_through_a_conseq
     got = score("p.pdf", key, [root, minor_form])
     assert got.found == 1 and got.false_majors == 0  # the data fault, under its recomputation
     assert len(got.misses) == 1 and "批准缺失" in got.misses[0]  # a minor form finding is not the major
+
+
+def test_the_eval_gives_the_service_loggers_their_levels_back() -> None:
+    """A run of the eval inside a program (or a test process) must not leave the service's logs muted:
+    tests/test_ops.py's log records vanished after an eval ran in the same worker."""
+    import logging
+
+    from vent_agent.evals.run import _quiet_service_logs
+
+    service = logging.getLogger("vent_agent")
+    before = service.level
+    with _quiet_service_logs():
+        assert service.level == logging.CRITICAL
+    assert service.level == before

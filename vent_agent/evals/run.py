@@ -8,10 +8,13 @@ worse, 2 the eval could not run (bad cases file, unknown model, service unreacha
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from vent_agent.evals.cases import CasesError, load_cases, select
 from vent_agent.evals.judge import JudgeUnavailable, judge_model
@@ -56,17 +59,33 @@ class EvalError(RuntimeError):
     """The eval cannot run; Chinese message."""
 
 
-def _quiet_service_logs() -> None:
+_QUIET = ("vent_agent", "uvicorn", "langchain", "langgraph", "httpx", "mcp")
+
+
+@contextlib.contextmanager
+def _quiet_service_logs() -> Iterator[None]:
     """The service under test logs its handled failures (a degraded model…) with tracebacks: the eval
-    reports them itself, so only its own lines reach the console."""
-    for name in ("vent_agent", "uvicorn", "langchain", "langgraph", "httpx", "mcp"):
+    reports them itself, so only its own lines reach the console while it runs. The loggers' levels
+    are given back afterwards (an eval run inside another program, or a test, leaves its logging as
+    it was)."""
+    saved = {name: logging.getLogger(name).level for name in _QUIET}
+    for name in _QUIET:
         logging.getLogger(name).setLevel(logging.CRITICAL)
+    try:
+        yield
+    finally:
+        for name, level in saved.items():
+            logging.getLogger(name).setLevel(level)
 
 
 async def run_eval(opts: EvalOptions, say: object = print) -> int:
     """Run the eval of ``opts``; returns the exit code. Raises :class:`EvalError`."""
     echo = say if callable(say) else print
-    _quiet_service_logs()
+    with _quiet_service_logs():
+        return await _run_eval(opts, echo)
+
+
+async def _run_eval(opts: EvalOptions, echo: Any) -> int:
     try:
         cases = load_cases(opts.cases_path)
         selected = select(cases, opts.case_ids)
