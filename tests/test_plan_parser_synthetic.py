@@ -304,3 +304,41 @@ Q需 = 500.0 m³/min
     assert (first.speed_check.lower, first.speed_check.upper) == (180.0, 2880.0)  # type: ignore[union-attr]
     assert second.stated_required.value == 500.0  # type: ignore[union-attr]
     assert (second.speed_check.lower, second.speed_check.upper) == (None, 2640.0)  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize(
+    ("cover", "signoff_lines"),
+    [
+        (
+            "编号：X-TF-2026-09 版本: A/0 编制单位：通风科",
+            "环节 职务 姓名 日期\n编制 通风技术员 李明 2026年8月27日\n审核 通风区区长 王建国 2026年8月28日\n"
+            "批准 总工程师 陈卫东 2026年8月29日",
+        ),
+        (
+            "版次：第二版",
+            "编  制   通风技术员   李明    2026.8.27\n审  核   通风区区长   王建国  2026-08-28\n"
+            "批  准   总工程师   陈卫东   2026/8/29",
+        ),
+        (
+            "版本 V1.0",
+            "编制人 通风技术员 李 明 8月27日\n审核 通风区区长 王建国 8月28日\n批准 总工程师 陈卫东 8月29日",
+        ),
+    ],
+)
+def test_signoff_table_read_as_text_lines_one_row_per_role(cover: str, signoff_lines: str) -> None:
+    """A sign-off table whose ruling was lost (a photo, an unruled layout): each row a line starting with
+    its role; the version written as A/0, 第二版 or V1.0."""
+    text = f"红旗煤矿2026年9月份配风计划\n{cover}\n一、调风措施\n(1) 调风后30min内完成测风；\n二、编制与审批\n{signoff_lines}"
+    plan = parse_plan(ExtractedPdf(page_count=1, pages=[PageText(page=1, text=text)]))
+    assert plan.version
+    assert [(s.role, s.title, s.name, s.date) for s in plan.signoffs] == [
+        ("编制", "通风技术员", "李明", "2026-08-27"),
+        ("审核", "通风区区长", "王建国", "2026-08-28"),
+        ("批准", "总工程师", "陈卫东", "2026-08-29"),
+    ]
+
+
+def test_one_sentence_starting_with_a_role_is_not_a_signoff() -> None:
+    text = "红旗煤矿2026年9月份配风计划\n一、调风措施\n审核 后方可调整风门，调风后30min内完成测风。\n"
+    plan = parse_plan(ExtractedPdf(page_count=1, pages=[PageText(page=1, text=text)]))
+    assert plan.signoffs == []

@@ -49,11 +49,12 @@ def _cover(plan: Plan, doc: TextDoc, sections: list[Section]) -> None:
         m = re.search(r"\d{4}\s*年\s*\d{1,2}\s*月份", text)
         plan.month = parse_month(m.group(0)) if m else None
 
-    version = r"([A-Za-z]{0,2}\s*\d+(?:\.\d+)*[A-Za-z]?)"
+    # V1.0, Rev.3, 2.1, A/0 and A0 (edition letter / revision), B (an edition letter alone), 第2版
+    version = r"((?:[A-Za-z]{1,3}\.?\s*)?\d+(?:[./]\d+)*[A-Za-z]?|[A-Za-z]\s*/\s*\d+|[A-Z](?![A-Za-z]))"
     m = re.search(rf"版\s*本\s*号?\s*[:：]?\s*{version}", head) or re.search(
         rf"版\s*本\s*号?\s*[:：]\s*{version}", text
     )
-    m = m or re.search(r"第\s*(\d+)\s*版", head)
+    m = m or re.search(r"第\s*([\d一二三四五六七八九十]+)\s*版", head)
     m = m or re.search(r"(?<![A-Za-z])([Vv]\s*\d+(?:\.\d+)+)", head)
     plan.version = re.sub(r"\s+", "", m.group(1)) if m else None
 

@@ -193,6 +193,9 @@ def signoff_lines(lines: list[Line], plan_month: str | None = None) -> tuple[lis
             inline += _inline_signoffs(role_of(word) or word, line.text[m.end() : stop], line, plan_month)
     if inline:
         return inline, []
+    rows = _role_rows(lines, plan_month)
+    if rows:
+        return rows, []
     head = next(
         (i for i, line in enumerate(lines) if sum(1 for t in line.text.split() if role_of(t)) >= 2), None
     )
@@ -226,6 +229,26 @@ def signoff_lines(lines: list[Line], plan_month: str | None = None) -> tuple[lis
             if attr == "name":
                 so.ref = SourceRef(page=attr_lines[0].page, text=squeeze(text))
     return out, warnings
+
+
+ROLE_ROW = re.compile(rf"^\s*({_ROLES})\s*(?:人|者)?\s+(\S.*)$")
+"""A sign-off table's row written as a line: the role first, then title, name and date
+(``编制 通风技术员 李明 2026年8月27日``, ``审  核   王建国   2026.8.28``)."""
+
+
+def _role_rows(lines: list[Line], plan_month: str | None) -> list[SignOff]:
+    """Sign-offs from lines that each start with a role and go on with a person (a title, a name or a
+    date): a sign-off table read as text lines, one row per role. Two such rows at least, so that a
+    sentence starting with 审核 is not taken for a sign-off."""
+    out: list[SignOff] = []
+    for line in lines:
+        m = ROLE_ROW.match(line.text)
+        if not m:
+            continue
+        role = role_of(re.sub(r"\s+", "", m.group(1)))
+        people = [p for p in _inline_signoffs(role or "", m.group(2), line, plan_month) if p.name or p.date]
+        out += people
+    return out if len({s.role for s in out}) >= 2 else []
 
 
 def _inline_signoffs(role: str, rest: str, line: Line, plan_month: str | None) -> list[SignOff]:
