@@ -6,7 +6,9 @@
 
 1. renders it with PDFium (under the process-wide PDFium lock) at ``dpi``, capped so that its longer
    side is at most ``max_render_px`` pixels (a huge page is rendered smaller, with a warning);
-2. runs the OCR engine on the image (outside the lock: other PDFs keep being read meanwhile), and reads
+2. makes a photographed page flat (:mod:`~vent_agent.documents.ocr.photo`), runs the OCR engine on the
+   image (outside the lock: other PDFs keep being read meanwhile), turns a
+   page scanned sideways or upside down upright (:mod:`~vent_agent.documents.ocr.orientation`), and reads
    back a heading's enumerator the detector missed (:mod:`~vent_agent.documents.ocr.recover`);
 3. reads the page's skew from the boxes, turns boxes and image upright, finds the ruled lines, and
    rebuilds ruled tables (:mod:`~vent_agent.documents.ocr.grid_cells`) and the page's text lines
@@ -42,6 +44,8 @@ from vent_agent.documents.normalize import clean_text as clean_page_text
 from vent_agent.documents.ocr.engine import OcrBox, OcrEngine
 from vent_agent.documents.ocr.grid_cells import build_cells
 from vent_agent.documents.ocr.layout import Upright, clean_text, group_lines, line_text, skew_angle
+from vent_agent.documents.ocr.orientation import upright_orientation
+from vent_agent.documents.ocr.photo import rectify_photo
 from vent_agent.documents.ocr.recover import recover_enumerators
 from vent_agent.documents.ocr.rules import find_rules, ruled_grids
 from vent_agent.documents.pdf_text import (
@@ -56,9 +60,11 @@ from vent_agent.documents.pdf_text import (
 
 log = logging.getLogger(__name__)
 
-OCR_LAYOUT_VERSION = "ocr-layout-3"
+OCR_LAYOUT_VERSION = "ocr-layout-4"
 """Changes whenever the OCR output changes, by the layout or by the engine's settings (part of the
-cache key; 3: the detector's input capped at 1536 px, :data:`~vent_agent.documents.ocr.rapid.DET_MAX_SIDE`)."""
+cache key; 3: the detector's input capped at 1536 px, :data:`~vent_agent.documents.ocr.rapid.DET_MAX_SIDE`;
+4: pages turned upright before reading, :mod:`~vent_agent.documents.ocr.orientation`, and photographed
+pages made flat, :mod:`~vent_agent.documents.ocr.photo`)."""
 DEFAULT_DPI = 200.0
 MIN_DPI_WARN = 100.0
 """Below this effective resolution (after the render cap) small print is often misread: warn."""
@@ -208,8 +214,21 @@ def read_page(
             f"第 {page_no} 页幅面过大，仅按 {scale * 72:.0f} dpi 识别，小字可能识别不准 / "
             f"page {page_no} OCR'd at {scale * 72:.0f} dpi only (render cap)"
         )
+    rectified = rectify_photo(image)
+    if rectified is not None:
+        image = rectified.image
+        read.warnings.append(
+            f"第 {page_no} 页像是拍照件，已校正透视与光照后识别 / page {page_no} looks photographed: "
+            "perspective and lighting corrected before OCR"
+        )
     try:
         boxes = engine.recognise(image)
+        turn, image, boxes = upright_orientation(image, boxes, engine)
+        if turn:
+            read.warnings.append(
+                f"第 {page_no} 页的文字{'倒置' if turn == 180 else '横置'}，已转正后识别 / "
+                f"page {page_no} turned {turn}° to read its text upright"
+            )
         boxes = recover_enumerators(image, boxes, engine, skew_angle(boxes))
     except Exception as exc:  # an engine failing on one page must not lose the others
         log.warning("OCR of page %s failed: %s", page_no, exc)
