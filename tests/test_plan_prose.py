@@ -182,3 +182,27 @@ def test_a_location_calculated_outside_the_calculation_section_is_a_gap_not_a_mi
     gaps = [g for g in plan.gaps if g.topic == "calculation" and g.location == "西翼回风大巷"]
     assert gaps and "章节以外" in gaps[0].note
     assert not any(g.location == "3102工作面" for g in plan.gaps)
+
+
+@pytest.mark.parametrize(
+    "wrapped",
+    [
+        "本月用风地点5处：15216综采工作面、15218工作面（备用）、15220回风顺\n槽、中央变电所、充电\n硐室。",
+        "用风地点共5处，分别为15216综采工作面，15218工作面(备用)，15220回\n风顺槽，中央变电所，充电硐室；\n"
+        "15220运输顺槽掘进工作面已于8月28日贯通，本月不再配风。",
+        "本月安排：15216综采工作面、15218工作面（备用）、\n15220回风顺槽、中央变电所、\n充电硐室",
+    ],
+)
+def test_a_location_list_sentence_wrapped_mid_name_is_read_whole(wrapped: str) -> None:
+    """A list written as a sentence, its lines wrapped inside a name (as a photo's OCR gives it): the
+    names are read whole, never cut at the wrap."""
+    plan = _plan(
+        f"示范煤矿2026年9月份配风计划\n三、用风地点\n{wrapped}\n四、需风量计算\n1. 15216综采工作面\n"
+    )
+    assert plan.listed_locations == [
+        "15216综采工作面",
+        "15218工作面",
+        "15220回风顺槽",
+        "中央变电所",
+        "充电硐室",
+    ]

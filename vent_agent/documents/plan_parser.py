@@ -162,9 +162,11 @@ def _listed(
     sec = section(sections, "locations")
     listed = location_lines(_section_lines(doc, sec))
     named = [x for x in listed if is_location_name(x[0])]
-    if sec is not None and len(named) < max(2, len(listed) // 2):  # a list written as a sentence
+    if sec is not None:  # a list written as a sentence, maybe wrapped mid-name: the reading naming more
         start, end = doc.span(sec.first_line + 1, sec.end_line)
-        listed = prose_location_list(doc, start, end) or listed
+        prose = prose_location_list(doc, start, end)
+        if len(prose) > len(named) or len(named) < max(2, len(listed) // 2):
+            listed = prose or listed
     if not listed and sec is None:
         warnings.append("未找到用风地点清单 / no location list found")
     return listed

@@ -120,6 +120,8 @@ def stated_default_unit(doc: TextDoc) -> str | None:
 
 
 _LIST_SEPARATORS = re.compile(r"[、,，;；()（）:：。]")
+_LEAD_IN = re.compile(r"^(?:分别为|分别是|依次为|包括|包含|其中|即|有|为|是)(?=[\dA-Za-z\u4e00-\u9fff])")
+"""Words that lead into a list (``分别为15216综采工作面，…``), not part of the first name."""
 
 
 def prose_location_list(doc: TextDoc, start: int, end: int) -> list[tuple[str, str, SourceRef]]:
@@ -130,7 +132,7 @@ def prose_location_list(doc: TextDoc, start: int, end: int) -> list[tuple[str, s
     out: list[tuple[str, str, SourceRef]] = []
     pos = 0
     for piece in _LIST_SEPARATORS.split(text):
-        name = strip_enumerator(squeeze(piece))
+        name = _LEAD_IN.sub("", strip_enumerator(squeeze(piece)))
         at = text.find(piece, pos)
         pos = max(pos, at)
         if is_location_name(name) and name not in [n for n, _, _ in out]:
