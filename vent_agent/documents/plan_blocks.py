@@ -223,7 +223,17 @@ def parse_speed_check(doc: TextDoc, st: Statement) -> SpeedCheckStatement | None
     """The stated wind-speed bounds (m³/min): ``194.9 ≤ Q需 ≤ 2473.0`` (also ``<=``, each bound with
     its own formula), one-sided ``Q需 = 1132.2 ≤ 2473.0`` / ``194.9 ≤ Q需``, or labelled clauses
     ``Q最小 = … = 194.9，Q最大 = … = 2473.0``."""
-    body = st.body
+    lower, upper = speed_bounds(st.body)
+    if lower is None and upper is None:
+        return None
+    return SpeedCheckStatement(
+        lower=lower, upper=upper, ref=_ref(doc, st.offset(0), st.label + "：" + st.body)
+    )
+
+
+def speed_bounds(body: str) -> tuple[float | None, float | None]:
+    """The (lower, upper) bounds a speed check's text states (see :func:`parse_speed_check`); None for a
+    bound it does not state."""
     ops = list(re.finditer(r"≤|<=|<|≦", body))
     lower = upper = None
     if len(ops) >= 2:
@@ -240,9 +250,7 @@ def parse_speed_check(doc: TextDoc, st: Statement) -> SpeedCheckStatement | None
                 lower = _bound_after(clause.split("=")[-1]) if "=" in clause else _bound_before(clause)
             elif re.search(r"最大|上限|最高", clause):
                 upper = _bound_after(clause.split("=")[-1]) if "=" in clause else _bound_before(clause)
-    if lower is None and upper is None:
-        return None
-    return SpeedCheckStatement(lower=lower, upper=upper, ref=_ref(doc, st.offset(0), st.label + "：" + body))
+    return lower, upper
 
 
 def _clauses(text: str) -> list[tuple[int, str]]:
@@ -361,12 +369,14 @@ def parse_block(
     skip: list[tuple[int, int]] | None = None,
     tabled: list[MethodStatement] | None = None,
     tabled_required: Figure | None = None,
+    tabled_speed: SpeedCheckStatement | None = None,
     flow_unit: str | None = None,
 ) -> tuple[LocationPlan, list[str]]:
     """A block → (LocationPlan with inputs, methods, stated maximum and speed check; warnings).
 
     ``skip``: document spans (a calculation table's lines) left out of the prose reading; ``tabled`` and
-    ``tabled_required``: the methods and the maximum read from that table; ``flow_unit``: the table's
+    ``tabled_required``: the methods and the maximum read from that table, ``tabled_speed`` its speed
+    check row; ``flow_unit``: the table's
     result unit, which a speed check written without a unit shares (``3.25 ≤ Q需 ≤ 41.22`` in m³/s)."""
     warnings: list[str] = []
     loc = LocationPlan(name=block.name, ref=SourceRef(page=block.page, text=squeeze(block.heading)))
@@ -377,6 +387,7 @@ def parse_block(
     ]
     loc.methods.extend(tabled or [])
     loc.stated_required = tabled_required
+    loc.speed_check = tabled_speed
     for st in statements:
         if st.kind == "params":
             got, r = parse_params(doc, st, kind)

@@ -18,8 +18,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from vent_agent.documents.plan import Figure, MethodStatement
-from vent_agent.documents.plan_blocks import method_key
+from vent_agent.documents.plan import Figure, MethodStatement, SpeedCheckStatement
+from vent_agent.documents.plan_blocks import method_key, speed_bounds
 from vent_agent.documents.plan_tables import Cell, LogicalTable, column_unit, header_labels
 from vent_agent.documents.plan_text_primitives import NUM, TextDoc, name_key, numbers, operand_value, squeeze
 from vent_agent.documents.plan_units import KNOWN_UNITS, canonical_unit, parse_quantity, read_figure, unit_for
@@ -32,6 +32,12 @@ CALC_COLUMNS: list[tuple[str, str]] = [
     ("method", r"方法|依据|项目|计算$"),
 ]
 MAX_ROW = re.compile(r"取值|最大值|取大值|最终|确定需风量|^Q\s*需|^需风量$")
+SPEED_ROW = re.compile(r"风速验算|风速校核|验算|校核")
+_NUMERIC = re.compile(r"[\d.%\s×xX*·/+\-−()（）]+")
+"""A substituted expression: numbers and operators only."""
+_CONTINUED = re.compile(r"^\s*[×x*·+\-−=/÷)）]")
+"""A formula cell that starts with an operator continues the formula of the row above (a row split by a
+page break, or a wrapped cell read as a row of its own)."""
 _PARAM = re.compile(rf"^\s*([^=:：]{{1,24}}?)\s*[=:：]\s*({NUM}\s*%?)\s*(.*)$")
 
 
@@ -69,6 +75,8 @@ class CalcGroup:
     last: tuple[str, str] = ("", "")
     header: tuple[str, str] = ("", "")
     unit: str | None = None
+    speed_check: SpeedCheckStatement | None = None
+    """The group's wind-speed check row (``风速验算 | 194.9 ≤ Q需 ≤ 2473.0 | 符合``), bounds as written."""
 
 
 def _units_row(cells: list[str]) -> bool:
@@ -125,6 +133,7 @@ def calc_groups(t: LogicalTable) -> list[CalcGroup]:
     header = _signature([c.text for c in t.rows[0]])
     cur = CalcGroup(header=header)
     place: str | None = None
+    last: tuple[str, str, str, Figure | None, str] | None = None
 
     def close() -> None:
         nonlocal cur
@@ -147,7 +156,22 @@ def calc_groups(t: LogicalTable) -> list[CalcGroup]:
         label = text(row, "method")
         res_i = cols["result"]
         stated = result_figure(row[res_i], labels[res_i]) if res_i < len(row) else None
+        formula, params = text(row, "formula"), text(row, "params")
+        if not label and cur.methods and last is not None and _CONTINUED.match(formula or params):
+            # the formula of the row above goes on here: read the two as one row
+            label0, formula0, params0, stated0, written0 = last
+            if stated0 is None and stated is not None:
+                stated0, written0 = stated, squeeze(row[res_i].text)
+            last = (label0, formula0 + formula, params0 + params, stated0, written0)
+            cur.methods[-1] = _method(*last)
+            continue
         if not label and stated is None:
+            continue
+        if SPEED_ROW.search(label) and not label.startswith("按"):
+            lower, upper = speed_bounds(" ".join(c.text for c in row[1:]))
+            if lower is not None or upper is not None:
+                ref = row[cols.get("formula", res_i)].ref(label)
+                cur.speed_check = SpeedCheckStatement(lower=lower, upper=upper, ref=ref)
             continue
         cur.page = cur.page or row[0].page
         cur.first = cur.first if cur.first[0] else _signature([c.text for c in row])
@@ -158,28 +182,36 @@ def calc_groups(t: LogicalTable) -> list[CalcGroup]:
             cur.stated_required = stated
             close()
             continue
-        formula, params = text(row, "formula"), text(row, "params")
-        values = _params(params)
-        substituted = _substitute(formula, values) if "=" in formula else ""
         written = squeeze(row[res_i].text) if res_i < len(row) else ""
-        unit = (
-            f" {stated.unit_written or stated.unit}" if stated and not re.search(r"[a-z/]", written) else ""
-        )
-        expression = " = ".join(x for x in (squeeze(formula), substituted, written + unit) if x)
-        key = method_key(label, expression)
-        ms = MethodStatement(
-            method=key,
-            label=label,
-            expression=expression,
-            operands=numbers(substituted) if substituted and not re.search(r"[A-Za-z]", substituted) else [],
-            stated=stated,
-            symbols={k: v for k, v in values.items() if not re.match(r"Q[\d\u4e00-\u9fff]", k)},
-        )
-        if not ms.operands and substituted:
-            ms.operands = numbers(substituted)
-        cur.methods.append(ms)
+        last = (label, formula, params, stated, written)
+        cur.methods.append(_method(*last))
     close()
     return groups
+
+
+def _method(label: str, formula: str, params: str, stated: Figure | None, written: str) -> MethodStatement:
+    """One method row as a :class:`MethodStatement`: the formula with its parameters substituted, the
+    operands, the symbols' values and the stated result (``written``: the result cell as written)."""
+    values = _params(params)
+    substituted = _substitute(formula, values) if "=" in formula else ""
+    numeric = [x for x in formula.split("=")[1:] if _NUMERIC.fullmatch(squeeze(x))]
+    if not values and numeric and formula.count("=") >= 2:
+        # formula and substitution in one cell (计算式及代入值): the substitution is its numeric part
+        substituted = squeeze(numeric[-1])
+        formula = formula[: formula.rindex(numeric[-1])].rstrip(" =")
+    unit = f" {stated.unit_written or stated.unit}" if stated and not re.search(r"[a-z/]", written) else ""
+    expression = " = ".join(x for x in (squeeze(formula), substituted, written + unit) if x)
+    ms = MethodStatement(
+        method=method_key(label, expression),
+        label=label,
+        expression=expression,
+        operands=numbers(substituted) if substituted and not re.search(r"[A-Za-z]", substituted) else [],
+        stated=stated,
+        symbols={k: v for k, v in values.items() if not re.match(r"Q[\d\u4e00-\u9fff]", k)},
+    )
+    if not ms.operands and substituted:
+        ms.operands = numbers(substituted)
+    return ms
 
 
 def _signature(cells: list[str]) -> tuple[str, str]:

@@ -356,6 +356,7 @@ def _locations(
             skip=skips.get(n, []),
             tabled=[m for g in groups for m in g.methods],
             tabled_required=next((g.stated_required for g in groups if g.stated_required), None),
+            tabled_speed=next((g.speed_check for g in groups if g.speed_check), None),
             flow_unit=next((g.unit for g in groups if g.unit), None),
         )
         plan.warnings.extend(warns)
