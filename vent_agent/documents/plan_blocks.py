@@ -289,7 +289,7 @@ def parse_params(doc: TextDoc, st: Statement, kind: str) -> tuple[dict[str, Figu
     last_emission = "gas"
     for off, clause in _clauses(_chosen_in_range(st.body)):
         base = off
-        found = set()
+        found = _roof_control_pair(doc, st, clause, base, inputs)
         for key, rx in _PARAM_RES:
             if key in found or (key == "intake_temp" and "温差" in clause):
                 continue
@@ -319,6 +319,29 @@ def parse_params(doc: TextDoc, st: Statement, kind: str) -> tuple[dict[str, Figu
             if key not in inputs:
                 inputs[key] = _figure(doc, st, clause, base, _rematch(clause, k.start(1)), clause)
     return inputs, rock
+
+
+_ROOF_PAIR = re.compile(
+    rf"(最大\s*[/／、]\s*最小|最小\s*[/／、]\s*最大)?\s*控顶距(?:离)?\s*[:：=为]?\s*({NUM})\s*(?:m|米)?\s*[/／、]\s*({NUM})"
+)
+"""Both roof-control distances in one clause: ``最大/最小控顶距5.8/4.6m`` or ``控顶距5.8/4.6m``."""
+
+
+def _roof_control_pair(
+    doc: TextDoc, st: Statement, clause: str, base: int, inputs: dict[str, Figure]
+) -> set[str]:
+    """Read ``最大/最小控顶距 a/b`` (in the order its words give, else the larger as the maximum) into
+    ``inputs``; the keys read (so that the single-value patterns do not read ``a`` as the minimum)."""
+    m = _ROOF_PAIR.search(clause)
+    if not m:
+        return set()
+    first, second = _rematch(clause, m.start(2)), _rematch(clause, m.start(3))
+    min_first = bool(m.group(1)) and m.group(1).lstrip().startswith("最小")
+    if min_first or (not m.group(1) and float(first.group(0)) < float(second.group(0))):
+        first, second = second, first
+    inputs.setdefault("roof_control_max", _figure(doc, st, clause, base, first, clause))
+    inputs.setdefault("roof_control_min", _figure(doc, st, clause, base, second, clause))
+    return {"roof_control_max", "roof_control_min"}
 
 
 def _count_inputs(doc: TextDoc, st: Statement, clause: str, base: int, inputs: dict[str, Figure]) -> None:
