@@ -6,7 +6,9 @@ from pathlib import Path
 
 import pytest
 
+from vent_agent.documents.pdf_text import ExtractedPdf, PageText
 from vent_agent.documents.plan import Plan
+from vent_agent.documents.plan_parser import parse_plan
 from vent_agent.review.arith import close, evaluate_numeric, exceeds, substituted_value
 from vent_agent.review.calc_rules import review_calc
 from vent_agent.review.findings import Category, Severity
@@ -224,3 +226,29 @@ def test_a_coefficient_the_plan_chose_inside_its_range_stands() -> None:
     out_of_range = plan_k.model_copy(update={"operands": [100, 1.9, 1.4]})
     assert not plan_coefficient_stands(by_default, out_of_range, 266.0)
     assert not plan_coefficient_stands(by_default, plan_k, 300.0)  # the plan's arithmetic is wrong
+
+
+@pytest.mark.parametrize(("rock", "fan_intake_v_min"), [(None, 0.15), ("rock", 0.15), ("coal", 0.25)])
+async def test_a_heading_of_unstated_rock_is_recomputed_with_the_widest_bounds(
+    rock: str | None, fan_intake_v_min: float
+) -> None:
+    """A heading whose rock the plan does not state is recomputed as rock (v_min 0.15 m/s, the widest
+    bounds): its fan-intake figure 300 × 1 + 60 × 0.15 × 12.6 = 413.4 is not called low against an
+    assumed coal roadway (489.0)."""
+    findings, _ = await review_calc(parse_plan(_heading_plan(rock)))
+    coefficient = [
+        f for f in findings if f.rule_id == "calc.method_coefficient" and "局部通风机" in f.message
+    ]
+    expected = 300 * 1 + 60 * fan_intake_v_min * 12.6
+    assert bool(coefficient) == (abs(expected - 413.4) > 1), coefficient
+
+
+def _heading_plan(rock: str | None) -> ExtractedPdf:
+    word = {None: "", "rock": "岩巷，", "coal": "煤巷，"}[rock]
+    text = (
+        "示范煤矿2026年9月份矿井配风计划\n四、需风量计算\n1. 二采区轨道下山掘进工作面\n"
+        f"参数：{word}断面12.6m²，局部通风机1台（吸风量300m³/min），最多人数14人。\n"
+        "按局部通风机吸风量计算：Q=Qf×I+60×v×S=300×1+60×0.15×12.6=413.4m³/min\n"
+        "按人数计算：Q=4×N=4×14=56.0m³/min\n取最大值：Q需=413.4m³/min\n"
+    )
+    return ExtractedPdf(page_count=1, pages=[PageText(page=1, text=text)])

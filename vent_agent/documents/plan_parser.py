@@ -38,6 +38,7 @@ from vent_agent.documents.plan_blocks import parse_block, rock_of
 from vent_agent.documents.plan_calc_tables import CalcGroup, anchor_groups, calc_groups, is_calc_table
 from vent_agent.documents.plan_cover import read_front_matter
 from vent_agent.documents.plan_gaps import calculation_gaps, calculations_elsewhere, signoff_gaps
+from vent_agent.documents.plan_inputs import apply_input_sheets
 from vent_agent.documents.plan_matrix import is_method_matrix, matrix_groups
 from vent_agent.documents.plan_prose import (
     prose_allocation,
@@ -125,6 +126,7 @@ def parse_plan(extracted: ExtractedPdf) -> Plan:
     plan.listed_locations = [name for name, _, _ in listed]
     _guarded(plan, "sign-off", lambda: _signoffs(plan, doc, sections, tables), None)
     _guarded(plan, "calculation", lambda: _locations(plan, doc, sections, listed, tables), None)
+    _guarded(plan, "parameter sheet", lambda: apply_input_sheets(plan, tables), None)
     _guarded(plan, "allocation units", lambda: _allocation_units(plan), None)
     if not plan.listed_locations:
         plan.listed_locations = [loc.name for loc in plan.locations] or [r.location for r in plan.allocation]

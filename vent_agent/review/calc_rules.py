@@ -95,7 +95,8 @@ def _method_checks(
             value = calc_m.value
             severe = exceeds(value, required)
             rule, evidence = "calc.method_coefficient", [_calc_ev(calc_m.method, calc_m.substituted)]
-            message = f"{m.label}与按规程系数核算不符：计划 {m.expression}；核算 {calc_m.substituted}" + (
+            written = m.expression or f"{stated:.1f} m³/min"
+            message = f"{m.label}与按规程系数核算不符：计划 {written}；核算 {calc_m.substituted}" + (
                 "（计划取值偏低）" if value > stated else "（计划取值偏高，非控制值）" if not severe else ""
             )
         else:

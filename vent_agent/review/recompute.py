@@ -135,7 +135,9 @@ def _heading(loc: LocationPlan, v: dict[str, float], _ctx: dict[str, float]) -> 
     )
     if args.get("explosive_kg") == 0:
         args.pop("explosive_kg")
-    return calc.calc_tunnel_air_volume_max(heading_type=loc.rock or "coal", **args)
+    # a heading whose rock is not stated is taken as rock, whose bounds are the widest (v_min 0.15 m/s):
+    # what the plan does not say must lose findings, never make them
+    return calc.calc_tunnel_air_volume_max(heading_type=loc.rock or "rock", **args)
 
 
 def _standby(loc: LocationPlan, v: dict[str, float], ctx: dict[str, float]) -> MaxResult:
