@@ -51,8 +51,11 @@ def _cover(plan: Plan, doc: TextDoc, sections: list[Section]) -> None:
 
     # V1.0, Rev.3, 2.1, A/0 and A0 (edition letter / revision), B (an edition letter alone), 第2版
     version = r"((?:[A-Za-z]{1,3}\.?\s*)?\d+(?:[./]\d+)*[A-Za-z]?|[A-Za-z]\s*/\s*\d+|[A-Z](?![A-Za-z]))"
-    m = re.search(rf"版\s*本\s*号?\s*[:：]?\s*{version}", head) or re.search(
-        rf"版\s*本\s*号?\s*[:：]\s*{version}", text
+    page_one = "\n".join(x.text for x in first_page)
+    m = (
+        re.search(rf"版\s*本\s*号?\s*[:：]?\s*{version}", head)
+        or re.search(rf"(?:^|\n)\s*版\s*本\s*号?\s*[:：]?\s*{version}\s*(?:\n|$)", page_one)
+        or re.search(rf"版\s*本\s*号?\s*[:：]\s*{version}", text)
     )
     m = m or re.search(r"第\s*([\d一二三四五六七八九十]+)\s*版", head)
     m = m or re.search(r"(?<![A-Za-z])([Vv]\s*\d+(?:\.\d+)+)", head)
