@@ -6,7 +6,7 @@ from pathlib import Path
 
 from tests.synthetic_plans import text_plan, variant_pdf
 from vent_agent.documents.pdf_text import extract_pdf
-from vent_agent.documents.plan import Plan
+from vent_agent.documents.plan import Plan, SignOff, SourceRef
 from vent_agent.documents.plan_parser import parse_plan
 from vent_agent.review.findings import Category, Finding, Severity
 from vent_agent.review.form_rules import review_form
@@ -156,3 +156,27 @@ def test_a_signoff_finding_points_at_the_signature_cell_not_a_location_column(pl
     assert anchors and all(column in {"signer", "signoff_date", "signoff_role"} for _, _, column in anchors)
     where = page_cell(approval)
     assert "签字" in where and "地点名称" not in where
+
+
+def _signed(*reviews: tuple[str, str]) -> Plan:
+    plan = _copy(parse_plan(text_plan()))
+    ref = SourceRef(page=3, text="审核")
+    plan.signoffs = [
+        SignOff(role="编制", title="通风技术员", name="张三", date="2026-09-25", ref=ref),
+        *[SignOff(role="审核", title=t, name=n, date="2026-09-26", ref=ref) for t, n in reviews],
+        SignOff(role="批准", title="总工程师", name="王五", date="2026-09-27", ref=ref),
+    ]
+    return plan
+
+
+def test_a_review_without_the_deputy_chief_engineer_is_major() -> None:
+    """审核 by 通风区长 and 通风副总工程师 (DOMAIN §4): every reviewer titled and none a deputy chief
+    engineer is a major; an untitled reviewer says nothing either way."""
+    chain = [f for f in review_form(_signed(("通风区区长", "王建国"))) if f.rule_id == "form.review_chain"]
+    assert len(chain) == 1 and chain[0].severity == Severity.MAJOR and "通风副总工程师" in chain[0].message
+    for reviews in (
+        [("通风区长", "王建国"), ("通风副总工程师", "赵志强")],
+        [("", "王建国")],
+        [("通风副总", "赵志强")],
+    ):
+        assert not [f for f in review_form(_signed(*reviews)) if f.rule_id == "form.review_chain"]

@@ -113,10 +113,15 @@ def test_calculation_lines_outside_every_location_are_a_reading_gap() -> None:
 
 
 def test_approval_lines_without_a_sign_off_read_are_a_reading_gap() -> None:
-    text = "X煤矿2026年9月份配风计划\n一、审批\n编制 李明\n批准 总工程师 陈卫东 2026.8.28\n"
+    text = "X煤矿2026年9月份配风计划\n一、审批\n编制：李明\n批准 见附页审批单\n"
     plan = parse_plan(ExtractedPdf(page_count=1, pages=[PageText(page=1, text=text)]))
     assert not any(s.role == "批准" for s in plan.signoffs)
     assert [g.topic for g in plan.gaps] == ["signoff"]
+    # one row per role, read as lines: read, no gap
+    text = "X煤矿2026年9月份配风计划\n一、审批\n编制 李明\n批准 总工程师 陈卫东 2026.8.28\n"
+    plan = parse_plan(ExtractedPdf(page_count=1, pages=[PageText(page=1, text=text)]))
+    assert [(s.role, s.name) for s in plan.signoffs] == [("编制", "李明"), ("批准", "陈卫东")]
+    assert plan.gaps == []
     text = "X煤矿2026年9月份配风计划\n一、审批\n编制：李明 2026.8.25\n"
     plan = parse_plan(ExtractedPdf(page_count=1, pages=[PageText(page=1, text=text)]))
     assert plan.gaps == []  # no approval written at all: a real absence, judged by the form rules

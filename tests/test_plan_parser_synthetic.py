@@ -112,9 +112,10 @@ def test_variant_transposed_signoff(variant: Plan) -> None:
     assert got == [
         ("编制", "通风技术员", "张三", "2026-08-26"),
         ("审核", "通风区长", "李四", "2026-08-27"),
+        ("审核", "通风副总工程师", "赵六", "2026-08-27"),
         ("批准", "总工程师", "王五", "2026-08-28"),
     ]
-    assert variant.signoffs[2].ref.page == 4 and variant.signoffs[2].ref.row == 4  # type: ignore[union-attr]
+    assert variant.signoffs[3].ref.page == 4 and variant.signoffs[3].ref.row == 5  # type: ignore[union-attr]
 
 
 def test_text_only_plan() -> None:

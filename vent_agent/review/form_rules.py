@@ -10,6 +10,7 @@ are **minor**; remarks are **info**.
 from __future__ import annotations
 
 import datetime as dt
+import re
 from typing import Any
 
 from vent_agent.documents.plan import LocationPlan, Plan, SignOff
@@ -87,6 +88,7 @@ def _signoffs(plan: Plan) -> list[Finding]:
                     figures={"role": role},
                 )
             )
+    out += _review_chain(plan.signoffs, page)
     for s in plan.signoffs:
         missing = [w for w, v in (("签字", s.name), ("日期", s.date)) if not v]
         if not missing:
@@ -121,6 +123,32 @@ def _signoffs(plan: Plan) -> list[Finding]:
             )
         )
     return out
+
+
+_DEPUTY_CHIEF = re.compile(r"副总|技术负责人|总工程师")
+
+
+def _review_chain(signoffs: list[SignOff], page: int | None) -> list[Finding]:
+    """审核 goes through the ventilation area chief and the deputy chief engineer for ventilation
+    (DOMAIN §4): a major when every 审核 is written with its title and none is a 副总工程师. A 审核
+    without a title says nothing either way (never a finding built on what was not written)."""
+    reviews = [s for s in signoffs if s.role == "审核"]
+    if not reviews or not all(s.title for s in reviews):
+        return []
+    if any(_DEPUTY_CHIEF.search(s.title or "") for s in reviews):
+        return []
+    titles = "、".join(f"{s.title}{s.name or ''}" for s in reviews)
+    return [
+        _f(
+            "form.review_chain",
+            None,
+            Severity.MAJOR,
+            f"审核只有{titles}，缺少通风副总工程师审核",
+            ref=reviews[0].ref,
+            page=(reviews[0].ref.page if reviews[0].ref else page),
+            figures={"reviewers": "、".join(s.title or "" for s in reviews)},
+        )
+    ]
 
 
 def _date(s: str | None) -> dt.date | None:

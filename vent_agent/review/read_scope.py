@@ -261,6 +261,7 @@ ABSENCE_RULES: dict[str, tuple[str, ...]] = {
     "form.allocation_not_listed": ("list",),
     "form.approval_missing": ("signoff",),
     "form.signoff_missing": ("signoff",),
+    "form.review_chain": ("signoff",),
     "form.basis": ("basis",),
     "form.cover": ("cover",),
     "data.location_missing": ("calculations", "allocation"),

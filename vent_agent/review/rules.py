@@ -187,6 +187,7 @@ RULES: dict[str, Rule] = {
         _r("form.approval_missing", "批准签字和日期齐全", F, MAJ, "缺少批准的为重大问题（计划未生效）", (T(PLAN_RULES),)),
         _r("form.signoff_missing", "编制、审核签字齐全", F, MIN, "一般问题", (T(PLAN_RULES),)),
         _r("form.approver_title", "由总工程师批准", F, MIN, "一般问题", (T(PLAN_RULES),)),
+        _r("form.review_chain", "审核经通风副总工程师", F, MAJ, "审核栏各人职务均已写明而无通风副总工程师的为重大问题（技术负责人未审核）", (T(PLAN_RULES),)),
         _r("form.prepared_date", "注明编制日期", F, MIN, "未注明的为一般问题；以编制人签字日期为准的为提示", (T(PLAN_RULES),)),
         _r("form.date_order", "签字日期顺序（编制 ≤ 审核 ≤ 批准）", F, MIN, "一般问题", (T(PLAN_RULES),)),
         _r("form.month_window", "编制、批准日期在执行月份之前", F, MIN, "一般问题", (T(PLAN_RULES),)),
