@@ -252,3 +252,20 @@ def _heading_plan(rock: str | None) -> ExtractedPdf:
         "按人数计算：Q=4×N=4×14=56.0m³/min\n取最大值：Q需=413.4m³/min\n"
     )
     return ExtractedPdf(page_count=1, pages=[PageText(page=1, text=text)])
+
+
+async def test_the_stated_sum_is_checked_only_against_every_locations_stated_requirement(
+    plan_b: Plan,
+) -> None:
+    """Σ stated against the plan's own per-location values: a location whose calculation states no
+    maximum counts with its allocation row's 需风量; one stated nowhere leaves the sum unjudged (the sum
+    of what was read says nothing of the plan's)."""
+    plan = plan_b.model_copy(deep=True)
+    loc = plan.location("主排水泵房")
+    assert loc is not None and loc.stated_required is not None
+    loc.stated_required = None  # the allocation row still states it
+    findings, _ = await review_calc(plan)
+    assert "calc.sum_stated" in [f.rule_id for f in findings if f.location is None]
+    plan.allocation = [r for r in plan.allocation if r.location != "主排水泵房"]
+    findings, _ = await review_calc(plan)
+    assert "calc.sum_stated" not in [f.rule_id for f in findings]

@@ -421,6 +421,10 @@ def _fig(doc: TextDoc, sentence: str, offset: int, m: re.Match[str] | None) -> F
     )
 
 
+_TIMES_K = re.compile(rf"[^\d=]{{0,12}}?[=:：为]?\s*({NUM})\s*[×*]")
+"""A sum stated as the figure the mine coefficient multiplies (``之和计算：3,880.0×1.18=…``)."""
+
+
 def _last_eq(sentence: str) -> re.Match[str] | None:
     return re.search(rf"=\s*({NUM})(?!.*=)", sentence)
 
@@ -429,8 +433,11 @@ def _totals(doc: TextDoc, sections: list[Section], total_row: dict[str, Figure])
     totals = Totals()
     for sentences in (_sentences(doc, section(sections, "totals")), _sentences(doc, None)):
         for s, off in sentences:
-            if totals.stated_sum is None and re.search(r"[Σ∑]Q(?:i|需)?=|需风量(?:之和|总和|合计)", s):
-                totals.stated_sum = _fig(doc, s, off, _last_eq(s))
+            said = re.search(r"[Σ∑]Q(?:i|需)?=|需风量(?:之和|总和|合计)", s)
+            if totals.stated_sum is None and said:
+                # "Σ = 3,880.0 × 1.18 = 4,578.4": the sum is the figure multiplied by k, not the product
+                times_k = _TIMES_K.match(s, said.end())
+                totals.stated_sum = _fig(doc, s, off, times_k or _last_eq(s))
             if totals.k_mine is None:
                 m = re.search(
                     rf"(?:需风系数|备用系数|富余系数|风量系数|k矿|K矿)[^=\d]{{0,10}}(?:=|取|为)?\s*[kK]?\s*=?\s*({NUM})",

@@ -67,6 +67,15 @@ def _as_consequences(
     return done
 
 
+def _stated_requirements(plan: Plan) -> list[float | None]:
+    """Each location's requirement as the plan states it (m³/min): its calculation's maximum, else the
+    allocation table's 需风量 of the same place; None where the plan states neither (or it was not read)."""
+    allocated = {normalise_name(r.location): stated_q(r.required_q) for r in plan.allocation}
+    return [
+        stated_q(loc.stated_required) or allocated.get(normalise_name(loc.name)) for loc in plan.locations
+    ]
+
+
 def total_checks(
     plan: Plan,
     required_by_loc: dict[str, float],
@@ -86,14 +95,17 @@ def total_checks(
     at = Where(None, None, edition)
     out: list[Finding] = list(findings)
     stated_sum = stated_q(t.stated_sum)
-    section_sum = round(sum(stated_q(loc.stated_required) or 0.0 for loc in plan.locations), 1)
-    if stated_sum is not None and plan.locations and not close(stated_sum, section_sum):
+    each = _stated_requirements(plan)
+    section_sum = round(sum(q or 0.0 for q in each), 1)
+    # every location's stated requirement read, else the sum of what was read says nothing
+    complete = bool(plan.locations) and all(q is not None for q in each)
+    if stated_sum is not None and complete and not close(stated_sum, section_sum):
         out.append(
             calc_finding(
                 "calc.sum_stated",
                 at,
                 Severity.MINOR,
-                f"各用风地点需风量之和写作 {stated_sum:.1f} m³/min，按计算部分各地点需风量相加为 {section_sum:.1f}",
+                f"各用风地点需风量之和写作 {stated_sum:.1f} m³/min，按计划所写各地点需风量相加为 {section_sum:.1f}",
                 figures={"stated": stated_sum, "recomputed": section_sum},
                 ref=t.stated_sum.ref if t.stated_sum else None,
             )
