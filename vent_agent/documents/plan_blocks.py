@@ -158,13 +158,14 @@ def _strip_names(text: str, names: list[str]) -> str:
 
 def parse_method(doc: TextDoc, st: Statement, names: list[str]) -> MethodStatement:
     """A ``method`` statement → :class:`MethodStatement` (stated result with unit and page)."""
-    body = st.body.rstrip(" 。.;,")
+    lo, hi = _result_clause(st.body)
+    body = st.body[lo:hi].rstrip(" 。.;,")
     parts = body.split("=")
     while len(parts) > 2 and _PLAIN.fullmatch(parts[-1].strip()) and _PLAIN.fullmatch(parts[-2].strip()):
         # "= 630.0 m³/min = 10.50 m³/s": the result restated in another unit; the first one counts
         parts.pop()
         body = "=".join(parts)
-    last_start = len(body) - len(parts[-1])
+    last_start = lo + len(body) - len(parts[-1])
     last = parts[-1]
     stated = None
     operand_text = ""
@@ -195,6 +196,45 @@ def parse_method(doc: TextDoc, st: Statement, names: list[str]) -> MethodStateme
     if symbolic:
         ms.symbols = _symbols(_strip_names(symbolic, names), operand_text)
     return ms
+
+
+_NEED = re.compile(r"需风(?:量)?\s*(?:为|是)?\s*(?=[\d(（])")
+_CLAUSE_END = re.compile(r"[;；。]|[，,](?!\d{3}(?!\d))")
+"""The end of a clause: a semicolon or full stop, or a comma that is not a thousands separator."""
+
+
+def _result_clause(body: str) -> tuple[int, int]:
+    """The span of ``body`` holding the method's own calculation, as ``(start, end)``: in a sentence
+    (``…，k 面长取 1.1，需风 60×0.7×…×1.1=1,153.2。按人数 4×38=152.0``) from the first ``需风`` before a
+    calculation, unless the words before it already hold one, and up to the end of the clause holding its first ``=`` (never the figures of the next
+    clause, ``；选用 FBD-No6.3/2×30 局部通风机``)."""
+    need = next((m for m in _NEED.finditer(body) if "=" in body[m.end() :]), None)
+    lo = need.end() if need and not _own_calculation(body[: need.start()]) else 0
+    eq = body.find("=", lo)
+    if eq < 0:
+        return lo, len(body)
+    result = re.search(rf"=\s*{NUM}", body[eq:])
+    tail = eq + (result.end() if result else 1)
+    while (more := re.match(r"\s*[×*·/+\-−÷]\s*|\s*=\s*", body[tail:])) and re.match(
+        NUM, body[tail + more.end() :]
+    ):  # the rest of a chain: "=100×4.2×1.5=630.0"
+        nxt = re.match(rf"{NUM}", body[tail + more.end() :])
+        assert nxt is not None
+        tail += more.end() + nxt.end()
+    end = _CLAUSE_END.search(body, tail)
+    return lo, end.start() if end else len(body)
+
+
+def _own_calculation(text: str) -> bool:
+    """Whether ``text`` (a statement's words before a ``需风``) already holds the method's calculation: a
+    clause whose first ``=`` follows a number or ``Q`` (``100×4.8×1.4=672.0``), not a parameter worked out
+    on the way (``断面 S=3.2×（5.8+4.6）/2=16.640``)."""
+    for clause in _CLAUSE_END.split(text):
+        if "=" in clause and not re.search(
+            r"(?<![A-Za-z])[A-PR-Za-z][\w\u4e00-\u9fff]{0,3}\s*$", clause.split("=")[0]
+        ):
+            return True
+    return False
 
 
 _PLAIN = re.compile(rf"{NUM}\s*(?:m\s*\^?[³3]\s*/\s*(?:min|s|h)|立方米?\s*/\s*\S{{1,2}})?")
@@ -304,8 +344,7 @@ def parse_params(doc: TextDoc, st: Statement, kind: str) -> tuple[dict[str, Figu
                 key = "vehicle_kw"
             if key in inputs:
                 continue
-            num = NUM_RE.match(clause, m.start(1))
-            assert num is not None
+            num = _worked_value(clause, NUM_RE.match(clause, m.start(1)))
             inputs[key] = _figure(doc, st, clause, base, num, clause)
             found.add(key)
         if "co2_emission" in found:
@@ -342,6 +381,19 @@ def _roof_control_pair(
     inputs.setdefault("roof_control_max", _figure(doc, st, clause, base, first, clause))
     inputs.setdefault("roof_control_min", _figure(doc, st, clause, base, second, clause))
     return {"roof_control_max", "roof_control_min"}
+
+
+def _worked_value(clause: str, num: re.Match[str] | None) -> re.Match[str]:
+    """The value a parameter takes: the number read, or, when it starts a worked expression
+    (``断面 S=3.2×（5.8+4.6）/2=16.640``), the result after the expression's last ``=``."""
+    assert num is not None
+    rest = clause[num.end() :]
+    if re.match(r"\s*[×*·/+\-−÷(（]", rest) and "=" in rest:
+        tail = rest.rsplit("=", 1)[1]
+        result = NUM_RE.search(tail)
+        if result is not None:
+            return _rematch(clause, len(clause) - len(tail) + result.start())
+    return num
 
 
 def _count_inputs(doc: TextDoc, st: Statement, clause: str, base: int, inputs: dict[str, Figure]) -> None:
@@ -419,6 +471,16 @@ def parse_block(
                 inputs.setdefault(k, v)
         elif st.kind == "method":
             loc.methods.append(parse_method(doc, st, names))
+            # a sentence gives parameters before its calculation (``进风温度 22.5℃，…，需风 60×…``) and
+            # goes on after it with the next ones (``=45.0；一次最大装药量 24kg，…``)
+            start, end = _result_clause(st.body)
+            for a, b in ((0, start), (end, len(st.body))):
+                if b > a:
+                    words = Statement("params", "", st.body[a:b], st.pos[a:b])
+                    got, r = parse_params(doc, words, kind)
+                    rock = rock or r
+                    for k, v in got.items():
+                        inputs.setdefault(k, v)
         elif st.kind == "max":
             m = list(NUM_RE.finditer(st.body.split("=")[-1]))
             if m and tabled_required is None:

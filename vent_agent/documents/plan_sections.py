@@ -151,10 +151,53 @@ def find_blocks(doc: TextDoc, first_line: int, end_line: int, known: list[str]) 
     for n, (i, name, hint) in enumerate(heads):
         stop = heads[n + 1][0] if n + 1 < len(heads) else end_line
         start, end = doc.span(i + 1, stop)
-        blocks.append(
-            Block(name, doc.lines[i].text, hint, first_line=i, start=start, end=end, page=doc.lines[i].page)
+        block = Block(
+            name, doc.lines[i].text, hint, first_line=i, start=start, end=end, page=doc.lines[i].page
         )
+        blocks += narrative_blocks(doc, block, known)
     return blocks
+
+
+_SENTENCE_START = re.compile(r"(?:^|[\n。；;])\s*$")
+
+
+def narrative_blocks(doc: TextDoc, block: Block, known: list[str]) -> list[Block]:
+    """A block under a heading that names a kind of place, not a place (``（三）掘进工作面``,
+    ``（四）硐室及其他用风巷道``), split where a paragraph or a sentence starts with a known location's name
+    (``15220 回风顺槽掘进工作面为煤巷，断面 13.8，…``): one block per location, its text up to the next
+    such name. ``[block]`` when the heading names a place, or when no known name starts a sentence in it
+    (never a name guessed from the text)."""
+    if not known or any(name_key(block.name) == name_key(k) for k in known):
+        return [block]
+    text = doc.text[block.start : block.end]
+    found: dict[int, tuple[int, str]] = {}
+    for name in sorted({k for k in known if len(name_key(k)) >= 4}, key=len, reverse=True):
+        pattern = r"\s*".join(re.escape(ch) for ch in name_key(name))
+        for m in re.finditer(pattern, text):
+            if _SENTENCE_START.search(text[: m.start()]) and not any(
+                a <= m.start() < b for a, (b, _) in found.items()
+            ):
+                found[m.start()] = (m.end(), name)
+    if not found:
+        return [block]
+    starts = sorted(found)
+    out = []
+    for n, at in enumerate(starts):
+        name_end, name = found[at]
+        stop = starts[n + 1] if n + 1 < len(starts) else len(text)
+        offset = block.start + at
+        out.append(
+            Block(
+                name,
+                squeeze(text[at:name_end]),
+                "",
+                first_line=doc.line_at(offset),
+                start=block.start + name_end,
+                end=block.start + stop,
+                page=doc.page_at(offset),
+            )
+        )
+    return out
 
 
 # --- statements inside a block ---------------------------------------------------------------------
@@ -166,8 +209,9 @@ STATEMENT_MARKERS: list[tuple[str, str]] = [
         r"按[^，,。；;：:=\n]{1,18}?(?:计算|确定|核算)"
         r"|(?:瓦斯|二氧化碳|CO2|气象条件|人数|炸药量|局部通风机|局扇|胶轮车|发热量|库容|氢气|最低风量|备用工作面)"
         r"[^，,。；;：:=\n]{0,12}?(?:计算|法)(?=\s*:)"
+        r"|按(?:瓦斯涌出量|二氧化碳涌出量|气象条件|温度|人数|炸药量|局部通风机吸风量|局扇吸风量|胶轮车功率|发热量)(?=\s*:|\s*\d)"
         r"|(?:按|则按)?(?:瓦斯|二氧化碳|CO2|炸药量|局部通风机|局扇|人数|库容|换气|氢气|每千瓦|胶轮车)"
-        r"[^。；;=\n]{0,24}?需风(?=\s*\d)",
+        r"(?:(?!按|\d+\s*(?:台|人|辆))[^。；;=\n]){0,24}?需风(?=\s*\d)",
     ),
     (
         "max",
