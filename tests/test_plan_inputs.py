@@ -151,3 +151,60 @@ def test_a_calculation_table_row_split_by_a_page_break_is_read_as_one(tmp_path: 
     assert [m.method for m in face.methods] == ["gas", "climate", "workers"]  # the speed check is no method
     assert face.speed_check is not None
     assert (face.speed_check.lower, face.speed_check.upper) == (194.9, 2473.0)
+
+
+def _bounds_table_pdf() -> bytes:
+    """Two headings, each with a calculation table whose header takes two rows (风速验算 over 下限 | 上限)
+    and whose maximum's label wraps in its cell (``需风量（取最大`` / ``值）``)."""
+    page = Page()
+    page.para("示范煤矿2026年9月份矿井配风计划", 14)
+    page.para("四、各用风地点需风量计算（风量单位：m³/min）")
+    head = [["计算方法", "计算式及代入值", "结果", "风速验算", "", "结论"], ["", "", "", "下限", "上限", ""]]
+    for name, rows in (
+        (
+            "1. 15220运输顺槽掘进工作面",
+            [
+                ("按瓦斯涌出量", "Q = 100 × q × k = 100 × 0.80 × 1.8", "144.0", "213.0", "3408.0"),
+                ("按人数", "Q = 4 × N = 4 × 18", "72.0", "", ""),
+            ],
+        ),
+        (
+            "2. 15220回风顺槽掘进工作面",
+            [
+                ("按瓦斯涌出量", "Q = 100 × q × k = 100 × 1.60 × 1.8", "288.0", "207.0", "3312.0"),
+                ("按人数", "Q = 4 × N = 4 × 16", "64.0", "", ""),
+            ],
+        ),
+    ):
+        page.para(name)
+        top = max(float(r[2]) for r in rows)
+        page.table(
+            [
+                *head,
+                *[[m, f, q, lo, hi, "符合" if lo else ""] for m, f, q, lo, hi in rows],
+                ["需风量（取最大\n值）", "Q需 = max{...}", f"{top}", "", "", ""],
+            ],
+            [90, 200, 50, 50, 50, 30],
+        )
+    return build_pdf([page])
+
+
+def test_a_two_row_speed_check_header_and_a_wrapped_maximum_label_keep_each_table_at_its_location(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "bounds.pdf"
+    path.write_bytes(_bounds_table_pdf())
+    plan = read_plan(extract_pdf(path, max_pages=5))
+    by_name = {loc.name: loc for loc in plan.locations}
+    got = {
+        name: (
+            [m.stated.value for m in loc.methods if m.stated],
+            loc.stated_required.value if loc.stated_required else None,
+            (loc.speed_check.lower, loc.speed_check.upper) if loc.speed_check else None,
+        )
+        for name, loc in by_name.items()
+    }
+    assert got == {
+        "15220运输顺槽掘进工作面": ([144.0, 72.0], 144.0, (213.0, 3408.0)),
+        "15220回风顺槽掘进工作面": ([288.0, 64.0], 288.0, (207.0, 3312.0)),
+    }

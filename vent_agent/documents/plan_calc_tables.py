@@ -21,7 +21,15 @@ from dataclasses import dataclass, field
 from vent_agent.documents.plan import Figure, MethodStatement, SpeedCheckStatement
 from vent_agent.documents.plan_blocks import method_key, speed_bounds
 from vent_agent.documents.plan_tables import Cell, LogicalTable, column_unit, header_labels
-from vent_agent.documents.plan_text_primitives import NUM, TextDoc, name_key, numbers, operand_value, squeeze
+from vent_agent.documents.plan_text_primitives import (
+    NUM,
+    TextDoc,
+    name_key,
+    numbers,
+    operand_value,
+    parse_number,
+    squeeze,
+)
 from vent_agent.documents.plan_units import KNOWN_UNITS, canonical_unit, parse_quantity, read_figure, unit_for
 
 CALC_COLUMNS: list[tuple[str, str]] = [
@@ -31,7 +39,7 @@ CALC_COLUMNS: list[tuple[str, str]] = [
     ("result", r"结果|计算值|需风量|风量|^Q"),
     ("method", r"方法|依据|项目|计算$"),
 ]
-MAX_ROW = re.compile(r"取值|最大值|取大值|最终|确定需风量|^Q\s*需|^需风量$")
+MAX_ROW = re.compile(r"取值|最大值|取最大|取大值|最终|确定需风量|^Q\s*需|^需风量$")
 SPEED_ROW = re.compile(r"风速验算|风速校核|验算|校核")
 _NUMERIC = re.compile(r"[\d.%\s×xX*·/+\-−()（）]+")
 """A substituted expression: numbers and operators only."""
@@ -77,6 +85,29 @@ class CalcGroup:
     unit: str | None = None
     speed_check: SpeedCheckStatement | None = None
     """The group's wind-speed check row (``风速验算 | 194.9 ≤ Q需 ≤ 2473.0 | 符合``), bounds as written."""
+
+
+_BOUND_HEAD = re.compile(r"^(?:下限|上限|最小|最大|最低|最高|结论|是否符合)$")
+"""The words of a second header row under 风速验算 (``下限 | 上限``) and beside it."""
+
+
+def _subheader_row(cells: list[str]) -> bool:
+    """A second header row: only bound words (``下限``, ``上限``) and blanks."""
+    filled = [re.sub(r"\s+", "", c) for c in cells if c.strip()]
+    return bool(filled) and all(_BOUND_HEAD.match(c) for c in filled)
+
+
+def _speed_columns(labels: list[str]) -> dict[str, int]:
+    """``lower`` / ``upper`` → the column of a two-row 风速验算 header (``风速验算`` over ``下限 | 上限``)."""
+    out: dict[str, int] = {}
+    for i, label in enumerate(labels):
+        beside = i > 0 and "lower" in out and out["lower"] == i - 1  # 上限 alone, under the same merged cell
+        if re.search(r"风速|验算", label) or beside:
+            if re.search(r"下限|最小|最低", label):
+                out.setdefault("lower", i)
+            elif re.search(r"上限|最大|最高", label) and not re.search(r"取最大|最大值", label):
+                out.setdefault("upper", i)
+    return out
 
 
 def _units_row(cells: list[str]) -> bool:
@@ -125,10 +156,13 @@ def calc_groups(t: LogicalTable) -> list[CalcGroup]:
     """A calculation table → one group per location (a group ends after its maximum row, or when the
     location column names another location)."""
     n_header = 1
-    while n_header < len(t.rows) and _units_row([c.text for c in t.rows[n_header]]):
-        n_header += 1  # a row of units under the header words: (m³/s) under 计算结果
+    while n_header < len(t.rows) and (
+        _units_row([c.text for c in t.rows[n_header]]) or _subheader_row([c.text for c in t.rows[n_header]])
+    ):
+        n_header += 1  # a row of units under the header words ((m³/s) under 计算结果), or 下限 | 上限
     labels = header_labels(t.rows[:n_header], t.n_cols)
     cols = calc_columns(labels)
+    bounds = _speed_columns(labels)
     groups: list[CalcGroup] = []
     header = _signature([c.text for c in t.rows[0]])
     cur = CalcGroup(header=header)
@@ -165,8 +199,18 @@ def calc_groups(t: LogicalTable) -> list[CalcGroup]:
             last = (label0, formula0 + formula, params0 + params, stated0, written0)
             cur.methods[-1] = _method(*last)
             continue
-        if not label and stated is None:
-            continue
+        if stated is None and not (formula or params) and not any(
+            c.text for i, c in enumerate(row) if i in bounds.values()
+        ):
+            continue  # nothing to read: a label's wrapped rest (``值）``) or an empty row
+        if bounds and cur.speed_check is None:
+            lower, upper = (
+                parse_number(row[bounds[b]].text) if b in bounds and bounds[b] < len(row) else None
+                for b in ("lower", "upper")
+            )
+            if lower is not None or upper is not None:
+                ref = row[bounds.get("lower", bounds.get("upper", 0))].ref(labels[bounds.get("lower", 0)])
+                cur.speed_check = SpeedCheckStatement(lower=lower, upper=upper, ref=ref)
         if SPEED_ROW.search(label) and not label.startswith("按"):
             lower, upper = speed_bounds(" ".join(c.text for c in row[1:]))
             if lower is not None or upper is not None:
@@ -223,8 +267,9 @@ def _signature(cells: list[str]) -> tuple[str, str]:
 def _at(keys: list[str], i: int, sig: tuple[str, str]) -> bool:
     """Whether line ``i`` starts the row of signature ``sig`` (its first cell may wrap, so only the
     cell's start is compared, and the second cell may follow on the next line)."""
-    if not sig[0] or not keys[i].startswith(sig[0][:10]):
-        return False
+    start, line = sig[0][:10], keys[i]
+    if not start or not (line.startswith(start) or (len(line) >= 4 and start.startswith(line))):
+        return False  # (a cell wrapped in the text layer: its line holds only the cell's start)
     return sig[1] in keys[i] or (i + 1 < len(keys) and sig[1] in keys[i + 1])
 
 
