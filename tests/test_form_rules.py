@@ -180,3 +180,13 @@ def test_a_review_without_the_deputy_chief_engineer_is_major() -> None:
         [("通风副总", "赵志强")],
     ):
         assert not [f for f in review_form(_signed(*reviews)) if f.rule_id == "form.review_chain"]
+
+
+def test_a_location_of_one_method_needs_no_separate_maximum() -> None:
+    """The maximum of one method is its result: 未写明取最大值后的需风量 only for several methods."""
+    plan = _copy(parse_plan(text_plan()))
+    loc = next(x for x in plan.locations if len([m for m in x.methods if m.stated]) > 1)
+    loc.stated_required = None
+    assert "form.required_not_stated" in [f.rule_id for f in review_form(plan) if f.location == loc.name]
+    loc.methods = [next(m for m in loc.methods if m.stated)]
+    assert "form.required_not_stated" not in [f.rule_id for f in review_form(plan) if f.location == loc.name]

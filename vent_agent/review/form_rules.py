@@ -280,7 +280,8 @@ def _processes(plan: Plan) -> list[Finding]:
                 )
             )
             continue
-        if loc.stated_required is None:
+        single = len([m for m in loc.methods if m.stated is not None]) == 1
+        if loc.stated_required is None and not single:  # of one method, the result is the requirement
             out.append(
                 _f(
                     "form.required_not_stated",
