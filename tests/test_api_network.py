@@ -61,6 +61,18 @@ async def test_closing_a_door_names_the_branches_that_fall_short_with_their_clau
     assert body["changes"] == ["关闭风门 15216"] and "审批" in body["advice"]
 
 
+async def test_a_fan_driven_backwards_is_a_finding(client: httpx.AsyncClient) -> None:
+    branches = [
+        {"id": "fan", "from": "f", "to": "out", "r": 0.1, "fan": {"a0": -100, "a2": -0.5}},
+        {"id": "r", "from": "in", "to": "f", "r": 0.5},
+    ]
+    resp = await client.post("/api/network/solve", json={"branches": branches})
+    assert resp.status_code == 200
+    body = resp.json()
+    assert body["fans"][0]["reversed"] is True
+    assert [f["branch"] for f in body["findings"] if f["kind"] == "fan_reversed"] == ["fan"]
+
+
 @pytest.mark.parametrize(
     ("path", "body", "words"),
     [

@@ -60,3 +60,24 @@ def test_starving_the_local_fans_intake_is_judged_by_article_183() -> None:
     assert starved.value is not None and starved.limit is not None and starved.value < starved.limit
     # the through-flow now runs back from the return: a diagonal branch flipped
     assert result.flipped == ("DY-LF",) and [f.branch for f in kinds["diagonal_flip"]] == ["DY-LF"]
+
+
+def test_a_fan_the_air_runs_back_through_is_warned_of() -> None:
+    fan = FanCurve(a0=-100.0, a1=0.0, a2=-0.5)
+    network = Network(
+        (Branch("fan", "f", "out", 0.1, fan=fan, kind="fan"), Branch("r", "in", "f", 0.5)),
+        frozenset({"in", "out"}),
+    )
+    (reversed_fan,) = _kinds(judge_solution(network, solve(network), TABLE))["fan_reversed"]
+    assert reversed_fan.branch == "fan" and "风流反向通过风机" in reversed_fan.message
+    assert "a0 < 0" in reversed_fan.message and reversed_fan.value is not None and reversed_fan.value < 0
+
+
+def test_a_fan_whose_curve_cannot_hold_the_system_is_flagged_reversed() -> None:
+    # a0 < 0: the fan cannot push against any resistance, the air runs back through it
+    network = Network(
+        (Branch("F", "A", "B", 0.1, fan=FanCurve(-100.0, 0.0, -0.5), kind="fan"), Branch("R", "B", "C", 0.5)),
+        frozenset({"A", "C"}),
+    )
+    (point,) = solve(network).fans
+    assert point.q < 0 and point.reversed and point.to_json()["reversed"] is True

@@ -13,7 +13,9 @@ REVERSE_TOLERANCE = 1e-6
 @dataclass(frozen=True)
 class FanPoint:
     """A fan's operating point: flow ``q`` (m³/s), fan pressure ``h_fan`` (Pa), ``off_range`` when
-    ``q`` lies outside the curve's given range, ``rising`` when on the curve's rising (unstable) side."""
+    ``q`` lies outside the curve's given range, ``rising`` when on the curve's rising (unstable) side,
+    ``reversed`` when the air runs back through the fan (``q`` < 0: a curve that cannot hold the
+    system's pressure, such as one with ``a0`` < 0, converges there)."""
 
     branch_id: str
     q: float
@@ -21,14 +23,20 @@ class FanPoint:
     off_range: bool
     rising: bool
 
+    @property
+    def reversed(self) -> bool:
+        """True when the air runs back through the fan (``q`` below ``-REVERSE_TOLERANCE``)."""
+        return self.q < -REVERSE_TOLERANCE
+
     def to_json(self) -> dict[str, Any]:
-        """``{"id", "q", "h_fan", "off_range", "rising"}``."""
+        """``{"id", "q", "h_fan", "off_range", "rising", "reversed"}``."""
         return {
             "id": self.branch_id,
             "q": self.q,
             "h_fan": self.h_fan,
             "off_range": self.off_range,
             "rising": self.rising,
+            "reversed": self.reversed,
         }
 
 

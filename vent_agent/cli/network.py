@@ -142,6 +142,12 @@ def _print(
         print(f"逆向（与分支方向相反）的分支：{', '.join(solution.reversed)}")
     for fan in solution.fans:
         flags = [
-            w for w, on in (("超出特性曲线范围", fan.off_range), ("处于上升（不稳定）段", fan.rising)) if on
+            w
+            for w, on in (
+                ("风流反向通过风机", fan.reversed),
+                ("超出特性曲线范围", fan.off_range),
+                ("处于上升（不稳定）段", fan.rising),
+            )
+            if on
         ]
         print(f"风机 {fan.branch_id}：Q = {fan.q:.3f} m³/s，H = {fan.h_fan:.1f} Pa {'，'.join(flags)}")

@@ -20,7 +20,7 @@ taken (AQ 1056-2008 gives the methods); a branch below its plan's required air b
 @dataclass(frozen=True)
 class NetworkFinding:
     """One judgement: ``kind`` (``short_air``, ``wind_low``, ``wind_high``, ``aux_fan_intake``,
-    ``reversed``, ``diagonal_flip``, ``fan_rising``, ``fan_off_range``), the branch, the figure and
+    ``reversed``, ``diagonal_flip``, ``fan_reversed``, ``fan_rising``, ``fan_off_range``), the branch, the figure and
     the limit it is judged against (units in the message), the Chinese ``message`` and its ``clause``."""
 
     kind: str
@@ -58,6 +58,18 @@ def judge_solution(network: Network, solution: Solution, table: ThresholdTable) 
     out += _local_fans(network, solution, table)
     for fan in solution.fans:
         label = _label(fan.branch_id, network.branch(fan.branch_id).name)
+        if fan.reversed:
+            curve = network.branch(fan.branch_id).fan
+            weak = "（特性曲线 a0 < 0：零风量时风压为负，风机压不住系统）" if curve and curve.a0 < 0 else ""
+            out.append(
+                NetworkFinding(
+                    "fan_reversed",
+                    fan.branch_id,
+                    f"{label}风流反向通过风机：Q = {fan.q:.1f} m³/s{weak}，须核查风机特性曲线与运行方向",
+                    "风机特性曲线（docs/DOMAIN.md §7）",
+                    fan.q,
+                )
+            )
         if fan.rising:
             out.append(
                 NetworkFinding(
