@@ -82,6 +82,8 @@ async def test_a_fan_driven_backwards_is_a_finding(client: httpx.AsyncClient) ->
         ("/api/network/what-if", {"changes": [{"action": "explode", "branch": "1"}]}, "未知的调整动作"),
         ("/api/network/what-if", {"changes": [{"action": "close_door", "branch": "nowhere"}]}, "没有分支"),
         ("/api/network/what-if", {"changes": []}, ""),
+        ("/api/network/what-if", {"changes": [{"action": "close_door", "branch": "FD-01"}]}, "不是风门"),
+        ("/api/network/what-if", {"changes": [{"action": "stop_fan", "branch": "FM-01"}]}, "没有风机"),
         ("/api/network/solve", {"total_airflow": -1}, ""),
         (  # nothing drives the air: no fan, no fixed quantity, no total airflow
             "/api/network/solve",
@@ -101,3 +103,13 @@ async def test_bad_input_is_400_in_the_spec_error_shape(
     resp = await client.post(path, json=body)
     assert resp.status_code == 400
     assert set(resp.json()) == {"error"} and words in resp.json()["error"]
+
+
+async def test_closing_the_closed_door_says_so_and_changes_nothing(client: httpx.AsyncClient) -> None:
+    resp = await client.post(
+        "/api/network/what-if", json={"changes": [{"action": "close_door", "branch": "FM-01"}]}
+    )
+    assert resp.status_code == 200
+    body = resp.json()
+    assert len(body["notes"]) == 1 and "已处于关闭状态" in body["notes"][0]
+    assert max(abs(row["dq"]) for row in body["branches"]) < 1e-6

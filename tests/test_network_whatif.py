@@ -125,3 +125,54 @@ def test_survey_recovers_resistances_and_names_what_it_cannot_determine() -> Non
 def test_a_network_with_a_fan_off_reaches_no_reference_through_the_fan() -> None:
     network = Network((line("1", "a", "b", 1.0),), frozenset({"a", "b"}))
     assert solve(network).q["1"] == pytest.approx(0.0, abs=1e-6)
+
+
+def test_closing_a_closed_door_is_accepted_and_said_so() -> None:
+    network = driven([line("door", "in", "out", 0.5), line("other", "in", "out", 0.5)], 20.0)
+    closed = what_if(network, [Change("close_door", "door")])
+    assert closed.notes == ()
+    again = what_if(closed.network, [Change("close_door", "door")], closed.after)
+    assert again.network is closed.network and len(again.notes) == 1
+    assert "已处于关闭状态" in again.notes[0] and again.to_json()["notes"] == list(again.notes)
+    assert again.after.q["door"] == pytest.approx(closed.after.q["door"], abs=1e-6)
+    opened = what_if(network, [Change("open_door", "door")])
+    assert "已处于打开状态" in opened.notes[0]
+
+
+def test_a_door_posed_as_a_door_is_closed_with_any_added_resistance() -> None:
+    door = Branch("door", "in", "out", 0.5, kind="door", added_resistance=800.0)
+    network = driven([door, line("other", "in", "out", 0.5)], 20.0)
+    result = what_if(network, [Change("close_door", "door")])
+    assert result.network.branch("door").added_resistance == 800.0 and "关闭" in result.notes[0]
+
+
+def test_stopping_a_stopped_fan_and_starting_a_running_one_are_said_so() -> None:
+    network = fan_loop(FanCurve(3000.0, 0.0, -1.0), [0.5])
+    assert "已在运行" in what_if(network, [Change("start_fan", "fan")]).notes[0]
+    stopped = what_if(network, [Change("stop_fan", "fan")])
+    assert "已停止" in what_if(stopped.network, [Change("stop_fan", "fan")]).notes[0]
+
+
+@pytest.mark.parametrize(
+    ("change", "words"),
+    [
+        (Change("close_door", "fan"), "是主要通风机，不是风门"),
+        (Change("open_door", "fan"), "stop_fan"),
+        (Change("close_door", "local"), "局部通风机"),
+        (Change("close_door", "reg"), "是调节风窗，不是风门"),
+        (Change("set_regulator", "fan", added_resistance=10.0), "不能设置调节风窗"),
+        (Change("set_regulator", "local", added_resistance=10.0), "不能设置调节风窗"),
+    ],
+)
+def test_a_change_that_does_not_fit_its_branch_is_refused(change: Change, words: str) -> None:
+    branches = (
+        Branch("fan", "f", "atm_out", 0.0, fan=FanCurve(3000.0, 0.0, -1.0), kind="fan"),
+        Branch("reg", "atm_in", "m", 0.5, kind="regulator", added_resistance=1.0),
+        Branch("r", "m", "f", 0.5),
+        Branch("local", "m", "h", 0.0, fixed_q=2.0, kind="local_fan"),
+        Branch("heading", "h", "f", 1.0, kind="heading"),
+    )
+    network = Network(branches, frozenset({"atm_in", "atm_out"}))
+    with pytest.raises(NetworkError, match=words):
+        apply_changes(network, [change])
+

@@ -77,12 +77,31 @@ class Change:
         )
 
 
+DOOR_ACTIONS = frozenset({"close_door", "open_door"})
+FAN_ACTIONS = frozenset({"stop_fan", "start_fan", "change_fan"})
+NOT_A_DOOR = {"fan": "主要通风机", "local_fan": "局部通风机", "regulator": "调节风窗"}
+"""Branch kinds a door change does not apply to (an ordinary airway may hold a door: the benchmark
+networks give no kinds), with their Chinese names."""
+
+
 def apply_changes(network: Network, changes: Iterable[Change]) -> Network:
     """The network after ``changes`` in order. Raises :class:`NetworkError` (Chinese) for a change that
-    names no branch of the network, a door/fan change on a branch without one, or a missing value."""
+    names no branch of the network, a change that does not fit the branch (closing or opening a door in
+    a fan, a local fan or a regulator; a regulator in a fan or fixed-quantity branch; a fan change on a
+    branch without one), or a missing value."""
+    return applied(network, changes)[0]
+
+
+def applied(network: Network, changes: Iterable[Change]) -> tuple[Network, tuple[str, ...]]:
+    """:func:`apply_changes`, with a Chinese note for each change that leaves its branch as it was
+    (closing a closed door, opening an open one, stopping a stopped fan…): accepted, and said so."""
+    notes: list[str] = []
     for change in changes:
+        before = network
         network = _apply(network, change)
-    return network
+        if network is before:  # add/remove always change it
+            notes.append(_unchanged_note(before.branch(change.branch), change))
+    return network, tuple(notes)
 
 
 def _apply(network: Network, change: Change) -> Network:
@@ -91,13 +110,48 @@ def _apply(network: Network, change: Change) -> Network:
     target = network.branch(change.branch)
     if change.action == "remove_branch":
         return network.with_branches(b for b in network.branches if b.id != change.branch)
+    _check_fits(target, change)
     updated = _changed(target, change)
+    if updated == target:
+        return network
     return network.with_branches(updated if b.id == target.id else b for b in network.branches)
+
+
+def _check_fits(target: Branch, change: Change) -> None:
+    """Refuse a change that does not fit its branch's kind (a fan closed as a door…)."""
+    action = change.action
+    if action in DOOR_ACTIONS:
+        kind = NOT_A_DOOR.get(target.kind)
+        if kind is None and target.fan is not None:
+            kind = "主要通风机"
+        elif kind is None and target.fixed_q is not None:
+            kind = "定风量分支（局部通风机）"
+        if kind is not None:
+            raise NetworkError(
+                f"分支 {target.id} 是{kind}，不是风门，无法{ACTIONS[action]}"
+                + ("；停开风机请用 stop_fan / start_fan" if target.fan or target.fixed_q is not None else "")
+            )
+    if action == "set_regulator" and (target.fan is not None or target.fixed_q is not None):
+        what = "主要通风机" if target.fan is not None else "定风量分支（局部通风机）"
+        raise NetworkError(f"分支 {target.id} 是{what}，不能设置调节风窗")
+
+
+def _unchanged_note(target: Branch, change: Change) -> str:
+    """What a change that altered nothing found its branch in."""
+    state = {
+        "close_door": "已处于关闭状态",
+        "open_door": "已处于打开状态（无附加风阻）",
+        "stop_fan": "已停止",
+        "start_fan": "已在运行",
+    }.get(change.action, "已是所给的值")
+    return f"{change.describe()}：该分支{state}，此项调整不改变网络"
 
 
 def _changed(target: Branch, change: Change) -> Branch:
     action = change.action
     if action == "close_door":
+        if change.resistance is None and target.added_resistance >= _closed_resistance(target):
+            return target  # closed already, with its own (surveyed or default) leakage
         return replace(target, added_resistance=change.resistance or CLOSED_DOOR_RESISTANCE)
     if action == "open_door":
         return replace(target, added_resistance=0.0)
@@ -115,6 +169,12 @@ def _changed(target: Branch, change: Change) -> Branch:
     if fan is None:
         raise NetworkError(f"分支 {target.id} 没有风机，无法{ACTIONS[action]}")
     return replace(target, fan=fan, fan_on=action != "stop_fan")
+
+
+def _closed_resistance(target: Branch) -> float:
+    """The added resistance from which a branch's door counts as closed: any for a branch posed as a
+    door, else that of a closed door (:data:`CLOSED_DOOR_RESISTANCE`)."""
+    return 1e-9 if target.kind == "door" else CLOSED_DOOR_RESISTANCE
 
 
 def _add(network: Network, change: Change) -> Network:

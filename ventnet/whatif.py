@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ventnet.changes import Change, apply_changes
+from ventnet.changes import Change, applied
 from ventnet.diagonal import diagonal_branches
 from ventnet.network import Network
 from ventnet.solution import REVERSE_TOLERANCE, Solution
@@ -19,7 +19,9 @@ from ventnet.solve import solve
 class WhatIf:
     """The network before and after ``changes``: both solutions, the changed network, the branches whose
     flow changes sign (``flipped``) and those of them that are diagonal in either state
-    (``diagonal_flips``). Branches removed by a change have no ``after`` flow; added ones no ``before``."""
+    (``diagonal_flips``), and a Chinese note for each change that left its branch as it was (``notes``:
+    closing a closed door…). Branches removed by a change have no ``after`` flow; added ones no
+    ``before``."""
 
     changes: tuple[Change, ...]
     network: Network
@@ -27,11 +29,13 @@ class WhatIf:
     after: Solution
     flipped: tuple[str, ...]
     diagonal_flips: tuple[str, ...]
+    notes: tuple[str, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         """The solve's shape for the state after the changes (``converged``, ``iterations``,
         ``residual_q``, ``residual_h``, ``branches``, ``nodes``, ``reversed``, ``fans``), each branch with
-        ``q_before`` and ``dq`` (m³/s) besides, plus ``changes``, ``flipped`` and ``diagonal_flips``."""
+        ``q_before`` and ``dq`` (m³/s) besides, plus ``changes``, ``flipped``, ``diagonal_flips`` and
+        ``notes``."""
         out = self.after.to_json()
         for row in out["branches"]:
             before = self.before.q.get(row["id"])
@@ -40,6 +44,7 @@ class WhatIf:
         out["changes"] = [change.describe() for change in self.changes]
         out["flipped"] = list(self.flipped)
         out["diagonal_flips"] = list(self.diagonal_flips)
+        out["notes"] = list(self.notes)
         return out
 
 
@@ -48,7 +53,7 @@ def what_if(network: Network, changes: Sequence[Change], before: Solution | None
     the latter warm-started from the former. Raises :class:`~ventnet.errors.NetworkError` for a change
     that does not apply and :class:`~ventnet.errors.NotConverged` when either solve does not converge."""
     base = before if before is not None else solve(network)
-    changed = apply_changes(network, changes)
+    changed, notes = applied(network, changes)
     after = solve(changed, warm=base)
     flipped = tuple(
         k
@@ -61,4 +66,5 @@ def what_if(network: Network, changes: Sequence[Change], before: Solution | None
     diagonal = set(diagonal_branches(network, base, flipped)) | set(
         diagonal_branches(changed, after, flipped)
     )
-    return WhatIf(tuple(changes), changed, base, after, flipped, tuple(k for k in flipped if k in diagonal))
+    diagonal_flips = tuple(k for k in flipped if k in diagonal)
+    return WhatIf(tuple(changes), changed, base, after, flipped, diagonal_flips, notes)

@@ -77,6 +77,8 @@ def what_if_command(
         return
     for line in result.to_json()["changes"]:
         print(f"调整：{line}")
+    for note in result.notes:
+        print(f"说明：{note}")
     _print(None, result.after, before=result.before.q)
     if result.flipped:
         print(
