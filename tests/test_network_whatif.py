@@ -176,3 +176,17 @@ def test_a_change_that_does_not_fit_its_branch_is_refused(change: Change, words:
     with pytest.raises(NetworkError, match=words):
         apply_changes(network, [change])
 
+
+def test_stopping_a_local_fan_leaves_its_heading_without_air_and_starting_it_restores_it() -> None:
+    branches = (
+        Branch("fan", "f", "atm_out", 0.0, fan=FanCurve(3000.0, 0.0, -1.0), kind="fan"),
+        Branch("r", "atm_in", "m", 0.5),
+        Branch("bypass", "m", "f", 0.5),
+        Branch("local", "m", "h", 0.0, fixed_q=2.0, kind="local_fan"),
+        Branch("heading", "h", "f", 1.0, kind="heading"),
+    )
+    network = Network(branches, frozenset({"atm_in", "atm_out"}))
+    stopped = what_if(network, [Change("stop_fan", "local")])
+    assert stopped.before.q["heading"] == pytest.approx(2.0) and stopped.after.q["heading"] == 0.0
+    started = what_if(stopped.network, [Change("start_fan", "local")], stopped.after)
+    assert started.after.q["heading"] == pytest.approx(2.0) and started.notes == ()

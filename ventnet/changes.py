@@ -165,6 +165,9 @@ def _changed(target: Branch, change: Change) -> Branch:
         return replace(target, resistance=change.resistance)
     if action == "change_fan" and change.fan is None:
         raise NetworkError(f"更换风机 {target.id} 需给出特性曲线 fan（a0、a1、a2）")
+    if target.fan is None and target.fixed_q is not None and change.fan is None:
+        # a local fan posed as the fixed quantity it delivers: stopped, it delivers none
+        return replace(target, fan_on=action != "stop_fan")
     fan = change.fan or target.fan
     if fan is None:
         raise NetworkError(f"分支 {target.id} 没有风机，无法{ACTIONS[action]}")

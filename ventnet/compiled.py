@@ -142,7 +142,7 @@ def compile_network(network: Network) -> Compiled:
         supply[node_of[node]] += q
     for k in fixed:
         b = branches[k]
-        q = float(b.fixed_q or 0.0)
+        q = float(b.carried_q or 0.0)
         supply[node_of[b.from_node]] -= q
         supply[node_of[b.to_node]] += q
 

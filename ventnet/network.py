@@ -67,10 +67,11 @@ class Branch:
     local resistances); ``added_resistance`` the ΔR of a regulator or closed door in it (N·s²/m⁸), so
     the branch loses ``(R + ΔR)·Q·|Q|``. ``fan`` is a fan in the branch pushing from ``from_node`` to
     ``to_node``, counted while ``fan_on``; ``fixed_q`` a fixed quantity (m³/s) the branch carries
-    whatever the pressures; ``area`` the net section (m²) for wind speed; ``kind`` a label
-    (``"roadway"``, ``"door"``, ``"regulator"``, ``"fan"``, ``"local_fan"``, ``"coal_face"``,
-    ``"heading"``…), ``name`` the mine's name for it; ``required_q`` the plan's required air (需风量,
-    m³/s) and ``roadway_class`` its 表6 class (《煤矿安全规程》第157条) where known, for judging a result.
+    whatever the pressures (a local fan and its duct; 0 while ``fan_on`` is false); ``area`` the net
+    section (m²) for wind speed; ``kind`` a label (``"roadway"``, ``"door"``, ``"regulator"``, ``"fan"``,
+    ``"local_fan"``, ``"coal_face"``, ``"heading"``…), ``name`` the mine's name for it; ``required_q``
+    the plan's required air (需风量, m³/s) and ``roadway_class`` its 表6 class (《煤矿安全规程》第157条)
+    where known, for judging a result.
     """
 
     id: str
@@ -96,6 +97,14 @@ class Branch:
     def running_fan(self) -> FanCurve | None:
         """The fan's curve while it runs, else None."""
         return self.fan if self.fan_on else None
+
+    @property
+    def carried_q(self) -> float | None:
+        """The fixed quantity the branch carries (m³/s): ``fixed_q``, or 0 for a fixed-quantity local fan
+        that is stopped (``fan_on`` false); None for a branch whose flow the pressures decide."""
+        if self.fixed_q is None:
+            return None
+        return self.fixed_q if self.fan_on else 0.0
 
 
 @dataclass(frozen=True)
@@ -188,12 +197,12 @@ def _check_branch(branch: Branch, seen: set[str]) -> None:
 
 def require_driver(network: Network) -> None:
     """Raise :class:`NetworkError` when nothing in ``network`` moves the air: no running fan, no
-    fixed-quantity branch, no air entering or leaving at a node, no difference of elevation (natural
+    fixed-quantity branch carrying air, no air entering or leaving at a node, no difference of elevation (natural
     ventilation pressure). Such a network "solves" to zero flow everywhere, which is never what a user
     posing a network meant (a topology read without its total airflow, or without its fans)."""
     drives = (
         any(b.fan is not None and b.fan_on for b in network.branches)
-        or any(b.fixed_q is not None for b in network.branches)
+        or any(b.carried_q for b in network.branches)
         or any(q for q in network.injections.values())
         or len({round(z, 6) for z in network.elevations.values()}) > 1
     )

@@ -76,7 +76,7 @@ def _solution(net: Compiled, state: Iterate, iterations: int, method: str) -> So
     for i, k in enumerate(net.free):
         q_of[branches[k].id] = float(state.q[i])
     for k in net.fixed:
-        q_of[branches[k].id] = float(branches[k].fixed_q or 0.0)
+        q_of[branches[k].id] = float(branches[k].carried_q or 0.0)
     pressure = {name: float(state.p[index]) for name, index in net.node_of.items()}
     q = {b.id: q_of[b.id] for b in branches}
     h = {b.id: pressure[b.from_node] - pressure[b.to_node] for b in branches}
