@@ -16,10 +16,10 @@ from vent_agent.api.ids import IdText
 from vent_agent.api.json_body import ApiRoute
 from vent_agent.api.sse import run_stream
 from vent_agent.interpret.agent import ClickTarget
-from vent_agent.interpret.facts import gather_device_facts, gather_tunnel_facts
+from vent_agent.interpret.device_network import ClickDeviceType, gather_clicked_device_facts
+from vent_agent.interpret.facts import gather_tunnel_facts
 from vent_agent.interpret.run import FactsLoader, click_body, click_done_fields
 from vent_agent.state import AppState
-from vent_agent.upstream.models import DeviceType
 
 router = APIRouter(prefix="/api/interpret/click", tags=["interpret"], route_class=ApiRoute)
 
@@ -41,8 +41,9 @@ class DeviceClick(_ClickBase):
 
     device_id: IdText = Field(min_length=1, max_length=128, description="设备 ID：字符串，或整数（按其数字）")
     device_name: str = Field(min_length=1, max_length=200)
-    device_type: DeviceType = Field(
-        description="设备类型编码（设备类型字典 get_device_kind_dict）；与设备实际类型不符时按实际类型解读并提示"
+    device_type: ClickDeviceType = Field(
+        description="设备类型编码（设备类型字典 get_device_kind_dict，另可为 door 风门、regulator 调节风窗）；"
+        "与设备实际类型不符时按实际类型解读并提示"
     )
 
 
@@ -81,15 +82,16 @@ async def click_tunnel(req: TunnelClick, state: StateDep) -> EventSourceResponse
 
 @router.post("/device")
 async def click_device(req: DeviceClick, state: StateDep) -> EventSourceResponse:
-    """Stream the interpretation of one device's live data (spec: 点选设备解读)."""
+    """Stream the interpretation of one device's live data (spec: 点选设备解读); for a fan, local fan,
+    door or regulator also what changing it would do to the air (the network solve)."""
     return await _stream(
         state,
         "click_device",
         mode=req.mode,
         tool="query_device_data_by_id",
         what="设备",
-        load_facts=lambda: gather_device_facts(
-            state.source, req.device_id, state.settings, cache=state.facts_cache
+        load_facts=lambda: gather_clicked_device_facts(
+            state.source, req.device_id, req.device_type, state.settings, cache=state.facts_cache
         ),
         target=ClickTarget(
             "device",

@@ -64,6 +64,9 @@ class ClickTarget:
     warning: str | None = None
     """What the report must say first about the request (the click's device type was not the device's:
     ``device_type`` is then the real one)."""
+    network_note: str | None = None
+    """What changing the clicked fan, door or regulator would do (the network solve's lines), for the
+    report to relay."""
 
     def request_text(self) -> str:
         if self.kind == "tunnel":
@@ -71,6 +74,11 @@ class ClickTarget:
         text = f"请解读设备「{self.name}」（device_id={self.target_id}，类型 {self.device_type}）的实时数据与报警。"
         if self.warning:
             text += f"\n注意：{self.warning}请在报告开头照写这条提醒。"
+        if self.network_note:
+            text += (
+                "\n通风网络模拟（规则计算，非实测）给出调整该设备的影响如下，请在报告中单列“调整影响”一节照写，"
+                f"并说明仅为模拟、须经审批：\n{self.network_note}"
+            )
         return text
 
 

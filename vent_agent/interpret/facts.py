@@ -50,6 +50,7 @@ from vent_agent.interpret.heading import heading_air_volume
 from vent_agent.kb.numerals import find_article_refs
 from vent_agent.kb.search import KnowledgeBase, get_knowledge_base
 from vent_agent.kb.thresholds import BreachOp, ThresholdTable
+from vent_agent.network.device_effect import NetworkEffects
 from vent_agent.settings import Settings
 from vent_agent.upstream.base import VentilationSource
 from vent_agent.upstream.episodes import find_episodes
@@ -136,6 +137,10 @@ class InterpretationFacts(BaseModel):
     warnings: list[str] = Field(default_factory=list)
     """What the reader must see first, beside the data (the click named a device type that is not the
     device's); added by the run for its request, never cached with the facts."""
+    network: NetworkEffects | None = None
+    """For a clicked fan, local fan, door or regulator: what stopping, opening or closing it would do
+    to the air, from the network solve (:mod:`vent_agent.interpret.device_network`); never cached
+    with the facts."""
 
     @property
     def status(self) -> Status:
@@ -148,6 +153,8 @@ class InterpretationFacts(BaseModel):
         is not an article one may cite."""
         labels = [a.article for a in self.assessments] + [a.article for a in self.anomalies]
         labels += [r.article for r in self.references]
+        if self.network is not None:
+            labels += [str(f["clause"]) for e in self.network.effects for f in e.findings]
         return list(dict.fromkeys(x for x in labels if x and find_article_refs(x)))
 
 
@@ -337,6 +344,11 @@ async def _recent(source: VentilationSource, devices: list[Device]) -> list[list
     return list(
         await asyncio.gather(*(source.list_ventanaly_monitor_data_days(d.device_id, days=1) for d in devices))
     )
+
+
+def no_data_timing(settings: Settings, now: datetime | None = None) -> dict[str, Any]:
+    """The data-time fields of facts read from no monitoring data (stale, no data time)."""
+    return _timing([], _now(settings, now), settings)
 
 
 def _timing(latest: list[Reading], now: datetime, settings: Settings) -> dict[str, Any]:

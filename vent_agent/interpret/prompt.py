@@ -16,6 +16,7 @@ from vent_agent.interpret.assess import STATUS_CN
 from vent_agent.interpret.facts import InterpretationFacts
 from vent_agent.interpret.render import chunk_text
 from vent_agent.kb.thresholds import breach_text
+from vent_agent.network.device_effect import effect_lines
 
 __all__ = ["SYSTEM_PROMPT", "build_messages", "chunk_text"]
 
@@ -25,7 +26,8 @@ SYSTEM_PROMPT = """你是煤矿通风专业助手，为通风工程师解读巷�
 2. 只能引用“可引用条款”列表中的条款，且须原样使用其中的标签（如《煤矿安全规程》（2025版）第157条）；不得引用其他条款或其他标准。
 3. 每一项的状态（正常/预警/超限）以事实为准，不得改变、弱化或遗漏超限项；“要求措施”须如实转述。
 4. 写明数据时间（已为矿井时区）；若“数据过时”为 true，须在开头醒目提示数据已过时、结论仅供参考；若有“提醒”，须在开头逐条照写。
-5. 用中文 Markdown 输出，结构：标题（名称）→ 当前状态（逐项列出当前值、允许范围、状态（用文字“正常”“预警”“超限”并加粗，不用图标或表情符号）与依据）→ 近24小时异常 → 结论与措施 → 所依据的规程版本。简洁、专业，不写客套话。"""
+5. 用中文 Markdown 输出，结构：标题（名称）→ 当前状态（逐项列出当前值、允许范围、状态（用文字“正常”“预警”“超限”并加粗，不用图标或表情符号）与依据）→ 近24小时异常 → 结论与措施 → 所依据的规程版本。简洁、专业，不写客套话。
+6. 若事实中有“调整影响”（通风网络模拟），在结论前单列“调整影响”一节，照写其中的分支、风量（m³/min）与新出现的问题及条款，并说明仅为模拟、须经审批，本系统不操作任何设施。"""
 
 
 def _facts_payload(f: InterpretationFacts) -> dict[str, Any]:
@@ -81,6 +83,7 @@ def _facts_payload(f: InterpretationFacts) -> dict[str, Any]:
         "相关规定": [{"条款": r.article, "条文": r.clause, "要求": r.requirement} for r in f.references],
         "备注": f.notes,
         **({"提醒": f.warnings} if f.warnings else {}),
+        **({"调整影响": effect_lines(f.network)} if f.network is not None else {}),
     }
 
 

@@ -4,7 +4,8 @@ Layout: title (name and id); type, data time in the mine time zone, edition; the
 (a device type that is not the device's); a stale-data warning; a
 table of each value against its allowed range with its status in words (``**正常**``, ``**预警**``,
 ``**超限**``: no glyph that needs an emoji font) and the article; how derived values and
-limits were obtained; the anomalies of the last 24 h; a conclusion with the actions required; the
+limits were obtained; the anomalies of the last 24 h; for a clicked fan, door or regulator what
+changing it would do to the air (the network solve, :mod:`vent_agent.network.device_effect`); a conclusion with the actions required; the
 provisions the knowledge base lacks (the others are quoted once, by the ``references`` event). :func:`chunk_text` cuts any text into pieces for ``token`` events.
 """
 
@@ -18,6 +19,7 @@ from vent_agent.interpret.assess import STATUS_CN, Assessment
 from vent_agent.interpret.cite import NOT_IN_KB
 from vent_agent.interpret.facts import Anomaly, InterpretationFacts
 from vent_agent.kb.thresholds import breach_text, fmt_number
+from vent_agent.network.device_effect import effect_lines
 
 
 def _local(t: datetime, tz: str, fmt: str = "%Y-%m-%d %H:%M") -> str:
@@ -67,7 +69,7 @@ def _header(f: InterpretationFacts) -> list[str]:
 def _table(f: InterpretationFacts) -> list[str]:
     lines = ["### 监测值与限值", ""]
     if not f.assessments:
-        return [*lines, "无可判断的监测项。", ""]
+        return [*lines, "无可判断的监测项。", "", *(f"- {n}" for n in f.notes), *([""] if f.notes else [])]
     with_point = f.target == "tunnel"
     head = ["项目", *(["测点"] if with_point else []), "当前值", "允许范围", "状态", "依据"]
     lines += ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
@@ -113,6 +115,13 @@ def _anomalies(f: InterpretationFacts) -> list[str]:
     return [*lines, ""]
 
 
+def _network(f: InterpretationFacts) -> list[str]:
+    """What changing the clicked fan, door or regulator would do (the network solve), when it applies."""
+    if f.network is None:
+        return []
+    return ["### 调整影响（通风网络模拟）", "", *effect_lines(f.network), ""]
+
+
 def _action_line(a: Assessment) -> str:
     where = f"（{a.point}）" if a.point else ""
     ref = f"（{a.article}）" if a.article else (f"（{a.source}）" if a.source else "")
@@ -129,8 +138,10 @@ def _conclusion(f: InterpretationFacts) -> list[str]:
         lines.append(f"{_status('breach')}：当前有 {len(breaches)} 项超限{extra}，须立即处理：")
     elif warnings:
         lines.append(f"{_status('warning')}：当前无超限，{len(warnings)} 项接近限值或需核查：")
-    else:
+    elif f.assessments:
         lines.append(f"{_status('ok')}：当前各项监测值均在限值以内。")
+    else:
+        lines.append("无监测值可作判断。")
     actions = [_action_line(a) for a in [*breaches, *warnings]]
     lines += [f"{i}. {text}" for i, text in enumerate(dict.fromkeys(actions), 1)]
     if past:
@@ -158,6 +169,7 @@ def render_interpretation(facts: InterpretationFacts) -> str:
         *_header(facts),
         *_table(facts),
         *_anomalies(facts),
+        *_network(facts),
         *_conclusion(facts),
         *_references(facts),
         f"*依据 {facts.edition_label}；数值均来自监测数据或按所示公式计算。*",

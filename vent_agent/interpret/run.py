@@ -40,10 +40,12 @@ from vent_agent.events import (
 )
 from vent_agent.graphs.stream import tool_label
 from vent_agent.interpret.agent import AgentOutcome, ClickTarget, interpret_with_agent
+from vent_agent.interpret.device_network import clicked_device_effects, type_label
 from vent_agent.interpret.facts import InterpretationFacts
 from vent_agent.interpret.prompt import build_messages
 from vent_agent.interpret.render import chunk_text, render_interpretation
 from vent_agent.llm.openai_compat import stream_text
+from vent_agent.network.device_effect import effect_lines
 from vent_agent.runs.emitter import Emitter
 from vent_agent.runs.manager import RunBody
 from vent_agent.skills import CLICK_INTERPRET
@@ -66,7 +68,7 @@ def device_type_mismatch(claimed: str | None, device: Device) -> str | None:
     if claimed is None or claimed == real:
         return None
     return (
-        f"设备类型与实际不符：请求的类型为「{DEVICE_TYPE_LABELS.get(claimed, claimed)}」（{claimed}），"
+        f"设备类型与实际不符：请求的类型为「{type_label(claimed)}」（{claimed}），"
         f"设备 {device.device_id}（{device.name}）的实际类型为「{DEVICE_TYPE_LABELS[real]}」（{real}），"
         "已按实际类型解读。"
     )
@@ -85,6 +87,18 @@ async def _checked_device(emitter: Emitter, state: AppState, target: ClickTarget
         return target
     await emitter.send(ClickProgress(source="main", message=notice, notice="device_type_mismatch"))
     return dataclasses.replace(target, device_type=data.device.device_type, warning=notice)
+
+
+async def _with_network(state: AppState, target: ClickTarget) -> ClickTarget:
+    """Plan mode with a model: the clicked device's network section, handed to the agent to relay."""
+    try:
+        async with state.click_slots:  # CPU work (a what-if solve), as the facts are computed
+            effects = await clicked_device_effects(state.source, target.target_id, state.settings)
+    except UpstreamError:
+        return target
+    if effects is None:
+        return target
+    return dataclasses.replace(target, network_note="\n".join(effect_lines(effects)))
 
 
 async def _plan_agent(emitter: Emitter, state: AppState, target: ClickTarget) -> AgentOutcome:
@@ -127,7 +141,7 @@ async def interpret_click(
     replace = False  # partial model text was streamed: the rule-based text replaces it
     if mode == "plan" and model is not None:
         if target.kind == "device":
-            target = await _checked_device(emitter, state, target)
+            target = await _with_network(state, await _checked_device(emitter, state, target))
         outcome = await _plan_agent(emitter, state, target)
         if outcome.answered:
             return

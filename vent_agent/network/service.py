@@ -8,6 +8,7 @@ from functools import lru_cache
 from typing import Any
 
 from vent_agent.kb.thresholds import ThresholdTable
+from vent_agent.network.device_effect import NetworkEffects, network_effects
 from vent_agent.network.judge import judge_solution, judge_what_if
 from vent_agent.network.requests import NetworkSpec, WhatIfSpec, build_network, demo_mine_network
 from vent_agent.upstream.layout import load_layout
@@ -76,6 +77,43 @@ def diagonal_payload(spec: NetworkSpec) -> dict[str, Any]:
     solution = _baseline(network, origin)
     ids = diagonal_branches(network, solution)
     return {"diagonal_branches": [{"id": k, "q": solution.q[k]} for k in ids], "network": origin}
+
+
+NO_NETWORK = (
+    "未接入该矿井的通风网络模型（通风网络解算目前只有内置示范矿井的网络），无法模拟调整该设备对风流的影响。"
+)
+
+
+def device_effects(
+    device_type: str,
+    device_id: str,
+    tun_id: str | None,
+    state: str | None,
+    *,
+    demo_mine: bool,
+    edition: str | None = None,
+) -> NetworkEffects:
+    """What changing a clicked device would do to the mine's air (:mod:`.device_effect`). The mine's
+    network is the demo mine's, so only when the data come from the demo mine (``demo_mine``);
+    otherwise an effect-less answer that says there is no network. Cached: the demo network is fixed."""
+    if not demo_mine:
+        return NetworkEffects(on_network=False, note=NO_NETWORK)
+    return _demo_device_effects(device_type, device_id, tun_id, state, edition)
+
+
+@lru_cache(maxsize=256)
+def _demo_device_effects(
+    device_type: str, device_id: str, tun_id: str | None, state: str | None, edition: str | None
+) -> NetworkEffects:
+    return network_effects(
+        demo_mine_network(),
+        _demo_solution(),
+        ThresholdTable.load(edition),
+        device_type=device_type,
+        device_id=device_id,
+        tun_id=tun_id,
+        state=state,
+    )
 
 
 def _describe_branches(out: dict[str, Any], network: Network) -> None:

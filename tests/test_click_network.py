@@ -1,0 +1,152 @@
+"""A clicked fan, local fan, door or regulator: its interpretation says what stopping, opening or closing
+it would do to the air, from the demo mine's network solve (issue 25), without a model; a sensor gets no
+such section, a device the network does not hold gets the reason instead, and a door only the network
+holds (the demo mine monitors no door) is interpreted from the network alone."""
+
+from __future__ import annotations
+
+import re
+
+import httpx
+import pytest
+
+from tests.helpers import parse_spec_stream
+from tests.scripted_model import ScriptedChatModel, says, tool_call
+from vent_agent.interpret.device_network import gather_clicked_device_facts
+from vent_agent.kb.thresholds import ThresholdTable
+from vent_agent.network.device_effect import device_branch, network_effects
+from vent_agent.network.requests import demo_mine_network
+from vent_agent.settings import Settings
+from vent_agent.upstream.demo_mine import DemoMine
+from ventnet import solve
+from ventnet.changes import Change
+from ventnet.whatif import what_if
+
+SECTION = "### 调整影响（通风网络模拟）"
+
+
+async def click(
+    client: httpx.AsyncClient, device_id: str, device_type: str, mode: str = "fast"
+) -> list[dict]:
+    resp = await client.post(
+        "/api/interpret/click/device",
+        json={"device_id": device_id, "device_name": "点选的设备", "device_type": device_type, "mode": mode},
+    )
+    assert resp.status_code == 200, resp.text
+    return parse_spec_stream(resp.text)
+
+
+def text_of(events: list[dict]) -> str:
+    return "".join(e["content"] for e in events if e["type"] == "token")
+
+
+def section(text: str) -> str:
+    start = text.index(SECTION)
+    return text[start : text.index("### 结论", start)]
+
+
+def change_line(text: str, branch: str) -> tuple[float, float]:
+    """The ``before → after`` m³/min of ``branch``'s line in the section."""
+    m = re.search(rf"（{re.escape(branch)}）：(-?[\d.]+) → (-?[\d.]+) m³/min", text)
+    assert m, f"no line for {branch} in:\n{text}"
+    return float(m.group(1)), float(m.group(2))
+
+
+def solver_after(change: Change, branch: str) -> tuple[float, float]:
+    network = demo_mine_network()
+    result = what_if(network, [change], solve(network))
+    return result.before.q[branch] * 60, result.after.q[branch] * 60
+
+
+async def test_stopping_the_main_fan_is_stated_with_the_solvers_figures(client: httpx.AsyncClient) -> None:
+    events = await click(client, "FAN-001", "fan")
+    assert [e for e in events if e["type"] == "error"] == []
+    text = section(text_of(events))
+    assert "分支 FD-01" in text and "**若停止" in text
+    before, after = change_line(text, "ZHFX")
+    want_before, want_after = solver_after(Change("stop_fan", "FD-01"), "ZHFX")
+    assert before == pytest.approx(want_before, abs=0.05) and after == pytest.approx(want_after, abs=0.05)
+    assert after < before / 2  # the natural draught and the local fans keep a little air moving
+    assert "第159条" in text and "风流反向" in text and "审批" in text
+
+
+async def test_the_standby_fan_changes_nothing_and_says_so(client: httpx.AsyncClient) -> None:
+    text = section(text_of(await click(client, "FAN-002", "fan")))
+    assert "备用风机" in text and "**若" not in text
+
+
+async def test_stopping_a_local_fan_leaves_its_heading_short(client: httpx.AsyncClient) -> None:
+    text = section(text_of(await click(client, "JF-15220-YS-1", "aux_fan")))
+    assert change_line(text, "15220-YS")[1] == 0.0
+    assert "15220 运输顺槽掘进工作面（15220-YS）风量 0 m³/min 低于计划风量" in text and "第183条" in text
+
+
+async def test_a_door_only_the_network_holds_is_interpreted_from_it(client: httpx.AsyncClient) -> None:
+    events = await click(client, "FM-01", "door")
+    assert [e for e in events if e["type"] == "error"] == [] and events[-1]["type"] == "done"
+    full = text_of(events)
+    assert "- 类型：风门" in full and "没有测点" in full and "无可用监测数据" in full
+    text = section(full)
+    assert "风门当前关闭" in text and "**若打开" in text
+    before, after = change_line(text, "15216-GZM")
+    want_before, want_after = solver_after(Change("open_door", "FM-01"), "15216-GZM")
+    assert before == pytest.approx(want_before, abs=0.05) and after == pytest.approx(want_after, abs=0.05)
+    assert "低于计划风量" in text and "第157条" in text  # the face is short of air and too slow
+
+
+async def test_a_regulator_opened_fully(client: httpx.AsyncClient) -> None:
+    text = section(text_of(await click(client, "15218-HF", "regulator")))
+    assert "调节风窗全部打开" in text
+    before, after = change_line(text, "15218-GZM")
+    assert after > before  # the face behind the regulator gets more air, others less
+    assert "15216 综采工作面（15216-GZM）风量" in text and "低于计划风量" in text
+
+
+async def test_a_door_clicked_as_a_fan_is_interpreted_as_a_door(client: httpx.AsyncClient) -> None:
+    text = text_of(await click(client, "FM-01", "fan"))
+    assert "设备类型与实际不符" in text and "「主要通风机」（fan）" in text and "「风门」（door）" in text
+
+
+async def test_a_sensor_gets_no_network_section(client: httpx.AsyncClient) -> None:
+    assert SECTION not in text_of(await click(client, "CH4-15216", "ch4_sensor"))
+
+
+async def test_an_unknown_door_is_an_error_as_before(client: httpx.AsyncClient) -> None:
+    events = await click(client, "FM-99", "door")
+    assert [e["type"] for e in events][-2:] == ["error", "done"]
+
+
+async def test_a_mine_whose_network_is_not_loaded_says_so(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    settings = Settings(data_dir=tmp_path, upstream_url="http://127.0.0.1:9/", ocr_warmup=False)
+    facts = await gather_clicked_device_facts(DemoMine(), "FAN-001", "fan", settings)
+    assert facts.network is not None and not facts.network.on_network
+    assert "未接入该矿井的通风网络模型" in facts.network.note and facts.network.effects == []
+
+
+def test_a_device_the_network_does_not_hold_gets_the_reason() -> None:
+    network = demo_mine_network()
+    assert device_branch(network, "fan", "FAN-X", "15216") is None  # 15216 is no fan branch
+    effects = network_effects(
+        network,
+        solve(network),
+        ThresholdTable.load("2025"),
+        device_type="door",
+        device_id="15216",
+        tun_id=None,
+    )
+    assert not effects.on_network and "不在矿井通风网络模型中" in effects.note and effects.effects == []
+
+
+async def test_plan_mode_agent_is_given_the_effect_to_relay(app, client: httpx.AsyncClient) -> None:  # type: ignore[no-untyped-def]
+    model = ScriptedChatModel(
+        script=[
+            says("", tool_call("load_skill", {"name": "click-interpret-device"})),
+            says("", tool_call("query_device_data_by_id", {"device_id": "FAN-001"})),
+            says("## 解读\n主要通风机运行正常。"),
+        ]
+    )
+    app.state.vent.interpret_model = model
+    events = await click(client, "FAN-001", "fan", mode="plan")
+    assert events[-1]["type"] == "done"
+    request = str(model.seen[0][-1].content)
+    assert "通风网络模拟" in request and "**若停止" in request and "ZHFX" in request
