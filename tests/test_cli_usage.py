@@ -100,7 +100,7 @@ def test_every_command_and_option_is_described_in_chinese() -> None:
     subcommands = {
         f"{group} {k}": c for group in ("network", "graph") for k, c in commands[group].commands.items()
     }
-    assert set(subcommands) == {"network solve", "network what-if", "graph rebuild"}
+    assert set(subcommands) == {"network solve", "network what-if", "network fit", "graph rebuild"}
     for name, command in {**commands, **subcommands}.items():
         assert CJK.search(command.help or ""), name
         for param in command.params:

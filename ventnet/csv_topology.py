@@ -1,6 +1,7 @@
 """Reading the benchmark's ``topology.csv`` and posing it (the networks README of the shared data):
 columns ``edge_id, name, from, to, r_N_s2_m8, adjust_r, is_fan, a0_Pa, a1_Pa_s_m3, a2_Pa_s2_m6``; a
-branch's R is ``r`` and its added resistance (doors, regulators) ``adjust_r``."""
+branch's R is ``r`` and its added resistance (doors, regulators) ``adjust_r``. Also a survey's
+measurements (通风阻力测定) in the columns of the benchmark's solutions: ``edge_id, q_m3_s, h_Pa``."""
 
 from __future__ import annotations
 
@@ -38,7 +39,7 @@ def read_topology(text: str) -> list[Branch]:
         raise NetworkError(f"拓扑 CSV 缺少列：{', '.join(missing)}")
     branches = []
     for line, row in enumerate(reader, start=2):
-        numbers = [_number(row, c, line) for c in COLUMNS[4:]]
+        numbers = [_number(row, c, line, "拓扑 CSV") for c in COLUMNS[4:]]
         r, adjust_r, is_fan, a0, a1, a2 = numbers
         fan = FanCurve(a0, a1, a2) if is_fan else None
         branches.append(
@@ -92,19 +93,57 @@ def pose(branches: list[Branch], total_airflow: float | None = None) -> Network:
     )
 
 
-def _number(row: dict[str, str], column: str, line: int) -> float:
+SURVEY_COLUMNS = ("edge_id", "q_m3_s", "h_Pa")
+"""A survey's columns: the branch, its measured flow (m³/s) and its measured drop ``p(from) − p(to)``
+(Pa, negative along the flow); either measurement may be empty."""
+
+
+def read_survey(text: str) -> tuple[dict[str, float], dict[str, float]]:
+    """The measured flows and drops of a survey CSV (:data:`SURVEY_COLUMNS`; other columns ignored), as
+    ``(measured_q, measured_h)`` by branch id. Raises :class:`NetworkError` (Chinese, naming the row) on
+    a missing column, a value that is not a finite number, a row with neither measurement, or a branch
+    measured twice."""
+    reader = csv.DictReader(io.StringIO(text.lstrip("\ufeff")))
+    fields = reader.fieldnames or []
+    if "edge_id" not in fields or not {"q_m3_s", "h_Pa"} & set(fields):
+        raise NetworkError("测定 CSV 须有列 edge_id 及 q_m3_s、h_Pa 中的至少一列")
+    measured: tuple[dict[str, float], dict[str, float]] = ({}, {})
+    seen: set[str] = set()
+    for line, row in enumerate(reader, start=2):
+        branch = _text(row, "edge_id", line, "测定 CSV")
+        if branch in seen:
+            raise NetworkError(f"测定 CSV 第 {line} 行：分支 {branch} 重复")
+        seen.add(branch)
+        given = [c for c in SURVEY_COLUMNS[1:] if (row.get(c) or "").strip()]
+        if not given:
+            raise NetworkError(f"测定 CSV 第 {line} 行：分支 {branch} 既无风量 q_m3_s 也无压差 h_Pa")
+        for column in given:
+            target = measured[SURVEY_COLUMNS.index(column) - 1]
+            target[branch] = _number(row, column, line, "测定 CSV")
+    return measured
+
+
+def load_survey(path: Path) -> tuple[dict[str, float], dict[str, float]]:
+    """:func:`read_survey` of a file; :class:`NetworkError` when it cannot be read."""
+    try:
+        return read_survey(path.read_text(encoding="utf-8-sig"))
+    except (OSError, UnicodeDecodeError) as exc:
+        raise NetworkError(f"无法读取测定文件 {path}：{exc}") from exc
+
+
+def _number(row: dict[str, str], column: str, line: int, what: str) -> float:
     raw = (row.get(column) or "").strip()
     try:
         value = float(raw)
     except ValueError:
-        raise NetworkError(f"拓扑 CSV 第 {line} 行 {column}={raw!r} 不是数") from None
+        raise NetworkError(f"{what} 第 {line} 行 {column}={raw!r} 不是数") from None
     if not math.isfinite(value):
-        raise NetworkError(f"拓扑 CSV 第 {line} 行 {column}={raw!r} 不是有限数")
+        raise NetworkError(f"{what} 第 {line} 行 {column}={raw!r} 不是有限数")
     return value
 
 
-def _text(row: dict[str, str], column: str, line: int) -> str:
+def _text(row: dict[str, str], column: str, line: int, what: str = "拓扑 CSV") -> str:
     value = (row.get(column) or "").strip()
     if not value:
-        raise NetworkError(f"拓扑 CSV 第 {line} 行缺少 {column}")
+        raise NetworkError(f"{what} 第 {line} 行缺少 {column}")
     return value

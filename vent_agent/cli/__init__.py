@@ -125,7 +125,11 @@ def chat(
 def _add_network_commands() -> None:
     from vent_agent.cli.network import network_app
 
-    app.add_typer(network_app, name="network", help="通风网络解算：solve（解算）与 what-if（调整后会怎样）")
+    app.add_typer(
+        network_app,
+        name="network",
+        help="通风网络解算：solve（解算）、what-if（调整后会怎样）与 fit（风阻反演）",
+    )
 
 
 _add_network_commands()

@@ -1,10 +1,17 @@
-"""``vent-agent network solve | what-if``: solve a ventilation network from a topology CSV (the columns of
-the benchmark networks, tests/data/networks/README.md) and print the flows, as text or as JSON.
+"""``vent-agent network solve | what-if | fit``: solve a ventilation network from a topology CSV (the
+columns of the benchmark networks, tests/data/networks/README.md) and print the flows, as text or as JSON;
+or fit its resistances to a survey (风阻反演).
 
 Usage::
 
     vent-agent network solve --topology FILE.csv [--total-airflow Q] [--json]
     vent-agent network what-if --topology FILE.csv [--total-airflow Q] --change '{"action": …}' … [--json]
+    vent-agent network fit --topology FILE.csv [--total-airflow Q] --survey SURVEY.csv
+        [--q-error 0.05] [--h-error 1.0] [--json]
+
+The survey CSV has the columns of the benchmark's solutions, ``edge_id, q_m3_s, h_Pa`` (measured flow
+m³/s, measured drop ``p(from) − p(to)`` Pa; either may be empty); the fit's JSON is that of
+``POST /api/network/fit`` (``resistances``, ``determined``, ``undetermined``, ``residual``, …).
 
 With ``--total-airflow`` (m³/s) the air enters at the nodes without inflow and leaves at the nodes without
 outflow; without it the fans drive the network between atmosphere nodes. JSON out is
@@ -24,9 +31,11 @@ from typing import Annotated, Any, NoReturn, TypeVar
 import typer
 
 from vent_agent.cli.usage import PROG, existing_file
+from vent_agent.network.service import MAX_FIT_BRANCHES, fit_json
 from ventnet import Network, NetworkError, NotConverged, Solution, require_driver, solve
 from ventnet.changes import Change
-from ventnet.csv_topology import load_topology, pose
+from ventnet.csv_topology import load_survey, load_topology, pose
+from ventnet.survey import fit_resistances
 from ventnet.whatif import what_if
 
 T = TypeVar("T")
@@ -84,6 +93,43 @@ def what_if_command(
         print(
             f"风向反转的分支：{', '.join(result.flipped)}（其中角联分支：{', '.join(result.diagonal_flips) or '无'}）"
         )
+
+
+@network_app.command("fit")
+def fit_command(
+    topology: TopologyOption,
+    survey: Annotated[
+        Path,
+        typer.Option("--survey", callback=existing_file, help="测定 CSV（edge_id, q_m3_s, h_Pa）"),
+    ],
+    total_airflow: AirflowOption = None,
+    q_error: Annotated[float, typer.Option("--q-error", help="风量测定标准误差 m³/s", min=1e-9)] = 0.05,
+    h_error: Annotated[float, typer.Option("--h-error", help="压差测定标准误差 Pa", min=1e-9)] = 1.0,
+    as_json: JsonOption = False,
+) -> None:
+    """风阻反演：由通风阻力测定的风量与压差估计各分支风阻，并指出数据不能确定的分支。"""
+    network = _network(topology, total_airflow)
+    if len(network.branches) > MAX_FIT_BRANCHES:
+        _fail(
+            f"风阻反演最多支持 {MAX_FIT_BRANCHES} 条分支，该网络有 {len(network.branches)} 条", EXIT_BAD_INPUT
+        )
+    try:
+        measured_q, measured_h = load_survey(survey)
+    except NetworkError as exc:
+        _fail(str(exc), EXIT_BAD_INPUT)
+    fit = _run(lambda: fit_resistances(network, measured_q, measured_h, q_error=q_error, h_error=h_error))
+    payload = fit_json(network, fit, measured_h, h_error)
+    if as_json:
+        print(json.dumps(payload, ensure_ascii=False))
+        return
+    print(f"拟合残差（加权均方根，≈1 表示在测定误差以内）：{fit.residual:.3g}")
+    print("分支\t原风阻 N·s²/m⁸\t反演风阻 N·s²/m⁸\t数据能否确定")
+    for row in payload["resistances"]:
+        print(
+            f"{row['id']}\t{row['r_before']:.6g}\t{row['r']:.6g}\t{'是' if row['determined'] else '否（仅为先验）'}"
+        )
+    for warning in payload["warnings"]:
+        print(f"注意：{warning}")
 
 
 def _network(topology: Path, total_airflow: float | None) -> Network:

@@ -9,7 +9,7 @@ from dataclasses import replace
 from functools import lru_cache
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, FiniteFloat
 
 from vent_agent.network.demo import demo_network
 from vent_agent.upstream.demo_mine import DemoMine
@@ -66,6 +66,22 @@ class WhatIfSpec(NetworkSpec):
     def parsed_changes(self) -> list[Change]:
         """The changes; :class:`NetworkError` (Chinese) for one that does not parse."""
         return [Change.from_json(change) for change in self.changes]
+
+
+MAX_MEASUREMENTS = 5000
+"""Most measured flows, or drops, a survey fit accepts."""
+
+
+class FitSpec(NetworkSpec):
+    """A network and a survey of it (通风阻力测定) to fit its resistances to: ``measured_q`` branch id →
+    flow (m³/s), ``measured_h`` branch id → drop ``p(from) − p(to)`` (Pa, negative along the flow), their
+    standard errors and the weak pull towards the present state (ventnet.survey)."""
+
+    measured_q: dict[str, FiniteFloat] = Field(default_factory=dict, max_length=MAX_MEASUREMENTS)
+    measured_h: dict[str, FiniteFloat] = Field(default_factory=dict, max_length=MAX_MEASUREMENTS)
+    q_error: float = Field(default=0.05, gt=0, le=100, description="风量测定标准误差 m³/s")
+    h_error: float = Field(default=1.0, gt=0, le=1000, description="压差测定标准误差 Pa")
+    regularisation: float = Field(default=1e-3, gt=0, le=1, description="向现有状态的弱约束权重")
 
 
 def build_network(spec: NetworkSpec) -> tuple[Network, str]:

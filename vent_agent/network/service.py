@@ -10,11 +10,12 @@ from typing import Any
 from vent_agent.kb.thresholds import ThresholdTable
 from vent_agent.network.device_effect import NetworkEffects, network_effects
 from vent_agent.network.judge import judge_solution, judge_what_if
-from vent_agent.network.requests import NetworkSpec, WhatIfSpec, build_network, demo_mine_network
+from vent_agent.network.requests import FitSpec, NetworkSpec, WhatIfSpec, build_network, demo_mine_network
 from vent_agent.upstream.layout import load_layout
-from ventnet import Network, Solution, require_driver, solve
+from ventnet import Network, NetworkError, Solution, require_driver, solve
 from ventnet.diagonal import diagonal_branches
 from ventnet.regulator import size_regulator
+from ventnet.survey import SurveyFit, fit_resistances
 from ventnet.whatif import what_if
 
 
@@ -68,6 +69,64 @@ def regulator_payload(
         ],
         "network": origin,
         "advice": "调节风窗的设置须经通风负责人审批后实施，本系统不操作任何设施",
+    }
+
+
+MAX_FIT_BRANCHES = 600
+"""Largest network a survey fit takes: it decides which resistances the data fix by a dense singular
+value decomposition, cubic in the network's size (3–6 s for the 495-branch benchmark on one core)."""
+
+
+def fit_payload(spec: FitSpec) -> dict[str, Any]:
+    """Resistances fitted to a survey (风阻反演, ventnet.survey): ``{"resistances": [{"id", "r",
+    "r_before", "determined"}], "determined", "undetermined", "residual", "branches": [{"id", "q",
+    "h"}], "warnings", "network"}`` (R in N·s²/m⁸, q m³/s, h Pa). Raises :class:`~ventnet.NetworkError`
+    for a network that cannot be posed, one too large, a measurement on an unknown branch or none at all,
+    and :class:`~ventnet.NotConverged` when the present state does not solve."""
+    network, origin = build_network(spec)
+    if len(network.branches) > MAX_FIT_BRANCHES:
+        raise NetworkError(f"风阻反演最多支持 {MAX_FIT_BRANCHES} 条分支，该网络有 {len(network.branches)} 条")
+    if origin != "demo":
+        require_driver(network)
+    fit = fit_resistances(
+        network,
+        spec.measured_q,
+        spec.measured_h,
+        q_error=spec.q_error,
+        h_error=spec.h_error,
+        regularisation=spec.regularisation,
+    )
+    return fit_json(network, fit, spec.measured_h, spec.h_error) | {"network": origin}
+
+
+def fit_json(
+    network: Network, fit: SurveyFit, measured_h: dict[str, float], h_error: float
+) -> dict[str, Any]:
+    """The JSON of a survey fit (see :func:`fit_payload`, without ``network``), with a Chinese warning
+    for each measured drop whose sign says the air runs the other way than the fit finds it (the drop is
+    ``p(from) − p(to)``, negative along the flow: a drop written as a positive loss is the usual slip)."""
+    determined = set(fit.determined)
+    warnings = [
+        f"分支 {k} 的实测压差 {h:g} Pa 与拟合风流方向不符（h = p(from) − p(to)，顺分支方向流动时为负），请核对符号"
+        for k, h in measured_h.items()
+        if abs(h) > h_error and h * fit.q[k] > 0
+    ]
+    return {
+        "resistances": [
+            {
+                "id": b.id,
+                "r": fit.resistance[b.id],
+                "r_before": b.total_resistance,
+                "determined": b.id in determined,
+            }
+            for b in network.branches
+            if b.id in fit.resistance
+        ],
+        "determined": list(fit.determined),
+        "undetermined": list(fit.undetermined),
+        "residual": fit.residual,
+        "branches": [{"id": k, "q": q, "h": fit.h[k]} for k, q in fit.q.items()],
+        "warnings": warnings,
     }
 
 
