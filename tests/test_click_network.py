@@ -78,7 +78,7 @@ async def test_the_standby_fan_changes_nothing_and_says_so(client: httpx.AsyncCl
 async def test_stopping_a_local_fan_leaves_its_heading_short(client: httpx.AsyncClient) -> None:
     text = section(text_of(await click(client, "JF-15220-YS-1", "aux_fan")))
     assert change_line(text, "15220-YS")[1] == 0.0
-    assert "15220 运输顺槽掘进工作面（15220-YS）风量 0 m³/min 低于计划风量" in text and "第183条" in text
+    assert "15220 运输顺槽掘进工作面（15220-YS）风量 0 m³/min 低于计划风量" in text and "第159条" in text
 
 
 async def test_a_door_only_the_network_holds_is_interpreted_from_it(client: httpx.AsyncClient) -> None:

@@ -81,3 +81,11 @@ def test_a_fan_whose_curve_cannot_hold_the_system_is_flagged_reversed() -> None:
     )
     (point,) = solve(network).fans
     assert point.q < 0 and point.reversed and point.to_json()["reversed"] is True
+
+
+def test_a_stopped_local_fan_draws_nothing_from_its_intake() -> None:
+    # the east wing's three local fans draw 30.1 m³/s of its 31.2: with one stopped they draw 19.2 of
+    # the 20.3 left, and no recirculation is judged from the stopped one's draw
+    result = what_if(demo_mine_network(), [Change("stop_fan", "JF-15220-YS")])
+    kinds = _kinds(judge_what_if(result, TABLE))
+    assert "aux_fan_intake" not in kinds and [f.branch for f in kinds["short_air"]] == ["15220-YS"]

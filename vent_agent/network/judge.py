@@ -148,8 +148,8 @@ def _local_fans(network: Network, solution: Solution, table: ThresholdTable) -> 
     fans draw at least what arrives."""
     draws: dict[str, float] = {}
     for b in network.branches:
-        if b.kind == "local_fan" and b.fixed_q is not None:
-            draws[b.from_node] = draws.get(b.from_node, 0.0) + b.fixed_q
+        if b.kind == "local_fan" and b.carried_q:  # a stopped local fan draws nothing
+            draws[b.from_node] = draws.get(b.from_node, 0.0) + b.carried_q
     if not draws:
         return []
     threshold = table.get("aux_fan_distance")
