@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from vent_agent.evals.cases import CATEGORIES, Case, CasesError, load_cases
+from vent_agent.evals.cases import CATEGORIES, Case, CasesError, NetworkOracle, load_cases
 from vent_agent.evals.checks import (
     check_budget,
     check_figures,
@@ -20,7 +20,7 @@ from vent_agent.evals.checks import (
     stated_figures,
 )
 from vent_agent.evals.citation_check import check_citations
-from vent_agent.evals.oracles import calc_value
+from vent_agent.evals.oracles import OracleError, calc_value, network_value
 from vent_agent.evals.refusal import check_refusal
 from vent_agent.evals.report import regressions, results_json
 from vent_agent.evals.review_eval import PlanScore, same_location, score
@@ -80,6 +80,25 @@ def test_a_wrong_figure_is_caught_and_the_right_one_passes() -> None:
     assert check_figures(c, said("需风量 630.0 m³/min"), oracle).passed
     assert check_figures(c, said("需风量 10.5 m³/s"), oracle).passed  # the same air volume in m³/s
     assert not check_figures(c, said("需风量 630 人"), oracle).passed  # a figure without its unit
+
+
+def test_network_figures_are_the_solvers() -> None:
+    open_door = [{"action": "open_door", "branch": "FM-01"}]
+    after = network_value(NetworkOracle(branch="15216-GZM", changes=open_door))
+    before = network_value(NetworkOracle(branch="15216-GZM", field="q_before", changes=open_door))
+    drop = network_value(NetworkOracle(branch="15216-GZM", field="dq", changes=open_door))
+    assert before == pytest.approx(network_value(NetworkOracle(branch="15216-GZM")))
+    assert after < 0.2 * before and drop == pytest.approx(before - after)  # unsigned m³/min
+    area = network_value(
+        NetworkOracle(branch="15218-GZM", field="window_area", target_q=450, regulator_branch="15218-HF")
+    )
+    assert 0 < area < 12.0  # a window in the 12 m² return
+    with pytest.raises(OracleError, match="没有分支 FM-09"):
+        network_value(NetworkOracle(branch="FM-09"))
+    with pytest.raises(OracleError, match="不接受用例"):
+        network_value(NetworkOracle(branch="FD-01", changes=[{"action": "close_door", "branch": "FD-01"}]))
+    with pytest.raises(ValueError, match="target_q"):
+        NetworkOracle(branch="15218-GZM", field="window_area")
 
 
 def test_figures_are_read_with_their_unit_and_written_precision() -> None:

@@ -1,5 +1,6 @@
 """The offline eval end to end: recorded wrong answers replayed through the in-process service (real
-graph, tools, citation check, events) are each caught by their check — a wrong figure, a dangling
+graph, tools, citation check, events) are each caught by their check — a wrong figure (a calculator's,
+a network solve's), a dangling
 citation, a missing refusal, an over-refusal, a plan-mode action before approval — while the right
 recordings pass; and ``vent-agent eval --offline --case`` writes both report files."""
 
@@ -18,6 +19,7 @@ from vent_agent.evals.targets import InProcessTarget
 pytestmark = pytest.mark.slow  # starts the service and runs several chat turns
 
 GAS_ARGS = {"gas_emission": 4.2, "k_gas": 1.5}
+OPEN_FM01 = {"action": "open_door", "branch": "FM-01"}
 KB_CALL = {"name": "query_knowledge_base", "args": {"query": "采煤工作面 最高允许风速", "top_k": 3}}
 
 WRONG = CaseFile.model_validate(
@@ -69,6 +71,20 @@ WRONG = CaseFile.model_validate(
                 ],
             },
             {
+                "id": "wrong-network-figure",
+                "category": "network",
+                "message": "风门 FM-01 打开后 15216 综采工作面还有多少风？",
+                "expect": {
+                    "figures": [
+                        {"network": {"branch": "15216-GZM", "changes": [OPEN_FM01]}, "unit": "m³/min"}
+                    ]
+                },
+                "replay": [  # the face's air before the change, stated as after it
+                    {"calls": [{"name": "network_what_if", "args": {"changes": [OPEN_FM01]}}]},
+                    {"text": "打开风门 FM-01 后，15216 综采工作面风量 1203.9 m³/min。"},
+                ],
+            },
+            {
                 "id": "right-figure",
                 "category": "calculation",
                 "message": "瓦斯涌出 4.2，k 1.5，需风量？",
@@ -86,6 +102,7 @@ WRONG = CaseFile.model_validate(
 
 FAILED_CHECK = {
     "wrong-figure": "figures",
+    "wrong-network-figure": "figures",
     "dangling-citation": "citations",
     "missing-refusal": "refusal",
     "over-refusal": "refusal",
@@ -101,6 +118,9 @@ async def test_scripted_wrong_answers_are_caught_through_the_service() -> None:
         assert not results[case_id].passed and check in failed, (case_id, results[case_id].checks)
     assert results["right-figure"].passed, results["right-figure"].checks
     assert results["wrong-figure"].tool_calls == ["calc_face_by_gas"]  # the tool really ran
+    assert results["wrong-network-figure"].tool_calls == ["network_what_if"]
+    network = next(c for c in results["wrong-network-figure"].checks if c.name == "figures")
+    assert "应为 149.48" in network.detail and "1203.9" in network.detail
     dangling = next(c for c in results["dangling-citation"].checks if c.name == "citations")
     assert "[[R7]]" in dangling.detail
 

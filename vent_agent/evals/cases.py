@@ -26,7 +26,7 @@ CATEGORIES = (
     "degraded",
     "network",
 )
-"""Every category, in report order; ``network`` waits for the network solver ([B]) and may have no case."""
+"""Every category, in report order."""
 
 Setup = Literal["replay", "no_model", "model_down", "model_cut"]
 """How the case's model is provided: ``replay`` (the configured model, or offline the recorded turns), or a
@@ -69,20 +69,52 @@ class DataOracle(_Strict):
     field: str
 
 
+FlowField = Literal["q", "q_before", "dq"]
+RegulatorField = Literal["added_resistance", "pressure_drop", "window_area"]
+
+
+class NetworkOracle(_Strict):
+    """A figure of the mine's network solve (the demo mine's network, ``vent_agent.network.service``).
+
+    Flows: ``field`` ``q`` (after ``changes``, or as solved when there are none), ``q_before`` or ``dq``
+    of ``branch``, in m³/min and unsigned (an answer says "减少 1054 m³/min", "反向 839 m³/min");
+    ``changes`` as ``POST /api/network/what-if`` takes them. A regulator's sizing: ``target_q`` (m³/min)
+    for ``branch`` (set in ``regulator_branch``, default the branch itself) and ``field``
+    ``added_resistance`` (N·s²/m⁸), ``pressure_drop`` (Pa) or ``window_area`` (m²)."""
+
+    branch: str
+    field: FlowField | RegulatorField = "q"
+    changes: list[dict[str, Any]] = Field(default_factory=list)
+    target_q: float | None = Field(default=None, gt=0)
+    regulator_branch: str | None = None
+
+    @model_validator(mode="after")
+    def _sizing_or_flow(self) -> NetworkOracle:
+        sizing = self.field in ("added_resistance", "pressure_drop", "window_area")
+        if sizing != (self.target_q is not None):
+            raise ValueError(
+                "调节风窗的数值（added_resistance、pressure_drop、window_area）须且只须给出 target_q"
+            )
+        if sizing and self.changes:
+            raise ValueError("调节风窗的计算不接受 changes")
+        return self
+
+
 class Figure(_Strict):
-    """A figure the answer must state: from a calculator or the mine's data, in ``unit`` (as written
-    after the number; m³/min figures are also accepted in m³/s), within ``rel_tol`` (relative) or half the
-    last decimal the answer writes."""
+    """A figure the answer must state: from a calculator, the mine's data or the network solve, in
+    ``unit`` (as written after the number; m³/min figures are also accepted in m³/s), within ``rel_tol``
+    (relative) or half the last decimal the answer writes."""
 
     calc: CalcOracle | None = None
     data: DataOracle | None = None
+    network: NetworkOracle | None = None
     unit: str = ""
     rel_tol: float = 0.005
 
     @model_validator(mode="after")
     def _one_oracle(self) -> Figure:
-        if (self.calc is None) == (self.data is None):
-            raise ValueError("figure 须且只须给出 calc 或 data 之一")
+        if sum(x is not None for x in (self.calc, self.data, self.network)) != 1:
+            raise ValueError("figure 须且只须给出 calc、data 或 network 之一")
         return self
 
 
@@ -143,7 +175,8 @@ class Case(_Strict):
 
 
 class CategoryNote(_Strict):
-    """A category's note in the report (``pending``: declared, its cases to come)."""
+    """A category's note in the report (``pending``: declared, its cases to come; a category without
+    cases is shown with n = 0 and its note)."""
 
     note: str
     pending: bool = False

@@ -4,6 +4,7 @@ measure; the service under test runs its own work concurrently)."""
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -22,7 +23,7 @@ from vent_agent.evals.checks import (
 )
 from vent_agent.evals.citation_check import check_citations
 from vent_agent.evals.judge import judge_answer
-from vent_agent.evals.oracles import OracleError, calc_value, data_value
+from vent_agent.evals.oracles import OracleError, calc_value, data_value, network_value
 from vent_agent.evals.refusal import check_refusal
 from vent_agent.evals.transcript import Transcript, converse
 from vent_agent.kb.search import KnowledgeBase, get_knowledge_base
@@ -71,7 +72,12 @@ class CaseResult:
 async def _oracles(case: Case, source: VentilationSource) -> list[float]:
     out = []
     for fig in case.expect.figures:
-        out.append(calc_value(fig.calc) if fig.calc is not None else await data_value(source, fig.data))  # type: ignore[arg-type]  # a figure has one oracle (validated)
+        if fig.calc is not None:
+            out.append(calc_value(fig.calc))
+        elif fig.network is not None:
+            out.append(await asyncio.to_thread(network_value, fig.network))
+        else:
+            out.append(await data_value(source, fig.data))  # type: ignore[arg-type]  # a figure has one oracle (validated)
     return out
 
 
