@@ -50,8 +50,8 @@ GAS = {"calc": {"calc": "calc_face_by_gas", "args": {"gas_emission": 4.2, "k_gas
 def test_the_cases_file_has_sixty_cases_in_every_category() -> None:
     counts = Counter(c.category for c in CASES.cases)
     assert len(CASES.cases) >= 60
-    assert set(counts) | {"network"} == set(CATEGORIES)
-    assert CASES.categories["network"].pending
+    assert set(counts) == set(CATEGORIES) and counts["network"] >= 6
+    assert not any(note.pending for note in CASES.categories.values())
     unsafe = [c for c in CASES.cases if c.category == "refusal" and c.expect.refuse]
     assert unsafe and all(
         c.twin and CASES.cases[[x.id for x in CASES.cases].index(c.twin)].expect.refuse is False
