@@ -82,3 +82,20 @@ async def test_in_plan_mode_the_what_if_waits_for_approval(app, client: httpx.As
     after = parse_spec_stream(resumed.text)
     assert [e["tool"] for e in after if e["type"] == "tool_call"] == ["network_what_if"]
     assert "审批" in _tool_content(model, "network_what_if")["advice"]
+
+
+async def test_closing_the_closed_door_is_said_to_the_agent(app, client: httpx.AsyncClient) -> None:
+    close = {"action": "close_door", "branch": "FM-01"}
+    model = ScriptedChatModel(
+        script=[
+            says("", tool_call("network_what_if", {"changes": [close]})),
+            says("FM-01 已关闭。"),
+            says(""),
+        ]
+    )
+    use_model(app, model)
+    resp = await client.post("/api/chat", data={"message": "关上 FM-01 风门会怎样？"}, headers=TOKEN)
+    assert resp.status_code == 200
+    content = _tool_content(model, "network_what_if")
+    assert len(content["notes"]) == 1 and "已处于关闭状态" in content["notes"][0]
+    assert content["branches"] == []  # nothing moved by as much as 0.005 m³/s

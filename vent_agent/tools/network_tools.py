@@ -109,6 +109,7 @@ async def _what_if(ctx: AgentContext, changes: list[ChangeArg]) -> dict[str, Any
         "flipped": out["flipped"],
         "diagonal_flips": out["diagonal_flips"],
         "findings": out["findings"],
+        "notes": out["notes"],
         "advice": ADVICE,
     }
 
