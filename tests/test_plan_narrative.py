@@ -90,3 +90,33 @@ def test_a_climate_calculation_told_in_a_sentence_reads_its_parameters_and_coeff
     assert climate.operands == [60.0, 0.7, 1.25, 16.64, 1.2, 1.1]
     assert face.inputs["intake_temp"].value == 22.5
     assert face.inputs["area"].value == 16.64  # the worked value, never the 3.2 it starts from
+
+
+OVERVIEW = """石门沟煤矿2026年8月份矿井配风计划
+二、矿井通风概况
+西翼回风大巷为西翼主要回风巷，断面 18.6m²，汇集西翼各掘进工作面回风，不计入需风量合计；按回风流瓦斯涌出量校核：
+Q = 100 × q × k = 100 × 7.5 × 1.2 = 900.0m³/min，实际回风量 2150m³/min，满足要求。
+三、用风地点
+本月用风地点 3 处：采煤工作面 1 个（3102 工作面，综采）；掘进工作面 1 个（3104 运输巷掘进工作面）；回风巷校核 1 处（西翼回风大巷）。
+四、各用风地点需风量计算
+1．3102 工作面
+按瓦斯涌出量计算：Q=100×q×k=100×6.80×1.1=748.0m³/min
+取最大值：Q需=748.0m³/min
+2．3104 运输巷掘进工作面
+按人数计算：Q=4×N=4×18=72.0m³/min
+取最大值：Q需=72.0m³/min
+"""
+
+
+def test_a_location_calculated_in_the_overview_is_read_there() -> None:
+    """A return's gas check written in the overview, outside the calculation section: read as that
+    location's calculation (a method with its inputs), not a gap and not a missing calculation."""
+    plan = _plan(OVERVIEW)
+    by_name = {loc.name: loc for loc in plan.locations}
+    ret = by_name["西翼回风大巷"]
+    assert [(m.method, m.operands, m.stated.value if m.stated else None) for m in ret.methods] == [
+        ("gas", [100.0, 7.5, 1.2], 900.0)
+    ]
+    assert (ret.inputs["gas_emission"].value, ret.inputs["k_gas"].value) == (7.5, 1.2)
+    assert plan.gaps == []
+    assert by_name["3102工作面"].kind_label == "综采"  # the mining method noted after the name in the list

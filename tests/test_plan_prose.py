@@ -172,15 +172,29 @@ def test_a_calculation_told_in_sentences_keeps_the_coefficient_chosen_in_its_ran
     assert gas.stated is not None and gas.stated.value == 288.0
 
 
-def test_a_location_calculated_outside_the_calculation_section_is_a_gap_not_a_missing_calculation() -> None:
+@pytest.mark.parametrize(
+    ("overview", "read"),
+    [
+        ("按回风流瓦斯涌出量校核:Q = 100 ×\nq × k = 100 × 7.5 × 1.2 = 900.0m³/min。", True),
+        ("实测回风量 60 × 1.93 × 18.6 = 2153.9m³/min。", False),  # a formula, but no method to read
+    ],
+)
+def test_a_location_calculated_outside_the_calculation_section_is_read_there_or_is_a_gap(
+    overview: str, read: bool
+) -> None:
+    """Never a missing calculation: read where the plan writes it, or a reading gap when it cannot be."""
     plan = _plan(
         "石门沟煤矿2026年8月份矿井配风计划\n一、矿井通风概况\n西翼回风大巷为西翼主要回风巷,断面 18.6m²,汇集各掘进工作面回\n"
-        "风,不计入需风量合计;按回风流瓦斯涌出量校核:Q = 100 ×\nq × k = 100 × 7.5 × 1.2 = 900.0m³/min。\n"
+        f"风,不计入需风量合计;{overview}\n"
         "二、需风量计算\n1.3102工作面\n按人数计算：Q = 4 × 32 = 128.0 m³/min\n"
         "三、风量分配\n3102工作面需风量 128.0,计划配风 200;西翼回风大巷需风量 900.0,计划配风 2150。\n"
     )
     gaps = [g for g in plan.gaps if g.topic == "calculation" and g.location == "西翼回风大巷"]
-    assert gaps and "章节以外" in gaps[0].note
+    located = plan.location("西翼回风大巷")
+    if read:
+        assert not gaps and located is not None and [m.method for m in located.methods] == ["gas"]
+    else:
+        assert gaps and "章节以外" in gaps[0].note and located is None
     assert not any(g.location == "3102工作面" for g in plan.gaps)
 
 

@@ -44,15 +44,14 @@ def calculation_gaps(
 _FORMULA_AFTER = re.compile(rf"Q\s*需?\s*=|{NUM}\s*[×*]\s*{NUM}[^。；;\n]{{0,40}}=\s*{NUM}")
 
 
-def calculations_elsewhere(
+def _elsewhere(
     doc: TextDoc, names: list[str], first: int, end: int, located: list[str]
-) -> list[ReadingGap]:
-    """Locations of ``names`` without a block of their own (``located``) whose name is followed, outside
-    lines ``first``–``end`` (the calculation section), by a formula in the same sentence: the plan
-    calculates them elsewhere (an overview's ``按回风流瓦斯涌出量校核：Q = 100 × q × k = …``), so a missing
-    calculation would be the reader's failure, not the plan's."""
+) -> list[tuple[str, int, int]]:
+    """``(name, name's offset, end of its sentence)`` for each name of ``names`` without a block of its
+    own (``located``) that is followed, outside lines ``first``–``end`` (the calculation section), by a
+    formula in the same sentence."""
     start, stop = doc.span(first, end)
-    gaps = []
+    out = []
     for name in names:
         if name in located or not name:
             continue
@@ -61,10 +60,33 @@ def calculations_elsewhere(
                 continue
             sentence = doc.text[m.end() : m.end() + 240].split("。")[0]
             if _FORMULA_AFTER.search(sentence.replace("\n", "")):
-                page = doc.page_at(m.start())
-                note = f"{name}的计算写在需风量计算章节以外（第{page}页），未能识别"
-                gaps.append(ReadingGap(topic="calculation", location=name, page=page, note=note))
+                out.append((name, m.start(), m.end() + len(sentence)))
                 break
+    return out
+
+
+def elsewhere_blocks(doc: TextDoc, names: list[str], first: int, end: int, located: list[str]) -> list[Block]:
+    """A block (``outside``) for each location calculated in a sentence outside the calculation section
+    (an overview's ``西翼回风大巷…按回风流瓦斯涌出量校核：Q = 100 × q × k = … = 900.0``): the sentence from
+    the name on, read like a block of the section."""
+    return [
+        Block(name, name, "", doc.line_at(at), at + len(name), stop, doc.page_at(at), outside=True)
+        for name, at, stop in _elsewhere(doc, names, first, end, located)
+    ]
+
+
+def calculations_elsewhere(
+    doc: TextDoc, names: list[str], first: int, end: int, located: list[str]
+) -> list[ReadingGap]:
+    """Locations of ``names`` without a block of their own (``located``) whose name is followed, outside
+    lines ``first``–``end`` (the calculation section), by a formula in the same sentence: the plan
+    calculates them elsewhere (an overview's ``按回风流瓦斯涌出量校核：Q = 100 × q × k = …``), so a missing
+    calculation would be the reader's failure, not the plan's."""
+    gaps = []
+    for name, at, _ in _elsewhere(doc, names, first, end, located):
+        page = doc.page_at(at)
+        note = f"{name}的计算写在需风量计算章节以外（第{page}页），未能识别"
+        gaps.append(ReadingGap(topic="calculation", location=name, page=page, note=note))
     return gaps
 
 

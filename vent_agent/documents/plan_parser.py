@@ -37,7 +37,12 @@ from vent_agent.documents.plan import (
 from vent_agent.documents.plan_blocks import parse_block, rock_of
 from vent_agent.documents.plan_calc_tables import CalcGroup, anchor_groups, calc_groups, is_calc_table
 from vent_agent.documents.plan_cover import read_front_matter
-from vent_agent.documents.plan_gaps import calculation_gaps, calculations_elsewhere, signoff_gaps
+from vent_agent.documents.plan_gaps import (
+    calculation_gaps,
+    calculations_elsewhere,
+    elsewhere_blocks,
+    signoff_gaps,
+)
 from vent_agent.documents.plan_inputs import apply_input_sheets
 from vent_agent.documents.plan_matrix import is_method_matrix, matrix_groups
 from vent_agent.documents.plan_prose import (
@@ -342,7 +347,9 @@ def _locations(
         name = g.location or ""
         blocks.append(Block(name, name, "", first_line=end, start=0, end=0, page=g.page))
         tabled[len(blocks) - 1] = [g]
-    for n, block in enumerate(blocks):
+    have = {match_name(b.name, known) or b.name for b in blocks}
+    outside = elsewhere_blocks(doc, [k for k in dict.fromkeys(known) if k not in have], first, end, [])
+    for n, block in enumerate(blocks + outside):
         listed_name = match_name(block.name, list(labels)) or block.name
         label = labels.get(listed_name, "")
         kind = classify_kind(label, listed_name)
@@ -373,6 +380,8 @@ def _locations(
                 plan.warnings.append(
                     f"{listed_name}: 未注明煤巷/半煤岩巷/岩巷 / heading rock type not stated"
                 )
+        if block.outside and not any(m.stated for m in loc.methods):
+            continue  # nothing read there: the gap below says so
         if kind == "standby_face":
             loc.standby_of = _standby_of(loc, known, label)
         if listed_name in by_name:  # a heading repeated (e.g. "续") continues the same location
@@ -385,7 +394,9 @@ def _locations(
             by_name[listed_name] = loc
         located[n] = by_name[listed_name]
     plan.locations = list(by_name.values())
-    plan.gaps += calculation_gaps(doc, first, end, blocks, located)
+    plan.gaps += calculation_gaps(
+        doc, first, end, blocks, {n: x for n, x in located.items() if n < len(blocks)}
+    )
     names = [name for name, _, _ in listed] + [r.location for r in plan.allocation]
     plan.gaps += calculations_elsewhere(doc, list(dict.fromkeys(names)), first, end, list(by_name))
 

@@ -118,6 +118,7 @@ class Block:
     start: int  # offset of the text after the heading line
     end: int
     page: int
+    outside: bool = False  # a sentence outside the calculation section (an overview's 校核 of a return)
 
 
 def _heading_name(text: str, known: list[str]) -> tuple[str, str] | None:
@@ -206,7 +207,7 @@ STATEMENT_MARKERS: list[tuple[str, str]] = [
     ("params", r"(?:基础|基本|计算|已知|原始|主要|设计)参数"),
     (
         "method",
-        r"按[^，,。；;：:=\n]{1,18}?(?:计算|确定|核算)"
+        r"按[^，,。；;：:=\n]{1,18}?(?:计算|确定|核算|校核)"
         r"|(?:瓦斯|二氧化碳|CO2|气象条件|人数|炸药量|局部通风机|局扇|胶轮车|发热量|库容|氢气|最低风量|备用工作面)"
         r"[^，,。；;：:=\n]{0,12}?(?:计算|法)(?=\s*:)"
         r"|按(?:瓦斯涌出量|二氧化碳涌出量|气象条件|温度|人数|炸药量|局部通风机吸风量|局扇吸风量|胶轮车功率|发热量)(?=\s*:|\s*\d)"
