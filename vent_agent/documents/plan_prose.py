@@ -122,12 +122,15 @@ def stated_default_unit(doc: TextDoc) -> str | None:
 _LIST_SEPARATORS = re.compile(r"[、,，;；()（）:：。]")
 _LEAD_IN = re.compile(r"^(?:分别为|分别是|依次为|包括|包含|其中|即|有|为|是)(?=[\dA-Za-z\u4e00-\u9fff])")
 """Words that lead into a list (``分别为15216综采工作面，…``), not part of the first name."""
+_METHOD_NOTE = re.compile(r"(?:综采|综放|炮采|普采|高档普采|水采)(?:工作面)?")
+"""A mining method noted after a face's name in the list (``3102 工作面，综采``): the face's label."""
 
 
 def prose_location_list(doc: TextDoc, start: int, end: int) -> list[tuple[str, str, SourceRef]]:
     """The locations a list written as a sentence names (``掘进工作面 2 个(15220 回风顺槽、二采区轨道
     下山),硐室 4 处(中央变电所、主排水泵房…)``): every piece between separators that reads as a location
-    name (:func:`is_location_name`), in order, once each, as ``(name, "", ref)``."""
+    name (:func:`is_location_name`), in order, once each, as ``(name, label, ref)``: the label is a
+    mining method noted right after a face's name (``3102 工作面，综采``), else empty."""
     text = re.sub(r"\s*\n\s*", "", doc.text[start:end])
     out: list[tuple[str, str, SourceRef]] = []
     pos = 0
@@ -135,6 +138,9 @@ def prose_location_list(doc: TextDoc, start: int, end: int) -> list[tuple[str, s
         name = _LEAD_IN.sub("", strip_enumerator(squeeze(piece)))
         at = text.find(piece, pos)
         pos = max(pos, at)
+        if out and _METHOD_NOTE.fullmatch(name) and not out[-1][1]:  # (3102 工作面，综采)
+            out[-1] = (out[-1][0], name, out[-1][2])
+            continue
         if is_location_name(name) and name not in [n for n, _, _ in out]:
             page = doc.page_at(_doc_offset(doc, _doc_offset_in(doc, start) + max(at, 0)))
             out.append((name, "", SourceRef(page=page, text=squeeze(piece), confidence="inferred")))
