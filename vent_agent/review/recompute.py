@@ -19,11 +19,21 @@ from vent_agent.documents.plan import LocationPlan
 ROADWAY_CLASS_HINTS: tuple[tuple[str, str], ...] = (
     ("总进风", "main_intake_return"),
     ("总回风", "main_intake_return"),
+    ("翼回风", "main_intake_return"),
+    ("翼进风", "main_intake_return"),
+    ("主要回风", "main_intake_return"),
+    ("主要进风", "main_intake_return"),
     ("架线", "trolley_roadway"),
     ("电机车", "trolley_roadway"),
     ("人行", "other_walkway"),
     ("联络巷", "other_walkway"),
 )
+MAIN_RETURN_HINTS: tuple[tuple[str, str], ...] = (
+    ("总回风", "main_return"),
+    ("翼回风", "main_return"),
+    ("主要回风", "main_return"),
+)
+"""A roadway whose gas is diluted to 0.75 % CH₄ (总回风巷 or 一翼回风巷): Q = 133·q·k (AQ 1056-2008)."""
 CHAMBER_HINTS: tuple[tuple[str, str], ...] = (
     ("空压机", "compressor"),
     ("泵房", "pump"),
@@ -61,14 +71,14 @@ def _as_int(values: dict[str, float], *names: str) -> None:
             values[n] = int(round(values[n]))
 
 
-def _hint(text: str, hints: tuple[tuple[str, str], ...]) -> str | None:
+def hint(text: str, hints: tuple[tuple[str, str], ...]) -> str | None:
     return next((v for key, v in hints if key in text), None)
 
 
 def roadway_class(loc: LocationPlan) -> str:
     """The wind-speed class of an other roadway from its name and kind label (default: district
     intake/return or conveyor roadway, 0.25–6 m/s)."""
-    return _hint(loc.name + loc.kind_label, ROADWAY_CLASS_HINTS) or "district_roadway"
+    return hint(loc.name + loc.kind_label, ROADWAY_CLASS_HINTS) or "district_roadway"
 
 
 def combine(
@@ -152,7 +162,7 @@ def _standby(loc: LocationPlan, v: dict[str, float], ctx: dict[str, float]) -> M
 
 def _chamber(loc: LocationPlan, v: dict[str, float], _ctx: dict[str, float]) -> MaxResult:
     args = _pick(v, "power_kw", "theta", "delta_t")
-    methods = [calc.calc_chamber_by_equipment(chamber_type=_hint(loc.name, CHAMBER_HINTS), **args)]
+    methods = [calc.calc_chamber_by_equipment(chamber_type=hint(loc.name, CHAMBER_HINTS), **args)]
     return combine(methods, name=loc.name)
 
 
@@ -172,7 +182,8 @@ def _roadway(loc: LocationPlan, v: dict[str, float], _ctx: dict[str, float]) -> 
         _as_int(v, "vehicles")
         methods.append(calc.calc_other_by_vehicle(**_pick(v, "vehicle_kw", "vehicles")))
     if "gas_emission" in v and "k_gas" in v:
-        methods.append(calc.calc_other_by_gas(gas_emission=v["gas_emission"], k_gas=v["k_gas"]))
+        scope = hint(loc.name + loc.kind_label, MAIN_RETURN_HINTS) or "district"
+        methods.append(calc.calc_other_by_gas(gas_emission=v["gas_emission"], k_gas=v["k_gas"], scope=scope))
     if "area" not in v:
         return combine(methods, name=loc.name)
     cls = roadway_class(loc)

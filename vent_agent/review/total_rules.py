@@ -10,7 +10,7 @@ from vent_agent.review.arith import close, exceeds
 from vent_agent.review.calc_common import Where, calc_ev, calc_finding, stated_q
 from vent_agent.review.consequences import as_consequence, attach
 from vent_agent.review.findings import Finding, Severity
-from vent_agent.review.recompute import normalise_name
+from vent_agent.review.recompute import MAIN_RETURN_HINTS, hint, normalise_name
 
 
 def _governing_cn(total: calc.MaxResult) -> str:
@@ -69,10 +69,13 @@ def _as_consequences(
 
 def _stated_requirements(plan: Plan) -> list[float | None]:
     """Each location's requirement as the plan states it (m³/min): its calculation's maximum, else the
-    allocation table's 需风量 of the same place; None where the plan states neither (or it was not read)."""
+    allocation table's 需风量 of the same place; None where the plan states neither (or it was not read).
+    A main or wing return checked in the plan is left out: its air is the others' return."""
     allocated = {normalise_name(r.location): stated_q(r.required_q) for r in plan.allocation}
     return [
-        stated_q(loc.stated_required) or allocated.get(normalise_name(loc.name)) for loc in plan.locations
+        stated_q(loc.stated_required) or allocated.get(normalise_name(loc.name))
+        for loc in plan.locations
+        if not hint(loc.name + loc.kind_label, MAIN_RETURN_HINTS)  # its air is the others' return
     ]
 
 
