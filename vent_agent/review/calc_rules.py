@@ -424,6 +424,9 @@ async def review_calc(
         at = _Where(loc.name, loc.kind, edition)
         key = normalise_name(loc.name)
         required = _stated(loc.stated_required)
+        results = [q for m in loc.methods if (q := _stated(m.stated)) is not None]
+        if required is None and len(results) == 1:
+            required = results[0]  # of one method, its result is the requirement
         result: MaxResult | None = None
         stated_result: MaxResult | None = None
         adjustments: list[Adjustment] = []
