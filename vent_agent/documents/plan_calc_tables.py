@@ -199,8 +199,10 @@ def calc_groups(t: LogicalTable) -> list[CalcGroup]:
             last = (label0, formula0 + formula, params0 + params, stated0, written0)
             cur.methods[-1] = _method(*last)
             continue
-        if stated is None and not (formula or params) and not any(
-            c.text for i, c in enumerate(row) if i in bounds.values()
+        if (
+            stated is None
+            and not (formula or params)
+            and not any(c.text for i, c in enumerate(row) if i in bounds.values())
         ):
             continue  # nothing to read: a label's wrapped rest (``值）``) or an empty row
         if bounds and cur.speed_check is None:
