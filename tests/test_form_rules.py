@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from tests.synthetic_plans import text_plan, variant_pdf
-from vent_agent.documents.pdf_text import extract_pdf
+from vent_agent.documents.pdf_text import ExtractedPdf, PageText, extract_pdf
 from vent_agent.documents.plan import Plan, SignOff, SourceRef
 from vent_agent.documents.plan_parser import parse_plan
 from vent_agent.review.findings import Category, Finding, Severity
@@ -190,3 +192,25 @@ def test_a_location_of_one_method_needs_no_separate_maximum() -> None:
     assert "form.required_not_stated" in [f.rule_id for f in review_form(plan) if f.location == loc.name]
     loc.methods = [next(m for m in loc.methods if m.stated)]
     assert "form.required_not_stated" not in [f.rule_id for f in review_form(plan) if f.location == loc.name]
+
+
+@pytest.mark.parametrize(
+    ("basis", "speed_article", "mixed"),
+    [
+        ("《煤矿安全规程》（2016 年版，2022 年修订）", "第一百五十七条", True),  # 2025's 表6 number
+        ("《煤矿安全规程》（2016 年版，2022 年修订）", "第一百三十六条", False),
+        ("《煤矿安全规程》（2025年版）", "第157条", False),
+        ("《煤矿安全规程》（2025年版）", "第136条", True),
+    ],
+)
+def test_an_article_number_is_read_in_the_edition_its_topic_fits(
+    basis: str, speed_article: str, mixed: bool
+) -> None:
+    """第157条 cited for a wind-speed check is the renumbered edition's 表6 (2016's is 第136条): beside a
+    2016 basis it mixes editions; numbers in both editions' ranges are told by what they are cited for."""
+    text = (
+        f"示范煤矿2026年9月份矿井配风计划\n一、编制依据\n（1）{basis}。\n二、需风量计算\n1. 15216综采工作面\n"
+        f"风速验算：194.9≤1153.2≤2473.0，符合《煤矿安全规程》{speed_article}规定。\n"
+    )
+    findings = review_form(parse_plan(ExtractedPdf(page_count=1, pages=[PageText(page=1, text=text)])))
+    assert bool([f for f in findings if f.rule_id == "form.edition_mixed"]) == mixed

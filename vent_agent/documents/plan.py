@@ -148,13 +148,15 @@ class Totals(BaseModel):
 class Citation(BaseModel):
     """A regulation or standard cited in the plan: ``document`` (``煤矿安全规程``, ``AQ 1056-2008``…),
     the edition year as written (``2016``, ``2022``, ``2025``; None when not stated), the article number
-    when one is cited, and where."""
+    when one is cited (digits or Chinese numerals), and where."""
 
     document: str
     edition: str | None = None
     article: int | None = None
     text: str = ""
     page: int | None = None
+    context: str = ""
+    """The words of the sentence before the citation (what it is cited for: ``风速验算…符合``)."""
 
 
 class ReadingGap(BaseModel):

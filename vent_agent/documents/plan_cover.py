@@ -133,18 +133,38 @@ def _basis(doc: TextDoc, sec: Section | None) -> list[str]:
     return [s for s in (squeeze(x.replace("\n", " ")).rstrip(";；。.，,") for x in items) if s]
 
 
+_CN_DIGIT = {c: i for i, c in enumerate("零一二三四五六七八九")} | {"〇": 0}
+
+
+def article_number(written: str) -> int | None:
+    """An article number as written: ``157`` or in Chinese numerals (``一百五十七``, ``一百零三``,
+    ``十二``); None when it is not a number."""
+    if written.isdigit():
+        return int(written)
+    total, digit = 0, 0
+    for ch in written:
+        if ch in _CN_DIGIT:
+            digit = _CN_DIGIT[ch]
+        elif ch in "十百":
+            total += (digit or 1) * (10 if ch == "十" else 100)
+            digit = 0
+        else:
+            return None
+    return total + digit or None
+
+
 def _citations(doc: TextDoc) -> list[Citation]:
     text = doc.text
     out: list[Citation] = []
     reg = re.compile(
         rf"(?:(\d{{4}})\s*年?\s*版\s*)?《\s*{_REG_NAME}\s*》"
-        rf"(?:\s*[(（]\s*(\d{{4}})\s*年?\s*(?:修订|修正)?\s*版?\s*[)）])?"
+        rf"(?:\s*[(（]\s*(\d{{4}})\s*年?\s*(?:修订|修正)?\s*版?\s*(?:[，,、]\s*\d{{4}}\s*年?\s*(?:修订|修正)\s*)?[)）])?"
         rf"(?:\s*(\d{{4}})\s*年?\s*版)?"
-        rf"(?:\s*[(（][^)）]{{0,16}}[)）])?(?:\s*第\s*(\d{{1,3}})\s*条)?"
+        rf"(?:\s*[(（][^)）]{{0,16}}[)）])?(?:\s*第\s*(\d{{1,3}}|[一二三四五六七八九十百零〇]{{1,7}})\s*条)?"
     )
     for m in reg.finditer(text):
         edition = m.group(1) or m.group(2) or m.group(3)
-        article = int(m.group(4)) if m.group(4) else None
+        article = article_number(m.group(4)) if m.group(4) else None
         out.append(
             Citation(
                 document="煤矿安全规程",
@@ -152,6 +172,7 @@ def _citations(doc: TextDoc) -> list[Citation]:
                 article=article,
                 text=squeeze(m.group(0)),
                 page=doc.page_at(m.start()),
+                context=squeeze(text[max(0, m.start() - 60) : m.start()].split("。")[-1]),
             )
         )
     for m in re.finditer(r"(?<![A-Za-z])(AQ|GB|MT)(/T)?\s*(\d{3,5}(?:\.\d+)?)\s*[-—–]\s*(\d{4})", text):

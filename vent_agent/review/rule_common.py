@@ -7,6 +7,7 @@ from typing import Any
 
 from vent_agent.documents.plan import Citation, LocationPlan, Plan, SourceRef
 from vent_agent.documents.plan_text_primitives import match_name
+from vent_agent.kb.aliases import ArticleAliases
 from vent_agent.kb.thresholds import Threshold
 from vent_agent.review.findings import Consequence, Evidence, Finding, Severity
 from vent_agent.review.rules import DEFAULT_EDITION, cite_article, rule
@@ -117,25 +118,56 @@ def edition_family(year: str | None) -> str | None:
     return "2025" if y >= 2025 else None
 
 
-def article_family(article: int | None) -> str | None:
-    """The edition an article number of the ventilation chapter belongs to, where unambiguous
-    (2016: 135–176, 2025: 156–197; 156–176 exist in both)."""
+ARTICLE_TOPICS: dict[int, tuple[str, ...]] = {
+    156: ("氧气", "一氧化碳", "有害气体", "空气成分"),
+    157: ("风速",),
+    158: ("进风井口", "空气温度", "进风温度"),
+    159: ("人数", "每人", "人员", "千瓦", "功率", "胶轮车"),
+    161: ("测风",),
+    169: ("串联",),
+    177: ("主要通风机", "备用通风机"),
+    178: ("反风",),
+    182: ("局部通风机", "局扇"),
+    183: ("局部通风机", "局扇", "风电闭锁"),
+    184: ("局部通风机", "局扇"),
+    192: ("回风流",),
+    194: ("二氧化碳",),
+    197: ("恢复通风", "排放瓦斯"),
+}
+"""What an article of the ventilation chapter is about (renumbered 2025 edition, docs/DOMAIN.md §3), as
+the words a plan writes beside it: to tell which edition a number in both ranges (156–176) belongs to."""
+
+
+def article_family(article: int | None, context: str = "") -> str | None:
+    """The edition an article number of the ventilation chapter belongs to (2016: 135–176, 2025:
+    156–197). A number in both ranges is told by what it is cited for (``context``, the words before
+    it): the edition whose article of that number is about those words (``风速验算…第157条`` is the 2025
+    edition's 表6; 2016's 157 is another provision), None when neither or both fit."""
     if article is None:
         return None
     if 135 <= article < 156:
         return "2016"
     if 176 < article <= 197:
         return "2025"
-    return None
+    if not context or not 156 <= article <= 176:
+        return None
+    as_2016 = ArticleAliases.load().map(article, "2016", "2025")
+    fits = {
+        fam
+        for fam, number in (("2025", article), ("2016", as_2016))
+        if number is not None and any(word in context for word in ARTICLE_TOPICS.get(number, ()))
+    }
+    return fits.pop() if len(fits) == 1 else None
 
 
 def cited_families(citations: list[Citation]) -> dict[str, list[Citation]]:
-    """Edition family → the 规程 citations that show it (by edition year or article number)."""
+    """Edition family → the 规程 citations that show it (by edition year, or by article number and
+    what it is cited for)."""
     out: dict[str, list[Citation]] = {}
     for c in citations:
         if c.document != "煤矿安全规程":
             continue
-        fam = edition_family(c.edition) or article_family(c.article)
+        fam = edition_family(c.edition) or article_family(c.article, c.context)
         if fam:
             out.setdefault(fam, []).append(c)
     return out
