@@ -289,7 +289,10 @@ def _allocation_checks(
     if row is None:
         return []
     target = _governing(required, result)
-    out = _table_required_checks(at, row, required, target)
+    # the table's figure against what the calculation part states, never against a maximum taken for it
+    out = _table_required_checks(
+        at, row, _stated(loc.stated_required) if loc.stated_required else None, target
+    )
     allocated = _stated(row.allocated_q)
     if allocated is not None and exceeds(target, allocated):
         out.append(
