@@ -398,3 +398,34 @@ async def test_retention_sweeps_review_files_outside_sessions(app, settings: Set
     async with db.session() as s:
         assert await s.get(ReportRow, "vent_review_old") is None
         assert await s.get(ReportRow, "vent_review_kept") is not None
+
+
+@pytest.mark.parametrize(
+    "disposition",
+    [
+        b'filename="' + ("配风计划" * 500).encode() + b'.pdf"',  # 2,000 characters, 6,000 bytes
+        b"filename*=UTF-8''" + ("%E9%85%8D" * 2000).encode() + b".pdf",
+        b'filename="' + b"x" * 5000 + b'.pdf"',
+    ],
+)
+async def test_a_file_name_over_the_header_limit_is_400_saying_so(disposition: bytes) -> None:
+    resp = await _post(disposition)
+    assert resp.status_code == 400
+    error = resp.json()["error"]
+    assert error.startswith("请求参数错误：文件名过长") and "4224 字节" in error and "1400 个汉字" in error
+
+
+async def test_another_header_over_the_limit_is_400_naming_no_file_name() -> None:
+    data, ctype = _multipart(b'filename="a.pdf"')
+    data = data.replace(b"Content-Type: application/pdf", b"X-Note: " + b"n" * 5000)
+    transport = httpx.ASGITransport(app=_echo_app())
+    async with httpx.AsyncClient(transport=transport, base_url="http://t") as c:
+        resp = await c.post("/up", content=data, headers={"content-type": ctype})
+    assert resp.status_code == 400
+    assert resp.json() == {"error": "请求参数错误：表单部件的头部有一行过长（单行上限 4224 字节）"}
+
+
+async def test_review_of_a_2000_character_file_name_is_400_saying_why(client: httpx.AsyncClient) -> None:
+    name = "配" * 1996 + ".pdf"
+    resp = await client.post("/api/vent/review/pdf", files={"file": (name, b"%PDF-1.4 x", "application/pdf")})
+    assert resp.status_code == 400 and resp.json()["error"].startswith("请求参数错误：文件名过长")

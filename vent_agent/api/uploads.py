@@ -17,7 +17,10 @@ routers that take uploads) hands the endpoint a :class:`FormRequest`, whose mult
 - refuses a body that ends before its closing boundary (truncated, or a client that never sent it) with
   400 ``请求体格式错误：multipart 表单不完整…``: Starlette would hand the endpoint the parts read so far
   and the request would fail as one missing a field it had sent;
-- answers its errors in Chinese (400);
+- answers its errors in Chinese (400), saying why where python-multipart says only "Invalid multipart
+  data": a header line of a part over python-multipart's limit is 400 ``请求参数错误：文件名过长…`` with
+  the limit when it is the ``Content-Disposition`` line (a long file name, the way users meet it), or
+  names the header otherwise (:meth:`_Parser.problem`);
 - reads a urlencoded body (``/api/chat`` takes one) as strictly: a field whose bytes, percent-escapes
   decoded, are not UTF-8 is 400 ``字段 <name> 不是 UTF-8 编码的文本`` (Starlette made them U+FFFD);
 - refuses a urlencoded body on a route that needs a file (review, skill upload) before reading it, with
@@ -35,7 +38,12 @@ from tempfile import SpooledTemporaryFile
 from typing import Any
 from urllib.parse import unquote_to_bytes
 
-from python_multipart.multipart import parse_options_header
+from python_multipart.exceptions import MultipartParseError
+from python_multipart.multipart import (
+    DEFAULT_MAX_HEADER_COUNT,
+    DEFAULT_MAX_HEADER_SIZE,
+    parse_options_header,
+)
 from starlette.datastructures import FormData, Headers, UploadFile
 from starlette.exceptions import HTTPException
 from starlette.formparsers import FormParser, MultiPartException, MultiPartParser
@@ -52,6 +60,9 @@ from vent_agent.documents.file_names import file_name_unreadable, header_file_na
 
 _EXTENDED = re.compile(rb";\s*filename\*\s*=\s*([^;]*)", re.IGNORECASE)
 _SIZE = re.compile(r"(\d+)KB")
+NAME_CHARS = DEFAULT_MAX_HEADER_SIZE // 3 // 100 * 100
+"""About how many Chinese characters (UTF-8, 3 bytes each) a file name may have within python-multipart's
+limit on a part's header line, rounded down to hundreds."""
 
 
 class _NotText(MultiPartException):
@@ -131,6 +142,24 @@ class _Parser(MultiPartParser):
         else:
             self._current_part.file.filename = name
 
+    def problem(self, exc: MultiPartException) -> str:
+        """The Chinese 400 message for ``exc``, raised while parsing. python-multipart's own errors
+        reach Starlette's parser as one "Invalid multipart data." whose cause says what broke; a header
+        line over ``DEFAULT_MAX_HEADER_SIZE`` bytes is, when it is the ``Content-Disposition`` being read,
+        a file name too long, named with the limit in bytes and about that many Chinese characters
+        (3 bytes each in UTF-8, the line's other parameters left aside)."""
+        cause = str(exc.__cause__) if isinstance(exc.__cause__, MultipartParseError) else ""
+        if cause.startswith("Maximum header size"):
+            if self._current_partial_header_name.strip().lower() == b"content-disposition":
+                return (
+                    f"请求参数错误：文件名过长（文件名所在的 Content-Disposition 头上限 "
+                    f"{DEFAULT_MAX_HEADER_SIZE} 字节，UTF-8 下约 {NAME_CHARS} 个汉字），请缩短文件名后重新上传"
+                )
+            return f"请求参数错误：表单部件的头部有一行过长（单行上限 {DEFAULT_MAX_HEADER_SIZE} 字节）"
+        if cause.startswith("Maximum header count"):
+            return f"请求参数错误：表单部件的头部过多（上限 {DEFAULT_MAX_HEADER_COUNT} 个）"
+        return chinese_multipart_error(exc.message)
+
     def on_part_end(self) -> None:
         part = self._current_part
         if part.file is None:
@@ -200,7 +229,7 @@ class FormRequest(StrictJsonRequest):
         except _NotText as exc:
             raise HTTPException(400, f"请求参数错误：{exc.message}") from exc
         except MultiPartException as exc:
-            raise HTTPException(400, chinese_multipart_error(exc.message)) from exc
+            raise HTTPException(400, parser.problem(exc)) from exc
         if not parser.ended:
             await form.close()
             raise HTTPException(400, INCOMPLETE)
