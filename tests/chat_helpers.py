@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +20,20 @@ OTHER = {"x-access-token": "demo-token-2"}  # lisi
 def use_model(app: Any, model: BaseChatModel | None) -> None:
     """Make ``app`` answer chat turns with ``model`` (None: no model configured)."""
     app.state.vent.models = ReplayModels(model)
+
+
+@contextmanager
+def answering(app: Any, model: BaseChatModel) -> Iterator[None]:
+    """``app`` answers chat turns with ``model`` inside the block, with the model registry it had
+    after: a session seeded by a chat turn on a service that has no model (a turn without a model
+    opens no session)."""
+    state = app.state.vent
+    models = state.models
+    use_model(app, model)
+    try:
+        yield
+    finally:
+        state.models = models
 
 
 async def chat_with_file(

@@ -11,7 +11,7 @@ import httpx
 import pytest
 
 from tests.chat_helpers import OTHER, TOKEN, chat_with_file, use_model
-from tests.helpers import parse_spec_stream
+from tests.helpers import parse_spec_stream, parse_standard_stream
 from tests.scripted_model import ScriptedChatModel, says, tool_call
 from vent_agent.app import create_app
 from vent_agent.settings import Settings
@@ -34,13 +34,43 @@ async def test_chat_needs_a_token(client: httpx.AsyncClient) -> None:
     assert "error" in resp.json()
 
 
-async def test_no_model_gives_error_and_done(app, client: httpx.AsyncClient) -> None:
+async def test_no_model_gives_error_and_done_and_opens_no_session(app, client: httpx.AsyncClient) -> None:
     use_model(app, None)
-    resp, events = await chat(client, "15216 风速多少？")
-    assert resp.status_code == 200
-    assert types(events)[-2:] == ["error", "done"]
-    assert "未配置对话模型" in events[-2]["message"]
-    assert events[-1]["session_id"] == resp.headers["x-session-id"]
+    resp, events = await chat(client, "15216 风速多少？", mode="plan")
+    assert resp.status_code == 200 and "x-session-id" not in resp.headers
+    assert types(events) == ["error", "done"]
+    assert "未配置对话模型" in events[0]["message"]
+    assert events[1]["message"] == "对话失败" and events[1]["session_id"] is None
+    listed = (await client.get("/api/sessions", headers=TOKEN)).json()
+    assert listed["total"] == 0 and listed["sessions"] == []
+    # the run is its user's, replayable after the stream, for nobody else
+    replay = await client.get(f"/api/runs/{resp.headers['x-run-id']}/events", headers=TOKEN)
+    assert [e["type"] for _, e in parse_standard_stream(replay.text)] == ["error", "done"]
+    other = await client.get(f"/api/runs/{resp.headers['x-run-id']}/events", headers=OTHER)
+    assert other.status_code == 404
+
+
+async def test_no_model_with_a_pdf_not_to_review_opens_no_session(app, client, plan_b_pdf) -> None:  # type: ignore[no-untyped-def]
+    use_model(app, None)
+    resp = await chat_with_file(client, plan_b_pdf, "15216 的风速是多少？")
+    assert resp.status_code == 200 and "x-session-id" not in resp.headers
+    assert types(parse_spec_stream(resp.text)) == ["error", "done"]
+    assert (await client.get("/api/sessions", headers=TOKEN)).json()["sessions"] == []
+    uploads = app.state.vent.settings.uploads_dir
+    assert not uploads.exists() or not any(uploads.iterdir())
+
+
+async def test_no_model_in_an_existing_session_keeps_the_turn(app, client: httpx.AsyncClient) -> None:
+    use_model(app, ScriptedChatModel(script=[says("15216 风速 1.2 m/s。"), says("[]")]))
+    first, _ = await chat(client, "15216 风速多少？")
+    sid = first.headers["x-session-id"]
+    use_model(app, None)
+    resp, events = await chat(client, "风量呢？", session_id=sid)
+    assert resp.headers["x-session-id"] == sid and types(events)[-2:] == ["error", "done"]
+    assert events[-1]["session_id"] == sid
+    history = (await client.get(f"/api/chat/history/{sid}", headers=TOKEN)).json()["messages"]
+    assert [m["role"] for m in history] == ["user", "assistant", "user", "assistant"]
+    assert "未配置对话模型" in history[-1]["error"]
 
 
 async def test_tool_calls_tokens_todos_and_history(app, client: httpx.AsyncClient) -> None:

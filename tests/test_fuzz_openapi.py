@@ -34,6 +34,8 @@ from schemathesis.checks import not_a_server_error
 from schemathesis.python import asgi
 from schemathesis.specs.openapi.checks import negative_data_rejection
 
+from tests.chat_helpers import answering
+from tests.scripted_model import ScriptedChatModel, says
 from vent_agent.app import create_app
 from vent_agent.settings import Settings
 
@@ -107,8 +109,9 @@ def _params(live: bool) -> list[Any]:
 
 @dataclass
 class Target:
-    """The loaded schema of the running app, and the seeded resources' ids."""
+    """The running app, its loaded schema, and the seeded resources' ids."""
 
+    app: Any
     schema: Any
     report: str
     skill: str
@@ -214,17 +217,22 @@ def target(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Target]:
     try:
         schema = schemathesis.openapi.from_asgi("/openapi.json", app, config=CONFIG)
         skills = schema["/api/skills"]["GET"].Case().call().json()["skills"]
-        yield Target(schema, report=_seed_report(schema), skill=skills[0]["name"])
+        yield Target(app, schema, report=_seed_report(schema), skill=skills[0]["name"])
     finally:
         asgi.shutdown_lifespans()
 
 
-def _session_and_run(schema: Any) -> tuple[str, str]:
-    """A new session of the demo user with one finished chat run (no model: error event then done)."""
-    case = schema["/api/chat"]["POST"].Case(
+def _session_and_run(target: Target) -> tuple[str, str]:
+    """A new session of the demo user with one finished chat run, answered by a scripted model set for
+    this call only (a turn without a model opens no session; the fuzzed calls keep having none).
+    Schemathesis ends the app's lifespan after each test and starts it again at the test's first call,
+    with a new ``app.state.vent``: a first call starts it before the model is set on it."""
+    target.schema["/api/skills"]["GET"].Case().call(timeout=CALL_TIMEOUT_S)
+    case = target.schema["/api/chat"]["POST"].Case(
         body={"message": "你好"}, media_type="multipart/form-data", headers=TOKEN
     )
-    response = case.call(timeout=CALL_TIMEOUT_S)
+    with answering(target.app, ScriptedChatModel(script=[], fallback=says("你好，我是通风助手。"))):
+        response = case.call(timeout=CALL_TIMEOUT_S)
     assert response.status_code == 200, response.text
     return response.headers["x-session-id"][0], response.headers["x-run-id"][0]
 
@@ -250,7 +258,7 @@ def test_generated_requests(target: Target, method: str, path: str, mode: Genera
 def test_generated_requests_on_real_resources(
     target: Target, method: str, path: str, mode: GenerationMode
 ) -> None:
-    session, run = _session_and_run(target.schema)
+    session, run = _session_and_run(target)
     ids = {"session": session, "run": run, "report": target.report, "skill": target.skill}
     fixed = {n: ids[PATH_RESOURCE[n]] for n in PATH_PARAMETERS[method, path] if n in PATH_RESOURCE}
     _fuzz(target.schema[path][method], mode, fixed)

@@ -30,8 +30,10 @@ import pytest_asyncio
 from fastapi.routing import APIRoute
 from starlette.routing import BaseRoute
 
+from tests.chat_helpers import answering
 from tests.helpers import parse_spec_stream, parse_standard_stream
 from tests.pg import pg_database
+from tests.scripted_model import ScriptedChatModel, says
 from vent_agent.api.json_body import ApiRoute
 from vent_agent.app import create_app
 from vent_agent.settings import Settings
@@ -622,10 +624,12 @@ CATALOGUE = [
 # fmt: on
 
 
-async def _seed(client: httpx.AsyncClient) -> Ids:
-    """Make the resources the catalogue aims at: a session with a finished chat run, a finished click
+async def _seed(app: Any, client: httpx.AsyncClient) -> Ids:
+    """Make the resources the catalogue aims at: a session with a finished chat run (answered by a
+    scripted model: the service has none, and a turn without one opens no session), a finished click
     run, a review report, and the name of an installed skill."""
-    chat = await client.post(CHAT, data={"message": "你好"}, headers=TOKEN)
+    with answering(app, ScriptedChatModel(script=[], fallback=says("你好。"))):
+        chat = await client.post(CHAT, data={"message": "你好"}, headers=TOKEN)
     assert chat.status_code == 200, chat.text
     click = await client.post(CLICK, json=TUN)
     assert click.status_code == 200, click.text
@@ -668,7 +672,7 @@ async def service(
             async with httpx.AsyncClient(
                 transport=transport, base_url="http://testserver", timeout=60
             ) as client:
-                yield Service(request.param, client, await _seed(client))
+                yield Service(request.param, client, await _seed(app, client))
 
 
 def _api_routes(routes: list[BaseRoute]) -> Iterator[APIRoute]:

@@ -18,6 +18,7 @@ from sqlmodel import select
 from tests.chat_helpers import OTHER, TOKEN, use_model
 from tests.helpers import parse_spec_stream
 from tests.scripted_model import ScriptedChatModel, says
+from vent_agent.sessions import store
 from vent_agent.store.models import EventRow, MessageRow, RunRow, SessionRow
 
 
@@ -121,8 +122,7 @@ async def test_bad_mode_and_paging_are_400(chatty, client: httpx.AsyncClient) ->
 
 
 async def test_context_usage_nulls_then_figures(app, client: httpx.AsyncClient) -> None:
-    use_model(app, None)
-    sid = await new_session(client)
+    sid = (await store.create_session(app.state.vent.db, "zhangsan", title="你好")).id  # no model call yet
     ctx = (await client.get(f"/api/sessions/{sid}/context", headers=TOKEN)).json()
     assert ctx["current_usage"] is None and ctx["breakdown"] == dict.fromkeys(
         ("messages", "mcp", "skills", "system_prompt", "other")

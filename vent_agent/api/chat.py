@@ -8,6 +8,10 @@ One turn at a time per session: while a chat, resume or review run of the sessio
 worker), another message or resume is 409 (:data:`~vent_agent.api.session_turn.BUSY`); the claim is made
 in the store before the user's message is stored, so a refused message leaves nothing behind
 (:mod:`vent_agent.api.session_turn`).
+
+A message that would open a session which cannot be answered (no chat model configured, and not the
+review of an attached plan, which needs none) opens none: its run (no ``X-Session-Id``) streams the
+``error`` and a ``done`` with ``session_id: null``, and no session, message or upload is stored.
 """
 
 from __future__ import annotations
@@ -28,8 +32,9 @@ from vent_agent.api.sessions import session_of
 from vent_agent.api.sse import run_stream
 from vent_agent.api.uploads import UploadRoute
 from vent_agent.chat.approvals import pending_interrupts
-from vent_agent.chat.service import ChatTurn, chat_run, resume_run, thread_exists
+from vent_agent.chat.service import ChatTurn, chat_run, refuse_without_model, resume_run, thread_exists
 from vent_agent.documents.upload import UploadRejected, check_upload_room, save_pdf_upload
+from vent_agent.graphs.supervisor import wants_review
 from vent_agent.runs.emitter import Emitter
 from vent_agent.runs.manager import RunBody
 from vent_agent.sessions import store
@@ -59,6 +64,20 @@ async def _start(
     return run_stream(state.runs, run_id, session_id=turn.session.id, ping_s=state.settings.sse_ping_s)
 
 
+async def _answerable(state: AppState, message: str, attached: bool) -> bool:
+    """True when a turn can be answered: a chat model is configured, or the turn is the review of its
+    attached plan (``attached``), which needs none."""
+    if attached and wants_review(message, {"kind": "pdf"}):
+        return True
+    return await state.models.chat_model() is not None
+
+
+async def _refuse_without_model(state: AppState, user_name: str) -> EventSourceResponse:
+    """A run of ``user_name`` outside any session streaming the no-model ``error`` and ``done``."""
+    run_id = await state.runs.start("chat", refuse_without_model, user_name=user_name)
+    return run_stream(state.runs, run_id, ping_s=state.settings.sse_ping_s)
+
+
 @router.post("")
 async def chat(
     request: Request,
@@ -71,14 +90,18 @@ async def chat(
     file: Annotated[UploadFile | None, File(description="附件：配风计划 PDF")] = None,
 ) -> EventSourceResponse:
     """One chat turn. A new session is created when ``session_id`` is not given (``mode`` applies only
-    then); an unknown or another user's ``session_id`` is 404; a pending approval or a turn still
-    running on the session is 409."""
+    then), unless the turn cannot be answered (no model: an error run outside any session); an unknown
+    or another user's ``session_id`` is 404; a pending approval or a turn still running on the session
+    is 409."""
     if not message.strip():
         raise ApiError(400, "请求参数错误：message 不能为空")
     if "\x00" in message:
         raise ApiError(400, "请求参数错误：message 含有非法字符（NUL）")
+    attached = file is not None and bool(file.filename or file.size)
     if session_id:
         session = await session_of(state, user.user_name, session_id)
+    elif not await _answerable(state, message, attached):
+        return await _refuse_without_model(state, user.user_name)
     else:
         session = await store.create_session(
             state.db, user.user_name, mode=mode or "full", title=store.default_title(message)
@@ -88,7 +111,7 @@ async def chat(
         raise ApiError(409, PENDING)
     async with session_turn(state, "chat", session.id, user.user_name, thread) as run_id:
         attachment = None
-        if file is not None and (file.filename or file.size):
+        if file is not None and attached:
             try:
                 await check_upload_room(
                     state.settings.uploads_dir, state.settings.max_upload_disk_mb << 20, file.size or 0

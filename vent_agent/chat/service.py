@@ -49,6 +49,7 @@ from vent_agent.chat.toolset import (
 from vent_agent.events import (
     ChatDone,
     ChatProgress,
+    Done,
     Error,
     Suggestions,
 )
@@ -378,6 +379,13 @@ async def _store_turn(state: AppState, emitter: Emitter, turn: ChatTurn) -> None
         run_id=emitter.run_id,
         extra=turn_extra(folded) or None,
     )
+
+
+async def refuse_without_model(emitter: Emitter) -> None:
+    """The body of a chat run that opened no session (no chat model configured): the ``error`` and a
+    ``done`` (``对话失败``) whose ``session_id`` and ``thread_id`` are null."""
+    await emitter.send(Error(message=NO_MODEL))
+    await emitter.send(Done(message="对话失败"))
 
 
 async def chat_run(emitter: Emitter, state: AppState, turn: ChatTurn) -> None:
