@@ -11,6 +11,7 @@ import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from sqlalchemy import text
@@ -155,6 +156,61 @@ def test_the_console_script_refuses_a_newer_database_without_a_traceback(tmp_pat
     )
     assert done.returncode == 3 and done.stdout == ""
     assert done.stderr == NEWER.format(head=migrations_head()) + "\n"
+
+
+def test_uvicorn_building_the_app_refuses_a_newer_database_in_one_line(tmp_path: Path) -> None:
+    """``uvicorn --factory vent_agent.app:create_app`` (docs/OPERATIONS.md) builds the app itself, so the
+    refusal comes from its lifespan: the server logs the one line (it was a 108-line traceback) between
+    its own start and stop lines, and exits 3."""
+    from vent_agent.store.db import migrations_head
+
+    _stamped_newer(tmp_path / "data")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("VENT_")}
+    env["VENT_DATA_DIR"] = str(tmp_path / "data")
+    done = subprocess.run(
+        [sys.executable, "-m", "uvicorn", "--factory", "vent_agent.app:create_app"]
+        + ["--host", "127.0.0.1", "--port", str(_free_port())],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    line = NEWER.format(head=migrations_head()).removeprefix("vent-agent serve 出错：")
+    assert done.returncode == 3 and "Traceback" not in done.stderr, done.stderr
+    assert [ln for ln in done.stderr.splitlines() if ln.startswith("ERROR:")] == [
+        f"ERROR:    {line}",
+        "ERROR:    Application startup failed. Exiting.",
+    ]
+
+
+async def _lifespan_failure(error: BaseException) -> list[dict[str, object]]:
+    """What the server is sent when the app's lifespan start-up fails with ``error`` after Starlette
+    reported it with its traceback."""
+    from vent_agent.api.startup import StartupRefusalMessage
+
+    sent: list[dict[str, object]] = []
+
+    async def app(scope: object, receive: object, send: Any) -> None:
+        await send({"type": "lifespan.startup.failed", "message": "Traceback (most recent call last): …"})
+        raise error
+
+    async def send(message: dict[str, object]) -> None:
+        sent.append(message)
+
+    with pytest.raises(type(error)):
+        await StartupRefusalMessage(app)({"type": "lifespan"}, None, send)  # type: ignore[arg-type]
+    return sent
+
+
+async def test_a_refusal_replaces_the_traceback_and_any_other_failure_keeps_it() -> None:
+    from vent_agent.store.refusal import StartupRefused
+
+    assert await _lifespan_failure(StartupRefused("数据库不可用")) == [
+        {"type": "lifespan.startup.failed", "message": "数据库不可用"}
+    ]
+    assert await _lifespan_failure(RuntimeError("bug")) == [
+        {"type": "lifespan.startup.failed", "message": "Traceback (most recent call last): …"}
+    ]
 
 
 @pytest.mark.parametrize(

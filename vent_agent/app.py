@@ -32,6 +32,7 @@ from vent_agent.api.console import mount_console
 from vent_agent.api.cors import SpecCorsMiddleware
 from vent_agent.api.errors import install_error_handlers
 from vent_agent.api.openapi import install_openapi
+from vent_agent.api.startup import StartupRefusalMessage
 from vent_agent.api.store_errors import install_store_error_handlers
 from vent_agent.api.uploads import ChineseBodyLimit, UploadRoute
 from vent_agent.auth import make_user_service
@@ -49,6 +50,7 @@ from vent_agent.settings import Settings
 from vent_agent.skills import open_skill_registry
 from vent_agent.state import AppState
 from vent_agent.store.db import Database
+from vent_agent.store.refusal import StartupRefused, migrate_or_refuse
 from vent_agent.upstream import close_source, make_source
 
 log = logging.getLogger(__name__)
@@ -71,7 +73,11 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         for d in (settings.data_dir, settings.reports_dir, settings.uploads_dir, settings.cache_dir):
             d.mkdir(parents=True, exist_ok=True)
         db = Database(settings.resolved_database_url)
-        await db.migrate()
+        try:
+            await migrate_or_refuse(db)  # a refusal is one line to the server (StartupRefusalMessage)
+        except StartupRefused:
+            await db.close()
+            raise
         exits = AsyncExitStack()
         checkpointer = await exits.enter_async_context(open_checkpointer(settings))
         runs = await exits.enter_async_context(open_runs(settings, db))
@@ -139,6 +145,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     upload_limit = (settings.max_upload_mb << 20) + UploadRoute.body_overhead  # a 413 names max_upload_mb
     json_limit = settings.max_json_body_kb << 10
     app.add_middleware(ChineseBodyLimit)
+    app.add_middleware(StartupRefusalMessage)
     for router in (
         *(
             m.router

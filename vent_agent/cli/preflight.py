@@ -7,22 +7,21 @@ Refusals: a data directory that cannot be made (exit 2); a database URL that is 
 database or driver the service does not run on (exit 2); a database that cannot be reached or refuses
 the connection (exit 3); a database stamped by a newer release
 (:class:`~vent_agent.store.db.SchemaTooNew`, exit 3); any other failure of the migration (exit 3, its
-traceback logged at debug level)."""
+traceback logged at debug level): :func:`~vent_agent.store.refusal.migrate_or_refuse`, which the app's
+lifespan uses too."""
 
 from __future__ import annotations
 
 import asyncio
 import errno
-import logging
 
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError
 
 from vent_agent.cli.listen import ServeError
 from vent_agent.settings import Settings
-from vent_agent.store.db import Database, SchemaTooNew, async_url
-
-log = logging.getLogger(__name__)
+from vent_agent.store.db import Database, async_url
+from vent_agent.store.refusal import StartupRefused, migrate_or_refuse
 
 STARTUP_FAILED = 3
 """Exit code of a start-up refused by the database (bad settings and ports: 2)."""
@@ -71,27 +70,11 @@ def _database(url: str) -> Database:
         raise ServeError(f"{bad}{type(exc).__name__}: {exc}") from None
 
 
-def one_line(exc: BaseException) -> str:
-    """The driver's own message of ``exc`` (SQLAlchemy's ``orig``, without its "Background on this
-    error" link) on one line."""
-    orig = getattr(exc, "orig", None)
-    text = str(orig if orig is not None else exc) or type(exc).__name__
-    return " ".join(text.split())
-
-
 async def _migrate(settings: Settings) -> None:
     db = _database(settings.resolved_database_url)
     try:
-        await db.migrate()
-    except SchemaTooNew as exc:
+        await migrate_or_refuse(db)
+    except StartupRefused as exc:
         raise ServeError(str(exc), exit_code=STARTUP_FAILED) from None
-    except Exception as exc:
-        log.debug("start-up migration failed", exc_info=exc)
-        reason = f"{type(exc).__name__}: {one_line(exc)}"
-        raise ServeError(
-            f"无法连接或迁移数据库 {db.safe_url()}（{reason}）：请确认数据库已启动，"
-            "VENT_DATABASE_URL 的地址、用户与库名正确",
-            exit_code=STARTUP_FAILED,
-        ) from None
     finally:
         await db.close()
