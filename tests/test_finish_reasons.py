@@ -104,8 +104,10 @@ async def _chat(tmp_path: Path, url: str, provider: str) -> tuple[list[dict[str,
 
 
 @pytest.mark.parametrize("provider", PROVIDERS)
-async def test_chat_stops_at_a_cut_tool_call_and_says_which(serve, tmp_path: Path, provider: str) -> None:  # type: ignore[no-untyped-def]
-    fake = FakeOpenAI(
+async def test_chat_stops_at_a_tool_call_cut_twice_and_says_which(
+    serve, tmp_path: Path, provider: str
+) -> None:  # type: ignore[no-untyped-def]
+    fake = FakeOpenAI(  # every answer cuts the call (the fake repeats its last turn)
         turns=[
             _shaped(
                 provider,
@@ -116,7 +118,11 @@ async def test_chat_stops_at_a_cut_tool_call_and_says_which(serve, tmp_path: Pat
     events, answer = await _chat(tmp_path, serve(fake), provider)
     types = [e["type"] for e in events]
     assert "tool_call" not in types and "tool_result" not in types  # never run, never announced
-    assert len(fake.requests) == 1  # and no further model call on a made-up result
+    assert len(fake.requests) == 2  # asked once more, then no further model call on a made-up result
+    (retry,) = [e for e in events if e.get("notice") == "tool_call_retry"]
+    assert retry["message"] == (
+        "模型的工具调用「采煤工作面按人数计算」在参数写完之前达到了输出长度上限，未执行；已请模型重新发出一次"
+    )
     error = next(e for e in events if e["type"] == "error")
     assert "采煤工作面按人数计算" in error["message"] and "输出长度上限" in error["message"]
     assert error["incomplete"] is True and error["finish_reason"] == "length"
@@ -126,6 +132,53 @@ async def test_chat_stops_at_a_cut_tool_call_and_says_which(serve, tmp_path: Pat
     assert "16" not in "".join(e.get("content", "") for e in events if e["type"] == "token")
     assert answer["error"] == error["message"] and answer["incomplete"] is True
     assert answer["finish_reason"] == "length"
+
+
+def _said(request: dict[str, Any]) -> str:
+    """The text of every message of a chat-completions request body."""
+    return "".join(str(m.get("content") or "") for m in request["messages"])
+
+
+@pytest.mark.parametrize("provider", PROVIDERS)
+async def test_a_tool_call_cut_by_the_output_limit_is_asked_for_once_more(  # type: ignore[no-untyped-def]
+    serve, tmp_path: Path, provider: str
+) -> None:
+    """The retry gets the whole call: the calculator runs with 40 workers (160 m³/min, never 16), the
+    model is told why it is asked again, and the note is not kept in the conversation after."""
+    fake = FakeOpenAI(
+        turns=[
+            _shaped(provider, FakeTurn(tool_calls=[WORKERS_40], args_cut=CUT_AT_4, finish="length")),
+            _shaped(provider, FakeTurn(tool_calls=[WORKERS_40])),
+            _shaped(provider, FakeTurn(reply="40 人时需风量 160 m³/min。")),
+        ]
+    )
+    events, answer = await _chat(tmp_path, serve(fake), provider)
+    assert len(fake.requests) >= 3
+    note = "工具调用 采煤工作面按人数计算（calc_face_by_workers） 在参数写完之前达到了模型输出长度上限"
+    assert note not in _said(fake.requests[0]) and note in _said(fake.requests[1])
+    assert note not in _said(fake.requests[2]) and "160" in _said(fake.requests[2])
+    (call,) = [e for e in events if e["type"] == "tool_call"]
+    assert call["args"] == {"workers": 40}
+    types = [e["type"] for e in events]
+    assert types.index("progress") < types.index("tool_call") and "error" not in types
+    assert events[-1]["message"] == "对话完成" and "incomplete" not in events[-1]
+    assert answer["notices"][0]["notice"] == "tool_call_retry" and "incomplete" not in answer
+
+
+@pytest.mark.parametrize(
+    "turn",
+    [
+        FakeTurn(tool_calls=[WORKERS_40], finish="content_filter"),  # the provider's moderation
+        FakeTurn(tool_calls=[WORKERS_40], args_cut=CUT_AT_4, no_finish=True),  # a closed connection
+    ],
+    ids=["content_filter", "closed"],
+)
+async def test_a_tool_call_cut_otherwise_is_not_asked_again(serve, tmp_path: Path, turn: FakeTurn) -> None:  # type: ignore[no-untyped-def]
+    fake = FakeOpenAI(turns=[turn])
+    events, _answer = await _chat(tmp_path, serve(fake), "openai")
+    assert len(fake.requests) == 1
+    assert not [e for e in events if e.get("notice") == "tool_call_retry"]
+    assert "tool_call" not in [e["type"] for e in events] and events[-1]["incomplete"] is True
 
 
 @pytest.mark.parametrize("provider", PROVIDERS)

@@ -46,12 +46,14 @@ Notice = Literal[
     "output_limit",
     "content_filter",
     "model_stopped",
+    "tool_call_retry",
 ]
 """``progress.notice``: a budget was hit (``run_timeout``, ``model_call_limit``), no model is configured
 (``no_model``), the model or agent failed and the rules answered (``rule_fallback``), a clicked device's
 ``device_type`` is not its real type, which the interpretation uses (``device_type_mismatch``), the chat
 answer was cut by the model's output limit (``output_limit``, ``finish_reason: length``), by the provider's
-moderation (``content_filter``) or ended by the provider for another reason (``model_stopped``)."""
+moderation (``content_filter``) or ended by the provider for another reason (``model_stopped``), a tool
+call cut by the output limit was not run and the model is asked for it once more (``tool_call_retry``)."""
 INCOMPLETE_NOTICES: frozenset[str] = frozenset(
     {"run_timeout", "model_call_limit", "output_limit", "content_filter", "model_stopped"}
 )

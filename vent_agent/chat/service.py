@@ -216,7 +216,7 @@ async def stream_graph(
                 graph_input,
                 graph_config(turn.session.id, turn.thread_id),
                 context=ctx,
-                stream_mode=["messages", "updates", "tasks"],
+                stream_mode=["messages", "updates", "tasks", "custom"],
                 subgraphs=True,
             ):
                 if not ns and stream_mode == "tasks" and data.get("name") == DIALOGUE:

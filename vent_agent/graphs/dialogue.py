@@ -1,6 +1,6 @@
 """The dialogue agent (通风对话助手): ``create_agent`` with the data, knowledge-base, calculator,
-preference, skill and system tools, LangChain's todo list, call limits and tool-error middleware, and in
-plan mode the ``request_plan_approval`` tool, which interrupts the graph until the user decides
+preference, skill and system tools, LangChain's todo list, call limits, tool-error middleware and one
+retry of a tool call cut by the output limit (:mod:`vent_agent.graphs.cut_retry`), and in plan mode the ``request_plan_approval`` tool, which interrupts the graph until the user decides
 (``POST /api/chat/resume``)."""
 
 from __future__ import annotations
@@ -22,6 +22,9 @@ from langchain_core.messages import ToolMessage
 from langchain_core.tools import BaseTool, tool
 from langgraph.types import Checkpointer, interrupt
 from pydantic import BaseModel, Field
+
+from vent_agent.graphs.cut_retry import CutToolCallRetry
+from vent_agent.graphs.stream import tool_label
 
 AGENT_NAME = "通风对话助手"
 APPROVAL_TOOL = "request_plan_approval"
@@ -91,6 +94,7 @@ def build_dialogue_agent(
         ModelCallLimitMiddleware(run_limit=max_model_calls, exit_behavior="end"),
         ToolCallLimitMiddleware(run_limit=max_tool_calls, exit_behavior="continue"),
         ToolErrorMiddleware(on_error=_tool_error),
+        CutToolCallRetry(tool_label),
     ]
     if mode == "plan":
         middleware.append(PlanRejectionMiddleware())

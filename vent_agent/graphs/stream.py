@@ -14,6 +14,7 @@ from langchain_core.messages.ai import UsageMetadata
 
 from calc import CATALOG
 from vent_agent.events import (
+    ChatProgress,
     Executing,
     Reasoning,
     Send,
@@ -122,6 +123,8 @@ class StreamMapper:
         elif mode == "updates":
             for node, update in data.items():
                 await self._update(node, update)
+        elif mode == "custom" and isinstance(data, dict) and data.get("notice"):
+            await self.send(ChatProgress(source=self.source, message=data["message"], notice=data["notice"]))
 
     def review_failed(self, marker: str) -> bool:
         """True when the turn's review node answered with a failure (its summary starts with ``marker``)."""
