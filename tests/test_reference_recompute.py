@@ -220,3 +220,39 @@ async def test_a_contradicted_input_is_one_finding_across_reviewers(
     # without a recomputation nothing is folded: the mismatch stands on its own
     alone = [[f for f in o.findings if f.rule_id != "calc.reference_input"] for o in outcomes]
     assert any(f.rule_id == "data.gas_emission" for fs in fold_reference_mismatches(alone) for f in fs)
+
+
+@pytest.mark.parametrize(("operands", "vehicles", "flagged"), [([4, 70], None, True), ([4, 2, 70], 2, False)])
+async def test_vehicles_below_the_mines_register_are_recomputed_with_it(
+    plan_b: Plan, operands: list[float], vehicles: float | None, flagged: bool
+) -> None:
+    """第159条: 4 m³/min per kW of the most diesel vehicles running at once. A roadway calculated with one
+    70 kW vehicle where the mine's vehicle register runs two (140 kW) is recomputed at 560.0: a major
+    with the allocation of 500 short as its consequence. The register is the demo mine's reference data
+    (``diesel_kw``, from its plan inputs, served with the air survey)."""
+    from vent_agent.review.reference import default_reference
+
+    plan = plan_b.model_copy(deep=True)
+    loc = plan.location("15216辅运起坡段")
+    assert loc is not None
+    method = next(m for m in loc.methods if m.method == "vehicle")
+    method.operands = [float(x) for x in operands]
+    assert method.stated is not None
+    method.stated.value = 4.0 * (operands[1] if len(operands) == 2 else operands[1] * operands[2])
+    loc.inputs.pop("vehicle_kw", None)
+    loc.inputs.pop("vehicles", None)
+    if vehicles is not None:
+        loc.inputs["vehicles"] = loc.inputs["area"].model_copy(update={"value": vehicles, "unit": "台"})
+    loc.stated_required = method.stated.model_copy()
+    row = next(r for r in plan.allocation if r.location == loc.name)
+    assert row.allocated_q is not None
+    row.allocated_q.value = 500.0
+    reference = default_reference().monthly("示范煤矿", "2026-08")
+    assert reference is not None and reference.diesel_kw["15216辅运起坡段"] == 140.0
+    findings, _ = await review_calc(plan, reference=reference)
+    here = [f for f in findings if f.location == loc.name and f.rule_id == "calc.reference_input"]
+    assert bool(here) == flagged
+    if flagged:
+        assert here[0].severity == Severity.MAJOR and "车辆台账为 140 kW" in here[0].message
+        assert "560.0" in here[0].message
+        assert "calc.allocation_short" in [c.rule_id for c in here[0].consequences]

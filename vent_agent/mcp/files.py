@@ -5,7 +5,7 @@ A reference directory holds, in any mix:
 
 - ``<any name>.json`` — one whole mine, in the reference document format (like ``demo-mine.json``);
 - ``<mine name>/`` — one mine as a folder: ``<YYYY-MM>.json`` per month (the fields of one month of
-  ``reference``), an optional ``mine.json`` (``{"name", "aliases", "air_surveys", "roadway_classes"}``;
+  ``reference``), an optional ``mine.json`` (``{"name", "aliases", "air_surveys", "roadway_classes", "diesel_kw"}``;
   the folder's name is the mine's name when absent), and optional dated surveys
   ``surveys/<YYYY-MM-DD>.json`` (``{location: {wind_speed, area, ch4_return, ch4_intake, temp}}``).
 
@@ -98,10 +98,11 @@ def _folder_document(folder: Path) -> ReferenceDocument:
             raise ReferenceFileError(str(path), [f"file name: {exc}"]) from exc
         surveys.append(_validate(DatedSurveyDoc, {"date": day, "records": read_json(path)}, path))
     doc = {
-        "mine": {k: v for k, v in head.items() if k not in ("air_surveys", "roadway_classes")},
+        "mine": {k: v for k, v in head.items() if k not in ("air_surveys", "roadway_classes", "diesel_kw")},
         "reference": {},
         "air_surveys": head.get("air_surveys", []),
         "roadway_classes": head.get("roadway_classes", {}),
+        "diesel_kw": head.get("diesel_kw", {}),
     }
     parsed = parse_document(doc, str(mine_file if mine_file.is_file() else folder))
     return parsed.model_copy(update={"reference": reference, "air_surveys": [*parsed.air_surveys, *surveys]})

@@ -124,6 +124,9 @@ class VentilationReportAnswer(ToolAnswer):
     roadway_classes: dict[str, str] = Field(
         default_factory=dict, description="巷道按《煤矿安全规程》表6的类别，如“采区进风巷”"
     )
+    diesel_kw: dict[str, float] = Field(
+        default_factory=dict, description="巷道同时运行的防爆柴油机车辆总功率（kW，车辆台账）"
+    )
 
 
 # --- MonthlyReference → answers (server side) ------------------------------------------------------
@@ -179,6 +182,7 @@ def ventilation_report_answer(ref: MonthlyReference) -> VentilationReportAnswer:
         survey_date=ref.air_survey_date,
         items=items,
         roadway_classes=dict(ref.roadway_classes),
+        diesel_kw=dict(ref.diesel_kw),
     )
 
 
@@ -219,6 +223,7 @@ def monthly_from_answers(
     survey = answers.get(VENTILATION_REPORT_TOOL)
     if isinstance(survey, VentilationReportAnswer):
         ref["roadway_classes"] = dict(survey.roadway_classes)
+        ref["diesel_kw"] = dict(survey.diesel_kw)
         if survey.available:
             ref["air_survey"] = {
                 s.location: AirSurveyRecord(**s.model_dump(exclude={"location"})) for s in survey.items

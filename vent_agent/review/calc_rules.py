@@ -108,6 +108,18 @@ def _method_checks(
     return out
 
 
+def _input_ref(loc: LocationPlan, name: str) -> SourceRef | None:
+    """Where the plan states input ``name``: its parameter, else the method it is written in (a vehicle
+    method's ΣP), else the location."""
+    if name in loc.inputs:
+        return loc.inputs[name].ref
+    if name == "diesel_kw":
+        method = next((m for m in loc.methods if m.method == "vehicle" and m.stated), None)
+        if method is not None and method.stated is not None:
+            return method.stated.ref
+    return loc.ref
+
+
 def _calc_method(result: MaxResult | None, m: MethodStatement) -> CalcResult | None:
     if result is None or m.method not in METHOD_SUFFIX:
         return None
@@ -378,7 +390,7 @@ def _reference_checks(
                 "stated": base,
                 "recomputed": result.value,
             },
-            ref=loc.inputs[replaced[0].name].ref,
+            ref=_input_ref(loc, replaced[0].name),
             evidence=[
                 *(reference_evidence(r.tool, ref.mine, ref.month, r.key, f"{r.key} {r.label} {fmt(r.reference)} {r.unit}") for r in replaced),
                 _calc_ev(result.method, result.substituted),

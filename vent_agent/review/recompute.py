@@ -176,9 +176,29 @@ def _charging(loc: LocationPlan, v: dict[str, float], _ctx: dict[str, float]) ->
     return combine([calc.calc_charging_chamber(h2_emission=v["h2_emission"])], name=loc.name)
 
 
+def plan_diesel_kw(loc: LocationPlan) -> float | None:
+    """The diesel power (kW) the plan counts as running at once on ``loc``: its inputs (one vehicle's
+    power × the vehicles, one when not stated), else what its vehicle method multiplies by 4
+    (``Q = 4 × ΣP = 4 × 70`` → 70); None when the plan calculates no vehicles."""
+    if "vehicle_kw" in loc.inputs:
+        count = loc.inputs["vehicles"].value if "vehicles" in loc.inputs else 1.0
+        return loc.inputs["vehicle_kw"].value * count
+    method = next((m for m in loc.methods if m.method == "vehicle" and len(m.operands) >= 2), None)
+    if method is None or method.operands[0] != 4:
+        return None
+    total = 1.0
+    for x in method.operands[1:]:
+        total *= x
+    return total
+
+
 def _roadway(loc: LocationPlan, v: dict[str, float], _ctx: dict[str, float]) -> MaxResult:
     methods: list[CalcResult] = []
-    if "vehicle_kw" in v:
+    if "diesel_kw" not in v and "vehicle_kw" not in v and (total := plan_diesel_kw(loc)) is not None:
+        v["diesel_kw"] = total  # only the method's ΣP was written
+    if "diesel_kw" in v:  # the vehicles' total power from the mine's register (reference_inputs)
+        methods.append(calc.calc_other_by_vehicle(vehicle_kw=v["diesel_kw"]))
+    elif "vehicle_kw" in v:
         _as_int(v, "vehicles")
         methods.append(calc.calc_other_by_vehicle(**_pick(v, "vehicle_kw", "vehicles")))
     if "gas_emission" in v and "k_gas" in v:

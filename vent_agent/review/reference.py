@@ -81,7 +81,8 @@ class MonthlyReference:
     """Everything known about one mine in one month. ``completed`` lists faces and headings that
     stopped during or before the month (stale if still planned); ``air_survey`` is the latest survey
     before the month, taken on ``air_survey_date`` (ISO date, None when unknown); ``roadway_classes``
-    maps a roadway to its 表6 class (采区进风巷 …) where known; ``gaps`` names the parts the source had
+    maps a roadway to its 表6 class (采区进风巷 …) where known; ``diesel_kw`` a roadway's diesel vehicles
+    running at once, their total power (kW, the mine's vehicle register); ``gaps`` names the parts the source had
     no data for (MCP tool name → reason), so the rules can say which checks were skipped."""
 
     mine: str
@@ -92,6 +93,7 @@ class MonthlyReference:
     face_procedures: dict[str, FaceProcedure] = field(default_factory=dict)
     air_survey: dict[str, AirSurveyRecord] = field(default_factory=dict)
     roadway_classes: dict[str, str] = field(default_factory=dict)
+    diesel_kw: dict[str, float] = field(default_factory=dict)
     air_survey_date: str | None = None
     gaps: dict[str, str] = field(default_factory=dict)
 
@@ -205,6 +207,7 @@ class MonthDoc(_Strict):
     air_survey: dict[_Name, AirSurveyDoc] = Field(default_factory=dict)
     air_survey_date: dt.date | None = None
     roadway_classes: dict[_Name, str] = Field(default_factory=dict)
+    diesel_kw: dict[_Name, float] = Field(default_factory=dict)
 
 
 class MineDoc(BaseModel):
@@ -226,6 +229,7 @@ class ReferenceDocument(BaseModel):
     reference: dict[MonthKey, MonthDoc] = Field(default_factory=dict)
     air_surveys: list[DatedSurveyDoc] = Field(default_factory=list)
     roadway_classes: dict[_Name, str] = Field(default_factory=dict)
+    diesel_kw: dict[_Name, float] = Field(default_factory=dict)
 
 
 class ReferenceFileError(ValueError):
@@ -307,6 +311,7 @@ def build_months(doc: ReferenceDocument, file: str = "<document>") -> list[Month
             )
         surveys.append((when, 1, month, rec.air_survey))
     classes = {**_plan_input_classes(doc), **doc.roadway_classes}
+    diesel = {**_plan_input_diesel(doc), **doc.diesel_kw}
     out = []
     for month, rec in doc.reference.items():
         start = month_start(month)
@@ -323,6 +328,7 @@ def build_months(doc: ReferenceDocument, file: str = "<document>") -> list[Month
                 air_survey=_survey(latest[3]) if latest else {},
                 air_survey_date=latest[0].isoformat() if latest else None,
                 roadway_classes={**classes, **rec.roadway_classes},
+                diesel_kw={**diesel, **rec.diesel_kw},
             )
         )
     return out
@@ -336,6 +342,18 @@ def _plan_input_classes(doc: ReferenceDocument) -> dict[str, str]:
         if key.startswith("plan_inputs") and isinstance(items, list)
         for item in items
         if isinstance(item, dict) and item.get("roadway_class") and item.get("name")
+    }
+
+
+def _plan_input_diesel(doc: ReferenceDocument) -> dict[str, float]:
+    """Diesel power running at once (kW: ``vehicles`` × ``vehicle_kw``) given with the demo mine's
+    ``plan_inputs_YYYY_MM`` items."""
+    return {
+        str(item["name"]): float(item["vehicles"]) * float(item["vehicle_kw"])
+        for key, items in (doc.model_extra or {}).items()
+        if key.startswith("plan_inputs") and isinstance(items, list)
+        for item in items
+        if isinstance(item, dict) and item.get("name") and item.get("vehicles") and item.get("vehicle_kw")
     }
 
 

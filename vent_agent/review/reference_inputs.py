@@ -24,6 +24,7 @@ from vent_agent.review.data_rules import (
     climate_min_v,
     within,
 )
+from vent_agent.review.recompute import plan_diesel_kw
 from vent_agent.review.reference import MonthlyReference
 
 SYMBOLS = {
@@ -34,6 +35,7 @@ SYMBOLS = {
     "roof_control_min": ("L_min", "m"),
     "workers": ("N", "人"),
     "v_climate": ("v", "m/s"),
+    "diesel_kw": ("ΣP", "kW"),
 }
 """Plan input → the symbol and unit the recomputation note writes it with."""
 
@@ -95,7 +97,23 @@ def contradicted_inputs(loc: LocationPlan, ref: MonthlyReference | None) -> list
                 ReferenceInput(name, label, fig.value, want, unit, "工作面作业规程", TOOLS["procedure"], key)
             )
     out += _climate(loc, ref)
+    out += _diesel(loc, ref)
     return out
+
+
+def _diesel(loc: LocationPlan, ref: MonthlyReference) -> list[ReferenceInput]:
+    """The vehicles' power below the mine's vehicle register for the roadway (第159条: 4 m³/min per kW of
+    the most vehicles running at once)."""
+    given = plan_diesel_kw(loc)
+    key = match_name(loc.name, list(ref.diesel_kw)) if TOOLS["survey"] not in ref.gaps else None
+    if given is None or key is None:
+        return []
+    want = ref.diesel_kw[key]
+    if given >= want or within(given, want, FIGURE_TOLERANCE):
+        return []
+    return [
+        ReferenceInput("diesel_kw", "同时运行车辆总功率", given, want, "kW", "车辆台账", TOOLS["survey"], key)
+    ]
 
 
 def _climate(loc: LocationPlan, ref: MonthlyReference) -> list[ReferenceInput]:
