@@ -202,6 +202,10 @@ def test_operator_overview_strip_alarms_acknowledged_and_sparklines(
         sync_api.expect(strip).to_contain_text("总进风")
         for text in ("主通风机", "运行", "备用", "总回风", "最高 CH₄", "最高 CO", "数据 "):
             assert text in strip.inner_text(), text
+        # the totals go through the shafts, and say so; the strip keeps to one line
+        intake = strip.locator(".total").first
+        assert "进风井合计：副立井 实测" in (intake.get_attribute("title") or "")
+        assert strip.evaluate("(s) => s.getBoundingClientRect().height") < 40
         alarms = page.locator("table.alarms tbody tr")
         sync_api.expect(alarms.first).to_be_visible()
         assert alarms.first.locator(".st").inner_text() in ("超限", "偏低")  # worst first, in words

@@ -12,7 +12,9 @@ import httpx
 
 from vent_agent.app import create_app
 from vent_agent.interpret.assess import Assessment
+from vent_agent.monitor.air_totals import shaft_totals
 from vent_agent.monitor.overview import mine_overview, status_word
+from vent_agent.network.service import demo_mine_solved
 from vent_agent.settings import Settings
 from vent_agent.upstream.demo_mine import DemoMine
 
@@ -64,6 +66,53 @@ async def test_overview_of_the_demo_mine(tmp_path: Path) -> None:
             assert 0 < len(values) <= 24
     assert any(len(r["sparks"].get("wind_speed", [])) == 24 for r in view["tunnels"])
     assert view["age_minutes"] is not None and view["stale_after_minutes"] == 30
+
+
+async def test_total_intake_and_return_come_from_the_shafts(tmp_path: Path) -> None:
+    """The strip's totals are the air through the shafts, not one roadway's: the intake of both intake
+    shafts (the one with a wind sensor measured, the other from the solve) and the return of the running
+    main fan, which agree within the mine's leakage; the 总进风巷 alone carries only part of it."""
+    settings = Settings(_env_file=None, data_dir=tmp_path)
+    view = await mine_overview(DemoMine(), settings, now=NOW, network=demo_mine_solved())
+    intake, ret = view["air_totals"]["intake"], view["air_totals"]["return"]
+    assert {p["id"]: p["basis"] for p in intake["parts"]} == {"FLJ": "实测", "ZLJ": "解算"}
+    assert [p["id"] for p in ret["parts"]] == ["FD-01"] and ret["parts"][0]["basis"] == "实测"
+    assert view["intake_q"] == intake["q"] == round(sum(p["q"] for p in intake["parts"]), 1)
+    running = next(f for f in view["fans"] if f["running"])
+    assert view["return_q"] == running["air_volume"]
+    assert abs(view["intake_q"] - view["return_q"]) < 0.03 * view["return_q"]
+    rows = {r["tun_id"]: r for r in view["tunnels"]}
+    assert view["intake_q"] > 1.3 * rows["ZJFX"]["q"]  # the roadway the strip used to show
+    assert intake["label"] == "进风井" and "副立井 实测" in intake["source"] and "解算" in intake["source"]
+    # without the mine's network: the roadways of the 表6 classes, and the strip says so
+    fallback = await mine_overview(DemoMine(), settings, now=NOW)
+    assert fallback["intake_q"] == rows["ZJFX"]["q"]
+    assert fallback["air_totals"]["intake"]["label"] == "总进风巷"
+    assert "无通风网络模型" in fallback["air_totals"]["intake"]["source"]
+
+
+def test_shaft_totals_count_a_branch_by_where_its_solved_air_runs() -> None:
+    """A branch drawn from the mine towards the atmosphere whose air runs inwards is intake; a stopped
+    fan's branch (no flow) counts nowhere."""
+    network, solution = demo_mine_solved()
+    flipped = type(solution)(**{**solution.__dict__, "q": {k: -v for k, v in solution.q.items()}})
+    totals = shaft_totals(network, flipped, {}, {})
+    assert {p["id"] for p in totals["intake"]["parts"]} == {"FD-01"}
+    assert {p["id"] for p in totals["return"]["parts"]} == {"FLJ", "ZLJ"}
+    still = type(solution)(**{**solution.__dict__, "q": dict.fromkeys(solution.q, 0.0)})
+    assert shaft_totals(network, still, {}, {})["intake"] == {
+        "q": None,
+        "label": "进风井",
+        "source": "进风井合计：无数据",
+        "parts": [],
+    }
+
+
+async def test_the_overview_route_totals_the_demo_mines_shafts(tmp_path: Path) -> None:
+    async for client in _client(tmp_path / "data"):
+        view = (await client.get("/api/mine/overview")).json()
+        assert view["air_totals"]["intake"]["label"] == "进风井"
+        assert {p["id"] for p in view["air_totals"]["intake"]["parts"]} == {"FLJ", "ZLJ"}
 
 
 async def _client(data_dir: Path) -> AsyncIterator[httpx.AsyncClient]:

@@ -10,6 +10,7 @@ strip, the alarms, each tunnel's values and sparklines, the data's age
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from datetime import datetime
 from typing import Any
@@ -22,7 +23,9 @@ from vent_agent.api.json_body import ApiRoute
 from vent_agent.interpret.network import network_view
 from vent_agent.kb.thresholds import ThresholdTable
 from vent_agent.monitor.overview import mine_overview
+from vent_agent.network.service import demo_mine_solved
 from vent_agent.times import local_time
+from vent_agent.upstream.demo_mine import DemoMine
 from vent_agent.upstream.http_source import UpstreamError
 from vent_agent.upstream.layout import load_layout
 
@@ -43,9 +46,12 @@ async def mine_network(state: StateDep) -> dict[str, Any]:
 
 async def overview_of(state: StateDep) -> dict[str, Any]:
     """The overview (:func:`~vent_agent.monitor.overview.mine_overview`) with its data time in the mine's
-    local time; :class:`ApiError` 502 when the data source fails."""
+    local time; :class:`ApiError` 502 when the data source fails. The total intake and return go through
+    the shafts of the mine's network when the service holds it: the embedded demo mine's (the network the
+    map draws); a mine's own data source has no network here, and its totals come from its roadways."""
+    network = await asyncio.to_thread(demo_mine_solved) if isinstance(state.source, DemoMine) else None
     try:
-        view = await mine_overview(state.source, state.settings, cache=state.facts_cache)
+        view = await mine_overview(state.source, state.settings, cache=state.facts_cache, network=network)
     except (UpstreamError, OSError) as exc:
         log.warning("overview: data source failed: %s", exc)
         raise ApiError(502, f"通风数据源不可用：{exc}") from exc

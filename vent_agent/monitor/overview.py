@@ -1,5 +1,5 @@
 """The operator's overview of the mine, from the monitoring data against the thresholds: the status strip
-(main fans and their duty point, total intake and return air, the worst CH₄ and CO now), the alarm list,
+(main fans and their duty point, total intake and return air through the shafts, the worst CH₄ and CO now), the alarm list,
 each tunnel's current values with their status and 24-hour sparklines, and the data's age.
 
 Every status comes from the interpretation's facts (:func:`~vent_agent.interpret.facts.gather_tunnel_facts`:
@@ -20,14 +20,17 @@ from vent_agent.interpret.facts import InterpretationFacts, gather_tunnel_facts
 from vent_agent.interpret.facts_cache import FactsCache
 from vent_agent.interpret.network import wind_speed_of
 from vent_agent.kb.thresholds import is_upper_limit
+from vent_agent.monitor.air_totals import roadway_totals, shaft_totals
 from vent_agent.settings import Settings
 from vent_agent.upstream.base import VentilationSource
 from vent_agent.upstream.models import Device, TunnelData
+from ventnet import Network, Solution
 
 StatusWord = Literal["正常", "偏低", "预警", "超限", "无数据"]
 INTAKE_CLASS = "总进风巷"
 RETURN_CLASS = "总回风巷"
-"""表6 classes (第157条) whose air volume is the mine's total intake / return air."""
+"""表6 classes (第157条) whose air volume stands for the mine's total intake / return air when the service
+holds no network of the mine (:func:`~vent_agent.monitor.air_totals.roadway_totals`)."""
 SPARK_QUANTITIES = ("wind_speed", "ch4")
 """The quantities drawn as 24-hour sparklines of a tunnel (first sensor of each)."""
 SPARK_SENSORS = {"wind_speed": "wind_sensor", "ch4": "ch4_sensor"}
@@ -144,6 +147,7 @@ async def _fans(source: VentilationSource) -> list[dict[str, Any]]:
         out.append(
             {
                 "device_id": fan.device_id,
+                "tun_id": fan.tun_id,
                 "name": fan.name,
                 "state": fan.state,
                 "running": running,
@@ -163,9 +167,19 @@ def _worst(facts: list[InterpretationFacts], quantity: str) -> dict[str, Any] | 
     return {"value": a.value, "unit": a.unit, "tunnel": f.name, "point": a.point, "status": status_word(a)}
 
 
-def _sum(rows: list[dict[str, Any]], roadway_class: str) -> float | None:
-    values = [r["q"] for r in rows if r["roadway_class"] == roadway_class and r["q"] is not None]
-    return round(sum(values), 1) if values else None
+def _air_totals(
+    rows: list[dict[str, Any]], fans: list[dict[str, Any]], network: tuple[Network, Solution] | None
+) -> dict[str, dict[str, Any]]:
+    """Total intake and return (:mod:`vent_agent.monitor.air_totals`): through the shafts of the network
+    when there is one, else the 总进风巷 / 总回风巷 roadways."""
+    if network is None:
+        return roadway_totals(rows, INTAKE_CLASS, RETURN_CLASS)
+    measured = {r["tun_id"]: r["q"] for r in rows if r["q"] is not None}
+    fan_q: dict[str, float] = {}
+    for f in fans:
+        if f["running"] and f["air_volume"] is not None and f["tun_id"]:
+            fan_q[f["tun_id"]] = fan_q.get(f["tun_id"], 0.0) + f["air_volume"]
+    return shaft_totals(*network, measured, fan_q)
 
 
 async def mine_overview(
@@ -174,11 +188,15 @@ async def mine_overview(
     *,
     cache: FactsCache | None = None,
     now: datetime | None = None,
+    network: tuple[Network, Solution] | None = None,
 ) -> dict[str, Any]:
     """The overview: ``{"time", "age_minutes", "stale", "stale_after_minutes", "fans", "intake_q",
-    "return_q", "worst": {"ch4", "co"}, "alarms", "tunnels"}``. ``time`` is the newest data time (ISO,
-    the mine's time zone) and ``age_minutes`` its age; ``intake_q``/``return_q`` (m³/min) the air volume
-    of the :data:`INTAKE_CLASS`/:data:`RETURN_CLASS` roadways (None without a reading); ``alarms`` the
+    "return_q", "air_totals", "worst": {"ch4", "co"}, "alarms", "tunnels"}``. ``time`` is the newest data
+    time (ISO, the mine's time zone) and ``age_minutes`` its age; ``intake_q``/``return_q`` (m³/min) the
+    mine's total intake and return air, ``air_totals`` where they come from (``{"intake", "return"}``, each
+    ``{"q", "source", "parts"}``: :func:`~vent_agent.monitor.air_totals.shaft_totals` over the mine's
+    ``network`` and its solve when given, else the :data:`INTAKE_CLASS`/:data:`RETURN_CLASS` roadways;
+    None without a reading); ``alarms`` the
     readings beyond a threshold (:func:`is_alarm`), worst first; each tunnel row has ``q``, its worst
     ``values`` of wind speed, CH₄ and CO with their status word, ``status`` and ``sparks`` (24 hourly
     values by quantity, oldest first). Source errors propagate."""
@@ -195,14 +213,17 @@ async def mine_overview(
     )
     timed = [f for f in facts if f.data_time is not None]
     newest = max(timed, key=lambda f: f.data_time or datetime.min) if timed else None
+    fans = await _fans(source)
+    totals = _air_totals(rows, fans, network)
     return {
         "time": newest.data_time.isoformat() if newest and newest.data_time else None,
         "age_minutes": round(newest.age_minutes, 1) if newest and newest.age_minutes is not None else None,
         "stale": newest.stale if newest else True,
         "stale_after_minutes": settings.stale_data_minutes,
-        "fans": await _fans(source),
-        "intake_q": _sum(rows, INTAKE_CLASS),
-        "return_q": _sum(rows, RETURN_CLASS),
+        "fans": fans,
+        "intake_q": totals["intake"]["q"],
+        "return_q": totals["return"]["q"],
+        "air_totals": totals,
         "worst": {q: _worst(list(facts), q) for q in WORST_QUANTITIES},
         "alarms": alarms,
         "tunnels": rows,

@@ -201,6 +201,12 @@ def _baseline(network: Network, origin: str) -> Solution:
     return solve(network)
 
 
+def demo_mine_solved() -> tuple[Network, Solution]:
+    """The demo mine's network (:func:`~vent_agent.network.requests.demo_mine_network`) and its solve
+    (cached after the first call; CPU work on that call)."""
+    return demo_mine_network(), _demo_solution()
+
+
 @lru_cache(maxsize=1)
 def _demo_solution() -> Solution:
     return solve(demo_mine_network())

@@ -51,6 +51,10 @@ function ageText(view) {
     view.stale ? el('span', { class: 'st st-breach' }, '数据已过时') : null);
 }
 
+/** A total air volume with where it comes from: in a word beside it, in full in its tooltip. */
+const total = (name, q, from) => el('span', { class: 'item total', title: from?.source || '' }, `${name} `,
+  el('b', {}, `${num(q, 0)} m³/min`), from ? el('small', { class: 'muted' }, `（${from.label}）`) : null);
+
 function stripView(view, alarms) {
   const fans = view.fans.map((f) => el('span', { class: 'item' }, el('b', {}, f.name), ' ',
     el('span', { class: `st st-${f.running ? 'ok' : 'none'}` }, f.running ? '运行' : (f.state || '停止')),
@@ -60,8 +64,8 @@ function stripView(view, alarms) {
   const open = alarms.filter((a) => !a.acked_at).length;
   return [
     ...fans,
-    el('span', { class: 'item' }, '总进风 ', el('b', {}, `${num(view.intake_q, 0)} m³/min`)),
-    el('span', { class: 'item' }, '总回风 ', el('b', {}, `${num(view.return_q, 0)} m³/min`)),
+    total('总进风', view.intake_q, view.air_totals?.intake),
+    total('总回风', view.return_q, view.air_totals?.return),
     gas('CH₄', view.worst.ch4),
     gas('CO', view.worst.co),
     el('a', { class: 'item', href: '#overview' }, '报警 ', el('b', { class: alarms.length ? 'alarm-count' : '' }, String(alarms.length)),
