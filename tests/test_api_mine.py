@@ -11,6 +11,8 @@ import pytest
 from vent_agent.app import create_app
 from vent_agent.interpret.network import compliance_of
 from vent_agent.kb.thresholds import ThresholdTable
+from vent_agent.network.demo import demo_network
+from vent_agent.network.drawing import network_links
 from vent_agent.settings import Settings
 from vent_agent.upstream.layout import LAYOUT_FILE, load_layout
 from vent_agent.upstream.models import Device
@@ -38,6 +40,52 @@ async def test_network_draws_every_demo_tunnel_and_device(client: httpx.AsyncCli
     assert t["wind_speed"] > 0 and t["wind_min"] == 0.25 and t["wind_max"] == 6.0
     assert t["compliance"] == "ok" and "第157条" in t["article"]
     assert tunnels["FD-01"]["wind_speed"] is None and tunnels["FD-01"]["compliance"] == "no_data"
+
+
+async def test_the_map_draws_the_network_connected_as_it_is_solved(client: httpx.AsyncClient) -> None:
+    """Every branch the map draws (a monitored tunnel or an unmonitored airway) is a branch of the solved
+    network, drawn from one of its nodes' positions to the other's; joined nodes are drawn joined; and
+    the drawn graph is one piece (the east district no longer floats)."""
+    net = (await client.get("/api/mine/network")).json()
+    layout = load_layout()
+    network = demo_network()
+    branches = {b.id: b for b in network.branches}
+    drawn = [(t["tun_id"], t["points"]) for t in net["tunnels"]] + [
+        (x["id"], x["points"]) for x in net["links"]
+    ]
+    assert {"15220-YS", "15220-YS-RET", "EC-DYJF", "15218-JF", "ZLJ"} <= {i for i, _ in drawn}
+    parent: dict[str, str] = {}
+
+    def root(n: str) -> str:
+        while parent.get(n, n) != n:
+            n = parent[n]
+        return n
+
+    def at(node: str) -> tuple[float, float]:
+        return (layout.nodes[node].x, layout.nodes[node].y)
+
+    for branch_id, points in drawn:
+        branch = branches[branch_id]  # KeyError: the map draws a line the network does not have
+        ends = {tuple(points[0]), tuple(points[-1])}
+        assert ends == {at(branch.from_node), at(branch.to_node)}, branch_id
+        parent[root(branch.from_node)] = root(branch.to_node)
+    for join in net["joins"]:
+        assert network.joined[join["node"]] == join["partner"]
+        assert [tuple(p) for p in join["points"]] == [at(join["node"]), at(join["partner"])]
+        parent[root(join["node"])] = root(join["partner"])
+    nodes = {n for b, _ in drawn for n in (branches[b].from_node, branches[b].to_node)}
+    assert len({root(n) for n in nodes}) == 1, "the drawn network is in one piece"
+    x0, y0, x1, y1 = net["bounds"]
+    assert all(x0 <= x <= x1 and y0 <= y <= y1 for _, pts in drawn for x, y in pts)
+
+
+def test_a_layout_drawing_a_branch_between_other_nodes_is_refused(tmp_path: Path) -> None:
+    raw = json.loads(LAYOUT_FILE.read_text(encoding="utf-8"))
+    raw["tunnels"]["EC-GDXS-RET"] = ["GDXS-MOUTH", "ZJF-END"]  # the network returns it to EC-HF-END
+    bad = tmp_path / "layout.json"
+    bad.write_text(json.dumps(raw, ensure_ascii=False), encoding="utf-8")
+    with pytest.raises(ValueError, match="EC-GDXS-RET"):
+        network_links(load_layout(bad), demo_network(), [])
 
 
 def test_compliance_of_each_side_of_the_bounds() -> None:

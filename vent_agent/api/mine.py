@@ -3,7 +3,8 @@ map and the operator's overview (additions to the spec).
 
 Read-only, no token (the same data the click interpretation reads without one). The network: each tunnel
 with its ends' coordinates (the layout data, :mod:`vent_agent.upstream.layout`), current wind speed and its
-表6 compliance; each device with its spot (:mod:`vent_agent.interpret.network`). The overview: the status
+表6 compliance; each device with its spot (:mod:`vent_agent.interpret.network`); the network's airways
+without monitoring, so the map is connected as the network is (:mod:`vent_agent.network.drawing`). The overview: the status
 strip, the alarms, each tunnel's values and sparklines, the data's age
 (:mod:`vent_agent.monitor.overview`). 502 when the data source fails.
 """
@@ -23,6 +24,8 @@ from vent_agent.api.json_body import ApiRoute
 from vent_agent.interpret.network import network_view
 from vent_agent.kb.thresholds import ThresholdTable
 from vent_agent.monitor.overview import mine_overview
+from vent_agent.network.demo import demo_network
+from vent_agent.network.drawing import network_links
 from vent_agent.network.service import demo_mine_solved
 from vent_agent.times import local_time
 from vent_agent.upstream.demo_mine import DemoMine
@@ -35,13 +38,23 @@ router = APIRouter(prefix="/api/mine", tags=["mine"], route_class=ApiRoute)
 
 @router.get("/network")
 async def mine_network(state: StateDep) -> dict[str, Any]:
-    """The network view (shape in :func:`~vent_agent.interpret.network.network_view`)."""
+    """The network view (shape in :func:`~vent_agent.interpret.network.network_view`) with the network's
+    unmonitored airways and joined nodes the layout draws (``links``, ``joins``:
+    :func:`~vent_agent.network.drawing.network_links`), ``bounds`` covering them too."""
     table = ThresholdTable.load(state.settings.regulation_edition)
+    layout = load_layout()
     try:
-        return await network_view(state.source, load_layout(), table)
+        view = await network_view(state.source, layout, table)
     except (UpstreamError, OSError) as exc:
         log.warning("network view: data source failed: %s", exc)
         raise ApiError(502, f"通风数据源不可用：{exc}") from exc
+    view.update(network_links(layout, demo_network(), (t["tun_id"] for t in view["tunnels"])))
+    points = [p for link in view["links"] + view["joins"] for p in link["points"]]
+    if points and view["bounds"]:
+        x0, y0, x1, y1 = view["bounds"]
+        xs, ys = [p[0] for p in points], [p[1] for p in points]
+        view["bounds"] = [min(x0, *xs), min(y0, *ys), max(x1, *xs), max(y1, *ys)]
+    return view
 
 
 async def overview_of(state: StateDep) -> dict[str, Any]:

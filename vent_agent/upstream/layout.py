@@ -1,7 +1,8 @@
 """The drawing of a ventilation network: node coordinates, each tunnel's end nodes, fixed device spots.
 
 Data, not code: ``vent_agent/data/demo_layout.json`` holds the demo mine's schematic plan (metres, x east,
-y north). A tunnel the layout does not name has no coordinates (the map leaves it out); a device without a
+y north), including the airways of the network (``demo_ventnet.json``) that have no monitoring, so the map
+draws the network as connected as it is solved. A tunnel the layout does not name has no coordinates (the map leaves it out); a device without a
 fixed spot is placed along its tunnel, the tunnel's devices spread evenly between 20 % and 80 % of its
 length and set off to one side so they do not hide the line.
 """
@@ -30,17 +31,29 @@ class Node(BaseModel):
 
 
 class Layout(BaseModel):
-    """Nodes by id, each tunnel's ``(from, to)`` node ids, fixed device spots ``{node, dx, dy}``."""
+    """Nodes by id, each tunnel's ``(from, to)`` node ids, the bends of a tunnel drawn as a polyline
+    (``vias``: its inner points, m, from its first end to its second), fixed device spots
+    ``{node, dx, dy}``."""
 
     units: str = "m"
     nodes: dict[str, Node]
     tunnels: dict[str, tuple[str, str]]
+    vias: dict[str, list[tuple[float, float]]] = {}
     devices: dict[str, dict[str, float | str]]
 
     def ends(self, tun_id: str) -> tuple[Node, Node] | None:
         """The end nodes of a tunnel, or None when the layout does not draw it."""
         pair = self.tunnels.get(tun_id)
         return (self.nodes[pair[0]], self.nodes[pair[1]]) if pair else None
+
+    def path(self, tun_id: str) -> list[tuple[float, float]] | None:
+        """The points (m) a tunnel is drawn through: its first end, its bends, its second end; None when
+        the layout does not draw it."""
+        ends = self.ends(tun_id)
+        if ends is None:
+            return None
+        a, b = ends
+        return [(a.x, a.y), *self.vias.get(tun_id, []), (b.x, b.y)]
 
     def device_spots(self, tun_id: str, devices: list[Device]) -> dict[str, tuple[float, float]]:
         """``device_id → (x, y)`` (m) for the devices of one tunnel: a fixed spot where the layout has
@@ -75,7 +88,11 @@ def load_layout(path: Path = LAYOUT_FILE) -> Layout:
     raw = json.loads(path.read_text(encoding="utf-8"))
     nodes = {nid: Node(node_id=nid, **rec) for nid, rec in raw["nodes"].items()}
     layout = Layout(
-        units=raw.get("units", "m"), nodes=nodes, tunnels=raw["tunnels"], devices=raw.get("devices", {})
+        units=raw.get("units", "m"),
+        nodes=nodes,
+        tunnels=raw["tunnels"],
+        vias=raw.get("vias", {}),
+        devices=raw.get("devices", {}),
     )
     used = [n for pair in layout.tunnels.values() for n in pair] + [
         str(s["node"]) for s in layout.devices.values()
@@ -83,4 +100,7 @@ def load_layout(path: Path = LAYOUT_FILE) -> Layout:
     missing = sorted({n for n in used if n not in nodes})
     if missing:
         raise ValueError(f"layout {path.name}: unknown nodes {missing}")
+    stray = sorted(set(layout.vias) - set(layout.tunnels))
+    if stray:
+        raise ValueError(f"layout {path.name}: bends of tunnels it does not draw {stray}")
     return layout
