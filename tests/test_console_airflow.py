@@ -18,7 +18,7 @@ def test_opening_a_door_shows_the_change_on_the_map_and_the_short_branches(
     flows = page.locator("g.airflow g.flow")
     sync_api.expect(flows.first).to_be_attached()
     assert flows.count() >= 15
-    sync_api.expect(page.locator('g.flow[data-branch="ZJFX"] .flow-label')).to_contain_text("m³/min")
+    sync_api.expect(page.locator('text.label[data-branch="ZJFX"] tspan.flow')).to_contain_text("m³/min")
     assert page.locator("g.airflow g.flow.short").count() == 0  # the undisturbed mine meets its plan
     page.select_option("#what-if-branch", "FM-01")
     page.select_option("#what-if-action", "open_door")
@@ -28,6 +28,6 @@ def test_opening_a_door_shows_the_change_on_the_map_and_the_short_branches(
     sync_api.expect(result.locator("table tbody tr").first).to_be_visible()
     sync_api.expect(result.locator(".findings")).to_contain_text("第159条")
     assert page.locator("g.airflow g.flow.short").count() > 0
-    sync_api.expect(page.locator('g.flow[data-branch="15216-GZM"] .flow-label')).to_contain_text("（-")
+    sync_api.expect(page.locator('text.label[data-branch="15216-GZM"] tspan.flow')).to_contain_text("（-")
     page.get_by_role("button", name="恢复现状").click()
     sync_api.expect(page.locator("g.airflow g.flow.short")).to_have_count(0)

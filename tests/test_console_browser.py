@@ -185,6 +185,22 @@ def test_a_failed_review_settles_its_reviewers_and_its_banner_stays_on_its_tab(
     sync_api.expect(page.locator("#banner")).to_contain_text("审查请求失败")
 
 
+BOX = "(({{left, top, right, bottom}}) => [left, top, right, bottom])({}.getBoundingClientRect())"
+LABEL_BOXES = (
+    "[...document.querySelectorAll('g.labels text.label')].map((t) => [t.textContent, "
+    + BOX.format("t")
+    + ", t.getAttribute('display') !== 'none'])"
+)
+
+HIDDEN_BRANCHES = (
+    "[...document.querySelectorAll('g.labels text.label[display=none]')].map((t) => t.dataset.branch)"
+)
+
+
+def _overlap(a: list[float], b: list[float]) -> bool:
+    return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
+
+
 NO_EMOJI = re.compile("[\u2600-\u27bf\U0001f000-\U0001faff]")
 
 
@@ -232,6 +248,23 @@ def test_operator_overview_strip_alarms_acknowledged_and_sparklines(
         )
         assert order.index("labels") > order.index("devices"), "labels drawn above the device symbols"
         assert page.locator("g.device.alarm").count() > 0, "devices in alarm marked on the map"
+        page.wait_for_function(
+            "document.querySelector('text.label[data-branch=\"ZJFX\"] tspan.flow').textContent"
+        )
+        labels = page.evaluate(LABEL_BOXES)
+        boxes = [(text, box) for text, box, shown in labels if shown]
+        overlaps = [(a, b) for i, (a, p) in enumerate(boxes) for b, q in boxes[i + 1 :] if _overlap(p, q)]
+        assert not overlaps, f"map labels overlap at {size}: {overlaps}"
+        svg = page.evaluate(BOX.format("document.querySelector('svg.net')"))
+        outside = [t for t, b in boxes if b[0] < svg[0] or b[1] < svg[1] or b[2] > svg[2] or b[3] > svg[3]]
+        assert not outside, f"map labels cut at the map's edge at {size}: {outside}"
+        icons = page.evaluate(f"[...document.querySelectorAll('g.device')].map((d) => {BOX.format('d')})")
+        covering = [t for t, b in boxes if any(_overlap(b, i) for i in icons)]
+        assert not covering, f"map labels over device symbols at {size}: {covering}"
+        hidden = [t for t, _, on in labels if not on]
+        tunnels = page.evaluate("[...document.querySelectorAll('g.tunnel')].map((g) => g.dataset.tunId)")
+        dropped = page.evaluate(HIDDEN_BRANCHES)
+        assert not set(dropped) & set(tunnels), f"monitored tunnels' labels hidden at {size}: {hidden}"
         page.screenshot(path=str(shots / f"console-map-{size[0]}.png"))
     finally:
         context.close()

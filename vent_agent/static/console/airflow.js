@@ -4,6 +4,7 @@
 // and lets the user pick a door, regulator or fan, change it, and see the change on the map and in a table.
 
 import { api, el } from './api.js';
+import { refit } from './map.js';
 
 const SVG = 'http://www.w3.org/2000/svg';
 const CONTROLS = { door: '风门', regulator: '调节风窗', fan: '主要通风机' };
@@ -18,7 +19,20 @@ const svgEl = (tag, attrs = {}) => {
 
 const m3min = (q) => `${Math.round(Math.abs(q) * 60)} m³/min`;
 
-/** Arrows and air volumes over the map's tunnels; `before` (a solve) marks what a change reversed. */
+/** The middle of the longest segment of a drawn line (its data-path) and that segment's direction. */
+function middleOf(node) {
+  const pts = node.dataset.path.split(' ').map((p) => p.split(',').map(Number));
+  let best = null;
+  for (let i = 1; i < pts.length; i += 1) {
+    const [[ax, ay], [bx, by]] = [pts[i - 1], pts[i]];
+    const len = Math.hypot(bx - ax, by - ay);
+    if (!best || len > best.len) best = { len, mx: (ax + bx) / 2, my: (ay + by) / 2, angle: (Math.atan2(by - ay, bx - ax) * 180) / Math.PI };
+  }
+  return best;
+}
+
+/** Arrows over the map's lines and each line's air volume in its label (placed again by map.js);
+ * `before` (a solve) marks what a change reversed and gives each volume its change. */
 function overlay(result, before = null) {
   const svg = document.querySelector('#map svg.net');
   if (!svg) return;
@@ -27,25 +41,26 @@ function overlay(result, before = null) {
   const short = new Set(result.findings.filter((f) => SHORT_KINDS.has(f.kind)).map((f) => f.branch));
   const old = before ? Object.fromEntries(before.branches.map((b) => [b.id, b])) : {};
   for (const row of result.branches) {
-    const line = svg.querySelector(`g.tunnel[data-tun-id="${CSS.escape(row.id)}"] line.stroke`);
+    const line = svg.querySelector(`[data-path][data-branch="${CSS.escape(row.id)}"]`);
     if (!line || row.map_direction === null) continue;
-    const [ax, ay, bx, by] = ['x1', 'y1', 'x2', 'y2'].map((k) => Number(line.getAttribute(k)));
-    const mx = (ax + bx) / 2;
-    const my = (ay + by) / 2;
-    const angle = (Math.atan2(by - ay, bx - ax) * 180) / Math.PI + (row.map_direction < 0 ? 180 : 0);
+    const { mx, my, angle } = middleOf(line);
     const flipped = old[row.id] && old[row.id].map_direction * row.map_direction < 0;
     const cls = ['flow', short.has(row.id) ? 'short' : '', flipped ? 'reversed' : ''].join(' ').trim();
     const g = svgEl('g', { class: cls, 'data-branch': row.id });
     if (row.map_direction !== 0) {
-      g.append(svgEl('path', { d: 'M -34 -22 L 30 0 L -34 22 Z', transform: `translate(${mx} ${my}) rotate(${angle})` }));
+      const turn = angle + (row.map_direction < 0 ? 180 : 0);
+      g.append(svgEl('path', { d: 'M -34 -22 L 30 0 L -34 22 Z', transform: `translate(${mx} ${my}) rotate(${turn})` }));
     }
-    const text = svgEl('text', { x: mx, y: my + 62, 'text-anchor': 'middle', class: 'flow-label' });
-    const delta = old[row.id] ? Math.round((row.q - old[row.id].q) * 60) : 0;
-    text.textContent = `${short.has(row.id) ? '⚠ ' : ''}${m3min(row.q)}${delta ? `（${delta > 0 ? '+' : ''}${delta}）` : ''}`;
-    g.append(text);
     layer.append(g);
+    const flow = svg.querySelector(`text.label[data-branch="${CSS.escape(row.id)}"] tspan.flow`);
+    if (flow) {
+      const delta = old[row.id] ? Math.round((row.q - old[row.id].q) * 60) : 0;
+      flow.textContent = `${flow.previousSibling ? '  ' : ''}${m3min(row.q)}${delta ? `（${delta > 0 ? '+' : ''}${delta}）` : ''}${short.has(row.id) ? ' 不足' : ''}`;
+      flow.setAttribute('class', cls.replace('flow', 'flow').trim());
+    }
   }
-  svg.append(layer);
+  svg.querySelector('g.labels').before(layer); // the labels stay on top
+  refit();
 }
 
 function panel() {

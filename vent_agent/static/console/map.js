@@ -2,6 +2,7 @@
 // compliance, devices as symbols; a click streams the interpretation into the side panel.
 
 import { api, bannerFor, el, openStream } from './api.js';
+import { placeLabels } from './labels.js';
 import { TurnView, play } from './turn.js';
 
 const say = bannerFor('map'); // this tab's banner
@@ -55,63 +56,58 @@ async function interpret(kind, item) {
   }
 }
 
-const LABEL_GAP = 48; // m: a label's distance from its line, beyond the device symbols (28 m + 15 m radius)
 // the labels' size on screen, whatever the map's scale: 13 px, larger on a wall screen
 const labelPx = () => Math.max(13, Math.round(window.innerWidth / 115));
-
-let placed = []; // the line labels of the map drawn last, with their candidate spots
-
-/** Candidate spots of a line's label: beside its middle on either side, then shifted along the line. */
-function labelSpots(ax, ay, bx, by, vertical) {
-  const out = [];
-  for (const f of [0.5, 0.3, 0.7, 0.15, 0.85]) {
-    for (const side of [1, -1]) {
-      const x = ax + f * (bx - ax) - (vertical ? side * LABEL_GAP : 0);
-      const y = ay + f * (by - ay) - (vertical ? 0 : side * LABEL_GAP);
-      out.push({ x, y, rotate: vertical ? (side > 0 ? -90 : 90) : 0 });
-    }
-  }
-  return out;
-}
-
-const overlaps = (a, b) => a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom;
+const DEVICE_REACH = 45; // m: the device symbols' band beside a line (28 m offset + 15 m radius)
 
 /** Size the labels for the screen (labelPx() pixels at the map's current scale: the SVG is fitted into its
- * box, so one user unit is min(width/W, height/H) pixels), then give each line label the first of its
- * spots that covers nothing (no label placed before it, no other straight line, no device symbol), else
- * the one that covers least (the slanted chamber names stay where they are). */
+ * box, so one user unit is k = min(width/W, height/H) pixels) and place them (labels.js): the monitored
+ * tunnels first, problems first, then the unmonitored airways; a label with no free spot is hidden. */
 function fitLabels(svg, W, H) {
   if (!svg.clientWidth) return; // the map's tab is hidden: fitted when it is shown
   const k = Math.min(svg.clientWidth / W, svg.clientHeight / H);
   const g = svg.querySelector('g.labels');
   g.setAttribute('font-size', (labelPx() / k).toFixed(1));
   g.setAttribute('stroke-width', (3 / k).toFixed(1));
-  const taken = [...g.querySelectorAll('text.small')].map((t) => t.getBoundingClientRect());
-  // the straight lines and the device symbols a label should not cover (a slanted line's box is no guide)
-  const straight = (r) => Math.min(r.width, r.height) < 30;
-  const lines = [...svg.querySelectorAll('line.stroke')].map((l) => [l, l.getBoundingClientRect()]).filter(([, r]) => straight(r));
-  const symbols = [...svg.querySelectorAll('g.device')].map((d) => d.getBoundingClientRect());
-  for (const { label, line, spots } of placed) {
-    const cost = (box) => 4 * taken.filter((r) => overlaps(r, box)).length
-      + 2 * lines.filter(([l, r]) => l !== line && overlaps(r, box)).length
-      + symbols.filter((r) => overlaps(r, box)).length;
-    let best = null;
-    for (const spot of spots) {
-      setSpot(label, spot);
-      const box = label.getBoundingClientRect();
-      const c = cost(box);
-      if (!best || c < best.c) best = { spot, box, c };
-      if (c === 0) break;
+  const margin = 4 / k;
+  const view = {
+    left: (W - svg.clientWidth / k) / 2 + margin,
+    top: (H - svg.clientHeight / k) / 2 + margin,
+    right: (W + svg.clientWidth / k) / 2 - margin,
+    bottom: (H + svg.clientHeight / k) / 2 - margin,
+  };
+  const lines = [...svg.querySelectorAll('[data-path]')].flatMap((node) => segmentsOf(node).map((seg) => ({ seg })));
+  const symbols = [...svg.querySelectorAll('g.device')].map((d) => ({ x: +d.dataset.x, y: +d.dataset.y, r: +d.dataset.r + 1 / k }));
+  const texts = [...g.querySelectorAll('text.label')];
+  const items = texts.map((text) => {
+    text.removeAttribute('display');
+    moveLabel(text, 0, 0);
+    const bb = text.getBBox();
+    const line = svg.querySelector(`[data-path][data-branch="${CSS.escape(text.dataset.branch)}"]`);
+    const rank = +text.dataset.rank;
+    return { key: text, w: bb.width + 4 / k, h: bb.height, bb, segments: segmentsOf(line), rank, essential: rank < LINK_RANK };
+  }).sort((a, b) => a.rank - b.rank);
+  const placed = placeLabels(items, lines, symbols, view, Math.max(DEVICE_REACH, 6 / k));
+  for (const item of items) {
+    const spot = placed.get(item.key);
+    if (!spot) {
+      item.key.setAttribute('display', 'none');
+      continue;
     }
-    setSpot(label, best.spot);
-    taken.push(best.box);
+    moveLabel(item.key, spot.cx - (item.bb.x + item.bb.width / 2), spot.cy - (item.bb.y + item.bb.height / 2));
   }
 }
 
-function setSpot(label, spot) {
-  label.setAttribute('x', spot.x);
-  label.setAttribute('y', spot.y);
-  label.setAttribute('transform', spot.rotate ? `rotate(${spot.rotate} ${spot.x} ${spot.y})` : '');
+/** The segments [ax, ay, bx, by] of a drawn line (its data-path: "x,y x,y …" in user units). */
+function segmentsOf(node) {
+  const pts = node.dataset.path.split(' ').map((p) => p.split(',').map(Number));
+  return pts.slice(1).map((b, i) => [...pts[i], ...b]);
+}
+
+function moveLabel(text, x, y) {
+  text.setAttribute('x', x);
+  text.setAttribute('y', y);
+  text.querySelectorAll('tspan.line2').forEach((t) => t.setAttribute('x', x));
 }
 
 /** The points of a band `half` wide on each side of a segment: the tunnel's click target. */
@@ -122,20 +118,50 @@ function hitArea(ax, ay, bx, by, half) {
   return [[ax + nx, ay + ny], [bx + nx, by + ny], [bx - nx, by - ny], [ax - nx, ay - ny]].map((p) => p.join(',')).join(' ');
 }
 
+const LINK_RANK = 2000; // the unmonitored airways' labels (but the shafts') come after every tunnel's, and may be hidden
+const LINK_KINDS = { local_fan: '局部通风机及风筒', regulator: '调节风窗', door: '风门', shaft: '井筒', fan: '主要通风机' };
+
+/** A label: its name on the first line, its values on the second (wind speed here, air volume from
+ * airflow.js); `rank` orders the placement (lower first). */
+function makeLabel(branch, name, rank, wind) {
+  const label = svgEl('text', { class: 'label', 'text-anchor': 'middle', 'data-branch': branch, 'data-rank': rank },
+    svgEl('tspan', { class: 'name' }, name));
+  const line2 = svgEl('tspan', { class: 'line2', dy: '1.2em' });
+  if (wind) line2.append(svgEl('tspan', { class: `value ${wind.compliance}` }, `${wind.speed} m/s`));
+  line2.append(svgEl('tspan', { class: 'flow' }));
+  label.append(line2);
+  return label;
+}
+
 function draw(net) {
   const box = document.getElementById('map');
   const [x0, y0, x1, y1] = net.bounds || [0, 0, 1000, 1000];
-  const pad = 150;
-  const W = x1 - x0 + 2 * pad + 150; // room on the right for the labels of the eastern headings
-  const H = y1 - y0 + 2 * pad + 150; // and below for the slanted chamber names
+  const pad = 120; // the labels are placed inside the visible area, whatever its shape
+  const W = x1 - x0 + 2 * pad;
+  const H = y1 - y0 + 2 * pad;
   const X = (x) => x - x0 + pad;
   const Y = (y) => y1 - y + pad; // north up
+  const path = (points) => points.map(([x, y]) => `${X(x)},${Y(y)}`).join(' ');
   const svg = svgEl('svg', { viewBox: `0 0 ${W} ${H}`, class: 'net', role: 'img' });
-  const lines = svgEl('g', { class: 'tunnels' });
+  const joins = svgEl('g', { class: 'joins' });
+  for (const j of net.joins || []) {
+    joins.append(svgEl('polyline', { points: path(j.points), class: 'join', 'data-path': path(j.points), 'data-branch': `join:${j.node}` },
+      svgEl('title', {}, '与井底车场为同一节点（网络解算中合并，阻力不计）')));
+  }
+  const links = svgEl('g', { class: 'links' });
   const labels = svgEl('g', { class: 'labels' });
-  const spots = []; // {label, spots: [{x, y, rotate}]} of the labels along lines
-  for (const t of net.tunnels) {
-    if (!t.points) continue;
+  for (const l of net.links || []) {
+    const duct = l.kind === 'local_fan';
+    links.append(svgEl('g', { class: `link ${l.kind}`, 'data-tun-id': l.id },
+      svgEl('title', {}, `${l.name}（${LINK_KINDS[l.kind] || '无监测巷道'}，通风网络解算分支，无监测数据）`),
+      svgEl('polyline', { points: path(l.points), class: 'stroke', 'data-path': path(l.points), 'data-branch': l.id })));
+    // a shaft is one of the mine's few ways in or out: named like a monitored tunnel, never hidden
+    const rank = (l.kind === 'shaft' ? 0.75 * LINK_RANK : LINK_RANK) + links.children.length;
+    if (!duct) labels.append(makeLabel(l.id, l.name, rank, null));
+  }
+  const lines = svgEl('g', { class: 'tunnels' });
+  net.tunnels.forEach((t, i) => {
+    if (!t.points) return;
     const [[ax, ay], [bx, by]] = t.points;
     const colour = COMPLIANCE[t.compliance]?.[1] || '#888';
     const tip = `${t.name}（${t.roadway_class}）\n风速：${t.wind_speed ?? '无数据'} m/s；允许 ${t.wind_min ?? '—'}–${t.wind_max ?? '—'} m/s`;
@@ -143,29 +169,16 @@ function draw(net) {
       svgEl('title', {}, tip),
       svgEl('polygon', { points: hitArea(X(ax), Y(ay), X(bx), Y(by), 30), class: 'hit' }),
       svgEl('line', { x1: X(ax), y1: Y(ay), x2: X(bx), y2: Y(by), stroke: colour, class: 'stroke',
+        'data-path': path(t.points), 'data-branch': t.tun_id,
         'stroke-dasharray': t.compliance === 'no_limit' ? '30 18' : null }));
     g.addEventListener('click', () => interpret('tun', t));
     g.addEventListener('keydown', (e) => e.key === 'Enter' && interpret('tun', t));
     lines.append(g);
-    const vertical = Math.abs(bx - ax) < Math.abs(by - ay);
-    let label;
-    if (t.kind === 'chamber') {
-      // short stubs side by side: the name slanted below the stub's lower end
-      const lx = X(ax);
-      const ly = Math.max(Y(ay), Y(by)) + 50;
-      label = svgEl('text', { x: lx, y: ly, class: 'label small', transform: `rotate(40 ${lx} ${ly})` });
-    } else {
-      // along the line, clear of the device symbols: above a horizontal one, turned to read upwards
-      // beside a vertical one; other spots are tried when it would overlap another label (declutter)
-      label = svgEl('text', { class: 'label', 'text-anchor': 'middle' });
-      spots.push({ label, line: g.querySelector('line.stroke'), spots: labelSpots(X(ax), Y(ay), X(bx), Y(by), vertical) });
-    }
-    label.append(svgEl('tspan', { class: 'name' }, t.name));
-    if (t.wind_speed != null) {
-      label.append(svgEl('tspan', { class: `value ${t.compliance}`, dx: 6 }, `${t.wind_speed} m/s`));
-    }
-    labels.append(label);
-  }
+    // problems first, then the tunnels in the data's order
+    const rank = (t.compliance === 'ok' || t.compliance === 'no_limit' ? 1000 : 0) + i;
+    const wind = t.wind_speed != null ? { speed: t.wind_speed, compliance: t.compliance } : null;
+    labels.append(makeLabel(t.tun_id, t.name, rank, wind));
+  });
   const devices = svgEl('g', { class: 'devices' });
   for (const d of net.devices) {
     const [letter, colour, r] = DEVICE_SYMBOL[d.device_type] || ['?', '#555', 14];
@@ -174,7 +187,7 @@ function draw(net) {
       : svgEl('circle', { cx: X(d.x), cy: Y(d.y), r, fill: colour });
     const text = svgEl('text', { x: X(d.x), y: Y(d.y) + r * 0.45, class: 'glyph', 'font-size': r * 1.2 });
     text.textContent = letter;
-    const g = svgEl('g', { class: 'device', 'data-device-id': d.device_id, tabindex: 0 },
+    const g = svgEl('g', { class: 'device', 'data-device-id': d.device_id, tabindex: 0, 'data-x': X(d.x), 'data-y': Y(d.y), 'data-r': r },
       svgEl('title', {}, `${d.name}\n${d.type_label}${d.position ? `：${d.position}` : ''}`), shape, text);
     g.addEventListener('click', (e) => {
       e.stopPropagation();
@@ -182,13 +195,14 @@ function draw(net) {
     });
     devices.append(g);
   }
-  svg.append(lines, devices, labels); // the names above the symbols, never under them
+  svg.append(joins, links, lines, devices, labels); // the names above the symbols, never under them
   box.replaceChildren(svg);
-  placed = spots;
   fitLabels(svg, W, H);
   const legend = document.getElementById('map-legend');
   legend.replaceChildren(
     ...Object.values(COMPLIANCE).map(([name, c]) => el('span', {}, el('i', { class: 'swatch', style: `background:${c}` }), name)),
+    el('span', {}, el('i', { class: 'swatch link' }), '无监测巷道（网络解算）'),
+    el('span', {}, el('i', { class: 'swatch duct' }), '局部通风机风筒'),
     ...Object.entries(DEVICE_SYMBOL).map(([type, [letter, c]]) => el('span', {},
       el('i', { class: 'sym', style: `background:${c}` }, letter), net.devices.find((d) => d.device_type === type)?.type_label || type)));
 }
@@ -221,7 +235,8 @@ function markAlarms(view) {
   age.className = view.stale ? 'st st-breach' : 'muted';
 }
 
-function refit() {
+/** Place the labels again (the map's box changed, or airflow.js wrote the air volumes into them). */
+export function refit() {
   const svg = document.querySelector('#map svg.net');
   if (svg) fitLabels(svg, ...svg.getAttribute('viewBox').split(' ').slice(2).map(Number));
 }
