@@ -318,7 +318,7 @@ def summary_blocks(result: ReviewResult) -> list[Block]:
 
 def plan_blocks(result: ReviewResult, issuer: Issuer) -> list[Block]:
     """The title, the report's number and issuer, and the plan's metadata (the full SHA-256; the month
-    with the note of :func:`~reports.front.month_check` when it does not fit the review's date)."""
+    marked when it does not fit the review's date, the note itself in the conclusion)."""
     late = month_check(result.month, result.created_at)
     rows = [
         ("报告编号", report_number(result.sha256, result.created_at)),
@@ -327,7 +327,7 @@ def plan_blocks(result: ReviewResult, issuer: Issuer) -> list[Block]:
         ("计划文件", result.file_name),
         ("计划标题", result.title or L.EMPTY),
         ("矿井", result.mine or "未识别"),
-        ("计划月份", fmt_month(result.month) + (f"（{late}）" if late else "")),
+        ("计划月份", fmt_month(result.month) + ("（与审查日期不符，见审查结论）" if late else "")),
         ("页数", str(result.page_count)),
         ("文件 SHA-256", result.sha256),
         ("规程版本", L.edition_label(result.edition)),

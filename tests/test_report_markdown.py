@@ -140,7 +140,8 @@ def test_issuer_report_number_and_the_plans_month_against_the_review_date() -> N
     assert "计划已过期" in (month_check("2026-07", "2026-08-03T09:30:00") or "")
     assert "晚 3 个月" in (month_check("2026-11", "2026-08-03T09:30:00") or "")
     late = render_markdown(result.model_copy(update={"month": "2026-06"}))
-    assert "计划已过期" in late.split("## 二、", 1)[0]
+    assert late.split("## 二、", 1)[0].count("计划已过期") == 1, "the note said once, in the conclusion"
+    assert "| 计划月份 | 2026年6月（与审查日期不符，见审查结论） |" in late
 
 
 def test_markdown_escapes_pipes_and_newlines_in_cells() -> None:
