@@ -51,15 +51,7 @@ class Table:
     severity_col: int | None = None
 
 
-@dataclass(frozen=True)
-class Layout:
-    """A page-layout hint for paged documents (Word): start a landscape or portrait section.
-    Markdown ignores it."""
-
-    landscape: bool
-
-
-Block = Heading | Para | Bullets | Table | Layout
+Block = Heading | Para | Bullets | Table
 
 
 @dataclass

@@ -19,7 +19,6 @@ from reports.blocks import (
     Block,
     Bullets,
     Heading,
-    Layout,
     Para,
     ReportContent,
     Row,
@@ -437,17 +436,16 @@ def signoff_blocks() -> list[Block]:
 
 def build_report(result: ReviewResult, issuer: Issuer | None = None) -> ReportContent:
     """The whole report as blocks: plan, summary, findings, recomputation, reviewers, model remarks,
-    sign-off, notice. The findings and the recomputation are laid out landscape in Word. ``issuer``: the
+    sign-off, notice, appendix, in one flow (Word lays it out portrait, no page forced). ``issuer``: the
     reviewing unit and reviewer (settings); unset ones are said to be unset."""
     findings = sorted_findings(result)
     blocks: list[Block] = plan_blocks(result, issuer or Issuer()) + summary_blocks(result)
-    blocks += [Layout(landscape=True), Heading(H_FINDINGS, 1)]
+    blocks += [Heading(H_FINDINGS, 1)]
     blocks.append(findings_table(findings) if findings else Para(L.NO_FINDINGS))
     flagged = {f.location for f in findings if f.location}
     blocks += recalc_blocks(result, H_RECALC, flagged)
-    blocks += [Layout(landscape=False)]
     blocks += reviewers_section(result) + remarks_section(result) + signoff_blocks()
     blocks.append(Para(L.NOTICE))
-    blocks += [Layout(landscape=True), *appendix_blocks(result, H_APPENDIX, flagged)]
+    blocks += appendix_blocks(result, H_APPENDIX, flagged)
     subject = " ".join(x for x in (result.mine, fmt_month(result.month) if result.month else None) if x)
     return ReportContent(title="配风计划审查报告", subject=subject or result.file_name, blocks=blocks)

@@ -1,7 +1,8 @@
 """The review report as a Word document an auditor can file (python-docx).
 
 Same content as the Markdown report (both come from :func:`reports.content.build_report`), laid out on
-A4 with the findings table in a landscape section, severity cells shaded, and every run carrying a Latin
+A4 portrait in one section (no page forced between chapters), every table's columns proportioned to the
+text width, severity cells shaded, and every run carrying a Latin
 and an East-Asian font so Chinese text never falls back to a theme font. Written atomically.
 """
 
@@ -16,7 +17,7 @@ from pathlib import Path
 
 from docx import Document
 from docx.document import Document as DocxDocument
-from docx.enum.section import WD_ORIENT, WD_SECTION
+from docx.enum.section import WD_ORIENT
 from docx.enum.table import WD_TABLE_ALIGNMENT
 from docx.enum.text import WD_ALIGN_PARAGRAPH
 from docx.oxml import OxmlElement
@@ -29,7 +30,7 @@ from docx.table import _Cell, _Row
 from docx.text.paragraph import Paragraph
 from docx.text.run import Run
 
-from reports.blocks import Block, Bullets, Heading, Layout, Para, ReportContent, Table
+from reports.blocks import Block, Bullets, Heading, Para, ReportContent, Table
 from reports.content import FINDINGS_HEADER, PLAN_HEADER, REMARKS_HEADER, SIGNOFF_HEADER, build_report
 from reports.front import Issuer
 from reports.recalc import METHOD_HEADER, OVERVIEW_HEADER
@@ -51,15 +52,19 @@ SEVERITY_FILLS: dict[Severity, str] = {
     Severity.INFO: "D9D9D9",
 }
 #: Column widths (cm) of tables whose layout matters; others are laid out by Word.
+A4_SHORT, A4_LONG = Cm(21.0), Cm(29.7)
+MARGIN_CM = 2.0
+TEXT_WIDTH_CM = 21.0 - 2 * MARGIN_CM
 COLUMN_WIDTHS_CM: dict[tuple[str, ...], tuple[float, ...]] = {
-    FINDINGS_HEADER: (1.1, 1.2, 2.6, 1.1, 11.7, 5.4, 2.6),
-    METHOD_HEADER: (3.0, 4.6, 7.2, 2.4, 4.8, 3.7),
-    OVERVIEW_HEADER: (4.5, 2.6, 2.6, 2.6, 4.6, 2.6, 3.0, 3.2),
-    REMARKS_HEADER: (1.0, 2.2, 2.6, 1.1, 1.1, 5.0, 2.8, 1.2),
-    SIGNOFF_HEADER: (4.0, 7.0, 3.0, 3.0),
+    # each sums to TEXT_WIDTH_CM; a column of two-character words (序号, 程度, 类别) 1.2 cm: two
+    # characters at the table's size and the cell margins, so none wraps a character a line
+    FINDINGS_HEADER: (1.2, 1.2, 2.1, 1.2, 5.9, 3.1, 2.3),
+    METHOD_HEADER: (2.3, 3.3, 4.4, 1.9, 2.8, 2.3),
+    OVERVIEW_HEADER: (3.0, 2.1, 1.6, 1.6, 3.1, 1.5, 2.3, 1.8),
+    REMARKS_HEADER: (1.2, 2.0, 2.1, 1.2, 1.2, 4.9, 3.0, 1.4),
+    SIGNOFF_HEADER: (3.5, 7.5, 3.0, 3.0),
     PLAN_HEADER: (3.2, 13.8),
 }
-A4_SHORT, A4_LONG = Cm(21.0), Cm(29.7)
 _THEME_FONT_ATTRS = ("w:asciiTheme", "w:hAnsiTheme", "w:eastAsiaTheme", "w:cstheme")
 _HEADING_STYLES = {0: "Title", 1: "Heading 1", 2: "Heading 2", 3: "Heading 3"}
 FOOTER_TEXT = "配风计划审查报告：问题及其严重程度由确定性规则判定，模型意见仅供参考。"
@@ -182,19 +187,12 @@ def add_run(
 # --- page layout ----------------------------------------------------------------------------------
 
 
-def _shape_section(section: Section, landscape: bool) -> None:
-    """A4, portrait or landscape, with the report's margins."""
-    section.orientation = WD_ORIENT.LANDSCAPE if landscape else WD_ORIENT.PORTRAIT
-    section.page_width, section.page_height = (A4_LONG, A4_SHORT) if landscape else (A4_SHORT, A4_LONG)
+def _shape_section(section: Section) -> None:
+    """A4 portrait with the report's margins: :data:`TEXT_WIDTH_CM` of text width."""
+    section.orientation = WD_ORIENT.PORTRAIT
+    section.page_width, section.page_height = A4_SHORT, A4_LONG
     section.top_margin = section.bottom_margin = Cm(2.0)
-    section.left_margin = section.right_margin = Cm(2.0)
-
-
-def _switch_layout(doc: DocxDocument, landscape: bool) -> None:
-    """Start a new section when the orientation changes (sections inherit the footer)."""
-    current = doc.sections[-1]
-    if (current.orientation == WD_ORIENT.LANDSCAPE) != landscape:
-        _shape_section(doc.add_section(WD_SECTION.NEW_PAGE), landscape)
+    section.left_margin = section.right_margin = Cm(MARGIN_CM)
 
 
 def _add_field(paragraph: Paragraph, instr: str) -> None:
@@ -326,8 +324,6 @@ def _add_block(doc: DocxDocument, block: Block, styles: dict[str, BaseStyle]) ->
                 add_text(_styled_paragraph(doc, styles["List Bullet"]), item)
         case Table():
             _add_table(doc, block, styles["Table Grid"])
-        case Layout(landscape=landscape):
-            _switch_layout(doc, landscape)
         case _:
             raise TypeError(f"unknown block {block!r}")
 
@@ -348,7 +344,7 @@ def build_document(result: ReviewResult, issuer: Issuer | None = None) -> DocxDo
     content = build_report(result, issuer)
     doc = Document()
     _setup_styles(doc)
-    _shape_section(doc.sections[0], landscape=False)
+    _shape_section(doc.sections[0])
     _add_footer(doc)
     styles = _report_styles(doc)
     for block in content.blocks:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from reports.blocks import Block, Bullets, Heading, Layout, Para, Table
+from reports.blocks import Block, Bullets, Heading, Para, Table
 from reports.content import build_report
 from reports.front import Issuer
 from vent_agent.review.result import ReviewResult
@@ -39,8 +39,6 @@ def _block(block: Block) -> list[str]:
             return [f"- {_one_line(item)}" for item in items]
         case Table():
             return _table(block)
-        case Layout():
-            return []
     raise TypeError(f"unknown block {block!r}")
 
 

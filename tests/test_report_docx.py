@@ -8,11 +8,12 @@ from pathlib import Path
 
 import pytest
 from docx import Document
+from docx.enum.section import WD_ORIENT
 from docx.oxml.ns import qn
 
 from reports import docx_report
 from reports.content import FINDINGS_HEADER, REMARKS_HEADER, sorted_findings
-from reports.docx_report import SEVERITY_FILLS, SUBSCRIPT, render_docx
+from reports.docx_report import COLUMN_WIDTHS_CM, SEVERITY_FILLS, SUBSCRIPT, TEXT_WIDTH_CM, render_docx
 from reports.labels import NO_FINDINGS, VERDICT_CRITICAL
 from reports.markdown import render_markdown
 from tests.report_samples import CJK, make_result
@@ -94,14 +95,35 @@ def test_docx_content_matches_the_report(docx_path: Path) -> None:
     assert f"结论：{VERDICT_CRITICAL}" in text and "错误：MCP 工具超时：get_air_survey" in text
     assert "Q = 60 × 0.70 × 1.2 × 18.72 × 1.2 × 1.0 = 1132.2 m³/min" in cells and "示范煤矿" in cells
     assert "确定性规则判定" in doc.sections[0].footer.paragraphs[0].text
-    orientations = [s.orientation for s in doc.sections]
-    # portrait, landscape (findings, recomputation), portrait, landscape (appendix)
-    assert len(orientations) == 4 and orientations[1] != orientations[0] == orientations[2] != orientations[3]
-    assert (
-        round(doc.sections[0].page_width.cm, 1) == 21.0 and round(doc.sections[0].page_height.cm, 1) == 29.7
-    )
-    assert round(doc.sections[1].page_width.cm, 1) == 29.7
     assert doc.core_properties.title == "配风计划审查报告"
+
+
+def test_docx_flows_on_portrait_pages_with_no_page_forced(docx_path: Path) -> None:
+    """One A4 portrait section and no page break or keep-with-next that would leave a page mostly empty
+    between chapters (the landscape sections used to break before and after the findings)."""
+    doc = Document(str(docx_path))
+    assert len(doc.sections) == 1 and doc.sections[0].orientation == WD_ORIENT.PORTRAIT
+    assert (round(doc.sections[0].page_width.cm, 1), round(doc.sections[0].page_height.cm, 1)) == (21.0, 29.7)
+    body = doc.element.body
+    assert not body.findall(".//" + qn("w:br") + f"[@{qn('w:type')}='page']")
+    assert not body.findall(".//" + qn("w:pageBreakBefore"))
+    assert len(body.findall(".//" + qn("w:sectPr"))) == 1
+
+
+def test_every_tables_columns_fill_the_text_width_and_keep_two_characters_a_line(docx_path: Path) -> None:
+    """Each table's grid adds up to the portrait text width, and no column is narrower than two
+    characters of the table's size with the cell margins (a narrower one wraps 类别, 程度, 序号 a
+    character a line)."""
+    doc = Document(str(docx_path))
+    assert COLUMN_WIDTHS_CM.keys() >= {FINDINGS_HEADER, REMARKS_HEADER}
+    for header, widths in COLUMN_WIDTHS_CM.items():
+        assert round(sum(widths), 2) == TEXT_WIDTH_CM, header
+        assert min(widths) >= 1.2, header
+    for table in doc.tables:
+        header = tuple(c.text for c in table.rows[0].cells)
+        if header in COLUMN_WIDTHS_CM:
+            grid = [round(col.width.cm, 1) for col in table.columns]
+            assert grid == list(COLUMN_WIDTHS_CM[header]), header
 
 
 def _docx_sequence(doc) -> list[str]:
