@@ -235,8 +235,9 @@ def test_operator_overview_strip_alarms_acknowledged_and_sparklines(
             sync_api.expect(alarms.first).to_contain_text("已确认")
             page.reload()
             sync_api.expect(page.locator(f'table.alarms tr[data-key="{key}"]')).to_contain_text("已确认")
-        page.goto(f"{base}/#map")
+        page.goto(f"{base}/#map")  # its address typed or linked: the page's top, the strip, stays in view
         sync_api.expect(page.locator("g.tunnel").first).to_be_visible()
+        assert page.evaluate("window.scrollY") == 0, "no element of the page is named like a tab's address"
         page.wait_for_function("document.querySelector('g.labels').getAttribute('font-size')")
         sizes = page.evaluate(
             "[...document.querySelectorAll('g.labels text')].map((t) => parseFloat(getComputedStyle(t).fontSize)"

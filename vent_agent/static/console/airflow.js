@@ -34,7 +34,7 @@ function middleOf(node) {
 /** Arrows over the map's lines and each line's air volume in its label (placed again by map.js);
  * `before` (a solve) marks what a change reversed and gives each volume its change. */
 function overlay(result, before = null) {
-  const svg = document.querySelector('#map svg.net');
+  const svg = document.querySelector('#net-map svg.net');
   if (!svg) return;
   svg.querySelector('g.airflow')?.remove();
   const layer = svgEl('g', { class: 'airflow' });
@@ -149,7 +149,7 @@ async function load() {
 
 /** Overlay the solved air whenever the map (re)draws its SVG, and build the what-if panel once. */
 export function initAirflow() {
-  const map = document.getElementById('map');
+  const map = document.getElementById('net-map');
   if (!map) return;
   new MutationObserver(() => { if (baseline) overlay(baseline); else load(); }).observe(map, { childList: true });
   if (map.querySelector('svg')) load();

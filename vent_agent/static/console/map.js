@@ -134,7 +134,7 @@ function makeLabel(branch, name, rank, wind) {
 }
 
 function draw(net) {
-  const box = document.getElementById('map');
+  const box = document.getElementById('net-map');
   const [x0, y0, x1, y1] = net.bounds || [0, 0, 1000, 1000];
   const pad = 120; // the labels are placed inside the visible area, whatever its shape
   const W = x1 - x0 + 2 * pad;
@@ -225,7 +225,7 @@ export async function loadMap() {
 function markAlarms(view) {
   const worst = {};
   for (const a of view.alarms) if (a.device_id && !worst[a.device_id]) worst[a.device_id] = a.status;
-  document.querySelectorAll('#map g.device').forEach((g) => {
+  document.querySelectorAll('#net-map g.device').forEach((g) => {
     const word = worst[g.dataset.deviceId];
     g.classList.toggle('alarm', Boolean(word));
     g.classList.toggle('alarm-breach', word === '超限' || word === '偏低');
@@ -237,14 +237,14 @@ function markAlarms(view) {
 
 /** Place the labels again (the map's box changed, or airflow.js wrote the air volumes into them). */
 export function refit() {
-  const svg = document.querySelector('#map svg.net');
+  const svg = document.querySelector('#net-map svg.net');
   if (svg) fitLabels(svg, ...svg.getAttribute('viewBox').split(' ').slice(2).map(Number));
 }
 
 export function initMap() {
   window.addEventListener('vent:overview', (e) => markAlarms(e.detail));
   // the map's box changes with the window, the tab being shown and the side panel: labels refitted each time
-  new ResizeObserver(() => refit()).observe(document.getElementById('map'));
+  new ResizeObserver(() => refit()).observe(document.getElementById('net-map'));
   document.getElementById('map-refresh').addEventListener('click', loadMap);
   document.getElementById('panel-close').addEventListener('click', () => {
     document.getElementById('map-panel').hidden = true;
