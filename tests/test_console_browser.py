@@ -165,6 +165,10 @@ def test_review_plan_b_lists_findings_traces_and_downloads(
     download = dl.value
     assert download.suggested_filename.endswith(".docx")
     assert Path(download.path()).read_bytes()[:2] == b"PK"
+    # the same PDF again: read from the extraction cache, and the page bar says so instead of staying empty
+    page.reload()
+    page.set_input_files("#pdf-input", str(DATA / "plan-2026-08-b.pdf"))
+    sync_api.expect(page.locator(".pagebar").first).to_contain_text("沿用此前的提取结果", timeout=240_000)
 
 
 def test_a_failed_review_settles_its_reviewers_and_its_banner_stays_on_its_tab(

@@ -16,6 +16,13 @@ function pageBar(label) {
   const root = el('div', { class: 'pagebar' }, el('span', { class: 'lbl' }, label), cells, text);
   return {
     root,
+    get started() {
+      return cells.childElementCount > 0;
+    },
+    /** A word in place of the bar (no page was read in this run). */
+    note(words) {
+      text.textContent = words;
+    },
     set({ page, total }) {
       if (cells.childElementCount !== total) cells.replaceChildren(...Array.from({ length: total }, (_, i) => el('i', { title: `第 ${i + 1} 页` })));
       [...cells.children].forEach((c, i) => c.classList.toggle('on', i < page));
@@ -103,6 +110,8 @@ async function review(file) {
     if (!failure) status.textContent = '审查未完成：连接已结束';
     return;
   }
+  // a PDF already read (same file, same reader) is taken from the extraction cache: no page events
+  if (!text.started) text.note('沿用此前的提取结果（同一文件已读取过）');
   await showResult(result, done);
 }
 
