@@ -103,6 +103,12 @@ class PageText(BaseModel):
     cleaned: dict[str, int] = Field(default_factory=dict)
     layer: LayerQuality | None = None
     ocr_reason: OcrReason | None = None
+    ocr_confidence: float | None = None
+    """OCR'd pages: the mean engine score (0…1) of the page's boxes that hold figures."""
+    figure_boxes: int = 0
+    """OCR'd pages: the boxes that hold figures."""
+    figures_unread: int = 0
+    """OCR'd pages: of those, the boxes read below the confidence floor, their figures left out (□)."""
 
     @property
     def has_text(self) -> bool:

@@ -100,8 +100,8 @@ def score_layer(text: str) -> LayerQuality:
 
 class PageRead(BaseModel):
     """How one page was read, for the review's record: ``source`` (text, ocr, none), ``ocr_reason``
-    (no_text_layer, garbage_text_layer), the score of its raw text layer and its bad characters, and what
-    the normalisation removed or mapped (``cleaned``)."""
+    (no_text_layer, garbage_text_layer), the score of its raw text layer and its bad characters, what
+    the normalisation removed or mapped (``cleaned``), and for an OCR'd page how sure the engine was."""
 
     page: int
     source: str
@@ -109,3 +109,21 @@ class PageRead(BaseModel):
     layer_score: float | None = None
     layer_bad: dict[str, int] = Field(default_factory=dict)
     cleaned: dict[str, int] = Field(default_factory=dict)
+    ocr_confidence: float | None = None
+    """OCR'd pages: the mean engine score of the boxes holding figures (0…1)."""
+    low_confidence: bool = False
+    """An OCR'd page read below the page floor (:func:`low_confidence`): its figures are not judged."""
+
+
+PAGE_FLOOR = 0.85
+"""An OCR'd page whose figure boxes score below this on average is read with low confidence."""
+UNREAD_SHARE = 0.25
+"""…or one where more than this share of the figure boxes fell below the figure floor (left out)."""
+
+
+def low_confidence(confidence: float | None, figure_boxes: int, figures_unread: int) -> bool:
+    """Whether an OCR'd page was read with low confidence: its figures' mean score below
+    :data:`PAGE_FLOOR`, or more than :data:`UNREAD_SHARE` of them left out as unsure."""
+    if confidence is not None and confidence < PAGE_FLOOR:
+        return True
+    return figure_boxes > 0 and figures_unread > UNREAD_SHARE * figure_boxes

@@ -6,7 +6,7 @@ from __future__ import annotations
 from vent_agent.documents.pdf_text import ExtractedPdf
 from vent_agent.documents.plan import Plan
 from vent_agent.documents.plan_parser import parse_plan
-from vent_agent.documents.quality import PageRead
+from vent_agent.documents.quality import PageRead, low_confidence
 from vent_agent.documents.repeats import find_repeats
 
 
@@ -22,6 +22,9 @@ def pages_read(extracted: ExtractedPdf) -> list[PageRead]:
             layer_score=p.layer.score if p.layer else None,
             layer_bad=dict(p.layer.bad_kinds) if p.layer else {},
             cleaned=dict(p.cleaned),
+            ocr_confidence=p.ocr_confidence,
+            low_confidence=p.source == "ocr"
+            and low_confidence(p.ocr_confidence, p.figure_boxes, p.figures_unread),
         )
         for p in extracted.pages
     ]

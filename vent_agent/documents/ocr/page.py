@@ -27,10 +27,11 @@ dropped. A page the engine fails on keeps ``source="none"`` and a warning; other
 from __future__ import annotations
 
 import logging
+import re
 import statistics
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Protocol, TypedDict, runtime_checkable
 
@@ -60,11 +61,12 @@ from vent_agent.documents.pdf_text import (
 
 log = logging.getLogger(__name__)
 
-OCR_LAYOUT_VERSION = "ocr-layout-4"
+OCR_LAYOUT_VERSION = "ocr-layout-5"
 """Changes whenever the OCR output changes, by the layout or by the engine's settings (part of the
 cache key; 3: the detector's input capped at 1536 px, :data:`~vent_agent.documents.ocr.rapid.DET_MAX_SIDE`;
 4: pages turned upright before reading, :mod:`~vent_agent.documents.ocr.orientation`, and photographed
-pages made flat, :mod:`~vent_agent.documents.ocr.photo`)."""
+pages made flat, :mod:`~vent_agent.documents.ocr.photo`; 5: figures read below
+:data:`FIGURE_FLOOR` left out)."""
 DEFAULT_DPI = 200.0
 MIN_DPI_WARN = 100.0
 """Below this effective resolution (after the render cap) small print is often misread: warn."""
@@ -123,6 +125,10 @@ def layout_page(
     ``scale`` is the render scale in px per PDF point (table bboxes are given in points).
     """
     boxes = [clean_text(b) for b in boxes if b.score >= min_score and b.text.strip()]
+    figured = [b for b in boxes if _DIGIT.search(b.text)]
+    confidence = statistics.fmean(b.score for b in figured) if figured else None
+    boxes = [_unread_figures(b) if b.score < FIGURE_FLOOR else b for b in boxes]
+    unread = sum(1 for b in figured if b.score < FIGURE_FLOOR)
     width_px, height_px = image.size
     width_pt, height_pt = width_px / scale, height_px / scale
     angle = skew_angle(boxes)
@@ -154,9 +160,29 @@ def layout_page(
         )
     text, counts = clean_page_text("\n".join(line_text(line) for line in group_lines(placed)))
     page = PageText(
-        page=page_no, text=text, source="ocr", width=width_pt, height=height_pt, cleaned=dict(counts)
+        page=page_no,
+        text=text,
+        source="ocr",
+        width=width_pt,
+        height=height_pt,
+        cleaned=dict(counts),
+        ocr_confidence=round(confidence, 3) if confidence is not None else None,
+        figure_boxes=len(figured),
+        figures_unread=unread,
     )
     return OcrPage(text=page, tables=tables, skew_deg=angle)
+
+
+FIGURE_FLOOR = 0.8
+"""A box the engine reads below this score gives no figure: its digits are left out (□), so that no
+finding rests on a digit the engine was unsure of (a misread figure must lose findings, never make
+them). Printed and photographed plans read at 0.88–1.0 for their figures."""
+_DIGIT = re.compile(r"\d")
+
+
+def _unread_figures(box: OcrBox) -> OcrBox:
+    """``box`` with its digits replaced by □ (read, but not with confidence)."""
+    return replace(box, text=_DIGIT.sub("□", box.text))
 
 
 @dataclass
