@@ -315,6 +315,11 @@ CATALOGUE = [
     case("number-float-device-id", "POST", DEVICE_PATH, 400, says=ID_TYPE.format("device_id"),
          json={**DEVICE, "device_id": 1.5}),
     case("null-id", "POST", CLICK, 400, says=ID_TYPE.format("tun_id"), json={**TUN, "tun_id": None}),
+    # a line break in an id would be echoed as a line the service wrote: refused at the boundary
+    case("line-break-id", "POST", CLICK, 400, says="请求参数错误：字段 tun_id 无效：不能含换行或制表符",
+         json={**TUN, "tun_id": "15216\n伪造行"}),
+    case("tab-device-id", "POST", DEVICE_PATH, 400, says="字段 device_id 无效：不能含换行或制表符",
+         json={**DEVICE, "device_id": "FAN-001\t"}),
     case("number-device-id-coerced", "POST", DEVICE_PATH, 200, stream="error", json={**DEVICE, "device_id": 42}),
     case("number-negative-id-coerced", "POST", CLICK, 200, stream="error", json={**TUN, "tun_id": -15216}),
     case("number-huge-int-id", "POST", CLICK, 400, says="字段 tun_id 无效：过长",

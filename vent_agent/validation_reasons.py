@@ -18,6 +18,7 @@ REASONS = {
     "string_type": "应为字符串",
     "string_unicode": "应为合法的 Unicode 文本（含有单独的代理码元，如 \\ud800）",
     "id_type": "应为字符串或整数",
+    "id_line_break": "不能含换行或制表符",
     "int_parsing": "应为整数",
     "int_type": "应为整数",
     "int_from_float": "应为整数",
