@@ -32,11 +32,11 @@ from reports.markdown import render_markdown
 from vent_agent.documents.ocr import OcrStats, load_engine, ocr_pages
 from vent_agent.documents.ocr.page import DEFAULT_DPI, render_page
 from vent_agent.documents.pdf_text import extract_pdf
-from vent_agent.documents.plan_parser import parse_plan
+from vent_agent.documents.plan.parser import parse_plan
 from vent_agent.documents.upload import sha256_file
-from vent_agent.review.pipeline import ReviewRequest, review_plan
 from vent_agent.review.reference import default_reference
 from vent_agent.review.reviewers import run_reviewers
+from vent_agent.review.service.pipeline import ReviewRequest, review_plan
 from vent_agent.settings import Settings
 
 REPEATS = 5

@@ -30,7 +30,7 @@ from reports.blocks import (
 from reports.front import NOT_SET, Issuer, key_items, month_check, report_number
 from reports.recalc import appendix_blocks, recalc_blocks
 from vent_agent.review.findings import GENERAL_LOCATION, SEVERITY_ORDER, Evidence, Finding, Severity
-from vent_agent.review.plausibility import coverage_paragraph
+from vent_agent.review.judgement.plausibility import coverage_paragraph
 from vent_agent.review.result import Remark, ReviewerOutcome, ReviewResult
 
 __all__ = ["FINDINGS_HEADER", "REMARKS_HEADER", "build_report", "fmt_num", "sorted_findings"]

@@ -8,7 +8,7 @@ from calc import formatting as calc_fmt
 from calc.result import CalcResult, Coefficient, MaxResult
 from reports import labels as L
 from reports.blocks import Block, Bullets, Heading, Para, Row, Table, fmt_num
-from vent_agent.review.recompute import KEY_LABELS
+from vent_agent.review.judgement.recompute import KEY_LABELS
 from vent_agent.review.result import LocationRecalc, ReviewResult
 
 METHOD_HEADER = ("计算方法", "输入参数", "计算公式及代入数值", "结果", "系数及来源", "依据")

@@ -16,7 +16,7 @@ from vent_agent.settings import Settings
 # The app, the PDF reader and the parser are imported by the fixtures that use them, not here: under
 # ``pytest -n`` the controller process loads this file, runs no test, and would only wait for them.
 if TYPE_CHECKING:
-    from vent_agent.documents.plan import Plan
+    from vent_agent.documents.plan.model import Plan
 
 # The PostgreSQL/Redis/worker fixtures (tests/pg.py) for every module, and the tier (unit, store, slow)
 # every test is given at collection (tests/tiers.py).
@@ -88,7 +88,7 @@ def plan_b_pdf() -> Path:
 def _parse(pdf: Path) -> Plan:
     """The plan of the sample ``pdf``, extracted and parsed."""
     from vent_agent.documents.pdf_text import extract_pdf
-    from vent_agent.documents.plan_parser import parse_plan
+    from vent_agent.documents.plan.parser import parse_plan
 
     return parse_plan(extract_pdf(pdf, max_pages=50))
 
@@ -121,7 +121,7 @@ def scanned_b_cache(scanned_b_pdf: Path, tmp_path_factory: pytest.TempPathFactor
     import asyncio
 
     from vent_agent.documents.upload import sha256_file
-    from vent_agent.review.pipeline import ReviewRequest, load_extracted
+    from vent_agent.review.service.pipeline import ReviewRequest, load_extracted
 
     data_dir = tmp_path_factory.mktemp("scanned-cache")
     settings = Settings(_env_file=None, data_dir=data_dir)

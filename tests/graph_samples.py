@@ -9,7 +9,7 @@ from typing import Any
 from vent_agent.graph.model import RunGraph, RunOwner
 from vent_agent.graph.project import project_run
 from vent_agent.review.findings import Evidence, Finding
-from vent_agent.review.provenance import ProvenanceRecord
+from vent_agent.review.outputs.provenance import ProvenanceRecord
 
 REPORT = "vent_review_" + "a" * 32 + "_20260801"
 GAS_TOOL = "query_gas_identification_report"

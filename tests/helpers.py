@@ -130,7 +130,7 @@ def review_in_background(
 def hang_reviews(monkeypatch: Any) -> None:
     """Make every review wait (60 s) where it would read the plan, so that a test can cancel it, time it
     out or look at its run while it runs (``monkeypatch``: pytest's fixture)."""
-    from vent_agent.review import run
+    from vent_agent.review.service import run
 
     async def hangs(*args: object, **kwargs: object) -> None:
         await asyncio.sleep(60)

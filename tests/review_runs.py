@@ -10,9 +10,9 @@ from vent_agent.documents.ocr import OcrEngine
 from vent_agent.documents.upload import sha256_file
 from vent_agent.events import EventModel
 from vent_agent.review.findings import Finding
-from vent_agent.review.pipeline import ReviewRequest, review_plan
 from vent_agent.review.reference import default_reference
 from vent_agent.review.result import ReviewResult
+from vent_agent.review.service.pipeline import ReviewRequest, review_plan
 from vent_agent.settings import Settings
 
 

@@ -16,7 +16,7 @@ from tests.pdf_factory import blank_pdf, image_pdf
 from vent_agent.documents.ocr.blank import blank_pages, ink_share
 from vent_agent.documents.upload import sha256_file
 from vent_agent.events import EventModel
-from vent_agent.review.pipeline import ReviewFailed, ReviewRequest, load_extracted
+from vent_agent.review.service.pipeline import ReviewFailed, ReviewRequest, load_extracted
 from vent_agent.settings import Settings
 
 DATA = Path(__file__).parent / "data"

@@ -7,11 +7,11 @@ from pathlib import Path
 import pytest
 
 from vent_agent.documents.pdf_text import ExtractedPdf, PageText
-from vent_agent.documents.plan import Plan
-from vent_agent.documents.plan_parser import parse_plan
-from vent_agent.review.arith import close, evaluate_numeric, exceeds, substituted_value
-from vent_agent.review.calc_rules import review_calc
+from vent_agent.documents.plan.model import Plan
+from vent_agent.documents.plan.parser import parse_plan
+from vent_agent.review.checks.calc_rules import review_calc
 from vent_agent.review.findings import Category, Severity
+from vent_agent.review.judgement.arith import close, evaluate_numeric, exceeds, substituted_value
 
 DATA = Path(__file__).parent / "data"
 
@@ -217,8 +217,8 @@ def test_a_coefficient_the_plan_chose_inside_its_range_stands() -> None:
     """docs/DOMAIN.md §5: k = 1.8 for a heading (range 1.5–2.0) is the plan's choice, not an error against the
     midpoint 1.75 that calc takes when it is given no k."""
     from calc.result import CalcResult, Coefficient
-    from vent_agent.documents.plan import MethodStatement
-    from vent_agent.review.calc_common import plan_coefficient_stands
+    from vent_agent.documents.plan.model import MethodStatement
+    from vent_agent.review.checks.calc_common import plan_coefficient_stands
 
     by_default = CalcResult(
         value=332.5,

@@ -41,7 +41,7 @@ async def test_a_review_that_raises_closes_its_agent_as_failed(
 ) -> None:
     """The report cannot be written (the disk is full): the review's agent ends with 失败, and no
     provenance record claims anything."""
-    from vent_agent.review import run
+    from vent_agent.review.service import run
 
     async def full_disk(*args: object, **kwargs: object) -> None:
         raise OSError(28, "No space left on device")
@@ -100,7 +100,7 @@ async def test_a_review_cancelled_with_its_run_closes_its_agent_as_interrupted(
 ) -> None:
     """The run is cancelled (``POST /api/runs/{id}/cancel``) while the review works: 「配风计划审查」 ends
     with 中断, the run ends ``cancelled``, and the log holds what the client was sent, no more."""
-    from vent_agent.review import run
+    from vent_agent.review.service import run
 
     entered: asyncio.Queue[str] = asyncio.Queue()
 

@@ -7,8 +7,8 @@ from __future__ import annotations
 import pytest
 
 from vent_agent.documents.pdf_text import ExtractedPdf, PageText
-from vent_agent.documents.plan_parser import parse_plan
-from vent_agent.review.calc_rules import review_calc
+from vent_agent.documents.plan.parser import parse_plan
+from vent_agent.review.checks.calc_rules import review_calc
 from vent_agent.review.findings import Severity
 
 PAGES = [

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from vent_agent.documents.plan import Figure, Plan, SourceRef
-from vent_agent.review.data_rules import review_data
+from vent_agent.documents.plan.model import Figure, Plan, SourceRef
+from vent_agent.review.checks.data_rules import review_data
 from vent_agent.review.findings import Category, Finding, Severity
 from vent_agent.review.reference import (
     AirSurveyRecord,

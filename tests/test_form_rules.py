@@ -8,10 +8,10 @@ import pytest
 
 from tests.synthetic_plans import text_plan, variant_pdf
 from vent_agent.documents.pdf_text import ExtractedPdf, PageText, extract_pdf
-from vent_agent.documents.plan import Plan, SignOff, SourceRef
-from vent_agent.documents.plan_parser import parse_plan
+from vent_agent.documents.plan.model import Plan, SignOff, SourceRef
+from vent_agent.documents.plan.parser import parse_plan
+from vent_agent.review.checks.form_rules import review_form
 from vent_agent.review.findings import Category, Finding, Severity
-from vent_agent.review.form_rules import review_form
 
 DATA = Path(__file__).parent / "data"
 SERIOUS = {Severity.MAJOR, Severity.CRITICAL}

@@ -77,9 +77,9 @@ def test_the_walk_sees_a_function_level_import(tmp_path: Path) -> None:
 def test_run_bodies_live_below_the_routes() -> None:
     """The review and click run bodies are in their domain packages, which the chat service uses."""
     from vent_agent.interpret import run as click_run
-    from vent_agent.review import run as review
+    from vent_agent.review.service import run as review
 
     assert callable(review.review_run) and callable(review.review_body)
     assert callable(click_run.interpret_click) and callable(click_run.click_body)
     chat_imports = _imports(PACKAGE / "chat" / "service.py")
-    assert "vent_agent.review.run.review_run" in chat_imports
+    assert "vent_agent.review.service.run.review_run" in chat_imports

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from mcp.server.fastmcp import FastMCP
 
-from vent_agent.documents.plan import Plan
+from vent_agent.documents.plan.model import Plan
 from vent_agent.events import EventModel
 from vent_agent.mcp.client import ReferenceOutcome, ReferenceStatus, load_reference
 from vent_agent.mcp.data_checker import run_data_checker
@@ -24,7 +24,7 @@ from vent_agent.mcp.schemas import (
     MiningPlanAnswer,
     MiningPlanItem,
 )
-from vent_agent.review.data_rules import review_data
+from vent_agent.review.checks.data_rules import review_data
 from vent_agent.review.findings import Category, Finding, Severity
 from vent_agent.review.reference import StaticReferenceData, UnavailableReference, default_reference
 from vent_agent.settings import Settings

@@ -10,12 +10,12 @@ from prometheus_client import REGISTRY
 
 from tests.scripted_model import ScriptedChatModel, says
 from vent_agent.chat.suggest import suggest_followups
-from vent_agent.documents.plan import Plan
+from vent_agent.documents.plan.model import Plan
 from vent_agent.llm.chunks import model_name
 from vent_agent.llm.openai_compat import stream_text
 from vent_agent.mcp.client import load_reference
 from vent_agent.mcp.schemas import TOOL_NAMES
-from vent_agent.review.calc_rules import MAX_TOOL, review_calc
+from vent_agent.review.checks.calc_rules import MAX_TOOL, review_calc
 from vent_agent.settings import Settings
 
 

@@ -1,4 +1,4 @@
-"""The optional model reading aid (vent_agent/review/model_reading.py) with a scripted model: what it
+"""The optional model reading aid (vent_agent/review/judgement/model_reading.py) with a scripted model: what it
 accepts, what it rejects (numbers not in the table, units unresolved or contradicted, magnitudes out of
 range, a required Q that disagrees with the plan's own calculation), that a model failure is only a
 note, that findings on its figures are at most minor, and that it is off by default."""
@@ -19,16 +19,16 @@ from tests.plan_hands.model import PlanDoc, demo_plan
 from tests.plan_hands.render import render_plan
 from tests.scripted_model import ScriptedChatModel, says, tool_call
 from vent_agent.documents.pdf_text import ExtractedPdf, ExtractedTable, PageText, TableCell
-from vent_agent.documents.plan import AllocationRow, Figure, LocationPlan, Plan, SourceRef
+from vent_agent.documents.plan.model import AllocationRow, Figure, LocationPlan, Plan, SourceRef
 from vent_agent.events import EventModel, check_declared
 from vent_agent.review.findings import Category, Evidence, Finding, Severity
-from vent_agent.review.model_reading import (
+from vent_agent.review.judgement.model_reading import (
     MODEL_MARK,
     SYSTEM_PROMPT,
     cap_model_findings,
     read_unmapped_tables,
 )
-from vent_agent.review.pipeline import ReviewRequest, review_plan
+from vent_agent.review.service.pipeline import ReviewRequest, review_plan
 from vent_agent.settings import Settings
 
 REF = SourceRef(page=2, text="取最大值")

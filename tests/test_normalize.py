@@ -6,8 +6,8 @@ import unicodedata
 
 import pytest
 
-from vent_agent.documents import plan_text_primitives
 from vent_agent.documents.normalize import clean_cell, clean_text, fold, radical_table
+from vent_agent.documents.plan import text_primitives
 
 _UNIFIED = [(0x3400, 0x4DBF), (0x4E00, 0x9FFF), (0x20000, 0x3134F)]
 
@@ -68,8 +68,8 @@ def test_nfkc_except_what_the_display_keeps() -> None:
 def test_fold_is_the_parsers_one_normalisation() -> None:
     display = "（１）需风量：１，２００ｍ³／ｍｉｎ　≦∆"
     assert fold(display) == "(1)需风量:1,200m³/min ≤Δ" and len(fold(display)) == len(display)
-    assert plan_text_primitives.normalize(display) == fold(display)
-    assert plan_text_primitives.parse_number("１，２００") == 1200.0
+    assert text_primitives.normalize(display) == fold(display)
+    assert text_primitives.parse_number("１，２００") == 1200.0
 
 
 def test_clean_cell_keeps_none() -> None:

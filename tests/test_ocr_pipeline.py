@@ -18,8 +18,8 @@ from tests.pdf_factory import image_pdf
 from vent_agent.documents.ocr.engine import OcrUnavailable
 from vent_agent.documents.upload import sha256_file
 from vent_agent.events import EventModel
-from vent_agent.review import pipeline
-from vent_agent.review.pipeline import ReviewFailed, ReviewRequest, load_extracted, review_plan
+from vent_agent.review.service import pipeline
+from vent_agent.review.service.pipeline import ReviewFailed, ReviewRequest, load_extracted, review_plan
 from vent_agent.runs.slots import FairSlots
 from vent_agent.settings import Settings
 

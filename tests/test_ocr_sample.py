@@ -4,9 +4,9 @@ the default engine: the same page structure and the same structured plan as the 
 from __future__ import annotations
 
 from vent_agent.documents.pdf_text import ExtractedPdf, extract_pdf
-from vent_agent.documents.plan import Plan
-from vent_agent.documents.plan_parser import parse_plan
-from vent_agent.documents.plan_text_primitives import DASHES, name_key, parse_number, squeeze
+from vent_agent.documents.plan.model import Plan
+from vent_agent.documents.plan.parser import parse_plan
+from vent_agent.documents.plan.text_primitives import DASHES, name_key, parse_number, squeeze
 
 
 def _cell(text: str | None) -> str | None:

@@ -9,8 +9,8 @@ import pytest
 
 from tests.pdf_factory import Page, build_pdf
 from vent_agent.documents.pdf_text import ExtractedPdf, PageText, extract_pdf
-from vent_agent.documents.plan import Plan
-from vent_agent.documents.plan_parser import parse_plan
+from vent_agent.documents.plan.model import Plan
+from vent_agent.documents.plan.parser import parse_plan
 
 GAS = ("按瓦斯涌出量", "Q = 100 × q × k", "q = 4.20 m³/min；k = 1.5")
 WORKERS = ("按人数", "Q = 4 × N", "N = 38 人")

@@ -10,7 +10,7 @@ import pytest
 
 from tests.pdf_factory import Page, build_pdf
 from vent_agent.documents.pdf_text import ExtractedPdf, PageText, extract_pdf
-from vent_agent.documents.plan_parser import parse_plan
+from vent_agent.documents.plan.parser import parse_plan
 from vent_agent.documents.reading import read_plan
 
 SHEET_HEAD = [

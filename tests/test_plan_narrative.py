@@ -8,8 +8,8 @@ from __future__ import annotations
 import pytest
 
 from vent_agent.documents.pdf_text import ExtractedPdf, PageText
-from vent_agent.documents.plan import Plan
-from vent_agent.documents.plan_parser import parse_plan
+from vent_agent.documents.plan.model import Plan
+from vent_agent.documents.plan.parser import parse_plan
 
 HEAD = """示范煤矿2026年9月份矿井配风计划
 三、本月用风地点

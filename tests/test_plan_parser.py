@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from vent_agent.documents.plan import Plan
+from vent_agent.documents.plan.model import Plan
 
 DATA = Path(__file__).parent / "data"
 

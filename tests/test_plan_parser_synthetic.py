@@ -12,10 +12,10 @@ from hypothesis import strategies as st
 from tests.pdf_factory import Page, build_pdf
 from tests.synthetic_plans import text_plan, variant_pdf
 from vent_agent.documents.pdf_text import ExtractedPdf, PageText, extract_pdf
-from vent_agent.documents.plan import Plan
-from vent_agent.documents.plan_parser import parse_plan
-from vent_agent.documents.plan_tables import classify_kind
-from vent_agent.documents.plan_text_primitives import (
+from vent_agent.documents.plan.model import Plan
+from vent_agent.documents.plan.parser import parse_plan
+from vent_agent.documents.plan.tables import classify_kind
+from vent_agent.documents.plan.text_primitives import (
     match_name,
     name_key,
     normalize,

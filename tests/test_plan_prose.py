@@ -8,9 +8,9 @@ from __future__ import annotations
 import pytest
 
 from vent_agent.documents.pdf_text import ExtractedPdf, PageText
-from vent_agent.documents.plan import Plan
-from vent_agent.documents.plan_parser import parse_plan
-from vent_agent.documents.plan_text_primitives import join_thousands
+from vent_agent.documents.plan.model import Plan
+from vent_agent.documents.plan.parser import parse_plan
+from vent_agent.documents.plan.text_primitives import join_thousands
 
 
 def _plan(*pages: str) -> Plan:
@@ -126,7 +126,7 @@ def test_an_appendix_of_another_months_figures_is_not_the_allocation() -> None:
     [("二〇二六年九月份", "2026-09"), ("二〇二六年十二月", "2026-12"), ("2026 年 8 月份", "2026-08")],
 )
 def test_a_month_written_in_chinese_numerals_is_read(text: str, month: str) -> None:
-    from vent_agent.documents.plan_text_primitives import parse_month
+    from vent_agent.documents.plan.text_primitives import parse_month
 
     assert parse_month(text) == month
 

@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import pytest
 
-from vent_agent.documents.plan import SourceRef
-from vent_agent.documents.plan_tables import Cell as TCell
-from vent_agent.documents.plan_tables import LogicalTable, allocation_rows, column_fields, column_unit
-from vent_agent.documents.plan_text_primitives import Line, all_dates, join_thousands
-from vent_agent.documents.plan_units import canonical_unit, flow_figure, parse_quantity
-from vent_agent.documents.plan_unruled_tables import signoff_lines
+from vent_agent.documents.plan.model import SourceRef
+from vent_agent.documents.plan.tables import Cell as TCell
+from vent_agent.documents.plan.tables import LogicalTable, allocation_rows, column_fields, column_unit
+from vent_agent.documents.plan.text_primitives import Line, all_dates, join_thousands
+from vent_agent.documents.plan.units import canonical_unit, flow_figure, parse_quantity
+from vent_agent.documents.plan.unruled_tables import signoff_lines
 
 
 @pytest.mark.parametrize(

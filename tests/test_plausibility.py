@@ -3,7 +3,7 @@ arithmetic are not judged; the review says what it could not read and how much i
 
 from __future__ import annotations
 
-from vent_agent.documents.plan import (
+from vent_agent.documents.plan.model import (
     AllocationRow,
     Figure,
     LocationPlan,
@@ -11,9 +11,9 @@ from vent_agent.documents.plan import (
     Plan,
     SourceRef,
 )
-from vent_agent.documents.plan_units import flow_figure
+from vent_agent.documents.plan.units import flow_figure
 from vent_agent.review.findings import Category, Finding, Severity
-from vent_agent.review.plausibility import (
+from vent_agent.review.judgement.plausibility import (
     RANGES,
     audit_plan,
     coverage_paragraph,

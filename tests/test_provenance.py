@@ -21,7 +21,7 @@ import pytest
 from tests.chat_helpers import TOKEN, use_model
 from tests.helpers import parse_spec_stream
 from vent_agent.app import create_app
-from vent_agent.review.provenance import record_path
+from vent_agent.review.outputs.provenance import record_path
 from vent_agent.settings import Settings
 
 PLAN_B = Path(__file__).parent / "data" / "plan-2026-08-b.pdf"

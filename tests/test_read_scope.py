@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import pytest
 
-from vent_agent.documents.plan import Plan
-from vent_agent.review.data_rules import review_data
+from vent_agent.documents.plan.model import Plan
+from vent_agent.review.checks.data_rules import review_data
+from vent_agent.review.checks.form_rules import review_form
 from vent_agent.review.findings import Finding, Severity
-from vent_agent.review.form_rules import review_form
-from vent_agent.review.read_scope import (
+from vent_agent.review.judgement.read_scope import (
     establish,
     is_location_name,
     judge_only_what_was_read,
@@ -214,7 +214,7 @@ def test_the_done_summary_stays_small(plan_b: Plan) -> None:
     ],
 )
 def test_a_gap_in_the_numbering_of_locations_is_found(headings: list[str], gaps: list[int]) -> None:
-    from vent_agent.review.read_scope import numbering_gaps
+    from vent_agent.review.judgement.read_scope import numbering_gaps
 
     assert numbering_gaps(headings) == gaps
 

@@ -12,11 +12,11 @@ import pytest
 from reports.docx_report import render_docx
 from tests.test_report_language import docx_text, english_words
 from vent_agent.documents.pdf_text import ExtractedPdf, PageText
-from vent_agent.documents.plan import Plan
-from vent_agent.documents.plan_parser import parse_plan
+from vent_agent.documents.plan.model import Plan
+from vent_agent.documents.plan.parser import parse_plan
 from vent_agent.mcp.schemas import TOOL_NAMES
-from vent_agent.review.calc_rules import review_calc
-from vent_agent.review.data_rules import review_data
+from vent_agent.review.checks.calc_rules import review_calc
+from vent_agent.review.checks.data_rules import review_data
 from vent_agent.review.findings import Severity
 from vent_agent.review.reference import FaceProcedure, MonthlyReference, StaticReferenceData
 from vent_agent.review.result import ReviewResult
@@ -204,7 +204,7 @@ async def test_a_contradicted_input_is_one_finding_across_reviewers(
 ) -> None:
     """The data-checker's mismatch and the calc-verifier's recomputation of the same input are one root
     fault: the mismatch is listed under the recomputation, not a second major."""
-    from vent_agent.review.consequences import fold_reference_mismatches
+    from vent_agent.review.judgement.consequences import fold_reference_mismatches
 
     async def emit(event, **_kw):  # type: ignore[no-untyped-def]
         return None

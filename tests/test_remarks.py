@@ -1,4 +1,4 @@
-"""The reviewers' model remarks (vent_agent.review.remarks) with scripted chat models: remarks added
+"""The reviewers' model remarks (vent_agent.review.outputs.remarks) with scripted chat models: remarks added
 beside the rule findings and never instead of them, the severity cap and the checks against the plan,
 malformed answers, failing and slow models, the events, and the report written from them."""
 
@@ -19,11 +19,11 @@ from langchain_core.outputs import ChatGeneration, ChatResult
 from reports.content import REMARKS_HEADER
 from reports.docx_report import render_docx
 from reports.markdown import render_markdown
-from vent_agent.documents.plan import Plan
+from vent_agent.documents.plan.model import Plan
 from vent_agent.events import EventModel
+from vent_agent.review.checks.form_rules import review_form
 from vent_agent.review.findings import Category, Finding, Severity
-from vent_agent.review.form_rules import review_form
-from vent_agent.review.remarks import (
+from vent_agent.review.outputs.remarks import (
     REMARKS_TOOL,
     RemarksFormatError,
     answer_text,

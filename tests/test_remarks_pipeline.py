@@ -16,9 +16,9 @@ from langchain_core.outputs import ChatGeneration, ChatResult
 from reports.markdown import render_markdown
 from vent_agent.documents.upload import sha256_file
 from vent_agent.events import EventModel
-from vent_agent.review.pipeline import ReviewRequest, review_plan
+from vent_agent.review.outputs.remarks import REMARKS_TOOL
 from vent_agent.review.reference import default_reference
-from vent_agent.review.remarks import REMARKS_TOOL
+from vent_agent.review.service.pipeline import ReviewRequest, review_plan
 from vent_agent.settings import Settings
 
 pytestmark = pytest.mark.skipif(

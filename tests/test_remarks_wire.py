@@ -10,9 +10,9 @@ from langchain_core.language_models import BaseChatModel
 
 from tests.fake_openai import FakeOpenAI
 from tests.helpers import live_server
-from vent_agent.documents.plan import Plan
+from vent_agent.documents.plan.model import Plan
 from vent_agent.review.findings import Severity
-from vent_agent.review.remarks import make_remarks_model, model_name, review_remarks
+from vent_agent.review.outputs.remarks import make_remarks_model, model_name, review_remarks
 from vent_agent.settings import ModelConfig, Settings
 
 

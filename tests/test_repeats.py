@@ -14,10 +14,10 @@ from vent_agent.documents.pdf_text import ExtractedPdf, PageText, extract_pdf
 from vent_agent.documents.reading import read_plan
 from vent_agent.documents.repeats import find_repeats
 from vent_agent.kb.search import get_knowledge_base
+from vent_agent.review.checks.form_rules import review_form
+from vent_agent.review.checks.repeat_rules import RULE_ID, page_ranges
 from vent_agent.review.findings import Severity
-from vent_agent.review.form_rules import review_form
-from vent_agent.review.provenance import build_record, trace_finding
-from vent_agent.review.repeat_rules import RULE_ID, page_ranges
+from vent_agent.review.outputs.provenance import build_record, trace_finding
 
 DATA = Path(__file__).parent / "data"
 PLAN_B = DATA / "plan-2026-08-b.pdf"

@@ -215,8 +215,8 @@ def test_fmt_num(value: float | int | str | None, text: str) -> None:
 def test_the_verdict_says_what_was_not_read() -> None:
     from reports.content import verdict
     from reports.labels import VERDICT_PARTLY_READ, VERDICT_UNREADABLE
-    from vent_agent.review.plausibility import Coverage
-    from vent_agent.review.read_scope import PartCoverage, ReadScope
+    from vent_agent.review.judgement.plausibility import Coverage
+    from vent_agent.review.judgement.read_scope import PartCoverage, ReadScope
 
     def part(key: str, confidence: str) -> PartCoverage:
         return PartCoverage(part=key, label=key, found=confidence != "none", confidence=confidence)  # type: ignore[arg-type]

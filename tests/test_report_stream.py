@@ -5,7 +5,7 @@ from __future__ import annotations
 from reports.markdown import render_markdown
 from tests.report_samples import make_result
 from vent_agent.events import EventModel
-from vent_agent.review.publish import stream_markdown, token_pieces
+from vent_agent.review.service.publish import stream_markdown, token_pieces
 
 
 def test_token_pieces_end_at_line_ends_and_join_back() -> None:

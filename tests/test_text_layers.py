@@ -17,8 +17,8 @@ from tests.pdf_factory import Page, build_pdf
 from tests.review_runs import Events, finding_keys, review_file
 from vent_agent.documents.pdf_text import extract_pdf
 from vent_agent.documents.upload import sha256_file
-from vent_agent.review.pipeline import ReviewFailed, ReviewRequest, load_extracted, review_plan
-from vent_agent.review.provenance import build_record
+from vent_agent.review.outputs.provenance import build_record
+from vent_agent.review.service.pipeline import ReviewFailed, ReviewRequest, load_extracted, review_plan
 from vent_agent.settings import Settings
 
 DATA = Path(__file__).parent / "data"

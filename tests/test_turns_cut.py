@@ -77,7 +77,7 @@ async def _session_review(app: Any, client: httpx.AsyncClient) -> tuple[str, asy
 async def test_a_cancelled_session_review_keeps_its_partial_report(
     app: Any, client: httpx.AsyncClient, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from vent_agent.review import run
+    from vent_agent.review.service import run
 
     async def streams_then_hangs(emitter: Emitter, *args: object, **kwargs: object) -> None:
         for piece in ("# 配风计划审查报告\n", "## 一、总体结论\n"):
@@ -105,7 +105,7 @@ async def test_a_failed_session_review_keeps_its_error(
     app: Any, client: httpx.AsyncClient, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The review raises (the disk is full): the history answers the request with the run's error."""
-    from vent_agent.review import run
+    from vent_agent.review.service import run
 
     async def full_disk(*args: object, **kwargs: object) -> None:
         raise OSError(28, "No space left on device")

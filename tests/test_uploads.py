@@ -20,7 +20,7 @@ from tests.helpers import parse_spec_stream
 from vent_agent.api.errors import install_error_handlers
 from vent_agent.api.uploads import UploadRoute
 from vent_agent.documents.file_names import file_name_unreadable, header_file_name, safe_file_name
-from vent_agent.review.retention import ReviewFileSweep
+from vent_agent.review.service.retention import ReviewFileSweep
 from vent_agent.sessions import store
 from vent_agent.settings import Settings
 from vent_agent.store.models import ReportRow, utcnow

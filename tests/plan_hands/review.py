@@ -9,7 +9,7 @@ import tempfile
 from pathlib import Path
 
 from vent_agent.review.findings import Finding
-from vent_agent.review.pipeline import ReviewFailed, ReviewRequest, review_plan
+from vent_agent.review.service.pipeline import ReviewFailed, ReviewRequest, review_plan
 from vent_agent.settings import Settings
 
 

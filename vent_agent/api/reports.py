@@ -17,7 +17,7 @@ from vent_agent.api.deps import StateDep
 from vent_agent.api.errors import ApiError
 from vent_agent.api.json_body import ApiRoute
 from vent_agent.kb.search import get_knowledge_base
-from vent_agent.review.provenance import ProvenanceRecord, load_record, trace_finding
+from vent_agent.review.outputs.provenance import ProvenanceRecord, load_record, trace_finding
 from vent_agent.state import AppState
 from vent_agent.store.models import ReportRow
 from vent_agent.times import stored_local_time

@@ -13,9 +13,9 @@ from vent_agent.api.review_upload import review_session, save_review_upload
 from vent_agent.api.session_turn import session_turn
 from vent_agent.api.sse import run_stream
 from vent_agent.api.uploads import UploadRoute
-from vent_agent.review.pipeline import ReviewRequest
-from vent_agent.review.run import review_body
-from vent_agent.review.session_turns import record_review_request
+from vent_agent.review.service.pipeline import ReviewRequest
+from vent_agent.review.service.run import review_body
+from vent_agent.review.service.session_turns import record_review_request
 
 router = APIRouter(prefix="/api/vent/review", tags=["review"], route_class=UploadRoute)
 

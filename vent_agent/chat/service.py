@@ -62,8 +62,8 @@ from vent_agent.llm.failures import model_endpoint, model_failure_message
 from vent_agent.llm.finish import CutToolCall, IncompleteResponse
 from vent_agent.llm.no_model import NoChatModel
 from vent_agent.llm.usage import context_breakdown
-from vent_agent.review.pipeline import ReviewRequest
-from vent_agent.review.run import REVIEW_FAILED, review_run
+from vent_agent.review.service.pipeline import ReviewRequest
+from vent_agent.review.service.run import REVIEW_FAILED, review_run
 from vent_agent.runs.agent_span import agent_done, agent_start
 from vent_agent.runs.emitter import Emitter
 from vent_agent.sessions import store
@@ -417,8 +417,8 @@ async def attachment_note(
 ) -> str:
     """What the dialogue agent is told of a PDF attached to a question that is not a review: the plan as
     parsed (locations, methods, figures with their pages), or why it could not be read."""
-    from vent_agent.review.pipeline import ReviewFailed, ReviewRequest, load_plan
-    from vent_agent.review.remarks_digest import plan_digest
+    from vent_agent.review.outputs.remarks_digest import plan_digest
+    from vent_agent.review.service.pipeline import ReviewFailed, ReviewRequest, load_plan
 
     req = ReviewRequest(
         attachment["path"], attachment["sha256"], attachment["file_name"], False, message, owner

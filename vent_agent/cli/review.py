@@ -21,9 +21,9 @@ from vent_agent.documents.upload import sha256_file
 from vent_agent.events import AgentDone, AgentError, EventModel
 from vent_agent.events import Progress as ProgressEvent
 from vent_agent.review.findings import GENERAL_LOCATION, Severity
-from vent_agent.review.pipeline import ReviewFailed, ReviewRequest, review_plan
-from vent_agent.review.publish import report_issuer
-from vent_agent.review.remarks import make_remarks_model
+from vent_agent.review.outputs.remarks import make_remarks_model
+from vent_agent.review.service.pipeline import ReviewFailed, ReviewRequest, review_plan
+from vent_agent.review.service.publish import report_issuer
 from vent_agent.settings import Settings
 
 STAGES = 6

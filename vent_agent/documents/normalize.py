@@ -19,7 +19,7 @@ what it changed:
 
 Parsing folds the width on top of that with :func:`fold` (full-width ASCII → ASCII, one character for one
 character, so offsets into folded text are offsets into the display text). There is no other
-normalisation table: :func:`vent_agent.documents.plan_text_primitives.normalize` is :func:`fold`.
+normalisation table: :func:`vent_agent.documents.plan.text_primitives.normalize` is :func:`fold`.
 """
 
 from __future__ import annotations

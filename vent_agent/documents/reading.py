@@ -4,8 +4,8 @@
 from __future__ import annotations
 
 from vent_agent.documents.pdf_text import ExtractedPdf
-from vent_agent.documents.plan import Plan
-from vent_agent.documents.plan_parser import parse_plan
+from vent_agent.documents.plan.model import Plan
+from vent_agent.documents.plan.parser import parse_plan
 from vent_agent.documents.quality import PageRead, low_confidence
 from vent_agent.documents.repeats import find_repeats
 

@@ -157,7 +157,7 @@ def review_one(plan: KeyedPlan, recorded_ocr: Path | None) -> PlanScore:
     """Review ``plan`` offline (a fresh data directory; the recorded OCR text copied into its cache
     when given) and score it against its key. A review that fails scores nothing found, with the error."""
     from vent_agent.evals.targets import HermeticSettings
-    from vent_agent.review.pipeline import ReviewFailed, ReviewRequest, extraction_cache, review_plan
+    from vent_agent.review.service.pipeline import ReviewFailed, ReviewRequest, extraction_cache, review_plan
 
     key = json.loads(plan.key.read_text(encoding="utf-8"))
     data = plan.pdf.read_bytes()

@@ -20,7 +20,7 @@ from vent_agent.graph.sources import article_source, reference_source, sources_i
 from vent_agent.kb.citations import MARKER
 from vent_agent.kb.numerals import find_article_refs
 from vent_agent.review.findings import Evidence, Finding
-from vent_agent.review.provenance import ProvenanceRecord
+from vent_agent.review.outputs.provenance import ProvenanceRecord
 
 MAX_ANSWER_CLAIMS = 40
 """Claims taken from one answer at most (its first sentences with a citation or a figure)."""

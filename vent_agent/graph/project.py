@@ -4,7 +4,7 @@ The task chain comes from the events alone: the request, then every step in ``se
 starting, a model call, a tool call, a reviewer's tool) linked by ``next``, the last step producing
 the run's artifact (the Word report a ``download_url`` names, the answer of a chat). The claims come
 from what the events point at: a review's findings from the provenance record written beside the
-report the log names (:mod:`vent_agent.review.provenance`), an answer's statements from its text and
+report the log names (:mod:`vent_agent.review.outputs.provenance`), an answer's statements from its text and
 its checked ``references`` (:mod:`vent_agent.graph.claims`). A pure function of its inputs: projecting a
 run again (or rebuilding the graph from the log) gives the same graph.
 """
@@ -21,7 +21,7 @@ from vent_agent.graph.claims import answer_claims, review_claims
 from vent_agent.graph.model import ARTIFACT_PREFIX, Node, RunGraph, RunOwner
 from vent_agent.graphs.stream import tool_label
 from vent_agent.mcp.data_checker import TOOL_LABELS as REFERENCE_TOOL_LABELS
-from vent_agent.review.provenance import ProvenanceRecord
+from vent_agent.review.outputs.provenance import ProvenanceRecord
 
 RecordLoader = Callable[[str], ProvenanceRecord | None]
 """report id → the report's provenance record (None when it is gone)."""

@@ -22,7 +22,7 @@ from sqlmodel import col, select
 from vent_agent.graph.model import RunGraph, RunOwner
 from vent_agent.graph.project import project_run
 from vent_agent.graph.store import GraphStore
-from vent_agent.review.provenance import ProvenanceRecord, load_record
+from vent_agent.review.outputs.provenance import ProvenanceRecord, load_record
 from vent_agent.sessions.store import session_owner
 from vent_agent.store.db import Database
 from vent_agent.store.models import EventRow, MessageRow, RunRow

@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 from dataclasses import dataclass
 
-from vent_agent.documents.plan import Plan
+from vent_agent.documents.plan.model import Plan
 from vent_agent.events import AgentExecuting, AgentTodos, AgentToolResult, Todo, TodoStatus
 from vent_agent.events import Send as Emit
 from vent_agent.mcp.client import (
@@ -28,7 +28,7 @@ from vent_agent.mcp.schemas import (
     TOOL_NAMES,
     VENTILATION_REPORT_TOOL,
 )
-from vent_agent.review.data_rules import review_data
+from vent_agent.review.checks.data_rules import review_data
 from vent_agent.review.findings import Finding
 from vent_agent.review.reference import ReferenceData
 from vent_agent.settings import Settings

@@ -30,7 +30,7 @@ from typing import Annotated, Any, Protocol, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError
 
-from vent_agent.documents.plan_text_primitives import name_key
+from vent_agent.documents.plan.text_primitives import name_key
 
 _FINISHED = re.compile(r"贯通|停掘|停止|结束|完工|封闭|撤除|撤出|停采|采完|已完成|报废")
 MONTH_PATTERN = r"^\d{4}-(0[1-9]|1[0-2])$"

@@ -16,7 +16,7 @@ from calc.result import MaxResult
 from vent_agent.documents.quality import PageRead
 from vent_agent.documents.repeats import RepeatedContent
 from vent_agent.review.findings import SEVERITY_ORDER, Finding
-from vent_agent.review.plausibility import Coverage
+from vent_agent.review.judgement.plausibility import Coverage
 
 REVIEWERS: dict[str, str] = {
     "form-reviewer": "基本形式审查",
@@ -38,11 +38,11 @@ class LocationRecalc(BaseModel):
     note: str = ""
     adjustments: list[dict[str, Any]] = Field(default_factory=list)
     """Plan coefficients outside their range replaced by the nearest compliant value in ``result``
-    (:class:`vent_agent.review.recompute.Adjustment` as dicts: symbol, given, compliant, default, low,
+    (:class:`vent_agent.review.judgement.recompute.Adjustment` as dicts: symbol, given, compliant, default, low,
     high, q_compliant, q_default); ``result`` is the compliant recomputation."""
     reference_inputs: list[dict[str, Any]] = Field(default_factory=list)
     """Plan inputs contradicted by reference data, replaced by the reference figure in ``result``
-    (:class:`vent_agent.review.reference_inputs.ReferenceInput` as dicts: name, label, symbol, given,
+    (:class:`vent_agent.review.checks.reference_inputs.ReferenceInput` as dicts: name, label, symbol, given,
     reference, unit, source)."""
 
 
@@ -51,7 +51,7 @@ class Remark(Finding):
 
     Shaped like a finding (location, category, severity, message, figures, page) but never one of the
     rule findings: it is listed in its own section, not counted in the summary and never changes the
-    verdict. ``severity`` is at most minor (see :mod:`vent_agent.review.remarks`); ``verified`` is False
+    verdict. ``severity`` is at most minor (see :mod:`vent_agent.review.outputs.remarks`); ``verified`` is False
     when a figure, location or page it cites was not found in the plan or in the rule findings (it is
     then kept as info); ``basis`` is the clause or requirement the model names (not checked against the
     knowledge base); ``note`` says what the review changed in the model's answer.

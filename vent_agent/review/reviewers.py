@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from langchain_core.language_models import BaseChatModel
 
-from vent_agent.documents.plan import Plan
+from vent_agent.documents.plan.model import Plan
 from vent_agent.events import (
     AgentError,
     AgentExecuting,
@@ -30,12 +30,12 @@ from vent_agent.events import (
 from vent_agent.events import Send as Emit
 from vent_agent.mcp.client import ReferenceOutcome
 from vent_agent.mcp.data_checker import run_data_checker
-from vent_agent.review.calc_rules import review_calc
-from vent_agent.review.data_rules import reference_for
+from vent_agent.review.checks.calc_rules import review_calc
+from vent_agent.review.checks.data_rules import reference_for
+from vent_agent.review.checks.form_rules import review_form
 from vent_agent.review.findings import GENERAL_LOCATION, Finding
-from vent_agent.review.form_rules import review_form
+from vent_agent.review.outputs.remarks import review_remarks
 from vent_agent.review.reference import MonthlyReference, ReferenceData
-from vent_agent.review.remarks import review_remarks
 from vent_agent.review.result import REVIEWERS, LocationRecalc, ReviewerOutcome
 from vent_agent.settings import Settings
 
@@ -45,7 +45,7 @@ log = logging.getLogger(__name__)
 ReviewerBody = Callable[[Plan, Emit], Awaitable[tuple[list[Finding], list[LocationRecalc]]]]
 Gate = Callable[[list[Finding], "ReferenceOutcome | None"], list[Finding]]
 """What a reviewer's findings go through before they are shown or kept (the review's "judge only what
-was read": :mod:`vent_agent.review.read_scope`), given the data-checker's reference look-up."""
+was read": :mod:`vent_agent.review.judgement.read_scope`), given the data-checker's reference look-up."""
 
 
 async def _form(plan: Plan, emit: Emit) -> tuple[list[Finding], list[LocationRecalc]]:
@@ -155,7 +155,7 @@ async def run_reviewers(
     (without it, with the plan's).
 
     With ``remarks_model``, each reviewer that finished asks it for language and logic remarks after its
-    rules (:func:`vent_agent.review.remarks.review_remarks`, at most ``settings.llm_timeout_s`` s);
+    rules (:func:`vent_agent.review.outputs.remarks.review_remarks`, at most ``settings.llm_timeout_s`` s);
     remarks never change a rule finding, and a failing model leaves a note, never a failed reviewer.
 
     ``gate`` (after the reference look-up is known) filters each reviewer's findings before its

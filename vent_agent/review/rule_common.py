@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from vent_agent.documents.plan import Citation, LocationPlan, Plan, SourceRef
-from vent_agent.documents.plan_text_primitives import match_name
+from vent_agent.documents.plan.model import Citation, LocationPlan, Plan, SourceRef
+from vent_agent.documents.plan.text_primitives import match_name
 from vent_agent.kb.aliases import ArticleAliases
 from vent_agent.kb.thresholds import Threshold
 from vent_agent.review.findings import Consequence, Evidence, Finding, Severity

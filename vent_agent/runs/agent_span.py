@@ -1,6 +1,6 @@
 """An agent's span on a run's stream: its ``agent_start``, then its ``agent_done`` with the time it took and
 its outcome (完成, 失败, or 中断 when the run was cancelled or timed out under it). For the agents the service runs around others: the chat turn's dialogue agent
-(``vent_agent.chat.service``) and a review started from chat (``vent_agent.review.run``).
+(``vent_agent.chat.service``) and a review started from chat (``vent_agent.review.service.run``).
 
 A run the service closes without its body (a lost worker, a failed log) gets an ``agent_done`` (中断) for
 each span its log left open, before its ``error`` and ``done`` (:func:`interrupted_spans`)."""

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
-from vent_agent.review.retention import ReviewFileSweep
+from vent_agent.review.service.retention import ReviewFileSweep
 from vent_agent.runs.broker import Broker
 from vent_agent.runs.broker_inprocess import InProcessBroker
 from vent_agent.runs.manager import RunManager

@@ -1,6 +1,6 @@
 """Retention: click-interpretation runs write no session rows (spec), so their runs and events are
 purged once older than the retention period; further sweeps (``also``: the review files outside
-sessions, :mod:`vent_agent.review.retention`) run with it, at start-up and then periodically."""
+sessions, :mod:`vent_agent.review.service.retention`) run with it, at start-up and then periodically."""
 
 from __future__ import annotations
 

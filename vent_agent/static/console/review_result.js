@@ -22,7 +22,7 @@ export function verdictLevel(summary = {}) {
 
 const pages = (list) => (list?.length ? `第 ${list.join('、')} 页` : '');
 
-// the reader's parts (vent_agent/review/read_scope.py PART_LABELS); an unknown one shows as 计划其他部分
+// the reader's parts (vent_agent/review/judgement/read_scope.py PART_LABELS); an unknown one shows as 计划其他部分
 const PART_LABEL = { cover: '封面（矿井、月份）', signoff: '审批签字', basis: '编制依据', list: '用风地点清单', calculations: '需风量计算', allocation: '风量分配', totals: '矿井总风量' };
 
 /** The coverage's parts as rows `{part, label, found, confidence, pages}`, whether the service sends a
