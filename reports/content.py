@@ -31,9 +31,9 @@ from reports.front import NOT_SET, Issuer, key_items, month_check, report_number
 from reports.recalc import appendix_blocks, recalc_blocks
 from vent_agent.review.findings import GENERAL_LOCATION, SEVERITY_ORDER, Evidence, Finding, Severity
 from vent_agent.review.judgement.plausibility import coverage_paragraph
-from vent_agent.review.result import Remark, ReviewerOutcome, ReviewResult
+from vent_agent.review.result import Remark, ReviewerOutcome, ReviewResult, sorted_findings
 
-__all__ = ["FINDINGS_HEADER", "REMARKS_HEADER", "build_report", "fmt_num", "sorted_findings"]
+__all__ = ["FINDINGS_HEADER", "REMARKS_HEADER", "build_report", "fmt_num"]
 
 FINDINGS_HEADER = ("序号", "程度", "用风地点", "类别", "问题描述、后果及比对数据", "检查规则及依据", "页码")
 FINDINGS_SEVERITY_COL = 1
@@ -54,21 +54,6 @@ BASIS_STANDARDS = "AQ 1056-2008《煤矿通风能力核定标准》"
 
 
 # --- findings -------------------------------------------------------------------------------------
-
-
-def sorted_findings(result: ReviewResult) -> list[Finding]:
-    """All rule findings, most severe first, then by page, location, category and text: an order that
-    does not depend on which reviewer finished first."""
-    return sorted(
-        result.findings,
-        key=lambda f: (
-            SEVERITY_ORDER[f.severity],
-            f.page or 0,
-            f.location or "",
-            L.CATEGORY_ORDER[f.category],
-            f.message,
-        ),
-    )
 
 
 _NUMBER_ONLY = re.compile(r"\s*[-−+]?\d[\d.,]*\s*(%|％|m³/min|m³/s|m/s|m²|ppm|Pa|kW|t)?\s*")

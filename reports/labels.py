@@ -27,8 +27,6 @@ CATEGORY_LABELS: dict[Category, str] = {
     Category.REGULATION: "规程",
 }
 
-CATEGORY_ORDER: dict[Category, int] = {c: i for i, c in enumerate(CATEGORY_LABELS)}
-
 #: The reviewers' Chinese names live with the review result; re-exported here for the renderers.
 REVIEWER_LABELS: dict[str, str] = REVIEWERS
 

@@ -143,7 +143,7 @@ async def test_unknown_report_and_finding_are_404(reviewed: Reviewed) -> None:
 
 
 async def test_trace_numbers_are_the_report_table_numbers(reviewed: Reviewed) -> None:
-    from reports.content import sorted_findings  # noqa: F401  (the report's order)
+    from vent_agent.review.result import sorted_findings  # noqa: F401  (the report's order)
 
     client, report_id, events = reviewed
     prov = (await client.get(f"/api/reports/{report_id}/provenance")).json()

@@ -12,13 +12,13 @@ from docx.enum.section import WD_ORIENT
 from docx.oxml.ns import qn
 
 from reports import docx_report
-from reports.content import FINDINGS_HEADER, REMARKS_HEADER, sorted_findings
+from reports.content import FINDINGS_HEADER, REMARKS_HEADER
 from reports.docx_report import COLUMN_WIDTHS_CM, SEVERITY_FILLS, SUBSCRIPT, TEXT_WIDTH_CM, render_docx
 from reports.labels import NO_FINDINGS, VERDICT_CRITICAL
 from reports.markdown import render_markdown
 from tests.report_samples import CJK, make_result
 from vent_agent.review.findings import Severity
-from vent_agent.review.result import ReviewerOutcome
+from vent_agent.review.result import ReviewerOutcome, sorted_findings
 
 
 def table_with_header(doc, header: tuple[str, ...]):

@@ -29,6 +29,8 @@ class Severity(StrEnum):
 
 
 SEVERITY_ORDER = {Severity.CRITICAL: 0, Severity.MAJOR: 1, Severity.MINOR: 2, Severity.INFO: 3}
+CATEGORY_ORDER = {c: i for i, c in enumerate(Category)}
+"""The report's order of categories: form, data, calculation, units, regulation."""
 
 
 class Evidence(BaseModel):

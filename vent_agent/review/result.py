@@ -15,7 +15,7 @@ from pydantic import BaseModel, Field
 from calc.result import MaxResult
 from vent_agent.documents.quality import PageRead
 from vent_agent.documents.repeats import RepeatedContent
-from vent_agent.review.findings import SEVERITY_ORDER, Finding
+from vent_agent.review.findings import CATEGORY_ORDER, SEVERITY_ORDER, Finding
 from vent_agent.review.judgement.plausibility import Coverage
 
 REVIEWERS: dict[str, str] = {
@@ -130,3 +130,19 @@ class ReviewResult(BaseModel):
         for f in self.findings:
             out[f.severity.value] += 1
         return out
+
+
+def sorted_findings(result: ReviewResult) -> list[Finding]:
+    """All rule findings, most severe first, then by page, location, category and text: an order that
+    does not depend on which reviewer finished first (the report's findings table and the provenance
+    record number findings in it)."""
+    return sorted(
+        result.findings,
+        key=lambda f: (
+            SEVERITY_ORDER[f.severity],
+            f.page or 0,
+            f.location or "",
+            CATEGORY_ORDER[f.category],
+            f.message,
+        ),
+    )

@@ -31,7 +31,6 @@ from pydantic import BaseModel, Field
 
 from calc import CATALOG, PARAMS
 from calc.result import Coefficient
-from reports.content import sorted_findings
 from vent_agent.documents.pdf_text import ExtractedPdf
 from vent_agent.documents.quality import PageRead
 from vent_agent.documents.repeats import RepeatedContent
@@ -39,7 +38,7 @@ from vent_agent.event_parts import merge_parts
 from vent_agent.events import parse_event
 from vent_agent.kb.search import KnowledgeBase
 from vent_agent.review.findings import Evidence, Finding
-from vent_agent.review.result import LocationRecalc, ReviewResult
+from vent_agent.review.result import LocationRecalc, ReviewResult, sorted_findings
 
 log = logging.getLogger(__name__)
 
