@@ -83,3 +83,97 @@ def test_run_bodies_live_below_the_routes() -> None:
     assert callable(click_run.interpret_click) and callable(click_run.click_body)
     chat_imports = _imports(PACKAGE / "chat" / "service.py")
     assert "vent_agent.review.service.run.review_run" in chat_imports
+
+
+ENGINE_MAY_NOT_IMPORT = ("vent_agent.runs", "vent_agent.store", "reports")
+"""What the review engine (``vent_agent/review/`` except its service room, which runs and publishes
+reviews) may not import: the run manager, the store and the report renderers sit above it."""
+
+
+def _under(name: str, prefixes: tuple[str, ...]) -> bool:
+    return any(name == p or name.startswith(p + ".") for p in prefixes)
+
+
+def test_the_review_engine_imports_nothing_from_runs_store_or_reports() -> None:
+    engine = [
+        p
+        for p in sorted((PACKAGE / "review").rglob("*.py"))
+        if p.relative_to(PACKAGE / "review").parts[0] != "service"
+    ]
+    assert len(engine) > 20, "the walk found too few review modules: the package layout changed"
+    offenders = {
+        str(p.relative_to(PACKAGE.parent)): sorted(
+            {n for n in _imports(p) if _under(n, ENGINE_MAY_NOT_IMPORT)}
+        )
+        for p in engine
+    }
+    assert {k: v for k, v in offenders.items() if v} == {}
+
+
+ROOMED = ("review", "documents")
+"""Packages whose rooms (sub-packages) and top-level modules must not import each other in a circle."""
+
+
+def _room(name: str, rooms: set[str]) -> str | None:
+    """The room (``vent_agent.review.checks``) or top-level module (``vent_agent.review.rules``) that the
+    dotted ``name`` lies in, None outside the roomed packages."""
+    hits = [r for r in rooms if name == r or name.startswith(r + ".")]
+    return max(hits, key=len) if hits else None
+
+
+def _room_graph() -> dict[str, set[str]]:
+    """Room → the rooms it imports, over the roomed packages (a room's imports of itself left out)."""
+    rooms: set[str] = set()
+    for pkg in ROOMED:
+        rooms.add(f"vent_agent.{pkg}")
+        for child in (PACKAGE / pkg).iterdir():
+            if child.is_dir() and (child / "__init__.py").exists():
+                rooms.add(f"vent_agent.{pkg}.{child.name}")
+            elif child.suffix == ".py" and child.name != "__init__.py":
+                rooms.add(f"vent_agent.{pkg}.{child.stem}")
+    graph: dict[str, set[str]] = {r: set() for r in rooms}
+    for pkg in ROOMED:
+        for path in (PACKAGE / pkg).rglob("*.py"):
+            here = _room(_module_name(path), rooms)
+            assert here is not None
+            graph[here] |= {r for n in _imports(path) if (r := _room(n, rooms)) not in (None, here)}
+    return graph
+
+
+def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """One cycle through each strongly connected group of ``graph`` (depth-first), as the nodes in order."""
+    found: list[list[str]] = []
+    done: set[str] = set()
+
+    def visit(node: str, path: list[str]) -> None:
+        if node in path:
+            found.append(path[path.index(node) :] + [node])
+            return
+        if node in done:
+            return
+        for nxt in sorted(graph.get(node, ())):
+            visit(nxt, [*path, node])
+        done.add(node)
+
+    for node in sorted(graph):
+        visit(node, [])
+    return found
+
+
+KNOWN_ROOM_CYCLES: list[list[str]] = []
+"""Cycles between rooms that remain, each with why (none now)."""
+
+
+def test_the_review_and_document_rooms_import_each_other_without_a_cycle() -> None:
+    graph = _room_graph()
+    assert {"vent_agent.review.checks", "vent_agent.review.service", "vent_agent.documents.plan"} <= set(
+        graph
+    )
+    assert "vent_agent.review.judgement" in graph["vent_agent.review.checks"], "the walk misses imports"
+    assert _cycles(graph) == KNOWN_ROOM_CYCLES
+
+
+def test_the_cycle_finder_finds_a_cycle() -> None:
+    """The checker itself: a three-room circle is found, a chain is not."""
+    assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == [["a", "b", "c", "a"]]
+    assert _cycles({"a": {"b"}, "b": {"c"}, "c": set()}) == []
