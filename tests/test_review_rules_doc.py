@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from vent_agent.review.findings import Severity
-from vent_agent.review.rule_common import finding
+from vent_agent.review.rule_common import Where, finding
 from vent_agent.review.rules import RULES, cite_article, rule
 
 DOC = Path(__file__).resolve().parents[1] / "docs" / "REVIEW_RULES.md"
@@ -59,3 +59,43 @@ def test_the_builder_takes_everything_from_the_catalogue() -> None:
     assert f.rule == "数据可准确读取" and f.reviewer == "form-reviewer" and f.source and f.page == 4
     with pytest.raises(KeyError, match="no.such"):
         finding("no.such", None, "x")
+
+
+def test_a_location_given_as_where_picks_the_clauses_and_edition() -> None:
+    at = Where("中央变电所", "chamber_heat", "2016")
+    f = finding("calc.allocation_short", at, "配风不足", unit="m³/min")
+    assert f.location == "中央变电所" and f.source == rule("calc.allocation_short").source(
+        "chamber_heat", "2016"
+    )
+    assert f.source.startswith("《煤矿安全规程》（2016版）") and f.reviewer == "calc-verifier"
+
+
+CHECKS = Path(__file__).resolve().parents[1] / "vent_agent" / "review" / "checks"
+RULE_PREFIXES = {
+    "form_rules.py": ("form",),
+    "repeat_rules.py": ("form",),
+    "data_rules.py": ("data",),
+    "limit_rules.py": ("limit",),
+    "calc_rules.py": ("calc",),
+    "total_rules.py": ("calc",),
+}
+"""The rule ids each check module may build findings of: those of its own reviewer."""
+
+
+@pytest.mark.parametrize("module", sorted(RULE_PREFIXES))
+def test_each_check_module_builds_findings_of_its_reviewers_rules_only(module: str) -> None:
+    """A finding's reviewer comes from its rule (nothing overwrites it at run time), so each check
+    module builds findings only of the rules its reviewer applies."""
+    ids = set(re.findall(r'"([a-z]+\.[a-z_]+)"', (CHECKS / module).read_text(encoding="utf-8"))) & set(RULES)
+    assert ids, f"{module} names no catalogued rule: the layout changed"
+    assert {i.partition(".")[0] for i in ids} <= set(RULE_PREFIXES[module])
+    assert len({RULES[i].reviewer for i in ids}) == 1
+
+
+def test_a_rules_reviewer_is_the_one_that_applies_it() -> None:
+    assert (
+        rule("calc.speed_bounds").reviewer == "calc-verifier"
+    )  # a regulation rule the calc-verifier applies
+    assert rule("calc.required_missing").reviewer == "calc-verifier"  # a form rule the calc-verifier applies
+    assert rule("limit.wind_speed").reviewer == "data-checker"
+    assert rule("form.unreadable_plan").reviewer == "form-reviewer"

@@ -192,8 +192,6 @@ async def run_reviewers(
             return ReviewerOutcome(
                 agent=agent, error=f"{type(exc).__name__}: {exc}", duration_ms=duration
             ), []
-        for f in findings:
-            f.reviewer = agent
         if gate is not None:
             findings = gate(findings, await asyncio.shield(looked_up))
         remarks = await review_remarks(

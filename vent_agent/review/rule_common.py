@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from vent_agent.documents.plan.model import Citation, LocationPlan, Plan, SourceRef
@@ -62,9 +64,19 @@ def threshold_source(t: Threshold) -> str:
     return t.article_label()
 
 
+@dataclass(frozen=True)
+class Where:
+    """The location being checked: its name (None: the plan as a whole), its kind (the kind picks the
+    rule's clauses) and the edition of 《煤矿安全规程》 to cite."""
+
+    name: str | None
+    kind: str | None
+    edition: str
+
+
 def finding(
     rule_id: str,
-    location: str | None,
+    location: str | Where | None,
     message: str,
     *,
     severity: Severity | None = None,
@@ -76,7 +88,7 @@ def finding(
     unit: str | None = None,
     ref: SourceRef | None = None,
     page: int | None = None,
-    evidence: list[Evidence | None] | None = None,
+    evidence: Sequence[Evidence | None] | None = None,
     consequences: list[Consequence] | None = None,
 ) -> Finding:
     """The one finding builder of the review: a finding of catalogue rule ``rule_id``.
@@ -84,12 +96,16 @@ def finding(
     The rule's title, category, reviewer and default severity come from
     :data:`vent_agent.review.rules.RULES`; ``source`` defaults to the rule's clauses for the location
     ``kind`` cited in ``edition`` (pass it only for a clause more precise than the rule's, e.g. a
-    threshold's). ``ref`` (the main figure's place in the PDF) gives the page and the first evidence.
-    Raises KeyError for an id not in the catalogue. Example::
+    threshold's). ``location`` is the location's name (None: the plan as a whole) or a :class:`Where`,
+    whose kind and edition then stand for ``kind`` and ``edition``. ``ref`` (the main figure's place in
+    the PDF) gives the page and the first evidence. Raises KeyError for an id not in the catalogue.
+    Example::
 
         finding("form.unreadable_figure", "15216综采工作面", "采高无法可靠读取，未作核算", page=4)
     """
     r = rule(rule_id)
+    if isinstance(location, Where):
+        kind, edition, location = location.kind, location.edition, location.name
     ev = [e for e in [pdf_evidence(ref), *(evidence or [])] if e is not None]
     return Finding(
         location=location,

@@ -12,7 +12,7 @@ kept in the numbering of edition 2025 and cited in the edition the review uses (
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from calc.tables import DEFAULT_TABLES
 from vent_agent.kb.aliases import ArticleAliases
@@ -79,7 +79,8 @@ class Rule:
 
     ``sources`` maps a location kind (``coal_face``, ``heading``, ``charging`` …, ``*`` for the rest)
     to its clauses; ``severity`` is the default severity, ``severity_rule`` says in Chinese when a
-    finding of the rule gets which severity, ``tolerance`` the tolerance applied (empty: exact).
+    finding of the rule gets which severity, ``tolerance`` the tolerance applied (empty: exact);
+    ``reviewer`` is the reviewer whose checks apply the rule (by the id's prefix, :data:`REVIEWER_OF`).
     """
 
     id: str
@@ -88,9 +89,8 @@ class Rule:
     severity: Severity
     severity_rule: str
     sources: dict[str, tuple[Clause, ...]]
+    reviewer: str
     tolerance: str = ""
-    reviewer: str = ""
-    kinds: tuple[str, ...] = field(default=())
 
     def clauses(self, kind: str | None = None) -> tuple[Clause, ...]:
         """The clauses for a location ``kind`` (the ``*`` entry when the kind has none)."""
@@ -102,12 +102,13 @@ class Rule:
 
 
 REVIEWER_OF = {
-    Category.FORM: "form-reviewer",
-    Category.DATA: "data-checker",
-    Category.REGULATION: "data-checker",
-    Category.CALCULATION: "calc-verifier",
-    Category.UNITS: "calc-verifier",
+    "form": "form-reviewer",
+    "data": "data-checker",
+    "limit": "data-checker",
+    "calc": "calc-verifier",
 }
+"""The reviewer that applies a rule, by the prefix of its id (``calc.speed_bounds``, a regulation rule,
+is the calc-verifier's)."""
 
 _ALLOCATION = {
     "coal_face": (R(159), T(AQ1056)),
@@ -134,7 +135,8 @@ def _r(
     tolerance: str = "",
 ) -> Rule:
     by_kind = {"*": sources} if isinstance(sources, tuple) else dict(sources)
-    return Rule(id_, title, category, severity, severity_rule, by_kind, tolerance, REVIEWER_OF[category])
+    reviewer = REVIEWER_OF[id_.partition(".")[0]]
+    return Rule(id_, title, category, severity, severity_rule, by_kind, reviewer, tolerance)
 
 
 C, D, F, G, U = Category.CALCULATION, Category.DATA, Category.FORM, Category.REGULATION, Category.UNITS

@@ -1,58 +1,19 @@
-"""Helpers of the calc-verifier's rule modules: the location a finding is about, the finding builder in
-m³/min, calculator evidence, and a stated air volume in m³/min."""
+"""Helpers of the calc-verifier's rule modules: calculator evidence, further PDF cells a finding compares,
+a stated air volume in m³/min, and whether a coefficient the plan chose stands."""
 
 from __future__ import annotations
-
-from dataclasses import dataclass
-from typing import Any
 
 import calc
 from calc.result import CalcResult
 from vent_agent.documents.plan.model import Figure, MethodStatement, SourceRef
-from vent_agent.review.findings import Evidence, Finding, Severity
+from vent_agent.review.findings import Evidence
 from vent_agent.review.judgement.arith import close
-from vent_agent.review.rule_common import finding, pdf_evidence
+from vent_agent.review.rule_common import pdf_evidence
 
 
 def calc_ev(method: str, substituted: str) -> Evidence:
+    """Evidence for a calculator call: the method and its formula with the figures substituted."""
     return Evidence(kind="calc", detail={"method": method, "substituted": substituted})
-
-
-@dataclass(frozen=True)
-class Where:
-    """The location being checked: its name and kind (the kind picks the rule's clauses) and the edition
-    of 《煤矿安全规程》 to cite."""
-
-    name: str | None
-    kind: str | None
-    edition: str
-
-
-def calc_finding(
-    rule_id: str,
-    at: Where,
-    severity: Severity,
-    message: str,
-    *,
-    figures: dict[str, Any],
-    ref: SourceRef | None,
-    evidence: list[Evidence] | None = None,
-    source: str | None = None,
-) -> Finding:
-    """A calc-verifier finding in m³/min (see :func:`vent_agent.review.rule_common.finding`)."""
-    return finding(
-        rule_id,
-        at.name,
-        message,
-        severity=severity,
-        kind=at.kind,
-        edition=at.edition,
-        source=source,
-        figures=figures,
-        unit="m³/min",
-        ref=ref,
-        evidence=list(evidence or []),
-    )
 
 
 def cells(*refs: tuple[SourceRef | None, str]) -> list[Evidence]:

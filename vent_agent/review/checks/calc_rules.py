@@ -14,14 +14,9 @@ from calc import formatting as calc_fmt
 from calc.errors import CalcInputError
 from calc.result import CalcResult, MaxResult
 from vent_agent.documents.plan.model import AllocationRow, LocationPlan, MethodStatement, Plan, SourceRef
-from vent_agent.documents.plan.units import FLOW_UNITS
+from vent_agent.documents.plan.units import FLOW_UNITS, M3MIN
 from vent_agent.observability import metrics
-from vent_agent.review.checks.calc_common import Where as _Where
-from vent_agent.review.checks.calc_common import calc_ev as _calc_ev
-from vent_agent.review.checks.calc_common import calc_finding as _finding
-from vent_agent.review.checks.calc_common import cells as _cells
-from vent_agent.review.checks.calc_common import plan_coefficient_stands
-from vent_agent.review.checks.calc_common import stated_q as _stated
+from vent_agent.review.checks.calc_common import calc_ev, cells, plan_coefficient_stands, stated_q
 from vent_agent.review.checks.reference_inputs import ReferenceInput, contradicted_inputs
 from vent_agent.review.checks.total_rules import total_checks
 from vent_agent.review.findings import Finding, Severity
@@ -37,7 +32,7 @@ from vent_agent.review.judgement.recompute import (
 )
 from vent_agent.review.reference import MonthlyReference
 from vent_agent.review.result import LocationRecalc
-from vent_agent.review.rule_common import fmt, plan_edition, reference_evidence
+from vent_agent.review.rule_common import Where, finding, fmt, plan_edition, reference_evidence
 
 METHOD_SUFFIX = {
     "gas": "_by_gas",
@@ -67,14 +62,14 @@ OnLocation = Callable[[str, str, bool], Awaitable[None]]
 
 
 def _method_checks(
-    at: _Where, loc: LocationPlan, result: MaxResult | None, required: float | None, adjusted: set[str]
+    at: Where, loc: LocationPlan, result: MaxResult | None, required: float | None, adjusted: set[str]
 ) -> list[Finding]:
     """Each method's stated result: its own arithmetic (``calc.arithmetic``), else against calc's value
     with the rule's coefficients (``calc.method_coefficient``; not for the methods in ``adjusted``, whose
     inputs were replaced). Major when the corrected value is above the ``required`` taken."""
     out: list[Finding] = []
     for m in loc.methods:
-        stated = _stated(m.stated)
+        stated = stated_q(m.stated)
         if stated is None:
             continue
         evaluated = substituted_value(m.expression)
@@ -94,7 +89,7 @@ def _method_checks(
         ):
             value = calc_m.value
             severe = exceeds(value, required)
-            rule, evidence = "calc.method_coefficient", [_calc_ev(calc_m.method, calc_m.substituted)]
+            rule, evidence = "calc.method_coefficient", [calc_ev(calc_m.method, calc_m.substituted)]
             written = m.expression or f"{stated:.1f} m³/min"
             message = f"{m.label}与按规程系数核算不符：计划 {written}；核算 {calc_m.substituted}" + (
                 "（计划取值偏低）" if value > stated else "（计划取值偏高，非控制值）" if not severe else ""
@@ -104,7 +99,11 @@ def _method_checks(
         severity = Severity.MAJOR if severe else Severity.MINOR
         figures = {"stated": stated, "recomputed": value}
         ref = m.stated.ref if m.stated else None
-        out.append(_finding(rule, at, severity, message, figures=figures, ref=ref, evidence=evidence))
+        out.append(
+            finding(
+                rule, at, message, severity=severity, unit=M3MIN, figures=figures, ref=ref, evidence=evidence
+            )
+        )
     return out
 
 
@@ -129,7 +128,7 @@ def _calc_method(result: MaxResult | None, m: MethodStatement) -> CalcResult | N
 
 
 def _maximum_checks(
-    at: _Where,
+    at: Where,
     loc: LocationPlan,
     result: MaxResult | None,
     required: float | None,
@@ -139,23 +138,23 @@ def _maximum_checks(
     (``calc.max_not_taken``), else not below the recomputed maximum (``calc.required_low``)."""
     if required is None:
         return [
-            _finding(
+            finding(
                 "calc.required_missing",
                 at,
-                Severity.MAJOR,
                 "未给出该地点的需风量（取最大值）",
+                unit=M3MIN,
                 figures={},
                 ref=loc.ref,
             )
         ]
     stated_methods = [
-        (m, _stated(m.stated)) for m in loc.methods if m.stated is not None and m.method != "min_q"
+        (m, stated_q(m.stated)) for m in loc.methods if m.stated is not None and m.method != "min_q"
     ]
     top_m, top_v = max(stated_methods, key=lambda mv: mv[1] or 0.0, default=(None, None))
     if top_m is not None and top_v is not None and exceeds(top_v, required):
         rule, larger = "calc.max_not_taken", top_v
         message = f"需风量未取各方法最大值：{top_m.label}得 {top_v:.1f}，计划取 {required:.1f} m³/min"
-        evidence = _cells(
+        evidence = cells(
             (top_m.stated.ref if top_m.stated else None, f"{top_m.label}计算结果"),
             (row.required_q.ref if row and row.required_q else None, "风量分配表中的需风量"),
         )
@@ -163,12 +162,23 @@ def _maximum_checks(
         gov = next((r for r in result.methods if r.method == result.governing), result)
         rule, larger = "calc.required_low", result.value
         message = f"需风量偏低：核算最大值 {result.value:.1f} m³/min（{gov.method_cn}：{gov.substituted}），计划取 {required:.1f}"
-        evidence = [_calc_ev(gov.method, gov.substituted)]
+        evidence = [calc_ev(gov.method, gov.substituted)]
     else:
         return []
     ref = loc.stated_required.ref if loc.stated_required else loc.ref
     figures = {"stated": required, "recomputed": larger}
-    return [_finding(rule, at, Severity.MAJOR, message, figures=figures, ref=ref, evidence=evidence)]
+    return [
+        finding(
+            rule,
+            at,
+            message,
+            severity=Severity.MAJOR,
+            unit=M3MIN,
+            figures=figures,
+            ref=ref,
+            evidence=evidence,
+        )
+    ]
 
 
 COEF_UNITS = {"v": " m/s"}
@@ -180,7 +190,7 @@ def _coef_text(symbol: str, value: float) -> str:
     return f"{symbol} = {calc_fmt.num(value, min_decimals=1)}{COEF_UNITS.get(symbol, '')}"
 
 
-def _coefficient_checks(at: _Where, loc: LocationPlan, adjustments: list[Adjustment]) -> list[Finding]:
+def _coefficient_checks(at: Where, loc: LocationPlan, adjustments: list[Adjustment]) -> list[Finding]:
     """The plan's coefficients outside their ranges: one finding for those that lower the requirement
     (one root fault: the location recomputed with all of them at the nearest compliant value, the range
     stated: ``≥ 872.1 m³/min（v = 1.5 m/s, k_l = 1.3）；按缺省值 … 996.1``), one minor finding for each
@@ -193,12 +203,12 @@ def _coefficient_checks(at: _Where, loc: LocationPlan, adjustments: list[Adjustm
         compliant = "，".join(_coef_text(a.symbol, a.compliant) for a in low)
         default = "，".join(_coef_text(a.symbol, a.default) for a in low)
         out.append(
-            _finding(
+            finding(
                 "calc.coefficient_range",
                 at,
-                Severity.MAJOR,
                 f"{what}，降低了需风量。按最接近的合规值重新核算：需风量 ≥ {first.q_compliant:.1f} m³/min"
                 f"（{compliant}）；按缺省值（{default}）为 {first.q_default:.1f} m³/min",
+                unit=M3MIN,
                 figures={
                     **{f"{a.symbol}_stated": a.given for a in low},
                     **{f"{a.symbol}_compliant": a.compliant for a in low},
@@ -206,19 +216,18 @@ def _coefficient_checks(at: _Where, loc: LocationPlan, adjustments: list[Adjustm
                     "required_default": first.q_default,
                 },
                 ref=_ref_of(loc, first),
-                evidence=[
-                    _calc_ev(a.method, f"{a.symbol}: {fmt(a.given)} → {fmt(a.compliant)}") for a in low
-                ],
+                evidence=[calc_ev(a.method, f"{a.symbol}: {fmt(a.given)} → {fmt(a.compliant)}") for a in low],
             )
         )
     for a in adjustments:
         if not a.lowers:
             out.append(
-                _finding(
+                finding(
                     "calc.coefficient_range",
                     at,
-                    Severity.MINOR,
                     f"{_adjustment_text(a)}，高于上限（偏于安全）",
+                    severity=Severity.MINOR,
+                    unit=M3MIN,
                     figures={"stated": a.given, "low": a.low, "high": a.high},
                     ref=_ref_of(loc, a),
                 )
@@ -240,7 +249,7 @@ def _ref_of(loc: LocationPlan, a: Adjustment) -> SourceRef | None:
 
 
 def _bound_checks(
-    at: _Where, loc: LocationPlan, result: MaxResult | None, row: AllocationRow | None
+    at: Where, loc: LocationPlan, result: MaxResult | None, row: AllocationRow | None
 ) -> list[Finding]:
     """The wind-speed bounds (表6) of the required volume recomputed and of the volume allocated, and the
     bounds the plan's own speed check states."""
@@ -248,27 +257,27 @@ def _bound_checks(
     for chk in result.checks if result else []:
         if not chk.ok:
             out.append(
-                _finding(
+                finding(
                     "calc.speed_bounds",
                     at,
-                    Severity.MAJOR,
                     f"需风量 {chk.value:.1f} m³/min 超出风速允许范围 {chk.lower}–{chk.upper} m³/min",
+                    unit=M3MIN,
                     figures={"recomputed": chk.value, "lower": chk.lower, "upper": chk.upper},
                     ref=loc.ref,
                 )
             )
-        allocated = _stated(row.allocated_q) if row else None
+        allocated = stated_q(row.allocated_q) if row else None
         if allocated is None:
             continue
         if (chk.lower is not None and allocated < chk.lower) or (
             chk.upper is not None and allocated > chk.upper
         ):
             out.append(
-                _finding(
+                finding(
                     "calc.allocated_speed",
                     at,
-                    Severity.MAJOR,
                     f"计划配风量 {allocated:.1f} m³/min 对应风速超出允许范围（{chk.lower}–{chk.upper} m³/min）",
+                    unit=M3MIN,
                     figures={"allocated": allocated, "lower": chk.lower, "upper": chk.upper},
                     ref=row.allocated_q.ref if row and row.allocated_q else None,
                 )
@@ -281,11 +290,11 @@ def _bound_checks(
         ):
             if stated_b is not None and calc_b is not None and not close(stated_b, calc_b):
                 out.append(
-                    _finding(
+                    finding(
                         "calc.speed_check_stated",
                         at,
-                        Severity.MINOR,
                         f"风速验算{side}写作 {stated_b}，按表6 应为 {calc_b} m³/min",
+                        unit=M3MIN,
                         figures={"stated": stated_b, "recomputed": calc_b},
                         ref=loc.speed_check.ref,
                     )
@@ -294,7 +303,7 @@ def _bound_checks(
 
 
 def _allocation_checks(
-    at: _Where, loc: LocationPlan, row: AllocationRow | None, result: MaxResult | None, required: float | None
+    at: Where, loc: LocationPlan, row: AllocationRow | None, result: MaxResult | None, required: float | None
 ) -> list[Finding]:
     """The allocation table's row: its required volume (:func:`_table_required_checks`) and the volume
     allocated, not below the requirement."""
@@ -303,16 +312,16 @@ def _allocation_checks(
     target = _governing(required, result)
     # the table's figure against what the calculation part states, never against a maximum taken for it
     out = _table_required_checks(
-        at, row, _stated(loc.stated_required) if loc.stated_required else None, target
+        at, row, stated_q(loc.stated_required) if loc.stated_required else None, target
     )
-    allocated = _stated(row.allocated_q)
+    allocated = stated_q(row.allocated_q)
     if allocated is not None and exceeds(target, allocated):
         out.append(
-            _finding(
+            finding(
                 "calc.allocation_short",
                 at,
-                Severity.MAJOR,
                 f"计划配风量 {allocated:.1f} m³/min 小于需风量 {target:.1f} m³/min",
+                unit=M3MIN,
                 figures={"allocated": allocated, "required": target},
                 ref=row.allocated_q.ref if row.allocated_q else row.ref,
             )
@@ -321,13 +330,13 @@ def _allocation_checks(
 
 
 def _table_required_checks(
-    at: _Where, row: AllocationRow, required: float | None, target: float
+    at: Where, row: AllocationRow, required: float | None, target: float
 ) -> list[Finding]:
     """The allocation table's required volume against the requirement ``target`` (m³/min): a figure
     right in another unit than its column's (``calc.unit_mismatch``), else one that differs from the
     calculation part's ``required`` (``calc.required_inconsistent``)."""
     table_req = row.required_q
-    as_min = _stated(table_req)
+    as_min = stated_q(table_req)
     if table_req is None or as_min is None or target <= 0:
         return []
     written = table_req.value / FLOW_UNITS.get(table_req.unit_written or "", 1.0)  # as in its cell
@@ -344,11 +353,13 @@ def _table_required_checks(
     else:
         return []
     figures = {"stated": stated, "recomputed": recomputed}
-    return [_finding(rule, at, Severity.MINOR, message, figures=figures, ref=table_req.ref)]
+    return [
+        finding(rule, at, message, severity=Severity.MINOR, unit=M3MIN, figures=figures, ref=table_req.ref)
+    ]
 
 
 def _reference_checks(
-    at: _Where,
+    at: Where,
     loc: LocationPlan,
     stated: MaxResult | None,
     result: MaxResult | None,
@@ -379,23 +390,15 @@ def _reference_checks(
     )
     base = required if required is not None else stated.value
     return [
-        _finding(
-            "calc.reference_input",
-            at,
-            Severity.MAJOR,
-            f"{what}。按{sources} {at_ref}：需风量 ≥ {result.value:.1f} m³/min；计划按 {at_plan} 计算为 {base:.1f} m³/min",
-            figures={  # the first input replaced; the others are in the message
+        finding("calc.reference_input", at, f"{what}。按{sources} {at_ref}：需风量 ≥ {result.value:.1f} m³/min；计划按 {at_plan} 计算为 {base:.1f} m³/min", unit=M3MIN, figures={  # the first input replaced; the others are in the message
                 "plan": replaced[0].given,
                 "reference": replaced[0].reference,
                 "stated": base,
                 "recomputed": result.value,
-            },
-            ref=_input_ref(loc, replaced[0].name),
-            evidence=[
+            }, ref=_input_ref(loc, replaced[0].name), evidence=[
                 *(reference_evidence(r.tool, ref.mine, ref.month, r.key, f"{r.key} {r.label} {fmt(r.reference)} {r.unit}") for r in replaced),
-                _calc_ev(result.method, result.substituted),
-            ],
-        )
+                calc_ev(result.method, result.substituted),
+            ])
     ]  # fmt: skip
 
 
@@ -436,10 +439,10 @@ async def review_calc(
         tool = MAX_TOOL.get(loc.kind, "calc_other_by_wind_speed")
         if on_location:
             await on_location(loc.name, tool, False)
-        at = _Where(loc.name, loc.kind, edition)
+        at = Where(loc.name, loc.kind, edition)
         key = normalise_name(loc.name)
-        required = _stated(loc.stated_required)
-        results = [q for m in loc.methods if (q := _stated(m.stated)) is not None]
+        required = stated_q(loc.stated_required)
+        results = [q for m in loc.methods if (q := stated_q(m.stated)) is not None]
         if required is None and len(results) == 1:
             required = results[0]  # of one method, its result is the requirement
         result: MaxResult | None = None
@@ -456,11 +459,11 @@ async def review_calc(
         except (Unrecomputable, CalcInputError) as exc:
             note = exc.describe() if isinstance(exc, CalcInputError) else str(exc)
             here.append(
-                _finding(
+                finding(
                     "calc.unrecomputable",
                     at,
-                    Severity.INFO,
                     f"未能核算该地点需风量：{note}",
+                    unit=M3MIN,
                     figures={},
                     ref=loc.ref,
                 )
@@ -489,7 +492,7 @@ async def review_calc(
                 kind=loc.kind,
                 result=result,
                 stated_required=required,
-                allocated=_stated(row.allocated_q) if row else None,
+                allocated=stated_q(row.allocated_q) if row else None,
                 page=loc.ref.page if loc.ref else None,
                 note=note,
                 adjustments=[a.as_dict() for a in adjustments],
@@ -498,7 +501,7 @@ async def review_calc(
         )
         if on_location:
             await on_location(loc.name, tool, True)
-    stated_by_loc = {normalise_name(loc.name): _stated(loc.stated_required) or 0.0 for loc in plan.locations}
+    stated_by_loc = {normalise_name(loc.name): stated_q(loc.stated_required) or 0.0 for loc in plan.locations}
     findings = total_checks(plan, required_by_loc, stated_by_loc, findings, edition)
     return findings, recalcs
 

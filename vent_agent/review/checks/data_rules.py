@@ -26,8 +26,6 @@ own measured figures against the regulation's limits.
 
 from __future__ import annotations
 
-from typing import Any
-
 from calc.tables import DEFAULT_TABLES
 from vent_agent.documents.plan.model import LocationPlan, Plan
 from vent_agent.documents.plan.text_primitives import match_name
@@ -143,10 +141,6 @@ def _ev(ref: MonthlyReference, kind: str, key: str | None, text: str) -> Evidenc
     return reference_evidence(TOOLS[kind], ref.mine, ref.month, key, text)
 
 
-def _data(location: str | None, severity: Severity, message: str, *, rule_id: str, **kw: Any) -> Finding:
-    return finding(rule_id, location, message, severity=severity, **kw)
-
-
 def _mining_plan(plan: Plan, ref: MonthlyReference) -> list[Finding]:
     if TOOLS["mining_plan"] in ref.gaps:
         return []
@@ -157,11 +151,10 @@ def _mining_plan(plan: Plan, ref: MonthlyReference) -> list[Finding]:
         hit = match_name(e.location, names)
         if not e.finished and hit is None:
             out.append(
-                _data(
+                finding(
+                    "data.location_missing",
                     e.location,
-                    Severity.MAJOR,
                     f"月度采掘计划中的{e.location}（{e.state}）未列入配风计划，没有需风量计算和配风",
-                    rule_id="data.location_missing",
                     page=page,
                     figures={"mining_plan_state": e.state, "in_plan": "否"},
                     evidence=[_ev(ref, "mining_plan", e.location, f"{e.location}：{e.state}")],
@@ -172,11 +165,10 @@ def _mining_plan(plan: Plan, ref: MonthlyReference) -> list[Finding]:
         if hit is not None:
             loc = plan_location(plan, hit)
             out.append(
-                _data(
+                finding(
+                    "data.location_stale",
                     hit,
-                    Severity.MAJOR,
                     f"{hit}在月度采掘计划中已{e.state}，配风计划仍按作业地点配风",
-                    rule_id="data.location_stale",
                     ref=loc.ref if loc else None,
                     page=None if loc else page,
                     figures={"mining_plan_state": e.state},
@@ -191,11 +183,10 @@ def _mining_plan(plan: Plan, ref: MonthlyReference) -> list[Finding]:
             and not any(match_name(loc.name, [c.location]) for c in ref.completed)
         ):
             out.append(
-                _data(
+                finding(
+                    "data.location_unplanned",
                     loc.name,
-                    Severity.MINOR,
                     f"{loc.name}不在 {ref.month} 月度采掘计划中，请核实是否仍在作业",
-                    rule_id="data.location_unplanned",
                     ref=loc.ref,
                     evidence=[_ev(ref, "mining_plan", None, "月度采掘计划未列该地点")],
                 )
@@ -216,12 +207,11 @@ def _gas(plan: Plan, ref: MonthlyReference) -> list[Finding]:
         dev = (fig.value - report) / report * 100 if report else float("inf")
         lower = "低于" if fig.value < report else "高于"
         out.append(
-            _data(
+            finding(
+                "data.gas_emission",
                 loc.name,
-                Severity.MAJOR,
                 f"{loc.name}计划采用瓦斯绝对涌出量 {fmt(fig.value)} m³/min，瓦斯等级鉴定报告为 {fmt(report)} m³/min，"
                 f"{lower}报告 {abs(dev):.1f}%，超出 ±10% 容差",
-                rule_id="data.gas_emission",
                 ref=fig.ref,
                 unit="m³/min",
                 figures={"plan": fig.value, "report": report, "deviation_pct": round(dev, 1)},
@@ -252,11 +242,11 @@ def _procedures(plan: Plan, ref: MonthlyReference) -> list[Finding]:
             lowers = fig.value < want
             effect = "取值偏小，使需风量计算偏低" if lowers else "与作业规程不符"
             out.append(
-                _data(
+                finding(
+                    "data.procedure_parameter",
                     loc.name,
-                    Severity.MAJOR if lowers else Severity.MINOR,
                     f"{loc.name}{label}计划取 {fmt(fig.value)} {unit}，作业规程为 {fmt(want)} {unit}，{effect}",
-                    rule_id="data.procedure_parameter",
+                    severity=Severity.MAJOR if lowers else Severity.MINOR,
                     ref=fig.ref,
                     unit=unit,
                     figures={"plan": fig.value, "procedure": want},
@@ -284,11 +274,10 @@ def _survey(plan: Plan, ref: MonthlyReference) -> list[Finding]:
             ok = within(fig.value, want, tol) if relative else abs(fig.value - want) <= tol + 1e-9
             if not ok:
                 out.append(
-                    _data(
+                    finding(
+                        "data.survey_mismatch",
                         row.location,
-                        Severity.MINOR,
                         f"{row.location}风量分配表{label} {fmt(fig.value)} {unit}，测风报表为 {fmt(want)} {unit}，两者不符",
-                        rule_id="data.survey_mismatch",
                         ref=fig.ref,
                         unit=unit,
                         figures={"plan": fig.value, "survey": want},
@@ -308,11 +297,10 @@ def _climate(loc: LocationPlan, temp: float, ref: MonthlyReference, key: str) ->
     ev = [_ev(ref, "survey", key, f"{key} 温度 {fmt(temp)} ℃")]
     if stated is not None and abs(stated.value - temp) > 1.0:
         out.append(
-            _data(
+            finding(
+                "data.intake_temperature",
                 loc.name,
-                Severity.MINOR,
                 f"{loc.name}进风流温度取 {fmt(stated.value)} ℃，测风报表为 {fmt(temp)} ℃",
-                rule_id="data.intake_temperature",
                 ref=stated.ref,
                 unit="℃",
                 figures={"plan": stated.value, "survey": temp},
@@ -325,11 +313,10 @@ def _climate(loc: LocationPlan, temp: float, ref: MonthlyReference, key: str) ->
     need = climate_min_v(temp)
     if v.value + 1e-9 < need:
         out.append(
-            _data(
+            finding(
+                "data.climate_speed",
                 loc.name,
-                Severity.MAJOR,
                 f"{loc.name}测风温度 {fmt(temp)} ℃ 时按气象条件计算的风速应不小于 {fmt(need)} m/s，计划取 {fmt(v.value)} m/s",
-                rule_id="data.climate_speed",
                 ref=v.ref,
                 unit="m/s",
                 figures={"plan_v": v.value, "required_v": need, "temperature": temp},
@@ -361,13 +348,13 @@ def _backcalc(plan: Plan, ref: MonthlyReference) -> list[Finding]:
             continue
         more = q > report
         out.append(
-            _data(
+            finding(
+                "data.backcalc_emission",
                 name,
-                Severity.MAJOR if more else Severity.MINOR,
                 f"{name}按测风报表反算瓦斯绝对涌出量 q = 60×{fmt(s.wind_speed)}×{fmt(s.area)}×({fmt(s.ch4_return)}−"
                 f"{fmt(s.ch4_intake)})/100 = {q:.2f} m³/min，{against}为 {fmt(report)} m³/min，"
                 f"{'高于' if more else '低于'}超过 ±15%",
-                rule_id="data.backcalc_emission",
+                severity=Severity.MAJOR if more else Severity.MINOR,
                 ref=fig.ref if fig else None,
                 unit="m³/min",
                 figures={

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-from typing import Any
 
 from vent_agent.documents.plan.model import LocationPlan, Plan, SignOff
 from vent_agent.documents.plan.text_primitives import match_name
@@ -29,10 +28,6 @@ _BASIS_ITEMS = [
     ("测风报表", ("测风",)),
     ("《煤矿安全规程》", ("煤矿安全规程", "规程")),
 ]
-
-
-def _f(rule_id: str, location: str | None, severity: Severity, message: str, **kw: Any) -> Finding:
-    return finding(rule_id, location, message, severity=severity, **kw)
 
 
 def review_form(plan: Plan) -> list[Finding]:
@@ -53,11 +48,11 @@ def _cover(plan: Plan) -> list[Finding]:
     out = []
     cover_page = 1 if plan.page_count else None
     if not plan.title:
-        out.append(_f("form.cover", None, Severity.MINOR, "未识别到计划标题", page=cover_page))
+        out.append(finding("form.cover", None, "未识别到计划标题", page=cover_page))
     if not plan.month:
-        out.append(_f("form.cover", None, Severity.MINOR, "计划未写明执行月份（YYYY年M月）", page=cover_page))
+        out.append(finding("form.cover", None, "计划未写明执行月份（YYYY年M月）", page=cover_page))
     if not plan.version:
-        out.append(_f("form.cover", None, Severity.MINOR, "计划未注明版本号", page=cover_page))
+        out.append(finding("form.cover", None, "计划未注明版本号", page=cover_page))
     return out
 
 
@@ -67,10 +62,9 @@ def _signoffs(plan: Plan) -> list[Finding]:
     approvals = [s for s in plan.signoffs if s.role == "批准"]
     if not approvals:
         out.append(
-            _f(
+            finding(
                 "form.approval_missing",
                 None,
-                Severity.MAJOR,
                 "缺少批准（总工程师）签字栏：计划未经批准，不能生效",
                 page=page,
                 figures={"role": "批准", "name": None, "date": None},
@@ -79,14 +73,7 @@ def _signoffs(plan: Plan) -> list[Finding]:
     for role in ("编制", "审核"):
         if not any(s.role == role for s in plan.signoffs):
             out.append(
-                _f(
-                    "form.signoff_missing",
-                    None,
-                    Severity.MINOR,
-                    f"缺少{role}签字栏",
-                    page=page,
-                    figures={"role": role},
-                )
+                finding("form.signoff_missing", None, f"缺少{role}签字栏", page=page, figures={"role": role})
             )
     out += _review_chain(plan.signoffs, page)
     for s in plan.signoffs:
@@ -94,10 +81,9 @@ def _signoffs(plan: Plan) -> list[Finding]:
         if not missing:
             if s.role == "批准" and s.title and "总工" not in s.title:
                 out.append(
-                    _f(
+                    finding(
                         "form.approver_title",
                         None,
-                        Severity.MINOR,
                         f"批准人职务为“{s.title}”，配风计划应由总工程师批准",
                         ref=s.ref,
                         figures={"title": s.title, "name": s.name},
@@ -112,13 +98,13 @@ def _signoffs(plan: Plan) -> list[Finding]:
             msg = f"{who}{'、'.join(missing)}缺失"
             sev = Severity.MINOR
         out.append(
-            _f(
+            finding(
                 "form.approval_missing" if s.role == "批准" else "form.signoff_missing",
                 None,
-                sev,
                 msg,
+                severity=sev,
                 ref=s.ref,
-                page=(s.ref.page if s.ref else page),
+                page=s.ref.page if s.ref else page,
                 figures={"role": s.role, "title": s.title, "name": s.name, "date": s.date},
             )
         )
@@ -139,13 +125,12 @@ def _review_chain(signoffs: list[SignOff], page: int | None) -> list[Finding]:
         return []
     titles = "、".join(f"{s.title}{s.name or ''}" for s in reviews)
     return [
-        _f(
+        finding(
             "form.review_chain",
             None,
-            Severity.MAJOR,
             f"审核只有{titles}，缺少通风副总工程师审核",
             ref=reviews[0].ref,
-            page=(reviews[0].ref.page if reviews[0].ref else page),
+            page=reviews[0].ref.page if reviews[0].ref else page,
             figures={"reviewers": "、".join(s.title or "" for s in reviews)},
         )
     ]
@@ -166,33 +151,27 @@ def _dates(plan: Plan) -> list[Finding]:
         author = next((d for s, d in signed if s.role == "编制"), None)
         if author:
             out.append(
-                _f(
+                finding(
                     "form.prepared_date",
                     None,
-                    Severity.INFO,
                     f"未单独注明编制日期，以编制人签字日期 {author} 为准",
+                    severity=Severity.INFO,
                     page=1,
                     figures={"prepared_date": None, "signed": author.isoformat()},
                 )
             )
         else:
             out.append(
-                _f(
-                    "form.prepared_date",
-                    None,
-                    Severity.MINOR,
-                    "计划未注明编制日期",
-                    page=1,
-                    figures={"prepared_date": None},
+                finding(
+                    "form.prepared_date", None, "计划未注明编制日期", page=1, figures={"prepared_date": None}
                 )
             )
     for s, d in signed:
         if prepared and d < prepared:
             out.append(
-                _f(
+                finding(
                     "form.date_order",
                     None,
-                    Severity.MINOR,
                     f"{s.role}日期 {d} 早于编制日期 {prepared}",
                     ref=s.ref,
                     figures={"role": s.role, "date": d.isoformat(), "prepared_date": prepared.isoformat()},
@@ -215,10 +194,9 @@ def _order(later: SignOff, d_later: dt.date, earlier: list[tuple[SignOff, dt.dat
     date), naming each of them."""
     shown = "、".join(dict.fromkeys(f"{s.role}日期 {d}" for s, d in earlier))
     figures = {f"{s.role}_date": d.isoformat() for s, d in earlier}
-    return _f(
+    return finding(
         "form.date_order",
         None,
-        Severity.MINOR,
         f"{later.role}日期 {d_later} 早于{shown}，应为 编制 ≤ 审核 ≤ 批准",
         ref=later.ref,
         figures={f"{later.role}_date": d_later.isoformat(), **figures},
@@ -236,10 +214,9 @@ def _month_window(
     out = []
     if prepared and prepared >= end:
         out.append(
-            _f(
+            finding(
                 "form.month_window",
                 None,
-                Severity.MINOR,
                 f"编制日期 {prepared} 晚于计划月份 {plan.month}",
                 page=1,
                 figures={"prepared_date": prepared.isoformat(), "month": plan.month},
@@ -248,10 +225,9 @@ def _month_window(
     for s, d in signed:
         if s.role == "批准" and d > start:
             out.append(
-                _f(
+                finding(
                     "form.month_window",
                     None,
-                    Severity.MINOR,
                     f"批准日期 {d} 晚于计划月份开始 {start}，此前计划尚未生效",
                     ref=s.ref,
                     figures={"approved": d.isoformat(), "month_start": start.isoformat()},
@@ -270,12 +246,11 @@ def _processes(plan: Plan) -> list[Finding]:
         if loc is None or not loc.methods:
             what = "没有需风量计算过程" if loc is None else "计算过程中没有计算方法"
             out.append(
-                _f(
+                finding(
                     "form.calculation_missing",
                     name,
-                    Severity.MAJOR,
                     f"{name}{what}，需风量无依据",
-                    page=(loc.ref.page if loc and loc.ref else calc_page),
+                    page=loc.ref.page if loc and loc.ref else calc_page,
                     ref=loc.ref if loc else None,
                 )
             )
@@ -283,26 +258,17 @@ def _processes(plan: Plan) -> list[Finding]:
         single = len([m for m in loc.methods if m.stated is not None]) == 1
         if loc.stated_required is None and not single:  # of one method, the result is the requirement
             out.append(
-                _f(
-                    "form.required_not_stated",
-                    name,
-                    Severity.MINOR,
-                    f"{name}未写明取最大值后的需风量 Q需",
-                    ref=loc.ref,
-                )
+                finding("form.required_not_stated", name, f"{name}未写明取最大值后的需风量 Q需", ref=loc.ref)
             )
         if loc.kind in _SPEED_CHECKED and loc.speed_check is None:
-            out.append(
-                _f("form.speed_check_missing", name, Severity.MINOR, f"{name}缺少风速验算", ref=loc.ref)
-            )
+            out.append(finding("form.speed_check_missing", name, f"{name}缺少风速验算", ref=loc.ref))
     if plan.listed_locations:
         for loc in plan.locations:
             if match_name(loc.name, plan.listed_locations) is None:
                 out.append(
-                    _f(
+                    finding(
                         "form.location_not_listed",
                         loc.name,
-                        Severity.MINOR,
                         f"{loc.name}有计算过程，但不在用风地点清单中",
                         ref=loc.ref,
                     )
@@ -318,21 +284,14 @@ def _allocation_coverage(plan: Plan) -> list[Finding]:
     for name in listed:
         if match_name(name, rows) is None:
             out.append(
-                _f(
-                    "form.allocation_missing",
-                    name,
-                    Severity.MAJOR,
-                    f"{name}未列入风量分配表，没有配风量",
-                    page=page,
-                )
+                finding("form.allocation_missing", name, f"{name}未列入风量分配表，没有配风量", page=page)
             )
     for r in plan.allocation:
         if listed and match_name(r.location, listed) is None:
             out.append(
-                _f(
+                finding(
                     "form.allocation_not_listed",
                     r.location,
-                    Severity.MINOR,
                     f"风量分配表中的{r.location}不在用风地点清单中",
                     ref=r.ref,
                 )
@@ -343,16 +302,15 @@ def _allocation_coverage(plan: Plan) -> list[Finding]:
 def _basis(plan: Plan) -> list[Finding]:
     page = plan.section_pages.get("basis", 1)
     if not plan.basis:
-        return [_f("form.basis", None, Severity.MINOR, "计划未列出编制依据", page=page)]
+        return [finding("form.basis", None, "计划未列出编制依据", page=page)]
     text = "".join(plan.basis)
     missing = [label for label, words in _BASIS_ITEMS if not any(w in text for w in words)]
     if not missing:
         return []
     return [
-        _f(
+        finding(
             "form.basis",
             None,
-            Severity.MINOR,
             f"编制依据未列出：{'、'.join(missing)}",
             page=page,
             figures={"missing": "、".join(missing)},
@@ -369,10 +327,9 @@ def _editions(plan: Plan) -> list[Finding]:
         )
         first = next(iter(fams.values()))[0]
         return [
-            _f(
+            finding(
                 "form.edition_mixed",
                 None,
-                Severity.MINOR,
                 f"引用的《煤矿安全规程》版本不一致（{shown}），应统一为一个版本",
                 page=first.page,
                 figures={"editions": "、".join(sorted(fams))},
@@ -381,12 +338,8 @@ def _editions(plan: Plan) -> list[Finding]:
     if not fams and any(c.document == "煤矿安全规程" for c in plan.citations):
         page = next(c.page for c in plan.citations if c.document == "煤矿安全规程")
         return [
-            _f(
-                "form.edition_unstated",
-                None,
-                Severity.INFO,
-                "引用《煤矿安全规程》未注明版本，按2025版条号审查",
-                page=page,
+            finding(
+                "form.edition_unstated", None, "引用《煤矿安全规程》未注明版本，按2025版条号审查", page=page
             )
         ]
     return []

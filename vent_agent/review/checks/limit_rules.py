@@ -43,22 +43,24 @@ def review_limits(
 _VERB = {">=": "达到", ">": "超过", "<": "低于", "<=": "不高于"}
 
 
-def _breach(
-    rule_id: str, row: AllocationRow, fig: Figure, t: Threshold, what: str, note: str = ""
+def _threshold_breach(
+    rule_id: str,
+    row: AllocationRow,
+    fig: Figure,
+    t: Threshold,
+    what: str,
+    note: str = "",
+    severity: Severity | None = None,
 ) -> Finding:
-    rule_id = (
-        "limit.gas_concentration"
-        if "浓度" in what
-        else "limit.temperature"
-        if what == "温度"
-        else "limit.wind_speed"
-    )
+    """A finding of ``rule_id``: ``row``'s figure ``fig`` (``what`` it is) breaks threshold ``t``; the
+    message states the figure, the limit and the threshold's action, the source is the threshold's clause; the severity is the threshold's
+    unless ``severity`` is given."""
     return finding(
         rule_id,
         row.location,
         f"{row.location}{what} {fmt_number(fig.value, t.unit)} {t.unit}，{_VERB[t.breach_op]}限值 {fmt_number(t.limit, t.unit)} {t.unit}"
         f"（应 {t.allowed_text()}）：{t.action}{note}",
-        severity=t.severity,
+        severity=severity or t.severity,
         source=threshold_source(t),
         ref=fig.ref,
         unit=t.unit,
@@ -78,7 +80,11 @@ def _gas_limits(row: AllocationRow, kind: str, table: ThresholdTable) -> list[Fi
             continue
         t = table.get(key_face if face else key_other)
         if t.breached(fig.value):
-            out.append(_breach("limit.gas_concentration", row, fig, t, what + ("（回风流）" if face else "")))
+            out.append(
+                _threshold_breach(
+                    "limit.gas_concentration", row, fig, t, what + ("（回风流）" if face else "")
+                )
+            )
     return out
 
 
@@ -122,12 +128,10 @@ def _speed_limits(
             if fully_mech and t.is_upper and fig.value <= 5.0:
                 extra = "；综采工作面采取降尘措施后最高可至 5 m/s，请核实降尘措施"
                 out.append(
-                    _breach("limit.wind_speed", row, fig, t, what, note + extra).model_copy(
-                        update={"severity": Severity.MINOR}
-                    )
+                    _threshold_breach("limit.wind_speed", row, fig, t, what, note + extra, Severity.MINOR)
                 )
             else:
-                out.append(_breach("limit.wind_speed", row, fig, t, what, note))
+                out.append(_threshold_breach("limit.wind_speed", row, fig, t, what, note))
     return out
 
 
@@ -143,5 +147,5 @@ def _heat_limits(row: AllocationRow, kind: str, table: ThresholdTable) -> list[F
     for key in keys:
         t = table.get(key)
         if t.breached(row.temperature.value):
-            return [_breach("limit.temperature", row, row.temperature, t, "温度")]
+            return [_threshold_breach("limit.temperature", row, row.temperature, t, "温度")]
     return []

@@ -6,11 +6,13 @@ from __future__ import annotations
 import calc
 from calc.errors import CalcInputError
 from vent_agent.documents.plan.model import Plan
-from vent_agent.review.checks.calc_common import Where, calc_ev, calc_finding, stated_q
+from vent_agent.documents.plan.units import M3MIN
+from vent_agent.review.checks.calc_common import calc_ev, stated_q
 from vent_agent.review.findings import Finding, Severity
 from vent_agent.review.judgement.arith import close, exceeds
 from vent_agent.review.judgement.consequences import as_consequence, attach
 from vent_agent.review.judgement.recompute import MAIN_RETURN_HINTS, hint, normalise_name
+from vent_agent.review.rule_common import Where, finding
 
 
 def _governing_cn(total: calc.MaxResult) -> str:
@@ -104,11 +106,11 @@ def total_checks(
     complete = bool(plan.locations) and all(q is not None for q in each)
     if stated_sum is not None and complete and not close(stated_sum, section_sum):
         out.append(
-            calc_finding(
+            finding(
                 "calc.sum_stated",
                 at,
-                Severity.MINOR,
                 f"各用风地点需风量之和写作 {stated_sum:.1f} m³/min，按计划所写各地点需风量相加为 {section_sum:.1f}",
+                unit=M3MIN,
                 figures={"stated": stated_sum, "recomputed": section_sum},
                 ref=t.stated_sum.ref if t.stated_sum else None,
             )
@@ -122,11 +124,11 @@ def total_checks(
         and not close(stated_sum * k, mine_total)
     ):
         out.append(
-            calc_finding(
+            finding(
                 "calc.total_arithmetic",
                 at,
-                Severity.MINOR,
                 f"矿井总需风量算术错误：{stated_sum:.1f} × {k} = {stated_sum * k:.1f}，计划写作 {mine_total:.1f}",
+                unit=M3MIN,
                 figures={"stated": mine_total, "recomputed": round(stated_sum * k, 1)},
                 ref=t.mine_total.ref if t.mine_total else None,
             )
@@ -144,11 +146,11 @@ def total_checks(
         return out
     ref = t.mine_total.ref if t.mine_total else None
     if exceeds(total.value, mine_total):
-        low = calc_finding(
+        low = finding(
             "calc.total_low",
             at,
-            Severity.MAJOR,
             f"矿井总需风量偏低：核算为 {total.value:.1f} m³/min（{_governing_cn(total)}），计划为 {mine_total:.1f} m³/min",
+            unit=M3MIN,
             figures={"stated": mine_total, "recomputed": total.value},
             ref=ref,
             evidence=[calc_ev(total.method, total.substituted)],
@@ -164,11 +166,11 @@ def total_checks(
     capacity = stated_q(t.capacity)
     if capacity is not None and total.value > capacity:
         out.append(
-            calc_finding(
+            finding(
                 "calc.capacity_exceeded",
                 at,
-                Severity.MAJOR,
                 f"核算矿井总需风量 {total.value:.1f} m³/min 超过矿井通风能力 {capacity:.1f}",
+                unit=M3MIN,
                 figures={"recomputed": total.value, "capacity": capacity},
                 ref=t.capacity.ref if t.capacity else ref,
             )
@@ -176,11 +178,12 @@ def total_checks(
     for c in total.coefficients:
         if c.origin == "given" and c.valid_range and not (c.valid_range[0] <= c.value <= c.valid_range[1]):
             out.append(
-                calc_finding(
+                finding(
                     "calc.k_mine_range",
                     at,
-                    Severity.MAJOR if c.value < c.valid_range[0] else Severity.MINOR,
                     f"矿井需风系数 {c.symbol} = {c.value} 超出范围 {c.valid_range[0]}–{c.valid_range[1]}",
+                    severity=Severity.MAJOR if c.value < c.valid_range[0] else Severity.MINOR,
+                    unit=M3MIN,
                     figures={"stated": c.value},
                     ref=t.k_mine.ref if t.k_mine else ref,
                 )

@@ -389,7 +389,6 @@ class _ReadGate:
         info = scope_finding(scope, self.held)
         form = next((o for o in outcomes if o.agent == "form-reviewer" and o.error is None), None)
         if info is not None and form is not None:
-            info.reviewer = form.agent
             form.findings.append(info)
         return scope
 
