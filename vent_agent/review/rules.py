@@ -121,8 +121,30 @@ _ALLOCATION = {
 }
 _METHOD = {"*": (T(AQ1056),), "charging": (R(186), T(AQ1056)), "explosives_store": (R(185), T(AQ1056))}
 _SPEED = {"*": (R(157),)}
-_CALC_MAJOR = "使需风量或配风低于要求的为重大问题"
-_ROUNDING = "±0.5%（计算取整）"
+ROUNDING_TOLERANCE = 0.005
+"""Stated and recomputed figures agree within rounding: ±0.5 % (docs/DOMAIN.md §5; the calc rules)."""
+UNIT_TOLERANCE = 0.01
+"""A figure right in another unit than its column's: ±1 % after conversion (``calc.unit_mismatch``)."""
+GAS_TOLERANCE = 0.10
+"""The plan's gas emission against the gas-grade report, relative (``data.gas_emission``)."""
+BACKCALC_TOLERANCE = 0.15
+"""The emission back-calculated from the air survey against the report, relative (``data.backcalc_emission``)."""
+FIGURE_TOLERANCE = 0.005
+"""A face parameter against the operating procedure, relative: rounding (``data.procedure_parameter``)."""
+SURVEY_TOLERANCE = 0.05
+"""The allocation table's measured speed and section against the air survey, relative (``data.survey_mismatch``)."""
+SURVEY_CH4_POINTS = 0.05
+"""The allocation table's CH₄ against the air survey, in percentage points (``data.survey_mismatch``)."""
+INTAKE_TEMPERATURE_TOLERANCE = 1.0
+"""The plan's intake temperature against the air survey, ℃ (``data.intake_temperature``)."""
+
+
+def _pct(tolerance: float) -> str:
+    """A relative tolerance as the catalogue writes it: 0.005 → ``±0.5%``."""
+    return f"±{tolerance * 100:g}%"
+
+
+_ROUNDING = f"{_pct(ROUNDING_TOLERANCE)}（计算取整）"
 
 
 def _r(
@@ -149,7 +171,7 @@ RULES: dict[str, Rule] = {
         _r("calc.arithmetic", "代入计算正确", C, MIN, "改正后超过所取需风量的为重大问题，否则为一般问题", _METHOD, _ROUNDING),
         _r("calc.method_coefficient", "计算方法按规定系数取值", C, MIN, "按规定系数核算的结果超过所取需风量的为重大问题，否则为一般问题", _METHOD, _ROUNDING),
         _r("calc.coefficient_range", "系数在规定范围内", C, MAJ, "低于范围（降低需风量）的为重大问题，并按最接近的合规值重新核算；高于范围的为一般问题", _METHOD),
-        _r("calc.reference_input", "需风量按参考数据核算（不沿用与参考数据不符的输入）", C, MAJ, "计划输入与参考数据不符并使需风量偏低的为重大问题，按参考数据重新核算，配风、备用工作面和矿井总风量按核算值判定", (T("瓦斯等级鉴定报告"), T("工作面作业规程"), T("测风报表"), T(AQ1056)), "瓦斯涌出量 ±10%；作业规程参数 ±0.5%"),
+        _r("calc.reference_input", "需风量按参考数据核算（不沿用与参考数据不符的输入）", C, MAJ, "计划输入与参考数据不符并使需风量偏低的为重大问题，按参考数据重新核算，配风、备用工作面和矿井总风量按核算值判定", (T("瓦斯等级鉴定报告"), T("工作面作业规程"), T("测风报表"), T(AQ1056)), f"瓦斯涌出量 {_pct(GAS_TOLERANCE)}；作业规程参数 {_pct(FIGURE_TOLERANCE)}"),
         _r("calc.max_not_taken", "需风量取各计算方法的最大值", C, MAJ, "重大问题", {**_ALLOCATION, "*": (R(159), T(AQ1056))}, _ROUNDING),
         _r("calc.required_low", "需风量不低于核算最大值", C, MAJ, "重大问题", {**_ALLOCATION, "*": (R(159), T(AQ1056))}, _ROUNDING),
         _r("calc.required_missing", "给出取最大值后的需风量", F, MAJ, "重大问题（需风量无依据）", (T(AQ1056),)),
@@ -157,7 +179,7 @@ RULES: dict[str, Rule] = {
         _r("calc.speed_bounds", "需风量对应风速在允许范围内", G, MAJ, "重大问题", _SPEED),
         _r("calc.allocated_speed", "配风后风速在允许范围内", G, MAJ, "重大问题", _SPEED),
         _r("calc.speed_check_stated", "风速验算上下限正确", C, MIN, "一般问题", _SPEED, _ROUNDING),
-        _r("calc.unit_mismatch", "风量单位与表头一致（m³/min）", U, MIN, "一般问题", (T(AQ1056),), "±1%"),
+        _r("calc.unit_mismatch", "风量单位与表头一致（m³/min）", U, MIN, "一般问题", (T(AQ1056),), _pct(UNIT_TOLERANCE)),
         _r("calc.required_inconsistent", "同一地点需风量前后一致", C, MIN, "一般问题", (T(AQ1056),), _ROUNDING),
         _r("calc.sum_stated", "各地点需风量之和正确", C, MIN, "一般问题", (T(AQ1056),), _ROUNDING),
         _r("calc.total_arithmetic", "矿井总需风量算术正确", C, MIN, "一般问题", (T(AQ1056),), _ROUNDING),
@@ -173,12 +195,12 @@ RULES: dict[str, Rule] = {
         _r("data.location_missing", "采掘计划中的采掘工作面全部列入配风计划", D, MAJ, "重大问题", (T("月度采掘计划"),)),
         _r("data.location_stale", "配风计划中无已停止的采掘地点", D, MAJ, "重大问题", (T("月度采掘计划"),)),
         _r("data.location_unplanned", "配风地点与采掘计划一致", D, MIN, "一般问题", (T("月度采掘计划"),)),
-        _r("data.gas_emission", "瓦斯涌出量与瓦斯等级鉴定报告一致", D, MAJ, "超出容差的为重大问题", (T("瓦斯等级鉴定报告"),), "±10%"),
-        _r("data.procedure_parameter", "工作面参数与作业规程一致", D, MAJ, "计划取值偏小（降低需风量）的为重大问题，否则为一般问题", (T("工作面作业规程"),), "±0.5%"),
-        _r("data.survey_mismatch", "分配表实测数据与测风报表一致", D, MIN, "一般问题", (T("测风报表"),), "风速、断面 ±5%；CH₄ ±0.05个百分点"),
-        _r("data.intake_temperature", "进风温度与测风报表一致", D, MIN, "一般问题", (T("测风报表"),), "±1 ℃"),
+        _r("data.gas_emission", "瓦斯涌出量与瓦斯等级鉴定报告一致", D, MAJ, "超出容差的为重大问题", (T("瓦斯等级鉴定报告"),), _pct(GAS_TOLERANCE)),
+        _r("data.procedure_parameter", "工作面参数与作业规程一致", D, MAJ, "计划取值偏小（降低需风量）的为重大问题，否则为一般问题", (T("工作面作业规程"),), _pct(FIGURE_TOLERANCE)),
+        _r("data.survey_mismatch", "分配表实测数据与测风报表一致", D, MIN, "一般问题", (T("测风报表"),), f"风速、断面 {_pct(SURVEY_TOLERANCE)}；CH₄ ±{SURVEY_CH4_POINTS:g}个百分点"),
+        _r("data.intake_temperature", "进风温度与测风报表一致", D, MIN, "一般问题", (T("测风报表"),), f"±{INTAKE_TEMPERATURE_TOLERANCE:g} ℃"),
         _r("data.climate_speed", "气象条件风速与进风温度对应", D, MAJ, "重大问题", (T(AQ1056), T("测风报表"))),
-        _r("data.backcalc_emission", "测风反算瓦斯涌出量与报告一致", D, MAJ, "反算值高于报告的为重大问题，低于的为一般问题", (T("测风报表"), T(PRACTICE)), "±15%"),
+        _r("data.backcalc_emission", "测风反算瓦斯涌出量与报告一致", D, MAJ, "反算值高于报告的为重大问题，低于的为一般问题", (T("测风报表"), T(PRACTICE)), _pct(BACKCALC_TOLERANCE)),
         # -- regulation limits of the plan's own figures (data-checker) --
         _r("limit.gas_concentration", "回风流及作业地点甲烷、二氧化碳浓度", G, CRIT, "达到限值的为严重问题",
            {"coal_face": (R(192),), "heading": (R(192),), "standby_face": (R(192),), "*": (R(193), R(194))}),  # fmt: skip

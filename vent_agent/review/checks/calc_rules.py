@@ -33,6 +33,7 @@ from vent_agent.review.judgement.recompute import (
 from vent_agent.review.reference import MonthlyReference
 from vent_agent.review.result import LocationRecalc
 from vent_agent.review.rule_common import Where, finding, fmt, plan_edition, reference_evidence
+from vent_agent.review.rules import UNIT_TOLERANCE
 
 METHOD_SUFFIX = {
     "gas": "_by_gas",
@@ -342,7 +343,8 @@ def _table_required_checks(
     written = table_req.value / FLOW_UNITS.get(table_req.unit_written or "", 1.0)  # as in its cell
     column = table_req.unit_written or table_req.unit or "m³/min"
     slip = next(
-        (u for u, f in FLOW_UNITS.items() if u != column and close(written * f, target, rel=0.01)), None
+        (u for u, f in FLOW_UNITS.items() if u != column and close(written * f, target, rel=UNIT_TOLERANCE)),
+        None,
     )
     if not close(as_min, target) and slip is not None:
         rule, stated, recomputed = "calc.unit_mismatch", written, target

@@ -41,13 +41,16 @@ from vent_agent.review.rule_common import (
     plan_names,
     reference_evidence,
 )
+from vent_agent.review.rules import (
+    BACKCALC_TOLERANCE,
+    FIGURE_TOLERANCE,
+    GAS_TOLERANCE,
+    INTAKE_TEMPERATURE_TOLERANCE,
+    SURVEY_CH4_POINTS,
+    SURVEY_TOLERANCE,
+)
 
 REVIEWER = "data-checker"
-GAS_TOLERANCE = 0.10  # plan vs gas-grade report (DOMAIN §5)
-BACKCALC_TOLERANCE = 0.15  # back-calculated emission vs report (DOMAIN §5)
-FIGURE_TOLERANCE = 0.005  # stated figures vs reference: rounding
-SURVEY_SPEED_TOLERANCE = 0.05  # allocation table's measured speed/section vs the survey, relative
-SURVEY_CH4_TOLERANCE = 0.05  # percentage points
 AQ1056 = "AQ 1056-2008"
 TOOLS = {
     "mining_plan": "query_monthly_mining_plan",
@@ -264,9 +267,9 @@ def _survey(plan: Plan, ref: MonthlyReference) -> list[Finding]:
             continue
         s = ref.air_survey[key]
         checks = [
-            ("实测风速", row.measured_speed, s.wind_speed, "m/s", SURVEY_SPEED_TOLERANCE, True),
-            ("断面", row.area, s.area, "m²", SURVEY_SPEED_TOLERANCE, True),
-            ("CH₄浓度", row.ch4, s.ch4_return, "%", SURVEY_CH4_TOLERANCE, False),
+            ("实测风速", row.measured_speed, s.wind_speed, "m/s", SURVEY_TOLERANCE, True),
+            ("断面", row.area, s.area, "m²", SURVEY_TOLERANCE, True),
+            ("CH₄浓度", row.ch4, s.ch4_return, "%", SURVEY_CH4_POINTS, False),
         ]
         for label, fig, want, unit, tol, relative in checks:
             if fig is None or want is None:
@@ -295,7 +298,7 @@ def _climate(loc: LocationPlan, temp: float, ref: MonthlyReference, key: str) ->
     out = []
     stated = loc.inputs.get("intake_temp")
     ev = [_ev(ref, "survey", key, f"{key} 温度 {fmt(temp)} ℃")]
-    if stated is not None and abs(stated.value - temp) > 1.0:
+    if stated is not None and abs(stated.value - temp) > INTAKE_TEMPERATURE_TOLERANCE:
         out.append(
             finding(
                 "data.intake_temperature",

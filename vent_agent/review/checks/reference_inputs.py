@@ -17,8 +17,6 @@ from typing import Any
 from vent_agent.documents.plan.model import LocationPlan
 from vent_agent.documents.plan.text_primitives import match_name
 from vent_agent.review.checks.data_rules import (
-    FIGURE_TOLERANCE,
-    GAS_TOLERANCE,
     PROCEDURE_FIELDS,
     TOOLS,
     climate_min_v,
@@ -26,6 +24,7 @@ from vent_agent.review.checks.data_rules import (
 )
 from vent_agent.review.judgement.recompute import plan_diesel_kw
 from vent_agent.review.reference import MonthlyReference
+from vent_agent.review.rules import FIGURE_TOLERANCE, GAS_TOLERANCE
 
 SYMBOLS = {
     "gas_emission": ("q", "m³/min"),

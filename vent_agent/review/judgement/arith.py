@@ -12,6 +12,8 @@ import operator
 import re
 from collections.abc import Callable
 
+from vent_agent.review.rules import ROUNDING_TOLERANCE
+
 _NUMERIC = re.compile(r"^[\d.\s×·*/÷+\-−（）()%]+$")
 _OPS: dict[type[ast.operator], Callable[[float, float], float]] = {
     ast.Add: operator.add,
@@ -64,7 +66,7 @@ def substituted_value(expression: str) -> tuple[str, float] | None:
     return None
 
 
-def close(a: float, b: float, rel: float = 0.005, abs_tol: float = 0.051) -> bool:
+def close(a: float, b: float, rel: float = ROUNDING_TOLERANCE, abs_tol: float = 0.051) -> bool:
     """Equal within rounding: ±0.5 % (docs/DOMAIN.md §5) or one unit of the last stated decimal (0.05)."""
     return abs(a - b) <= max(abs_tol, rel * max(abs(a), abs(b)))
 

@@ -56,6 +56,7 @@ from vent_agent.review.findings import GENERAL_LOCATION, Category, Finding, Seve
 from vent_agent.review.outputs.remarks_digest import citable_figures, findings_digest, plan_digest
 from vent_agent.review.result import REVIEWERS, Remark
 from vent_agent.review.rule_common import plan_names
+from vent_agent.review.rules import ROUNDING_TOLERANCE
 from vent_agent.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -64,8 +65,6 @@ PROMPT_FILE = Path(__file__).with_name("remarks_prompt.md")
 REMARKS_TOOL = "model_remarks"
 MAX_REMARKS = 8
 DEFAULT_TIMEOUT_S = 60.0
-FIGURE_TOLERANCE = 0.005
-"""Relative tolerance when matching a cited figure to the plan's (docs/DOMAIN.md §5: ±0.5 % rounding)."""
 REMARK_RULE = "语言与逻辑审查（模型意见）"
 REMARK_SOURCE = "语言模型意见，未经确定性规则核实"
 DEFAULT_CATEGORY: dict[str, Category] = {
@@ -217,7 +216,7 @@ def _number(value: Any) -> float | None:
 
 
 def _is_citable(value: float, citable: list[float]) -> bool:
-    return any(abs(value - c) <= max(abs(c) * FIGURE_TOLERANCE, 1e-9) for c in citable)
+    return any(abs(value - c) <= max(abs(c) * ROUNDING_TOLERANCE, 1e-9) for c in citable)
 
 
 def _same_problem(location: str | None, figures: dict[str, float], findings: list[Finding]) -> Finding | None:
