@@ -9,6 +9,7 @@ from __future__ import annotations
 import pytest
 
 from vent_agent.documents.plan.model import Plan
+from vent_agent.documents.quality import PageRead
 from vent_agent.review.checks.data_rules import review_data
 from vent_agent.review.checks.form_rules import review_form
 from vent_agent.review.findings import Finding, Severity
@@ -236,3 +237,19 @@ def test_a_heading_with_nothing_read_under_it_is_not_a_missing_calculation(plan_
     kept, held = judge_only_what_was_read(raw, read_scope(plan))
     assert not any(f.rule_id == "form.calculation_missing" for f in kept)
     assert any("计算过程未能识别" in h for h in held)
+
+
+def test_findings_on_a_page_read_with_low_confidence_are_held_back(plan_b: Plan) -> None:
+    """A page OCR read with low confidence (vent_agent.documents.quality.low_confidence) gives its figures
+    as not read: a major resting on a figure of that page is held back, with the page named."""
+    plan = plan_b.model_copy(deep=True)
+    findings = review_form(plan) + review_data(plan, default_reference())
+    serious = [f for f in findings if f.severity in (Severity.MAJOR, Severity.CRITICAL) and f.page]
+    assert serious
+    page = serious[0].page
+    plan.pages_read = [PageRead(page=page or 0, source="ocr", ocr_confidence=0.7, low_confidence=True)]
+    scope = read_scope(plan)
+    assert scope.pages_low_confidence == [page]
+    kept, held = judge_only_what_was_read(findings, scope)
+    assert not [f for f in kept if f.page == page and f.severity in (Severity.MAJOR, Severity.CRITICAL)]
+    assert any(f"第{page}页识别置信度低" in line for line in held)

@@ -329,7 +329,7 @@ def read_scope(plan: Plan, monthly: MonthlyReference | None = None) -> ReadScope
     """The :class:`ReadScope` of ``plan``, with the mine's reference data for the month where known."""
     est = establish(plan, reference_names(monthly))
     parts = plan_parts(plan, est)
-    low = sorted({p.page for p in plan.pages_read if getattr(p, "low_confidence", False)})
+    low = sorted({p.page for p in plan.pages_read if p.low_confidence})
     blocks: dict[str, BlockRead] = {}
     for loc in plan.locations:
         stated = loc.stated_required is not None
@@ -374,6 +374,8 @@ def _held_reason(f: Finding, scope: ReadScope, est: Establishment) -> str | None
     if not scope.reviewable:
         return "计划各部分均未能可靠读取"
     rule = f.rule_id or ""
+    if f.page is not None and f.page in scope.pages_low_confidence and rule not in LOCATION_FROM_REFERENCE:
+        return f"第{f.page}页识别置信度低，其数值未作判定依据"
     needs = ABSENCE_RULES.get(rule)
     if needs and not any(scope.confident(p) for p in needs):
         return "、".join(PART_LABELS[p] for p in needs) + "部分未能可靠读取"
