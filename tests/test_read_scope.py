@@ -253,3 +253,20 @@ def test_findings_on_a_page_read_with_low_confidence_are_held_back(plan_b: Plan)
     kept, held = judge_only_what_was_read(findings, scope)
     assert not [f for f in kept if f.page == page and f.severity in (Severity.MAJOR, Severity.CRITICAL)]
     assert any(f"第{page}页识别置信度低" in line for line in held)
+
+
+def test_a_location_missing_from_a_part_holding_a_misread_name_is_held_back(plan_b: Plan) -> None:
+    """A scan's 并下爆炸材料库 in the allocation for 井下爆炸材料库: the location is not "missing from the
+    allocation" while the allocation holds a name that is no established location (it may be that one)."""
+    plan = plan_b.model_copy(deep=True)
+    row = next(r for r in plan.allocation if r.location == "井下爆炸材料库")
+    row.location = "并下爆炸材料库"
+    scope = read_scope(plan)
+    assert scope.unmatched.get("allocation") == ["并下爆炸材料库"]
+    kept, held = judge_only_what_was_read(review_form(plan), scope)
+    assert not [f for f in kept if f.rule_id == "form.allocation_missing"]
+    assert any("并下爆炸材料库" in line and "可能即该地点" in line for line in held)
+    # every name accounted for: the absence stands
+    plan.allocation = [r for r in plan.allocation if r is not row]
+    kept, _ = judge_only_what_was_read(review_form(plan), read_scope(plan))
+    assert [f.location for f in kept if f.rule_id == "form.allocation_missing"] == ["井下爆炸材料库"]

@@ -291,6 +291,9 @@ class ReadScope(BaseModel):
     (a heading with nothing read under it)."""
     allocation_required: list[str] = Field(default_factory=list)
     """Locations whose requirement the allocation states."""
+    unmatched: dict[str, list[str]] = Field(default_factory=dict)
+    """Per part (``list``, ``calculations``, ``allocation``), the names it holds that are not established
+    locations: a name misread there (a scan's 并下 for 井下) may be the location a rule finds missing."""
 
     def block(self, name: str) -> BlockRead | None:
         """How the calculation block of location ``name`` was read; None when it has none."""
@@ -336,7 +339,16 @@ def read_scope(plan: Plan, monthly: MonthlyReference | None = None) -> ReadScope
         blocks[loc.name] = (
             ("full" if stated else "partial") if loc.methods else ("stated" if stated else "empty")
         )
+    unmatched = {
+        part: sorted({n for n in names if n and not est.is_established(n)})
+        for part, names in (
+            ("list", plan.listed_locations),
+            ("calculations", [loc.name for loc in plan.locations]),
+            ("allocation", [r.location for r in plan.allocation]),
+        )
+    }
     return ReadScope(
+        unmatched={part: names for part, names in unmatched.items() if names},
         blocks=blocks,
         allocation_required=[r.location for r in plan.allocation if r.required_q is not None],
         parts=list(parts.values()),
@@ -369,6 +381,17 @@ CALC_OF_THE_MINE = frozenset({"calc.total_low", "calc.sum_stated", "calc.total_a
 """Rules over every location's requirement: they need the calculation part read with confidence."""
 
 
+MISSING_FROM: dict[str, tuple[str, ...]] = {
+    "form.allocation_missing": ("allocation",),
+    "form.allocation_not_listed": ("list",),
+    "form.location_not_listed": ("list",),
+    "form.calculation_missing": ("calculations",),
+    "data.location_missing": ("calculations", "allocation"),
+}
+"""Rules that find a location missing from a part → that part: the finding needs every name the part holds
+to be accounted for (one not established may be the location itself, misread)."""
+
+
 def _held_reason(f: Finding, scope: ReadScope, est: Establishment) -> str | None:
     """Why ``f`` cannot stand on what was read, or None when it can."""
     if not scope.reviewable:
@@ -381,6 +404,10 @@ def _held_reason(f: Finding, scope: ReadScope, est: Establishment) -> str | None
         return "、".join(PART_LABELS[p] for p in needs) + "部分未能可靠读取"
     if f.location and rule not in LOCATION_FROM_REFERENCE and not est.is_established(f.location):
         return f"“{f.location}”未能确认为用风地点"
+    for part in MISSING_FROM.get(rule, ()):
+        if odd := scope.unmatched.get(part):
+            names = "、".join(f"“{n}”" for n in odd[:3])
+            return f"{PART_LABELS[part]}中有未能确认的名称 {names}，可能即该地点"
     block = scope.block(f.location) if f.location else None
     if rule == "form.calculation_missing" and block is not None:
         return "该地点的计算过程未能识别"
