@@ -120,3 +120,15 @@ def test_a_location_calculated_in_the_overview_is_read_there() -> None:
     assert (ret.inputs["gas_emission"].value, ret.inputs["k_gas"].value) == (7.5, 1.2)
     assert plan.gaps == []
     assert by_name["3102工作面"].kind_label == "综采"  # the mining method noted after the name in the list
+
+
+def test_a_full_stop_read_as_a_period_ends_the_sentence_of_the_mine_total() -> None:
+    """OCR gives 。 as "." : the mine total is the figure of its own sentence, never the next one's."""
+    text = (
+        "示范煤矿2026年9月份矿井配风计划\n六、矿井总需风量\n"
+        "各用风地点需风量之和ΣQ=4265.9m3/min；矿井需风系数取k=1.18；矿井总需风量Q\n矿 =ΣQ×k = 4265.9×1.18 = "
+        "5033.8 m³/min. 按井下同时工作最多人数验算：4×420=1680m³/min，小于Q矿。\n"
+    )
+    totals = _plan(text).totals
+    assert totals.mine_total is not None and totals.mine_total.value == 5033.8
+    assert totals.stated_sum is not None and totals.stated_sum.value == 4265.9

@@ -418,7 +418,7 @@ def _sentences(doc: TextDoc, sec: Section | None) -> list[tuple[str, int]]:
     start, end = doc.span(sec.first_line + 1, sec.end_line) if sec else (0, len(doc.text))
     text = doc.text[start:end].replace("\n", " ")
     out, pos = [], 0
-    for m in re.finditer(r"[;；。]|$", text):
+    for m in re.finditer(r"[;；。]|\.(?!\d)|$", text):  # an OCR'd full stop may come out as "."
         out.append((squeeze(text[pos : m.start()]), start + pos))
         pos = m.end()
     return [(s, off) for s, off in out if s]
