@@ -3,7 +3,8 @@ lose findings, never make them. For each plan and each degradation, the (rule, l
 major or critical are a subset of the clean plan's.
 
 Plans: plan b (text layer) and the seeded demo plan written in several hands of tests/plan_hands.
-Degradations: a page dropped; an unrelated page inserted; a page stored sideways (/Rotate); section titles
+Degradations: a page dropped; an unrelated page inserted; a page stored sideways (/Rotate); a page printed
+and scanned, then blurred, darkened, turned 90° or photographed at an angle (OCR'd); section titles
 renamed to words the reader does not know; allocation headers renamed likewise; the location list
 dropped; unnumbered sections; the allocation table broken over pages. Each review takes seconds: the
 module is in the slow tier."""
@@ -15,10 +16,13 @@ from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
+import cv2
+import numpy as np
 import pypdfium2 as pdfium
 import pytest
+from PIL import Image, ImageEnhance, ImageFilter
 
-from tests.pdf_factory import Page, build_pdf
+from tests.pdf_factory import Page, build_pdf, image_pdf
 from tests.plan_hands.faults import demo_faults, seed_faults
 from tests.plan_hands.hands import HANDS, Hand
 from tests.plan_hands.model import PlanDoc, demo_plan
@@ -85,6 +89,40 @@ def _insert_unrelated(at: int) -> Callable[[bytes], bytes]:
     return lambda pdf: _edit(pdf, change)
 
 
+def _scanned(page: int, perturb: Callable[[Image.Image], Image.Image]) -> Callable[[bytes], bytes]:
+    """Page ``page`` printed and scanned (an image at 150 dpi, no text layer), then ``perturb`` ed:
+    blurred, darkened, turned, photographed at an angle. The other pages keep their text layer, so only
+    this one is OCR'd."""
+
+    def change(doc: pdfium.PdfDocument) -> None:
+        image = perturb(doc[page].render(scale=150 / 72).to_pil().convert("L"))
+        scan = pdfium.PdfDocument(image_pdf([image], dpi=150.0))
+        doc.del_page(page)
+        doc.import_pages(scan, index=page)
+        scan.close()
+
+    return lambda pdf: _edit(pdf, change)
+
+
+def _photographed(image: Image.Image) -> Image.Image:
+    """``image`` as a phone sees it held at an angle, on a dark background, lit from one side."""
+    w, h = image.size
+    src = np.float32([[0, 0], [w, 0], [w, h], [0, h]])
+    dst = np.float32([[0.06 * w, 40], [0.95 * w, 20], [w - 10, h - 15], [20, h - 40]])
+    warped = cv2.warpPerspective(
+        np.asarray(image), cv2.getPerspectiveTransform(src, dst), (w, h), borderValue=50
+    )
+    return Image.fromarray((warped * np.linspace(1.0, 0.75, w)[None, :]).astype(np.uint8))
+
+
+SCAN_PERTURBATIONS: dict[str, Callable[[Image.Image], Image.Image]] = {
+    "blurred": lambda im: im.filter(ImageFilter.GaussianBlur(1.6)),
+    "darkened": lambda im: ImageEnhance.Brightness(ImageEnhance.Contrast(im).enhance(0.6)).enhance(0.55),
+    "turned": lambda im: im.transpose(Image.Transpose.ROTATE_90),
+    "photographed": _photographed,
+}
+
+
 PLAN_B = (DATA / "plan-2026-08-b.pdf").read_bytes()
 
 
@@ -99,6 +137,7 @@ PDF_DEGRADATIONS: dict[str, Callable[[bytes], bytes]] = {
     "unrelated-page-middle": _insert_unrelated(2),
     "page-2-sideways": _rotate(1),
     "page-4-sideways": _rotate(3),
+    **{f"page-4-scanned-{name}": _scanned(3, perturb) for name, perturb in SCAN_PERTURBATIONS.items()},
 }
 
 
