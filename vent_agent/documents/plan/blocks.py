@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 
+from vent_agent.documents.plan.methods import method_key, symbol_input
 from vent_agent.documents.plan.model import (
     Figure,
     LocationPlan,
@@ -30,62 +31,6 @@ from vent_agent.documents.plan.text_primitives import (
     unit_after,
 )
 from vent_agent.documents.plan.units import FLOW_UNITS, read_figure
-
-METHOD_KEYS: list[tuple[str, str]] = [
-    ("standby", r"备用"),
-    ("h2", r"氢气|H2|H₂"),
-    ("co2", r"二氧化碳|CO2|CO₂"),
-    ("gas", r"瓦斯|CH4|CH₄|沼气|甲烷"),
-    ("climate", r"气象|气候|温度"),
-    ("workers", r"人数|人员"),
-    ("explosives", r"炸药|爆破|火药"),
-    ("fan_intake", r"局部通风机|局扇|吸风量|通风机"),
-    ("vehicle", r"胶轮车|车辆|柴油|机车|胶轮"),
-    ("heat", r"发热|散热|热量"),
-    ("volume", r"库容|容积|换气"),
-    ("min_q", r"最低|最小|最少|经验"),
-]
-_TEXTBOOK = re.compile(r"[Kk]\s*(?:t|T|温)|Q\s*(?:基|0)")
-
-_SYMBOL_INPUTS: dict[str, dict[str, str]] = {
-    "gas": {
-        "q": "gas_emission",
-        "qch4": "gas_emission",
-        "q瓦斯": "gas_emission",
-        "k": "k_gas",
-        "kch4": "k_gas",
-    },
-    "co2": {"q": "co2_emission", "qco2": "co2_emission", "k": "k_co2", "kco2": "k_co2"},
-    "climate": {
-        "v": "v_climate",
-        "k采高": "k_h",
-        "kh": "k_h",
-        "k面长": "k_l",
-        "kl": "k_l",
-        "k温": "k_t",
-        "kt": "k_t",
-    },
-    "climate_textbook": {"k采高": "k_h", "kh": "k_h", "k面长": "k_l", "kl": "k_l", "k温": "k_t", "kt": "k_t"},
-    "workers": {"n": "workers"},
-    "explosives": {"a": "explosive_kg"},
-    "fan_intake": {
-        "qf": "fan_intake_q",
-        "q局": "fan_intake_q",
-        "q扇": "fan_intake_q",
-        "i": "fan_count",
-        "s": "area",
-    },
-    "heat": {
-        "σw": "power_kw",
-        "∑w": "power_kw",
-        "w": "power_kw",
-        "θ": "theta",
-        "δt": "delta_t",
-        "△t": "delta_t",
-    },
-    "volume": {"v": "volume_m3"},
-    "h2": {"q": "h2_emission", "qh2": "h2_emission"},
-}
 
 _PARAMS: list[tuple[str, str]] = [
     ("face_length", r"(?:工作面)?(?:长度|斜长)|面长"),
@@ -108,16 +53,6 @@ _PARAMS: list[tuple[str, str]] = [
 ]
 _PARAM_RES = [(k, re.compile(rf"(?:{p})[^\d\n]{{0,12}}?({NUM})")) for k, p in _PARAMS]
 _ROCK = [("half_coal", "半煤岩"), ("rock", "岩巷"), ("coal", "煤巷")]
-
-
-def method_key(label: str, expression: str = "") -> str:
-    """The normalised method key of a label like ``按瓦斯涌出量计算`` (``other`` when unknown)."""
-    for key, pattern in METHOD_KEYS:
-        if re.search(pattern, label):
-            if key == "climate" and _TEXTBOOK.search(expression.split("=")[1] if "=" in expression else ""):
-                return "climate_textbook"
-            return key
-    return "other"
 
 
 def rock_of(text: str) -> str | None:
@@ -498,7 +433,7 @@ def parse_block(
     _speed_check_unit(loc, flow_unit)
     for ms in loc.methods:
         for sym, value in ms.symbols.items():
-            key = _SYMBOL_INPUTS.get(ms.method, {}).get(sym.lower().replace("₄", "4").replace("₂", "2"))
+            key = symbol_input(ms.method, sym)
             if not key:
                 continue
             if key in inputs and abs(inputs[key].value - value) > 1e-9:

@@ -18,7 +18,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from vent_agent.documents.plan.blocks import method_key, speed_bounds
+from vent_agent.documents.plan.blocks import speed_bounds
+from vent_agent.documents.plan.methods import method_key
 from vent_agent.documents.plan.model import Figure, MethodStatement, SpeedCheckStatement
 from vent_agent.documents.plan.tables import Cell, LogicalTable, column_unit, header_labels
 from vent_agent.documents.plan.text_primitives import (

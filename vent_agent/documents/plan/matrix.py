@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import re
 
-from vent_agent.documents.plan.blocks import method_key
 from vent_agent.documents.plan.calc_tables import CalcGroup, result_figure
 from vent_agent.documents.plan.location_names import is_location_name, strip_enumerator
+from vent_agent.documents.plan.methods import method_key
 from vent_agent.documents.plan.model import MethodStatement
 from vent_agent.documents.plan.tables import LogicalTable, column_unit, header_labels
 

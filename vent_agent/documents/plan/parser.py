@@ -35,10 +35,10 @@ from vent_agent.documents.plan.gaps import (
 from vent_agent.documents.plan.inputs import apply_input_sheets
 from vent_agent.documents.plan.location_names import is_location_name
 from vent_agent.documents.plan.matrix import is_method_matrix, matrix_groups
+from vent_agent.documents.plan.methods import kind_of
 from vent_agent.documents.plan.model import (
     AllocationRow,
     Figure,
-    LocationKind,
     LocationPlan,
     Plan,
     SignOff,
@@ -89,17 +89,6 @@ log = logging.getLogger(__name__)
 T = TypeVar("T")
 Listed = tuple[str, str, SourceRef]
 """A location of the plan's list: its name key, its label as written, where it was read."""
-
-_METHOD_KIND: dict[str, LocationKind] = {
-    "standby": "standby_face",
-    "fan_intake": "heading",
-    "climate": "coal_face",
-    "climate_textbook": "coal_face",
-    "heat": "chamber_heat",
-    "volume": "explosives_store",
-    "h2": "charging",
-    "vehicle": "diesel_roadway",
-}
 
 
 def parse_plan(extracted: ExtractedPdf) -> Plan:
@@ -370,9 +359,7 @@ def _locations(
         )
         plan.warnings.extend(warns)
         if kind == "unknown":
-            kind = next(
-                (_METHOD_KIND[m.method] for m in loc.methods if m.method in _METHOD_KIND), "other_roadway"
-            )
+            kind = next((k for m in loc.methods if (k := kind_of(m.method)) is not None), "other_roadway")
         loc = loc.model_copy(update={"name": listed_name, "kind": kind, "kind_label": label})
         if kind == "heading" and loc.rock is None:
             loc.rock = rock_of(label) or rock_of(block.hint) or rock_of(listed_name)

@@ -13,6 +13,7 @@ from collections.abc import Awaitable, Callable
 from calc import formatting as calc_fmt
 from calc.errors import CalcInputError
 from calc.result import CalcResult, MaxResult
+from vent_agent.documents.plan.methods import calculator
 from vent_agent.documents.plan.model import AllocationRow, LocationPlan, MethodStatement, Plan, SourceRef
 from vent_agent.documents.plan.units import FLOW_UNITS, M3MIN
 from vent_agent.observability import metrics
@@ -35,19 +36,6 @@ from vent_agent.review.result import LocationRecalc
 from vent_agent.review.rule_common import Where, finding, fmt, plan_edition, reference_evidence
 from vent_agent.review.rules import UNIT_TOLERANCE
 
-METHOD_SUFFIX = {
-    "gas": "_by_gas",
-    "co2": "_by_co2",
-    "climate": "_by_climate",
-    "workers": "_by_workers",
-    "explosives": "_by_explosives",
-    "fan_intake": "_by_fan_intake",
-    "vehicle": "_by_vehicle",
-    "heat": "_by_equipment",
-    "standby": "standby_face",
-    "h2": "charging",
-    "volume": "explosives_store",
-}
 MAX_TOOL = {
     "coal_face": "calc_face_air_volume_max",
     "heading": "calc_tunnel_air_volume_max",
@@ -121,9 +109,9 @@ def _input_ref(loc: LocationPlan, name: str) -> SourceRef | None:
 
 
 def _calc_method(result: MaxResult | None, m: MethodStatement) -> CalcResult | None:
-    if result is None or m.method not in METHOD_SUFFIX:
+    suffix = calculator(m.method)
+    if result is None or suffix is None:
         return None
-    suffix = METHOD_SUFFIX[m.method]
     candidates = result.methods if result.methods else [result]
     return next((r for r in candidates if r.method.endswith(suffix)), None)
 

@@ -21,6 +21,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from vent_agent.documents.plan.methods import inputs_of
 from vent_agent.documents.plan.model import Figure, LocationPlan, Plan
 from vent_agent.documents.plan.tables import classify_kind
 from vent_agent.documents.plan.text_primitives import match_name
@@ -123,16 +124,6 @@ _ROW_LABELS = {
     "ch4": "CH₄浓度",
     "co2": "CO₂浓度",
     "temperature": "温度",
-}
-_METHOD_INPUTS = {
-    "gas": ("gas_emission", "k_gas"),
-    "co2": ("co2_emission", "k_co2"),
-    "workers": ("workers",),
-    "explosives": ("explosive_kg",),
-    "fan_intake": ("fan_intake_q", "fan_count", "area"),
-    "heat": ("power_kw", "theta", "delta_t"),
-    "volume": ("volume_m3",),
-    "h2": ("h2_emission",),
 }
 
 
@@ -256,7 +247,7 @@ def _consistency(loc: LocationPlan, checks: list[FigureCheck]) -> None:
     """An input that its method does not substitute, where the method's own arithmetic holds, was
     misread (e.g. the 100 of ``Q = 100·q·k`` read as q)."""
     for m in loc.methods:
-        keys = _METHOD_INPUTS.get(m.method)
+        keys = inputs_of(m.method)
         if not keys or m.stated is None or not m.operands:
             continue
         evaluated = substituted_value(m.expression)
