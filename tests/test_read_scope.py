@@ -270,3 +270,18 @@ def test_a_location_missing_from_a_part_holding_a_misread_name_is_held_back(plan
     plan.allocation = [r for r in plan.allocation if r is not row]
     kept, _ = judge_only_what_was_read(review_form(plan), read_scope(plan))
     assert [f.location for f in kept if f.rule_id == "form.allocation_missing"] == ["井下爆炸材料库"]
+
+
+def test_a_month_the_cover_does_not_give_is_found_missing(plan_b: Plan) -> None:
+    """The cover is read when its title is: a month (or version) it does not give is a finding, never
+    dropped because the cover's month was not read."""
+    plan = plan_b.model_copy(deep=True)
+    plan.month = None
+    scope = read_scope(plan)
+    assert next(p for p in scope.parts if p.part == "cover").confidence == "high"
+    kept, _ = judge_only_what_was_read(review_form(plan), scope)
+    assert any(f.rule_id == "form.cover" and "月份" in f.message for f in kept)
+    plan.title = ""
+    plan.mine = None
+    kept, _ = judge_only_what_was_read(review_form(plan), read_scope(plan))
+    assert not any(f.rule_id == "form.cover" and "月份" in f.message for f in kept)  # no cover read at all

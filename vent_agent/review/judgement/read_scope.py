@@ -167,7 +167,9 @@ def plan_parts(plan: Plan, est: Establishment) -> dict[str, PartCoverage]:
     (编制 / 审核 / 批准) was read."""
     sp = plan.section_pages
     cover_found = bool(plan.title or plan.mine or plan.month)
-    parts = {"cover": _part("cover", cover_found, bool(plan.mine and plan.month), [1])}
+    # the cover is read when its title is: then a mine, month or version it does not give is missing
+    # (the mine and month read are reported on their own, and select the reference data)
+    parts = {"cover": _part("cover", cover_found, bool(plan.title), [1])}
     sign_pages = [s.ref.page if s.ref else None for s in plan.signoffs] + [sp.get("signoff")]
     parts["signoff"] = _part("signoff", bool(plan.signoffs), bool(plan.signoffs), sign_pages)
     parts["basis"] = _part("basis", "basis" in sp or bool(plan.basis), bool(plan.basis), [sp.get("basis")])
