@@ -12,7 +12,7 @@ from vent_agent.documents.plan.parser import parse_plan
 
 
 def _plan(body: str) -> list[LocationPlan]:
-    text = f"示范煤矿2026年9月份矿井配风计划\n四、需风量计算\n1. 一号压风机硐室\n{body}\n"
+    text = f"示范煤矿2026年9月份矿井配风计划\n四、需风量计算\n1. 一号机电硐室\n{body}\n"
     return parse_plan(ExtractedPdf(page_count=1, pages=[PageText(page=1, text=text)])).locations
 
 
@@ -38,18 +38,16 @@ def test_every_method_key_is_registered_once_with_a_label_and_the_kinds_are_know
 
 
 def test_a_method_added_to_the_registry_is_read_with_its_symbols_and_kind() -> None:
-    """A compressor chamber by its air demand (a method the project does not have): one registry entry
-    makes the reader name the method, fill the input its symbol gives and type the location."""
-    body = "按压风机排气量计算：Q = 1.2 × Qc = 1.2 × 150 = 180.0 m³/min\n取最大值：Q需 = 180.0 m³/min"
+    """A made-up method (按示例甲法, symbol Xd): one registry entry makes the reader name the method, fill
+    the input its symbol gives and type the location; nothing else is changed."""
+    body = "按示例甲法计算：Q = 1.2 × Xd = 1.2 × 150 = 180.0 m³/min\n取最大值：Q需 = 180.0 m³/min"
     (before,) = _plan(body)
     assert [m.method for m in before.methods] == ["other"]
-    compressor = PlanMethod(
-        "compressor", r"压风机|空压机", {"qc": "compressor_q"}, ("compressor_q",), "chamber_heat", None
-    )
-    with registered(compressor):
+    example = PlanMethod("example_a", r"示例甲", {"xd": "example_q"}, ("example_q",), "chamber_heat", None)
+    with registered(example):
         (loc,) = _plan(body)
-        assert [m.method for m in loc.methods] == ["compressor"]
-        assert loc.inputs["compressor_q"].value == 150.0
+        assert [m.method for m in loc.methods] == ["example_a"]
+        assert loc.inputs["example_q"].value == 150.0
         assert loc.kind == "chamber_heat"
-        assert methods.inputs_of("compressor") == ("compressor_q",)
-    assert methods.method("compressor") is None  # the registry restored
+        assert methods.inputs_of("example_a") == ("example_q",)
+    assert methods.method("example_a") is None  # the registry restored
