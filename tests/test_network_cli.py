@@ -9,6 +9,8 @@ import pytest
 
 from tests.network_cases import NETWORKS, TOTAL_AIRFLOW, published
 from vent_agent.cli import main
+from vent_agent.network.requests import NetworkSpec
+from vent_agent.network.service import solve_payload
 
 
 def _run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
@@ -80,3 +82,18 @@ def test_bad_input_is_one_chinese_line_and_exit_2(
     topology = str(NETWORKS / "A_hongshagang_1" / "topology.csv")
     code, _, err = _run(capsys, *[a.replace("{A}", topology) for a in args])
     assert code == 2 and words in err and "Traceback" not in err
+
+
+def test_without_a_topology_the_cli_solves_the_demo_mine_as_the_api_does(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    code, out, _ = _run(capsys, "solve", "--json")
+    assert code == 0
+    flows = {row["id"]: row["q"] for row in json.loads(out)["branches"]}
+    api = {row["id"]: row["q"] for row in solve_payload(NetworkSpec())["branches"]}
+    assert flows.keys() == api.keys() and max(abs(flows[k] - api[k]) for k in api) <= 1e-6
+    change = json.dumps({"action": "open_door", "branch": "FM-01"})
+    code, out, _ = _run(capsys, "what-if", "--change", change, "--json")
+    assert code == 0 and json.loads(out)["changes"] == ["打开风门 FM-01"]
+    code, _, err = _run(capsys, "solve", "--total-airflow", "100")
+    assert code == 2 and "示范矿井" in err

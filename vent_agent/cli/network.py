@@ -1,12 +1,13 @@
 """``vent-agent network solve | what-if | fit``: solve a ventilation network from a topology CSV (the
 columns of the benchmark networks, tests/data/networks/README.md) and print the flows, as text or as JSON;
-or fit its resistances to a survey (风阻反演).
+or fit its resistances to a survey (风阻反演). Without ``--topology`` the network is the embedded demo
+mine's, the same network ``POST /api/network/solve`` solves when the body names none.
 
 Usage::
 
-    vent-agent network solve --topology FILE.csv [--total-airflow Q] [--json]
-    vent-agent network what-if --topology FILE.csv [--total-airflow Q] --change '{"action": …}' … [--json]
-    vent-agent network fit --topology FILE.csv [--total-airflow Q] --survey SURVEY.csv
+    vent-agent network solve [--topology FILE.csv [--total-airflow Q]] [--json]
+    vent-agent network what-if [--topology FILE.csv [--total-airflow Q]] --change '{"action": …}' … [--json]
+    vent-agent network fit [--topology FILE.csv [--total-airflow Q]] --survey SURVEY.csv
         [--q-error 0.05] [--h-error 1.0] [--json]
 
 The survey CSV has the columns of the benchmark's solutions, ``edge_id, q_m3_s, h_Pa`` (measured flow
@@ -31,6 +32,7 @@ from typing import Annotated, Any, NoReturn, TypeVar
 import typer
 
 from vent_agent.cli.usage import PROG, existing_file
+from vent_agent.network.requests import demo_mine_network
 from vent_agent.network.service import MAX_FIT_BRANCHES, fit_json
 from ventnet import Network, NetworkError, NotConverged, Solution, require_driver, solve
 from ventnet.changes import Change
@@ -46,8 +48,12 @@ METHOD_CN = {"newton": "牛顿节点风压法", "hardy_cross": "Hardy Cross 回�
 network_app = typer.Typer(add_completion=False, no_args_is_help=True, help="通风网络解算与“如果……会怎样”分析")
 
 TopologyOption = Annotated[
-    Path,
-    typer.Option("--topology", callback=existing_file, help="拓扑 CSV（edge_id, from, to, r_N_s2_m8 …）"),
+    Path | None,
+    typer.Option(
+        "--topology",
+        callback=existing_file,
+        help="拓扑 CSV（edge_id, from, to, r_N_s2_m8 …）；省略时为内置示范矿井的通风网络（与 API 默认相同）",
+    ),
 ]
 AirflowOption = Annotated[
     float | None, typer.Option("--total-airflow", help="总风量 m³/s：从无流入节点进、无流出节点出")
@@ -57,7 +63,7 @@ JsonOption = Annotated[bool, typer.Option("--json", help="输出 JSON")]
 
 @network_app.command("solve")
 def solve_command(
-    topology: TopologyOption, total_airflow: AirflowOption = None, as_json: JsonOption = False
+    topology: TopologyOption = None, total_airflow: AirflowOption = None, as_json: JsonOption = False
 ) -> None:
     """解算通风网络：各分支风量、风压与节点压力。"""
     network = _network(topology, total_airflow)
@@ -67,13 +73,13 @@ def solve_command(
 
 @network_app.command("what-if")
 def what_if_command(
-    topology: TopologyOption,
     change: Annotated[
         list[str],
         typer.Option(
             "--change", help='一项调整（JSON），如 {"action": "close_door", "branch": "12"}；可重复'
         ),
     ],
+    topology: TopologyOption = None,
     total_airflow: AirflowOption = None,
     as_json: JsonOption = False,
 ) -> None:
@@ -97,11 +103,11 @@ def what_if_command(
 
 @network_app.command("fit")
 def fit_command(
-    topology: TopologyOption,
     survey: Annotated[
         Path,
         typer.Option("--survey", callback=existing_file, help="测定 CSV（edge_id, q_m3_s, h_Pa）"),
     ],
+    topology: TopologyOption = None,
     total_airflow: AirflowOption = None,
     q_error: Annotated[float, typer.Option("--q-error", help="风量测定标准误差 m³/s", min=1e-9)] = 0.05,
     h_error: Annotated[float, typer.Option("--h-error", help="压差测定标准误差 Pa", min=1e-9)] = 1.0,
@@ -132,8 +138,13 @@ def fit_command(
         print(f"注意：{warning}")
 
 
-def _network(topology: Path, total_airflow: float | None) -> Network:
+def _network(topology: Path | None, total_airflow: float | None) -> Network:
+    """The topology's network as posed, or the demo mine's without one (as the API's default)."""
     try:
+        if topology is None:
+            if total_airflow is not None:
+                raise NetworkError("示范矿井网络由主要通风机驱动，不接受 --total-airflow（它只用于拓扑 CSV）")
+            return demo_mine_network()
         network = pose(load_topology(topology), total_airflow)
         require_driver(network)
         return network
