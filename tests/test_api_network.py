@@ -42,8 +42,8 @@ async def test_the_demo_mine_is_solved_when_no_network_is_named(client: httpx.As
 async def test_closing_a_door_names_the_branches_that_fall_short_with_their_clauses(
     client: httpx.AsyncClient,
 ) -> None:
-    # shutting the 15216 face's intake side (its haulage slope) as a door would
-    change = {"action": "close_door", "branch": "15216"}
+    # a new door shut in the 15216 face's intake side (its haulage slope, an airway without a door)
+    change = {"action": "add_door", "branch": "15216"}
     resp = await client.post("/api/network/what-if", json={"changes": [change]})
     assert resp.status_code == 200
     body = resp.json()
@@ -58,7 +58,7 @@ async def test_closing_a_door_names_the_branches_that_fall_short_with_their_clau
     )
     low = {f["branch"] for f in body["findings"] if f["kind"] == "wind_low"}
     assert "15216" in low
-    assert body["changes"] == ["关闭风门 15216"] and "审批" in body["advice"]
+    assert body["changes"] == ["新设并关闭风门 15216"] and "审批" in body["advice"]
 
 
 async def test_a_fan_driven_backwards_is_a_finding(client: httpx.AsyncClient) -> None:
@@ -84,6 +84,15 @@ async def test_a_fan_driven_backwards_is_a_finding(client: httpx.AsyncClient) ->
         ("/api/network/what-if", {"changes": []}, ""),
         ("/api/network/what-if", {"changes": [{"action": "close_door", "branch": "FD-01"}]}, "不是风门"),
         ("/api/network/what-if", {"changes": [{"action": "stop_fan", "branch": "FM-01"}]}, "没有风机"),
+        # an airway (二采区东翼进风巷) holds no door, and the door FM-01 no regulator
+        ("/api/network/what-if", {"changes": [{"action": "close_door", "branch": "EC-DYJF"}]}, "没有风门"),
+        ("/api/network/what-if", {"changes": [{"action": "open_door", "branch": "EC-DYJF"}]}, "没有风门"),
+        (
+            "/api/network/what-if",
+            {"changes": [{"action": "set_regulator", "branch": "FM-01", "added_resistance": 5}]},
+            "没有调节风窗",
+        ),
+        ("/api/network/what-if", {"changes": [{"action": "add_door", "branch": "FM-01"}]}, "已有风门"),
         ("/api/network/solve", {"total_airflow": -1}, ""),
         (  # nothing drives the air: no fan, no fixed quantity, no total airflow
             "/api/network/solve",

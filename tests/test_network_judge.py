@@ -53,7 +53,9 @@ def test_a_fan_on_its_rising_side_and_off_its_range_is_named() -> None:
 def test_starving_the_local_fans_intake_is_judged_by_article_183() -> None:
     # the demo mine's east-wing intake carries 31.2 m³/s to three local fans drawing 30.1: a regulator
     # in it leaves them less than they draw
-    result = what_if(demo_mine_network(), [Change("set_regulator", "EC-DYJF", added_resistance=5.0)])
+    network = demo_mine_network()
+    choked = network.branch("EC-DYJF").resistance + 5.0
+    result = what_if(network, [Change("set_resistance", "EC-DYJF", resistance=choked)])
     kinds = _kinds(judge_what_if(result, TABLE))
     (starved,) = kinds["aux_fan_intake"]
     assert starved.branch == "DY-JF" and "第183条" in starved.clause and "循环风" in starved.message

@@ -31,7 +31,7 @@ def test_raising_r5_past_the_balance_flips_the_diagonal() -> None:
 
 
 def test_closing_a_door_sends_its_air_to_the_parallel_branch() -> None:
-    network = driven([line("door", "in", "out", 0.5), line("other", "in", "out", 0.5)], 20.0)
+    network = driven([Branch("door", "in", "out", 0.5, kind="door"), line("other", "in", "out", 0.5)], 20.0)
     result = what_if(network, [Change("close_door", "door")])
     assert result.before.q["door"] == pytest.approx(10.0, abs=1e-5)
     # the closed door leaks as R = 2000: Q_door/Q_other = √(0.5 / 2000.5)
@@ -67,7 +67,7 @@ def test_holing_through_a_heading_and_removing_it() -> None:
     [
         (Change("close_door", "nowhere"), "没有分支"),
         (Change("stop_fan", "1"), "没有风机"),
-        (Change("set_regulator", "1"), "附加风阻"),
+        (Change("set_regulator", "1"), "没有调节风窗"),
         (Change("add_branch", "1", resistance=1.0, from_node="in", to_node="m"), "已存在"),
         (Change("add_branch", "x"), "from"),
     ],
@@ -128,7 +128,7 @@ def test_a_network_with_a_fan_off_reaches_no_reference_through_the_fan() -> None
 
 
 def test_closing_a_closed_door_is_accepted_and_said_so() -> None:
-    network = driven([line("door", "in", "out", 0.5), line("other", "in", "out", 0.5)], 20.0)
+    network = driven([Branch("door", "in", "out", 0.5, kind="door"), line("other", "in", "out", 0.5)], 20.0)
     closed = what_if(network, [Change("close_door", "door")])
     assert closed.notes == ()
     again = what_if(closed.network, [Change("close_door", "door")], closed.after)
@@ -137,6 +137,26 @@ def test_closing_a_closed_door_is_accepted_and_said_so() -> None:
     assert again.after.q["door"] == pytest.approx(closed.after.q["door"], abs=1e-6)
     opened = what_if(network, [Change("open_door", "door")])
     assert "已处于打开状态" in opened.notes[0]
+
+
+def test_a_door_change_needs_a_door_and_a_regulator_change_a_regulator() -> None:
+    airway = line("airway", "in", "out", 0.5)  # no kind, no added resistance: neither facility
+    topology_door = Branch("adjusted", "in", "out", 0.5, added_resistance=0.08)  # a CSV's adjust_r
+    network = driven([airway, topology_door], 20.0)
+    for change, words in (
+        (Change("close_door", "airway"), "没有风门"),
+        (Change("set_regulator", "airway", added_resistance=1.0), "没有调节风窗"),
+        (Change("add_door", "adjusted"), "已有风门"),
+    ):
+        with pytest.raises(NetworkError, match=words):
+            apply_changes(network, [change])
+    assert apply_changes(network, [Change("close_door", "adjusted")]).branch("adjusted").added_resistance == (
+        CLOSED_DOOR_RESISTANCE
+    )
+    # a new door in the airway: closed, it leaks as a closed door does
+    added = what_if(network, [Change("add_door", "airway")])
+    assert added.network.branch("airway").added_resistance == CLOSED_DOOR_RESISTANCE
+    assert added.after.q["airway"] < 1.0 < added.before.q["airway"]
 
 
 def test_a_door_posed_as_a_door_is_closed_with_any_added_resistance() -> None:

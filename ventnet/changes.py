@@ -1,6 +1,12 @@
 """What-if changes to a network (docs/DOMAIN.md §7): close or open a door, set a regulator's added
-resistance, stop, start or change a fan, add or remove a branch (a heading holed through), set a
-branch's resistance. Each is a pure function of the network: the mine itself is never touched."""
+resistance, put a new (closed) door in an airway, stop, start or change a fan, add or remove a branch
+(a heading holed through), set a branch's resistance. Each is a pure function of the network: the mine
+itself is never touched.
+
+A change naming a facility names a branch that has it: a door change a door, a regulator change a
+regulator. A branch has a door (regulator) when it is posed as one (``kind``), or when it is a plain
+airway with an added resistance (the benchmark topology's ``adjust_r``, which gives no kinds: its doors
+and regulators are the airways with an added resistance)."""
 
 from __future__ import annotations
 
@@ -21,6 +27,7 @@ ACTIONS = {
     "close_door": "关闭风门",
     "open_door": "打开风门",
     "set_regulator": "设置调节风窗",
+    "add_door": "新设并关闭风门",
     "stop_fan": "停止风机",
     "start_fan": "开启风机",
     "change_fan": "更换风机（特性曲线）",
@@ -36,7 +43,7 @@ class Change:
     """One change: ``action`` (a key of :data:`ACTIONS`) on branch ``branch``.
 
     ``resistance`` (N·s²/m⁸) is the new R of ``set_resistance``, the R of ``add_branch``, or a closed
-    door's leakage R for ``close_door``; ``added_resistance`` the regulator's ΔR (N·s²/m⁸);
+    door's leakage R for ``close_door`` and ``add_door``; ``added_resistance`` the regulator's ΔR (N·s²/m⁸);
     ``fan`` the curve of ``change_fan`` (or ``start_fan`` with another curve); ``from_node``/``to_node``
     and ``area`` (m²) describe an added branch.
     """
@@ -77,7 +84,7 @@ class Change:
         )
 
 
-DOOR_ACTIONS = frozenset({"close_door", "open_door"})
+DOOR_ACTIONS = frozenset({"close_door", "open_door", "add_door"})
 FAN_ACTIONS = frozenset({"stop_fan", "start_fan", "change_fan"})
 NOT_A_DOOR = {"fan": "主要通风机", "local_fan": "局部通风机", "regulator": "调节风窗"}
 """Branch kinds a door change does not apply to (an ordinary airway may hold a door: the benchmark
@@ -87,8 +94,8 @@ networks give no kinds), with their Chinese names."""
 def apply_changes(network: Network, changes: Iterable[Change]) -> Network:
     """The network after ``changes`` in order. Raises :class:`NetworkError` (Chinese) for a change that
     names no branch of the network, a change that does not fit the branch (closing or opening a door in
-    a fan, a local fan or a regulator; a regulator in a fan or fixed-quantity branch; a fan change on a
-    branch without one), or a missing value."""
+    a fan, a local fan, a regulator or an airway without a door; a regulator in a branch without one; a
+    new door where there is one already; a fan change on a branch without one), or a missing value."""
     return applied(network, changes)[0]
 
 
@@ -134,6 +141,23 @@ def _check_fits(target: Branch, change: Change) -> None:
     if action == "set_regulator" and (target.fan is not None or target.fixed_q is not None):
         what = "主要通风机" if target.fan is not None else "定风量分支（局部通风机）"
         raise NetworkError(f"分支 {target.id} 是{what}，不能设置调节风窗")
+    label = f"分支 {target.id}" + (f"（{target.name}）" if target.name else "")
+    if action in ("close_door", "open_door") and not has_facility(target, "door"):
+        raise NetworkError(
+            f"{label}没有风门，无法{ACTIONS[action]}；要模拟在该巷道新设一道风门并关闭，请用 add_door"
+        )
+    if action == "add_door" and has_facility(target, "door"):
+        raise NetworkError(f"{label}已有风门，请用 close_door / open_door")
+    if action == "set_regulator" and not has_facility(target, "regulator"):
+        raise NetworkError(
+            f"{label}没有调节风窗，无法设置调节风窗；要模拟改变该巷道的风阻，请用 set_resistance"
+        )
+
+
+def has_facility(branch: Branch, facility: str) -> bool:
+    """Whether ``branch`` has a ``facility`` (``"door"`` or ``"regulator"``): it is posed as one, or it is
+    a plain airway (``kind`` ``"roadway"``, the only kind a topology CSV gives) with an added resistance."""
+    return branch.kind == facility or (branch.kind == "roadway" and branch.added_resistance > 0)
 
 
 def _unchanged_note(target: Branch, change: Change) -> str:
@@ -149,6 +173,8 @@ def _unchanged_note(target: Branch, change: Change) -> str:
 
 def _changed(target: Branch, change: Change) -> Branch:
     action = change.action
+    if action == "add_door":
+        return replace(target, added_resistance=change.resistance or CLOSED_DOOR_RESISTANCE)
     if action == "close_door":
         if change.resistance is None and target.added_resistance >= _closed_resistance(target):
             return target  # closed already, with its own (surveyed or default) leakage

@@ -41,7 +41,9 @@ class ChangeArg(BaseModel):
     branch: str = Field(description="分支（巷道）ID，如 FM-01、15216、FD-01")
     added_resistance: float | None = Field(default=None, ge=0, description="set_regulator 的附加风阻 N·s²/m⁸")
     resistance: float | None = Field(
-        default=None, ge=0, description="set_resistance / add_branch 的风阻 N·s²/m⁸"
+        default=None,
+        ge=0,
+        description="set_resistance / add_branch 的风阻，add_door 新设风门的漏风风阻 N·s²/m⁸",
     )
     from_node: str | None = Field(default=None, description="add_branch 的起点节点")
     to_node: str | None = Field(default=None, description="add_branch 的终点节点")
