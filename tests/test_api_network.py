@@ -93,6 +93,11 @@ async def test_a_fan_driven_backwards_is_a_finding(client: httpx.AsyncClient) ->
             "没有调节风窗",
         ),
         ("/api/network/what-if", {"changes": [{"action": "add_door", "branch": "FM-01"}]}, "已有风门"),
+        (  # the intake shafts and the main intake removed: no way in from the surface
+            "/api/network/what-if",
+            {"changes": [{"action": "remove_branch", "branch": k} for k in ("ZJFX", "FLJ", "ZLJ")]},
+            "与地面不再连通：没有进风",
+        ),
         ("/api/network/solve", {"total_airflow": -1}, ""),
         (  # nothing drives the air: no fan, no fixed quantity, no total airflow
             "/api/network/solve",

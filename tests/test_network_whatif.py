@@ -159,6 +159,22 @@ def test_a_door_change_needs_a_door_and_a_regulator_change_a_regulator() -> None
     assert added.after.q["airway"] < 1.0 < added.before.q["airway"]
 
 
+def test_removing_the_branches_to_the_surface_is_refused_as_cutting_the_network_off() -> None:
+    branches = [
+        line("shaft_a", "top_a", "m", 0.5),
+        line("shaft_b", "top_b", "m", 0.5),
+        line("main", "m", "f", 1.0),
+        Branch("fan", "f", "top_out", 0.0, fan=FanCurve(3000.0, 0.0, -1.0), kind="fan"),
+    ]
+    network = Network(tuple(branches), frozenset({"top_a", "top_b", "top_out"}))
+    # one intake shaft of two removed: its surface node goes, the other carries the air
+    one = what_if(network, [Change("remove_branch", "shaft_a")])
+    assert one.after.q["shaft_b"] == pytest.approx(one.after.q["fan"], abs=1e-4) and one.after.q["fan"] > 0
+    for removed, words in ((["shaft_a", "shaft_b"], "没有进风"), (["fan"], "没有回风"), (["main"], "相通")):
+        with pytest.raises(NetworkError, match=f"与地面不再连通：{'.*' if words == '相通' else ''}{words}"):
+            apply_changes(network, [Change("remove_branch", k) for k in removed])
+
+
 def test_a_door_posed_as_a_door_is_closed_with_any_added_resistance() -> None:
     door = Branch("door", "in", "out", 0.5, kind="door", added_resistance=800.0)
     network = driven([door, line("other", "in", "out", 0.5)], 20.0)

@@ -15,6 +15,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
+import networkx as nx
+
 from ventnet.errors import NetworkError
 from ventnet.network import Branch, FanCurve, Network
 
@@ -116,7 +118,7 @@ def _apply(network: Network, change: Change) -> Network:
         return _add(network, change)
     target = network.branch(change.branch)
     if change.action == "remove_branch":
-        return network.with_branches(b for b in network.branches if b.id != change.branch)
+        return _remove(network, change.branch)
     _check_fits(target, change)
     updated = _changed(target, change)
     if updated == target:
@@ -204,6 +206,47 @@ def _closed_resistance(target: Branch) -> float:
     """The added resistance from which a branch's door counts as closed: any for a branch posed as a
     door, else that of a closed door (:data:`CLOSED_DOOR_RESISTANCE`)."""
     return 1e-9 if target.kind == "door" else CLOSED_DOOR_RESISTANCE
+
+
+def _remove(network: Network, branch_id: str) -> Network:
+    """The network without ``branch_id``; reference nodes no branch reaches any more are dropped (an
+    intake shaft removed while another remains). Raises :class:`NetworkError` (Chinese) when no branch
+    is left, or when no way in from the surface (a reference node some branch leaves, or air injected)
+    and way out to it (a reference node some branch enters, or air drawn out) are left joined by the
+    remaining branches: then no air moves through the network, however it is posed."""
+    branches = [b for b in network.branches if b.id != branch_id]
+    if not branches:
+        raise NetworkError(f"拆除分支 {branch_id} 后网络中没有分支")
+    nodes = {n for b in branches for n in (b.from_node, b.to_node)}
+    if not set(network.injections) <= nodes:
+        raise _cut_off(branch_id, "进风与回风")
+    references = network.reference_nodes & nodes
+    ways_in = (references & {b.from_node for b in branches}) | {
+        n for n, q in network.injections.items() if q > 0
+    }
+    ways_out = (references & {b.to_node for b in branches}) | {
+        n for n, q in network.injections.items() if q < 0
+    }
+    missing = [word for word, ways in (("进风", ways_in), ("回风", ways_out)) if not ways]
+    if missing:
+        raise _cut_off(branch_id, "与".join(missing))
+    graph = nx.Graph()
+    graph.add_edges_from(
+        (network.joined.get(b.from_node, b.from_node), network.joined.get(b.to_node, b.to_node))
+        for b in branches
+    )
+    part = {n: i for i, nodes_of in enumerate(nx.connected_components(graph)) for n in nodes_of}
+    parts_in = {part[network.joined.get(n, n)] for n in ways_in}
+    if not parts_in & {part[network.joined.get(n, n)] for n in ways_out}:
+        raise _cut_off(branch_id, "相通的进风与回风")
+    joined = {a: b for a, b in network.joined.items() if a in nodes and b in nodes}
+    return replace(network, branches=tuple(branches), reference_nodes=frozenset(references), joined=joined)
+
+
+def _cut_off(branch_id: str, lacking: str) -> NetworkError:
+    return NetworkError(
+        f"拆除分支 {branch_id} 后，通风网络与地面不再连通：没有{lacking}井巷通到地面（大气），空气无从进出，无法解算"
+    )
 
 
 def _add(network: Network, change: Change) -> Network:
