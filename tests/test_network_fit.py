@@ -76,6 +76,26 @@ def test_a_drop_written_as_a_positive_loss_is_warned_of(
     assert code == 0 and "注意：分支 26 的实测压差" in out and "请核对符号" in out
 
 
+def test_a_gbk_survey_from_chinese_excel_is_read_and_another_encoding_is_named(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    q, h = published(NAME)["loop"].branches["26"]
+    gbk = tmp_path / "gbk.csv"
+    gbk.write_bytes(f"edge_id,q_m3_s,h_Pa,备注\n26,{q},{h},阻力调节平巷\n".encode("gbk"))
+    code, out, _ = _run(
+        capsys, "fit", "--topology", TOPOLOGY, "--total-airflow", "151.295", "--survey", str(gbk)
+    )
+    assert code == 0 and "拟合残差" in out
+    utf16 = tmp_path / "utf16.csv"  # Excel's "Unicode text": a 0xff 0xfe byte-order mark
+    utf16.write_text(f"edge_id,q_m3_s,h_Pa\n26,{q},{h}\n", encoding="utf-16")
+    for option in ("--survey", "--topology"):
+        args = ["--topology", TOPOLOGY, "--survey", str(gbk)]
+        args[args.index(option) + 1] = str(utf16)
+        code, _, err = _run(capsys, "fit", *args, "--total-airflow", "151.295")
+        assert code == 2 and "须为 UTF-8 或 GBK 编码" in err
+        assert "codec" not in err and len(err.strip().splitlines()) == 1
+
+
 @pytest.mark.parametrize(
     ("text", "words"),
     [

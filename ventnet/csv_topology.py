@@ -28,7 +28,7 @@ COLUMNS = (
 
 
 def read_topology(text: str) -> list[Branch]:
-    """The branches of a topology CSV (UTF-8, with or without a byte-order mark).
+    """The branches of a topology CSV's text.
 
     Raises :class:`NetworkError` (Chinese, naming the row) on a missing column or a value that is not a
     finite number.
@@ -58,11 +58,27 @@ def read_topology(text: str) -> list[Branch]:
 
 
 def load_topology(path: Path) -> list[Branch]:
-    """:func:`read_topology` of a file; :class:`NetworkError` when it cannot be read."""
+    """:func:`read_topology` of a file (:func:`read_csv_text`); :class:`NetworkError` when it cannot be
+    read."""
+    return read_topology(read_csv_text(path, "拓扑文件"))
+
+
+def read_csv_text(path: Path, what: str) -> str:
+    """The text of a CSV file in UTF-8 (with or without a byte-order mark) or, failing that, GBK (as
+    GB 18030, its superset: what Chinese Excel saves as CSV). Raises :class:`NetworkError` (Chinese)
+    when the file cannot be read or is in neither encoding."""
     try:
-        return read_topology(path.read_text(encoding="utf-8-sig"))
-    except (OSError, UnicodeDecodeError) as exc:
-        raise NetworkError(f"无法读取拓扑文件 {path}：{exc}") from exc
+        data = path.read_bytes()
+    except OSError as exc:
+        raise NetworkError(f"无法读取{what} {path}（{exc.strerror or '读取失败'}）") from exc
+    for encoding in ("utf-8-sig", "gb18030"):
+        try:
+            return data.decode(encoding)
+        except UnicodeDecodeError:
+            continue
+    raise NetworkError(
+        f"无法读取{what} {path}：文件须为 UTF-8 或 GBK 编码的 CSV（在 Excel 中另存为“CSV UTF-8（逗号分隔）”）"
+    )
 
 
 def pose(branches: list[Branch], total_airflow: float | None = None) -> Network:
@@ -124,11 +140,9 @@ def read_survey(text: str) -> tuple[dict[str, float], dict[str, float]]:
 
 
 def load_survey(path: Path) -> tuple[dict[str, float], dict[str, float]]:
-    """:func:`read_survey` of a file; :class:`NetworkError` when it cannot be read."""
-    try:
-        return read_survey(path.read_text(encoding="utf-8-sig"))
-    except (OSError, UnicodeDecodeError) as exc:
-        raise NetworkError(f"无法读取测定文件 {path}：{exc}") from exc
+    """:func:`read_survey` of a file (:func:`read_csv_text`); :class:`NetworkError` when it cannot be
+    read."""
+    return read_survey(read_csv_text(path, "测定文件"))
 
 
 def _number(row: dict[str, str], column: str, line: int, what: str) -> float:
