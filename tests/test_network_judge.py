@@ -3,6 +3,9 @@ it, with its clause; and the demo mine's own local fans starved by a what-if."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
+from tests.network_cases import bridge
 from vent_agent.kb.thresholds import ThresholdTable
 from vent_agent.network.judge import judge_solution, judge_what_if
 from vent_agent.network.requests import demo_mine_network
@@ -91,3 +94,14 @@ def test_a_stopped_local_fan_draws_nothing_from_its_intake() -> None:
     result = what_if(demo_mine_network(), [Change("stop_fan", "JF-15220-YS")])
     kinds = _kinds(judge_what_if(result, TABLE))
     assert "aux_fan_intake" not in kinds and [f.branch for f in kinds["short_air"]] == ["15220-YS"]
+
+
+def test_a_reversed_branch_is_judged_as_reversed_not_as_short_of_its_plan() -> None:
+    network = bridge(1.0, 2.0, 3.0, 1.0)  # R1·R5 < R2·R4: the diagonal runs b→c
+    planned = [replace(b, required_q=100.0) if b.id == "3" else b for b in network.branches]
+    result = what_if(network.with_branches(planned), [Change("set_resistance", "5", resistance=7.0)])
+    assert result.flipped == ("3",)
+    kinds = {f.kind for f in judge_what_if(result, TABLE) if f.branch == "3"}
+    assert kinds == {"diagonal_flip"}
+    (flip,) = [f for f in judge_what_if(result, TABLE) if f.branch == "3"]
+    assert "计划风量 6000 m³/min 的风流已反向" in flip.message

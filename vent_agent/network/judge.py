@@ -5,6 +5,7 @@ after a change: reversed branches and diagonal branches whose direction flips. F
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -35,14 +36,22 @@ class NetworkFinding:
         return asdict(self)
 
 
-def judge_solution(network: Network, solution: Solution, table: ThresholdTable) -> list[NetworkFinding]:
-    """Every breach of required air, wind speed, local-fan intake and fan curve in ``solution``."""
+def judge_solution(
+    network: Network, solution: Solution, table: ThresholdTable, reversed_ids: Collection[str] = ()
+) -> list[NetworkFinding]:
+    """Every breach of required air, wind speed, local-fan intake and fan curve in ``solution``; a
+    branch in ``reversed_ids`` (its air runs backwards) is judged as reversed by the caller, not as
+    short of its planned air (the plan's air runs the other way)."""
     out: list[NetworkFinding] = []
     for branch in network.branches:
         q = abs(solution.q[branch.id])
         label = _label(branch.id, branch.name)
         # compared as shown, in whole m³/min (a solve 0.05 m³/min under a plan's figure is not short)
-        if branch.required_q is not None and round(q * 60) < round(branch.required_q * 60):
+        if (
+            branch.required_q is not None
+            and branch.id not in reversed_ids
+            and round(q * 60) < round(branch.required_q * 60)
+        ):
             out.append(
                 NetworkFinding(
                     "short_air",
@@ -96,16 +105,22 @@ def judge_solution(network: Network, solution: Solution, table: ThresholdTable) 
 def judge_what_if(result: WhatIf, table: ThresholdTable) -> list[NetworkFinding]:
     """The judgement of the state after a change, plus each branch the change reverses (and whether it
     is diagonal, 角联): every change is advice for a person to approve."""
-    out = judge_solution(result.network, result.after, table)
+    out = judge_solution(result.network, result.after, table, set(result.flipped))
     for branch_id in result.flipped:
         diagonal = branch_id in result.diagonal_flips
         before, after = result.before.q[branch_id], result.after.q[branch_id]
+        branch = result.network.branch(branch_id)
+        planned = (
+            f"，计划风量 {branch.required_q * 60:.0f} m³/min 的风流已反向，不能按计划供风"
+            if branch.required_q
+            else ""
+        )
         out.append(
             NetworkFinding(
                 "diagonal_flip" if diagonal else "reversed",
                 branch_id,
-                f"{_label(branch_id, result.network.branch(branch_id).name)}风流反向"
-                f"（{before:.2f} → {after:.2f} m³/s）"
+                f"{_label(branch_id, branch.name)}风流反向"
+                f"（{before:.2f} → {after:.2f} m³/s）{planned}"
                 + ("，该分支为角联分支，风向不稳定" if diagonal else ""),
                 "通风网络角联分支（docs/DOMAIN.md §7）"
                 if diagonal
