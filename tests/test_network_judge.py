@@ -62,6 +62,7 @@ def test_starving_the_local_fans_intake_is_judged_by_article_183() -> None:
     kinds = _kinds(judge_what_if(result, TABLE))
     (starved,) = kinds["aux_fan_intake"]
     assert starved.branch == "DY-JF" and "第183条" in starved.clause and "循环风" in starved.message
+    assert "不能按其定风量供风" in starved.message  # the fixed quantity shown is not delivered
     assert starved.value is not None and starved.limit is not None and starved.value < starved.limit
     # the through-flow now runs back from the return: a diagonal branch flipped
     assert result.flipped == ("DY-LF",) and [f.branch for f in kinds["diagonal_flip"]] == ["DY-LF"]

@@ -180,7 +180,8 @@ def _local_fans(network: Network, solution: Solution, table: ThresholdTable) -> 
                 NetworkFinding(
                     "aux_fan_intake",
                     node,
-                    f"节点 {node} 的局部通风机吸风量 {draw * 60:.0f} m³/min 不小于全风压供风量 {supplied * 60:.0f} m³/min，将产生循环风",
+                    f"节点 {node} 的局部通风机吸风量 {draw * 60:.0f} m³/min 不小于全风压供风量 {supplied * 60:.0f} m³/min："
+                    "局部通风机取不到足够的新鲜风，不能按其定风量供风，将产生循环风",
                     threshold.article_label(),
                     supplied * 60,
                     draw * 60,
