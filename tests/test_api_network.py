@@ -73,6 +73,24 @@ async def test_a_fan_driven_backwards_is_a_finding(client: httpx.AsyncClient) ->
     assert [f["branch"] for f in body["findings"] if f["kind"] == "fan_reversed"] == ["fan"]
 
 
+async def test_stopping_the_main_fan_stops_the_local_fans_and_names_the_standby_fan(
+    client: httpx.AsyncClient,
+) -> None:
+    resp = await client.post(
+        "/api/network/what-if", json={"changes": [{"action": "stop_fan", "branch": "FD-01"}]}
+    )
+    assert resp.status_code == 200
+    body = resp.json()
+    rows = {row["id"]: row for row in body["branches"]}
+    assert (
+        abs(rows["FD-01"]["q"]) < 1e-3 and abs(rows["JF-15220-YS"]["q"]) < 1e-3
+    )  # no air out of a stopped fan
+    assert "停止风机 JF-15220-YS" in body["changes"] and any("切断电源" in n for n in body["notes"])
+    kinds = {f["kind"]: f for f in body["findings"]}
+    assert "第180条" in kinds["main_fan_stopped"]["clause"]
+    assert "2号主通风机（FAN-002）" in kinds["main_fan_standby"]["message"]
+
+
 @pytest.mark.parametrize(
     ("path", "body", "words"),
     [

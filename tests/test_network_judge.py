@@ -7,6 +7,7 @@ from dataclasses import replace
 
 from tests.network_cases import bridge
 from vent_agent.kb.thresholds import ThresholdTable
+from vent_agent.network.fan_stop import mine_what_if
 from vent_agent.network.judge import judge_solution, judge_what_if
 from vent_agent.network.requests import demo_mine_network
 from ventnet import Branch, FanCurve, Network, solve
@@ -106,3 +107,24 @@ def test_a_reversed_branch_is_judged_as_reversed_not_as_short_of_its_plan() -> N
     assert kinds == {"diagonal_flip"}
     (flip,) = [f for f in judge_what_if(result, TABLE) if f.branch == "3"]
     assert "计划风量 6000 m³/min 的风流已反向" in flip.message
+
+
+def test_stopping_the_main_fan_cuts_the_local_fans_and_says_what_the_rules_require() -> None:
+    network = demo_mine_network()
+    result, findings, notes = mine_what_if(
+        network, [Change("stop_fan", "FD-01")], solve(network), TABLE, ("2号（F2）",)
+    )
+    stopped = {c.branch for c in result.changes if c.action == "stop_fan"}
+    local = {b.id for b in network.branches if b.kind == "local_fan"}
+    assert local and stopped == {"FD-01"} | local and "切断电源" in notes[0]
+    # nothing drives the air any more: no local fan pushes air out through the stopped main fan
+    assert max(abs(q) for q in result.after.q.values()) <= 1e-3
+    kinds = _kinds(findings)
+    (withdraw,) = kinds["main_fan_stopped"]
+    (standby,) = kinds["main_fan_standby"]
+    assert "第180条" in withdraw.clause and "撤至" in withdraw.message
+    assert "第177条" in standby.clause and "2号（F2）须在 10 min 内开动" in standby.message
+    assert "reversed" not in kinds and "aux_fan_intake" not in kinds
+    # a main fan still running elsewhere: the local fans keep running
+    kept, _, none = mine_what_if(network, [Change("open_door", "FM-01")], solve(network), TABLE)
+    assert none == [] and all(b.carried_q for b in kept.network.branches if b.kind == "local_fan")

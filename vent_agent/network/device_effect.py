@@ -11,15 +11,15 @@ nothing). Flows are shown in m³/min, as the plans write them.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from vent_agent.kb.thresholds import ThresholdTable
-from vent_agent.network.judge import NetworkFinding, judge_solution, judge_what_if
+from vent_agent.network.fan_stop import mine_what_if
+from vent_agent.network.judge import NetworkFinding, judge_solution
 from ventnet import Branch, Network, NetworkError, NotConverged, Solution
 from ventnet.changes import CLOSED_DOOR_RESISTANCE, Change
-from ventnet.whatif import what_if
 
 STANDBY = "备用"
 SHOWN_CHANGES = 8
@@ -29,6 +29,8 @@ SHOWN_FINDINGS = 12
 MIN_CHANGE = 1.0
 """A branch whose air changes by less than this (m³/min, as shown) is not listed as changed."""
 FINDING_ORDER = (
+    "main_fan_stopped",
+    "main_fan_standby",
     "short_air",
     "wind_low",
     "aux_fan_intake",
@@ -40,6 +42,8 @@ FINDING_ORDER = (
     "reversed",
 )
 KIND_WORDS = {
+    "main_fan_stopped": "主要通风机停止运转",
+    "main_fan_standby": "须开动备用主要通风机",
     "short_air": "低于计划风量",
     "wind_low": "风速低于下限",
     "wind_high": "风速超过上限",
@@ -80,6 +84,8 @@ class DeviceEffect(_Frozen):
     changes: list[BranchChange] = Field(default_factory=list)
     findings: list[dict[str, object]] = Field(default_factory=list)
     finding_counts: dict[str, int] = Field(default_factory=dict)
+    notes: list[str] = Field(default_factory=list)
+    """How the change was posed beyond itself (the local fans cut with the main fans, :mod:`.fan_stop`)."""
     error: str | None = None
     """Why the change could not be solved (a solve that does not converge), instead of a result."""
 
@@ -137,8 +143,10 @@ def network_effects(
     device_id: str,
     tun_id: str | None,
     state: str | None = None,
+    standby: Sequence[str] = (),
 ) -> NetworkEffects:
-    """What changing the device would do on ``network`` (solved as ``baseline``), judged by ``table``."""
+    """What changing the device would do on ``network`` (solved as ``baseline``), judged by ``table``;
+    ``standby`` names the mine's standby main fans (:func:`.fan_stop.fan_stop_findings`)."""
     branch = device_branch(network, device_type, device_id, tun_id)
     if branch is None:
         return NetworkEffects(
@@ -157,7 +165,7 @@ def network_effects(
     elif branch.kind == "regulator":
         note = f"调节风窗当前附加风阻 {branch.added_resistance:.4g} N·s²/m⁸"
     before = {(f.kind, f.branch) for f in judge_solution(network, baseline, table)}
-    effects = [_effect(network, baseline, table, change, before) for change in changes_for(branch)]
+    effects = [_effect(network, baseline, table, change, before, standby) for change in changes_for(branch)]
     return found.model_copy(update={"note": note, "effects": effects})
 
 
@@ -174,12 +182,13 @@ def _effect(
     table: ThresholdTable,
     change: Change,
     before: set[tuple[str, str]],
+    standby: Sequence[str],
 ) -> DeviceEffect:
     head = DeviceEffect(
         branch=change.branch, action=change.action, change=_change_words(network, change), iterations=0
     )
     try:
-        result = what_if(network, [change], baseline)
+        result, findings, notes = mine_what_if(network, [change], baseline, table, standby)
     except (NetworkError, NotConverged) as exc:
         return head.model_copy(update={"error": str(exc)})
     names = {b.id: b.name for b in result.network.branches}
@@ -197,7 +206,7 @@ def _effect(
         ),
         key=lambda c: -abs(c.dq),
     )
-    new = _ordered(f for f in judge_what_if(result, table) if (f.kind, f.branch) not in before)
+    new = _ordered(f for f in findings if (f.kind, f.branch) not in before)
     counts: dict[str, int] = {}
     for f in new:
         counts[f.kind] = counts.get(f.kind, 0) + 1
@@ -207,6 +216,7 @@ def _effect(
             "changes": [c for c in moved if abs(c.dq) >= MIN_CHANGE][:SHOWN_CHANGES],
             "findings": [f.to_json() for f in new[:SHOWN_FINDINGS]],
             "finding_counts": counts,
+            "notes": notes,
         }
     )
 
@@ -242,6 +252,7 @@ def effect_lines(effects: NetworkEffects) -> list[str]:
         if effect.error:
             lines.append(f"- 无法给出结果：{effect.error}")
             continue
+        lines += [f"- 说明：{note}" for note in effect.notes]
         lines += [
             f"- {c.name or c.id}（{c.id}）：{c.q_before:g} → {c.q:g} m³/min（{c.dq:+g}）"
             for c in effect.changes

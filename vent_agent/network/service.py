@@ -9,14 +9,14 @@ from typing import Any
 
 from vent_agent.kb.thresholds import ThresholdTable
 from vent_agent.network.device_effect import NetworkEffects, network_effects
-from vent_agent.network.judge import judge_solution, judge_what_if
+from vent_agent.network.fan_stop import demo_standby_fans, mine_what_if
+from vent_agent.network.judge import judge_solution
 from vent_agent.network.requests import FitSpec, NetworkSpec, WhatIfSpec, build_network, demo_mine_network
 from vent_agent.upstream.layout import load_layout
 from ventnet import Network, NetworkError, Solution, require_driver, solve
 from ventnet.diagonal import diagonal_branches
 from ventnet.regulator import size_regulator
 from ventnet.survey import SurveyFit, fit_resistances
-from ventnet.whatif import what_if
 
 
 def solve_payload(spec: NetworkSpec, edition: str | None = None) -> dict[str, Any]:
@@ -36,12 +36,17 @@ def solve_payload(spec: NetworkSpec, edition: str | None = None) -> dict[str, An
 def what_if_payload(spec: WhatIfSpec, edition: str | None = None) -> dict[str, Any]:
     """The solve's shape for the network after ``spec.changes`` (each branch with ``q_before`` and
     ``dq``), plus ``changes``, ``flipped``, ``diagonal_flips``, ``findings`` and ``advice`` (a reminder
-    that nothing is actuated). Raises as :func:`solve_payload`, and :class:`~ventnet.NetworkError` for a
+    that nothing is actuated). A change that leaves no main fan running stops the local fans too and
+    adds what the regulations then require (:mod:`.fan_stop`). Raises as :func:`solve_payload`, and :class:`~ventnet.NetworkError` for a
     change that does not apply."""
     network, origin = build_network(spec)
-    result = what_if(network, spec.parsed_changes(), _baseline(network, origin))
+    standby = demo_standby_fans() if origin == "demo" else ()
+    result, findings, notes = mine_what_if(
+        network, spec.parsed_changes(), _baseline(network, origin), ThresholdTable.load(edition), standby
+    )
     out = result.to_json()
-    out["findings"] = [f.to_json() for f in judge_what_if(result, ThresholdTable.load(edition))]
+    out["notes"] += notes
+    out["findings"] = [f.to_json() for f in findings]
     out["network"] = origin
     _describe_branches(out, result.network)
     out["advice"] = "以上为模拟结果，仅供参考：对矿井的任何调整须经通风负责人审批后实施，本系统不操作任何设施"
@@ -172,6 +177,7 @@ def _demo_device_effects(
         device_id=device_id,
         tun_id=tun_id,
         state=state,
+        standby=demo_standby_fans(),
     )
 
 
