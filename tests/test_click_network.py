@@ -91,6 +91,12 @@ async def test_a_door_only_the_network_holds_is_interpreted_from_it(client: http
     assert [e for e in events if e["type"] == "error"] == [] and events[-1]["type"] == "done"
     full = text_of(events)
     assert "- 类型：风门" in full and "没有测点" in full and "无可用监测数据" in full
+    # no sensors: no data to be stale, no alarm records to lack
+    assert (
+        "数据已过时" not in full
+        and "近24小时无超限或预警记录" not in full
+        and "没有监测数据（无测点）" in full
+    )
     text = section(full)
     assert "风门当前关闭" in text and "**若打开" in text
     before, after = change_line(text, "15216-GZM")

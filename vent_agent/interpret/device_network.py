@@ -114,8 +114,9 @@ async def gather_clicked_device_facts(
 def facility_facts(
     branch: Branch, claimed_type: str, settings: Settings, now: datetime | None = None
 ) -> InterpretationFacts:
-    """The facts of a door or regulator that has no monitoring point: its kind, no data (said so), and
-    its network section; a warning when the click named another type."""
+    """The facts of a door or regulator that has no monitoring point: its kind, no data (said so, as
+    unmonitored rather than stale: ``monitored`` false), and its network section; a warning when the
+    click named another type."""
     table = ThresholdTable.load(settings.regulation_edition)
     label = FACILITY_LABELS[branch.kind]
     warnings = []
@@ -129,7 +130,8 @@ def facility_facts(
         target_id=branch.id,
         name=branch.name or branch.id,
         kind_label=label,
-        **no_data_timing(settings, now),
+        **(no_data_timing(settings, now) | {"stale": False}),
+        monitored=False,
         edition=table.edition,
         edition_label=table.article_label(),
         notes=[f"该{label}在监测系统中没有测点，以下只有通风网络模型（解算）给出的状态与调整影响"],

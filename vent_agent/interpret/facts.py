@@ -127,6 +127,9 @@ class InterpretationFacts(BaseModel):
     age_minutes: float | None
     stale: bool
     stale_after_minutes: int
+    monitored: bool = True
+    """False for a device without a monitoring point (a door or regulator known only to the network):
+    it has no data to be stale and no alarm records to lack, and is said to have no monitoring data."""
     edition: str
     edition_label: str
     assessments: list[Assessment] = Field(default_factory=list)

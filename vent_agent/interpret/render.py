@@ -49,11 +49,16 @@ def _header(f: InterpretationFacts) -> list[str]:
     if f.data_time is not None:
         lines.append(f"- 数据时间：{_local(f.data_time, f.timezone)}（{f.timezone}）")
     else:
-        lines.append("- 数据时间：无监测数据")
+        lines.append("- 数据时间：无监测数据" + ("" if f.monitored else "（没有测点）"))
     lines.append(f"- 规程版本：{f.edition_label}")
     lines.append("")
     for warning in f.warnings:
         lines += [f"> **注意**：{warning}", ""]
+    if not f.monitored:
+        lines += [
+            f"> **注意：无可用监测数据**：该{f.kind_label}在监测系统中没有测点，以下不反映现场监测状态。",
+            "",
+        ]
     if f.stale:
         if f.age_minutes is None:
             lines.append("> **注意：无可用监测数据**。以下结论不能反映现场状态，请核实监测系统。")
@@ -108,7 +113,9 @@ def _anomaly_line(a: Anomaly, tz: str) -> str:
 
 def _anomalies(f: InterpretationFacts) -> list[str]:
     lines = ["### 近24小时异常", ""]
-    if not f.anomalies:
+    if not f.monitored:
+        lines.append(f"该{f.kind_label}没有监测数据（无测点），不作超限或预警判断。")
+    elif not f.anomalies:
         lines.append("近24小时无超限或预警记录。")
     lines += [_anomaly_line(a, f.timezone) for a in f.anomalies]
     lines += [f"- **报警** 监测系统报警（仍在持续）：{a.message}" for a in f.alarms if a.active]
@@ -140,8 +147,12 @@ def _conclusion(f: InterpretationFacts) -> list[str]:
         lines.append(f"{_status('warning')}：当前无超限，{len(warnings)} 项接近限值或需核查：")
     elif f.assessments:
         lines.append(f"{_status('ok')}：当前各项监测值均在限值以内。")
-    else:
+    elif f.monitored:
         lines.append("无监测值可作判断。")
+    else:
+        lines.append(
+            f"该{f.kind_label}没有监测数据（无测点），以上只有通风网络模型的模拟结果，不反映现场状态。"
+        )
     actions = [_action_line(a) for a in [*breaches, *warnings]]
     lines += [f"{i}. {text}" for i, text in enumerate(dict.fromkeys(actions), 1)]
     if past:
