@@ -26,7 +26,14 @@ async def test_network_draws_every_demo_tunnel_and_device(client: httpx.AsyncCli
     net = resp.json()
     tunnels = {t["tun_id"]: t for t in net["tunnels"]}
     assert set(tunnels) == {t["tun_id"] for t in NETWORK["tunnels"]}
-    assert {d["device_id"] for d in net["devices"]} == {d["device_id"] for d in NETWORK["devices"]}
+    facilities = {b.id: b.kind for b in demo_network().branches if b.kind in ("door", "regulator")}
+    assert "FM-01" in facilities  # the door the click interpretation knows
+    assert {d["device_id"] for d in net["devices"]} == {d["device_id"] for d in NETWORK["devices"]} | set(
+        facilities
+    )
+    drawn = {d["device_id"]: d for d in net["devices"]}
+    assert all(drawn[k]["device_type"] == kind for k, kind in facilities.items())
+    assert drawn["FM-01"]["type_label"] == "风门" and drawn["FM-01"]["state"] == "关闭"
     x0, y0, x1, y1 = net["bounds"]
     for t in tunnels.values():
         assert t["points"] is not None and len(t["points"]) == 2

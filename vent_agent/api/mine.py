@@ -21,11 +21,12 @@ from fastapi import APIRouter
 from vent_agent.api.deps import StateDep
 from vent_agent.api.errors import ApiError
 from vent_agent.api.json_body import ApiRoute
+from vent_agent.interpret.device_network import demo_network_source
 from vent_agent.interpret.network import network_view
 from vent_agent.kb.thresholds import ThresholdTable
 from vent_agent.monitor.overview import mine_overview
 from vent_agent.network.demo import demo_network
-from vent_agent.network.drawing import network_links
+from vent_agent.network.drawing import network_facilities, network_links
 from vent_agent.network.service import demo_mine_solved
 from vent_agent.times import local_time
 from vent_agent.upstream.demo_mine import DemoMine
@@ -40,7 +41,9 @@ router = APIRouter(prefix="/api/mine", tags=["mine"], route_class=ApiRoute)
 async def mine_network(state: StateDep) -> dict[str, Any]:
     """The network view (shape in :func:`~vent_agent.interpret.network.network_view`) with the network's
     unmonitored airways and joined nodes the layout draws (``links``, ``joins``:
-    :func:`~vent_agent.network.drawing.network_links`), ``bounds`` covering them too."""
+    :func:`~vent_agent.network.drawing.network_links`), ``bounds`` covering them too, and, on the demo
+    mine's data, its doors and regulators among the ``devices`` (``device_type`` ``door``/``regulator``:
+    :func:`~vent_agent.network.drawing.network_facilities`)."""
     table = ThresholdTable.load(state.settings.regulation_edition)
     layout = load_layout()
     try:
@@ -49,7 +52,10 @@ async def mine_network(state: StateDep) -> dict[str, Any]:
         log.warning("network view: data source failed: %s", exc)
         raise ApiError(502, f"通风数据源不可用：{exc}") from exc
     view.update(network_links(layout, demo_network(), (t["tun_id"] for t in view["tunnels"])))
+    facilities = network_facilities(layout, demo_network()) if demo_network_source(state.settings) else []
+    view["devices"] += facilities  # the doors and regulators a click can find (interpret.device_network)
     points = [p for link in view["links"] + view["joins"] for p in link["points"]]
+    points += [[d["x"], d["y"]] for d in facilities]
     if points and view["bounds"]:
         x0, y0, x1, y1 = view["bounds"]
         xs, ys = [p[0] for p in points], [p[1] for p in points]

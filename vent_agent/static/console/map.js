@@ -18,6 +18,7 @@ const COMPLIANCE = {
 const DEVICE_SYMBOL = {
   fan: ['F', '#1f5fbf', 34], aux_fan: ['J', '#5b3fb0', 22], wind_sensor: ['V', '#0f8a8a', 15],
   ch4_sensor: ['M', '#b5651d', 15], co_sensor: ['C', '#a02c5b', 15], temp_sensor: ['T', '#6b7a2a', 15],
+  door: ['D', '#7a4b12', 15], regulator: ['R', '#3d6b1f', 15],
 };
 
 const svgEl = (tag, attrs = {}, ...children) => {
