@@ -197,6 +197,9 @@ async def test_render_device(mine: DemoMine) -> None:
     text = render_interpretation(f)
     assert "1号主通风机（FAN-001）" in text and "设备报警限值" in text and ART.format(177) in text
     assert by(f, "bearing_temp").value_text in text and "已恢复" in text
+    # the rating as the data give it: two 355 kW, 10 kV motors, the rated current per motor
+    assert "电机 2 台 × 355 kW（10 kV），每台额定电流 25.5 A，合计功率 710 kW" in text
+    assert "额定 25.5 A（每台电机，2 台 × 355 kW，10 kV）" in text
 
 
 async def test_prompt_carries_the_facts_only(mine: DemoMine) -> None:

@@ -59,6 +59,8 @@ def test_the_main_fan_motors_are_physically_consistent() -> None:
     assert fan.rated is not None and fan.rated.power == pytest.approx(motor.motors * motor.rated_kw_each)
     # the rated current (per motor) of two 355 kW, 10 kV motors
     assert fan.rated.motor_current == pytest.approx(motor.rated_current(), rel=0.05)
+    # the device's rating says so itself: how many motors, at what voltage
+    assert (fan.rated.motors, fan.rated.voltage_kv) == (motor.motors, motor.voltage_kv)
     profiles = mine._profiles["FAN-001"]
     power, current = profiles["power"].base, profiles["motor_current"].base
     assert current == pytest.approx(motor.current_per_motor(power), rel=0.05)

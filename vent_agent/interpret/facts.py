@@ -190,7 +190,12 @@ def _rated_basis(device: Device, quantity: str, value: float | None) -> str:
     if rated is None or value is None or not rated:
         return ""
     unit = QUANTITY_UNITS.get(quantity, "")
-    return f"额定 {rated:g} {unit}，运行值为额定的 {100 * value / rated:.1f}%"
+    drive = device.rated
+    of = ""
+    if drive is not None and drive.motors and drive.voltage_kv:  # several motors: per motor, or in all
+        each = f"{drive.motors} 台 × {drive.power / drive.motors:g} kW，{drive.voltage_kv:g} kV"
+        of = {"motor_current": f"（每台电机，{each}）", "power": f"（{each}）"}.get(quantity, "")
+    return f"额定 {rated:g} {unit}{of}，运行值为额定的 {100 * value / rated:.1f}%"
 
 
 def _point(device: Device) -> str:
@@ -468,9 +473,7 @@ async def gather_device_facts(
     if device.rated:
         r = device.rated
         pressure = f"、负压 {r.negative_pressure:g} Pa" if r.negative_pressure else ""
-        notes.append(
-            f"额定工况：风量 {r.air_volume:g} m³/min{pressure}、电流 {r.motor_current:g} A、功率 {r.power:g} kW"
-        )
+        notes.append(f"额定工况：风量 {r.air_volume:g} m³/min{pressure}；{r.motor_words()}")
     if device.state == STANDBY:
         notes.append("备用设备：停机时运行参数不作判断")
     if tunnel:

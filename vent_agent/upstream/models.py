@@ -126,7 +126,9 @@ class Tunnel(BaseModel):
 
 class FanRating(BaseModel):
     """A fan's rated operating point: air volume (m³/min), negative pressure (Pa), motor current (A, per
-    motor), power (kW, all motors)."""
+    motor), power (kW, all motors); where the data give them, the number of motors (``motors``, e.g. the
+    two of a contra-rotating main fan) and their voltage (``voltage_kv``, kV), so the rating reads as
+    the data mean it (each motor P/n at U, drawing the rated current)."""
 
     model_config = ConfigDict(frozen=True)
 
@@ -134,6 +136,18 @@ class FanRating(BaseModel):
     negative_pressure: float | None = None
     motor_current: float
     power: float
+    motors: int | None = Field(default=None, ge=1)
+    voltage_kv: float | None = Field(default=None, gt=0)
+
+    def motor_words(self) -> str:
+        """The drive in Chinese: ``电机 2 台 × 355 kW（10 kV），每台额定电流 25.5 A，合计功率 710 kW``; without
+        the motors' number or voltage, ``电流 25.5 A、功率 710 kW`` as given."""
+        if not self.motors or not self.voltage_kv:
+            return f"电流 {self.motor_current:g} A、功率 {self.power:g} kW"
+        return (
+            f"电机 {self.motors} 台 × {self.power / self.motors:g} kW（{self.voltage_kv:g} kV），"
+            f"每台额定电流 {self.motor_current:g} A，合计功率 {self.power:g} kW"
+        )
 
 
 class AlarmLimit(BaseModel):
