@@ -95,5 +95,10 @@ def test_without_a_topology_the_cli_solves_the_demo_mine_as_the_api_does(
     change = json.dumps({"action": "open_door", "branch": "FM-01"})
     code, out, _ = _run(capsys, "what-if", "--change", change, "--json")
     assert code == 0 and json.loads(out)["changes"] == ["打开风门 FM-01"]
+    # as the API: the main fan stopped, the local fans lose their power and no air leaves through it
+    code, out, _ = _run(capsys, "what-if", "--change", '{"action": "stop_fan", "branch": "FD-01"}', "--json")
+    stopped = json.loads(out)
+    assert code == 0 and "停止风机 JF-15220-YS" in stopped["changes"] and "切断电源" in stopped["notes"][0]
+    assert max(abs(row["q"]) for row in stopped["branches"]) <= 1e-3
     code, _, err = _run(capsys, "solve", "--total-airflow", "100")
     assert code == 2 and "示范矿井" in err

@@ -32,6 +32,7 @@ from typing import Annotated, Any, NoReturn, TypeVar
 import typer
 
 from vent_agent.cli.usage import PROG, existing_file
+from vent_agent.network.fan_stop import with_local_fans_cut
 from vent_agent.network.requests import demo_mine_network
 from vent_agent.network.service import MAX_FIT_BRANCHES, fit_json
 from ventnet import Network, NetworkError, NotConverged, Solution, require_driver, solve
@@ -83,16 +84,18 @@ def what_if_command(
     total_airflow: AirflowOption = None,
     as_json: JsonOption = False,
 ) -> None:
-    """调整网络（关风门、设调节风窗、停开风机、增删分支）后重新解算，给出各分支的变化。"""
+    """调整网络（关风门、设调节风窗、停开风机、增删分支）后重新解算，给出各分支的变化；主要通风机全部停止时局部通风机随之断电。"""
     network = _network(topology, total_airflow)
-    changes = [_change(text) for text in change]
+    changes, cut = _run(lambda: with_local_fans_cut(network, [_change(text) for text in change]))
     result = _run(lambda: what_if(network, changes))
+    payload = result.to_json()
+    payload["notes"] += cut
     if as_json:
-        _print(result.to_json(), result.after)
+        _print(payload, result.after)
         return
-    for line in result.to_json()["changes"]:
+    for line in payload["changes"]:
         print(f"调整：{line}")
-    for note in result.notes:
+    for note in payload["notes"]:
         print(f"说明：{note}")
     _print(None, result.after, before=result.before.q)
     if result.flipped:
