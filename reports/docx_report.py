@@ -38,9 +38,17 @@ from vent_agent.review.findings import Severity
 from vent_agent.review.result import ReviewResult
 
 # one typeface per script, both sans so they match (Word on Windows: Arial + 微软雅黑; LibreOffice
-# substitutes Liberation Sans + Noto Sans CJK): no Latin serif beside CJK sans
+# substitutes Liberation Sans, metric-compatible with Arial, and, for a run in simplified Chinese, Noto Sans
+# CJK SC): no Latin serif beside CJK sans
 LATIN_FONT = "Arial"
 CJK_FONT = "微软雅黑"
+LATIN_LANG = "en-US"
+EAST_ASIAN_LANG = "zh-CN"
+"""The languages every run and style declares: ``zh-CN`` makes a renderer without 微软雅黑 pick the
+simplified-Chinese face of a pan-CJK family (Noto Sans CJK SC, not the Japanese glyph forms of JP)."""
+CJK_SYMBOLS = re.compile(r"[\u2100-\u214f]+")
+"""Letterlike symbols (℃, №) that Latin faces such as Liberation Sans lack: set in the CJK face, which has
+them, instead of letting the renderer fall back to a third face."""
 HEADING_CJK_FONT = CJK_FONT
 BODY_SIZE = Pt(10.5)
 TABLE_SIZE = Pt(9)
@@ -85,9 +93,21 @@ def _apply_fonts(rfonts: BaseOxmlElement, east_asia: str, latin: str) -> None:
     rfonts.set(qn("w:eastAsia"), east_asia)
 
 
+def _lang(latin_lang: str = LATIN_LANG) -> BaseOxmlElement:
+    """A ``w:lang``: Latin text in ``latin_lang``, East-Asian text in :data:`EAST_ASIAN_LANG`."""
+    lang = OxmlElement("w:lang")
+    lang.set(qn("w:val"), latin_lang)
+    lang.set(qn("w:eastAsia"), EAST_ASIAN_LANG)
+    return lang
+
+
 def set_fonts(rpr_owner: BaseOxmlElement, east_asia: str = CJK_FONT, latin: str = LATIN_FONT) -> None:
-    """Set the Latin and East-Asian fonts of a run or a style element."""
-    _apply_fonts(rpr_owner.get_or_add_rPr().get_or_add_rFonts(), east_asia, latin)
+    """Set the Latin and East-Asian fonts and the languages of a run or a style element."""
+    rpr = rpr_owner.get_or_add_rPr()
+    _apply_fonts(rpr.get_or_add_rFonts(), east_asia, latin)
+    for old in rpr.findall(qn("w:lang")):
+        rpr.remove(old)
+    rpr.append(_lang())  # w:lang is last but for elements the report's styles do not use
 
 
 def _set_default_fonts(doc: DocxDocument) -> None:
@@ -100,15 +120,19 @@ def _set_default_fonts(doc: DocxDocument) -> None:
             parent.insert(0, child)
         parent = child
     _apply_fonts(parent, CJK_FONT, LATIN_FONT)
-    lang = parent.getparent().find(qn("w:lang"))
-    if lang is not None:
-        lang.set(qn("w:eastAsia"), "zh-CN")
+    rpr = parent.getparent()
+    for old in rpr.findall(qn("w:lang")):
+        rpr.remove(old)
+    rpr.append(_lang())
 
 
 def _setup_styles(doc: DocxDocument) -> None:
     """Fonts of the document defaults and of every style that names fonts (theme fonts replaced;
-    headings and the title in 黑体, black), Normal at body size, Chinese as the East-Asian language."""
+    headings and the title in 黑体, black), Normal at body size, Chinese as the East-Asian language.
+    The theme fonts of table styles' conditional formats are replaced too, so no style names another face."""
     _set_default_fonts(doc)
+    for rfonts in doc.styles.element.iter(qn("w:rFonts")):
+        _apply_fonts(rfonts, CJK_FONT, LATIN_FONT)
     heading_names = set(_HEADING_STYLES.values())
     heading_names |= {f"{name} Char" for name in heading_names}
     normal = doc.styles["Normal"]
@@ -123,12 +147,38 @@ def _setup_styles(doc: DocxDocument) -> None:
             style.font.color.rgb = RGBColor(0, 0, 0)
 
 
-def _run_properties(east_asia: str, bold: bool, size: Pt | None, subscript: bool = False) -> BaseOxmlElement:
-    """A fresh ``w:rPr``: both fonts, bold (with its complex-script twin), size and subscript, in schema
-    order."""
+BULLET = "\u2022"
+_SYMBOL_BULLET = "\uf0b7"
+
+
+def _plain_bullets(doc: DocxDocument) -> None:
+    """The template's list bullets (U+F0B7 in the Symbol font, a third face: OpenSymbol under
+    LibreOffice) become U+2022 in the report's Latin face."""
+    numbering = doc.part.numbering_part.element
+    for lvl in numbering.iter(qn("w:lvl")):
+        text = lvl.find(qn("w:lvlText"))
+        if text is None or text.get(qn("w:val")) != _SYMBOL_BULLET:
+            continue
+        text.set(qn("w:val"), BULLET)
+        for rfonts in lvl.iter(qn("w:rFonts")):
+            rfonts.attrib.pop(qn("w:hint"), None)
+            _apply_fonts(rfonts, CJK_FONT, LATIN_FONT)
+
+
+def _run_properties(
+    east_asia: str,
+    bold: bool,
+    size: Pt | None,
+    subscript: bool = False,
+    *,
+    latin: str = LATIN_FONT,
+    fill: str | None = None,
+) -> BaseOxmlElement:
+    """A fresh ``w:rPr``: both fonts, bold (with its complex-script twin), size, character shading
+    (``fill``, hex RGB), subscript and the languages, in schema order."""
     rpr = OxmlElement("w:rPr")
     rfonts = OxmlElement("w:rFonts")
-    _apply_fonts(rfonts, east_asia, LATIN_FONT)
+    _apply_fonts(rfonts, east_asia, latin)
     rpr.append(rfonts)
     if bold:
         rpr.append(OxmlElement("w:b"))
@@ -139,11 +189,34 @@ def _run_properties(east_asia: str, bold: bool, size: Pt | None, subscript: bool
             sz = OxmlElement(tag)
             sz.set(qn("w:val"), half_points)
             rpr.append(sz)
+    if fill is not None:
+        shd = OxmlElement("w:shd")
+        shd.set(qn("w:val"), "clear")
+        shd.set(qn("w:color"), "auto")
+        shd.set(qn("w:fill"), fill)
+        rpr.append(shd)
     if subscript:
         align = OxmlElement("w:vertAlign")
         align.set(qn("w:val"), "subscript")
         rpr.append(align)
+    # a run whose Latin face is the CJK one (a letterlike symbol) is Chinese text, so that a renderer
+    # without that face substitutes the SC face for it, not a Latin fallback
+    rpr.append(_lang(EAST_ASIAN_LANG if latin == CJK_FONT else LATIN_LANG))
     return rpr
+
+
+def _add_plain(
+    paragraph: Paragraph, text: str, *, bold: bool, size: Pt | None, subscript: bool = False
+) -> None:
+    """Add text as runs, the :data:`CJK_SYMBOLS` in it as runs in the CJK face."""
+    at = 0
+    for match in CJK_SYMBOLS.finditer(text):
+        if match.start() > at:
+            add_run(paragraph, text[at : match.start()], bold=bold, size=size, subscript=subscript)
+        add_run(paragraph, match[0], bold=bold, size=size, subscript=subscript, latin=CJK_FONT)
+        at = match.end()
+    if at < len(text) or not text:
+        add_run(paragraph, text[at:], bold=bold, size=size, subscript=subscript)
 
 
 def add_text(paragraph: Paragraph, text: str, *, bold: bool = False, size: Pt | None = None) -> None:
@@ -152,12 +225,12 @@ def add_text(paragraph: Paragraph, text: str, *, bold: bool = False, size: Pt | 
     at = 0
     for match in SUBSCRIPT.finditer(text):
         if match.start() > at:
-            add_run(paragraph, text[at : match.start()], bold=bold, size=size)
+            _add_plain(paragraph, text[at : match.start()], bold=bold, size=size)
         add_run(paragraph, match[1], bold=bold, size=size)
         add_run(paragraph, match[2], bold=bold, size=size, subscript=True)
         at = match.end()
     if at < len(text) or not text:
-        add_run(paragraph, text[at:], bold=bold, size=size)
+        _add_plain(paragraph, text[at:], bold=bold, size=size)
 
 
 def add_run(
@@ -168,11 +241,14 @@ def add_run(
     size: Pt | None = None,
     east_asia: str = CJK_FONT,
     subscript: bool = False,
+    latin: str = LATIN_FONT,
+    fill: str | None = None,
 ) -> Run:
-    """Add a run with both fonts set; every run of the report goes through here. The run properties
-    are built as one element (python-docx's per-property setters search the tree each time)."""
+    """Add a run with both fonts and the languages set; every run of the report goes through here. The
+    run properties are built as one element (python-docx's per-property setters search the tree each
+    time)."""
     run = paragraph.add_run()
-    run._r.insert(0, _run_properties(east_asia, bold, size, subscript))
+    run._r.insert(0, _run_properties(east_asia, bold, size, subscript, latin=latin, fill=fill))
     if "\n" in text or "\t" in text:
         run.text = text  # python-docx turns these into w:br / w:tab
     else:
@@ -243,12 +319,7 @@ def _severity_label(cell: _Cell, text: str, fill: str) -> None:
     shaded cell that grows with the row)."""
     paragraph = cell.paragraphs[0]
     paragraph.alignment = WD_ALIGN_PARAGRAPH.CENTER
-    run = add_run(paragraph, text, bold=True, size=TABLE_SIZE)
-    shd = OxmlElement("w:shd")
-    shd.set(qn("w:val"), "clear")
-    shd.set(qn("w:color"), "auto")
-    shd.set(qn("w:fill"), fill)
-    run._r.get_or_add_rPr().append(shd)
+    add_run(paragraph, text, bold=True, size=TABLE_SIZE, fill=fill)
 
 
 def _repeat_header(row: _Row) -> None:
@@ -344,6 +415,7 @@ def build_document(result: ReviewResult, issuer: Issuer | None = None) -> DocxDo
     content = build_report(result, issuer)
     doc = Document()
     _setup_styles(doc)
+    _plain_bullets(doc)
     _shape_section(doc.sections[0])
     _add_footer(doc)
     styles = _report_styles(doc)

@@ -204,6 +204,58 @@ def test_docx_every_chinese_run_has_an_east_asian_font(docx_path: Path) -> None:
         assert rfonts.get(qn("w:eastAsia")) and rfonts.get(qn("w:eastAsiaTheme")) is None
 
 
+def declared(rpr) -> tuple[tuple[str | None, ...], str | None]:
+    """The fonts (ascii, hAnsi, eastAsia, cs) and the East-Asian language a ``w:rPr`` declares."""
+    rfonts, lang = rpr.find(qn("w:rFonts")), rpr.find(qn("w:lang"))
+    fonts = tuple(rfonts.get(qn(f"w:{a}")) for a in ("ascii", "hAnsi", "eastAsia", "cs"))
+    return fonts, None if lang is None else lang.get(qn("w:eastAsia"))
+
+
+def test_docx_runs_and_styles_declare_one_face_per_script_and_simplified_chinese(docx_path: Path) -> None:
+    """A renderer without 微软雅黑 picks the simplified-Chinese face (zh-CN), not the Japanese one, and
+    every run and style names the same two faces: no theme font, no third face."""
+    doc = Document(str(docx_path))
+    latin, cjk = docx_report.LATIN_FONT, docx_report.CJK_FONT
+    parts = [doc.element.body] + [s.footer._element for s in doc.sections]
+    runs = [r for part in parts for r in part.iter(qn("w:r"))]
+    assert len(runs) > 50
+    for run in runs:
+        fonts, lang = declared(run.rPr)
+        assert lang == "zh-CN", run.xml
+        assert fonts in ((latin, latin, cjk, latin), (cjk, cjk, cjk, cjk)), run.xml
+    styles = doc.styles.element
+    assert declared(styles.find(qn("w:docDefaults")).find(f"{qn('w:rPrDefault')}/{qn('w:rPr')}")) == (
+        (latin, latin, cjk, latin),
+        "zh-CN",
+    )
+    for rfonts in styles.iter(qn("w:rFonts")):
+        assert {k.split("}")[1] for k in rfonts.attrib} == {"ascii", "hAnsi", "eastAsia", "cs"}, rfonts.xml
+    for name in ("Normal", "Heading 1", "Heading 2", "Title"):
+        assert declared(doc.styles[name].element.rPr) == ((latin, latin, cjk, latin), "zh-CN")
+    bullets = [
+        lvl
+        for lvl in doc.part.numbering_part.element.iter(qn("w:lvl"))
+        if lvl.find(f"{qn('w:rPr')}/{qn('w:rFonts')}") is not None
+    ]
+    assert bullets, "the template's bullet lists"
+    for lvl in bullets:
+        assert lvl.find(qn("w:lvlText")).get(qn("w:val")) != "\uf0b7", "no Symbol-font bullet"
+        if lvl.find(qn("w:lvlText")).get(qn("w:val")) == docx_report.BULLET:
+            assert declared(lvl.find(qn("w:rPr")))[0] == (latin, latin, cjk, latin)
+
+
+def test_docx_sets_letterlike_symbols_in_the_cjk_face(tmp_path: Path) -> None:
+    """℃ is not in Liberation Sans (Arial's stand-in on Linux): a run in the CJK face, not a third face."""
+    doc = Document()
+    paragraph = doc.add_paragraph()
+    docx_report.add_text(paragraph, "温度 26 ℃，k_h")
+    by_text = {r.text: declared(r._r.rPr)[0] for r in paragraph.runs}
+    assert by_text["℃"] == (docx_report.CJK_FONT,) * 4
+    symbol = next(r for r in paragraph.runs if r.text == "℃")._r.rPr.find(qn("w:lang"))
+    assert symbol.get(qn("w:val")) == "zh-CN", "Chinese text, so a stand-in face is the SC one"
+    assert by_text["温度 26 "][0] == docx_report.LATIN_FONT and "h" in by_text
+
+
 def test_docx_without_findings(tmp_path: Path) -> None:
     reviewers = [ReviewerOutcome(agent=a) for a in ("form-reviewer", "data-checker", "calc-verifier")]
     doc = Document(str(render_docx(make_result(reviewers=reviewers), tmp_path / "empty.docx")))
