@@ -15,8 +15,12 @@ from reports import labels as L
 from vent_agent.review.findings import GENERAL_LOCATION, Finding, Severity
 
 NOT_SET = "未设置"
-ITEM_CHARS = 60
-"""Longest text of one item line on page 1 (characters); a longer message is cut at a clause end."""
+ITEM_CHARS = 120
+"""Longest text of one item on page 1 (characters, two printed lines); a longer message keeps its leading
+clauses that fit and its last clause, which says what must be done or what follows."""
+CLAUSE = re.compile(r"(?<=[：；。])")
+"""A clause boundary: after a full-width colon, semicolon or full stop (a comma joins the parts of one
+action: 停止工作，撤出人员)."""
 
 
 @dataclass(frozen=True)
@@ -59,15 +63,27 @@ def month_check(month: str | None, created_at: str) -> str | None:
     return None
 
 
+def shorten(text: str, limit: int = ITEM_CHARS) -> str:
+    """``text`` whole when it has at most ``limit`` characters, else its leading clauses that fit with its
+    last clause (the required action or the consequence), joined by ``……``: never cut inside a clause,
+    so the first and the last clause are kept even when together they pass the limit."""
+    clauses = [c for c in CLAUSE.split(text) if c]
+    if len(text) <= limit or len(clauses) < 3:
+        return text
+    last, head = clauses[-1], clauses[0]
+    for clause in clauses[1:-1]:
+        if len(head) + len(clause) + len(last) + 2 > limit:
+            break
+        head += clause
+    return f"{head}……{last}"
+
+
 def _headline(finding: Finding) -> str:
-    """A finding's message without its location in front, cut to :data:`ITEM_CHARS` at a clause end."""
+    """A finding's message without its location in front, :func:`shorten`-ed."""
     text = finding.message
     if finding.location and text.startswith(finding.location):
         text = text[len(finding.location) :].lstrip("：:，, ")
-    if len(text) <= ITEM_CHARS:
-        return text
-    cut = max(text.rfind(mark, 0, ITEM_CHARS) for mark in "：；，。")
-    return (text[:cut] if cut > ITEM_CHARS // 3 else text[:ITEM_CHARS]) + "…"
+    return shorten(text)
 
 
 def key_items(findings: list[Finding]) -> tuple[str, ...]:

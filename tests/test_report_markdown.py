@@ -8,7 +8,7 @@ import re
 import pytest
 
 from reports.content import FINDINGS_HEADER, fmt_num
-from reports.front import Issuer, month_check
+from reports.front import ITEM_CHARS, Issuer, month_check, shorten
 from reports.labels import NO_FINDINGS, VERDICT_CLEAR, VERDICT_CRITICAL, VERDICT_MAJOR
 from reports.markdown import escape_cell, render_markdown
 from tests.report_samples import finding, findings_rows, make_result, section
@@ -127,6 +127,28 @@ def test_page_one_names_each_critical_and_major_item_with_the_verdict() -> None:
     findings = make_result().findings
     assert len(items) == sum(f.severity in (Severity.CRITICAL, Severity.MAJOR) for f in findings) > 0
     assert items[0].startswith("- 【严重】")
+
+
+def test_page_one_gives_a_critical_item_whole_with_its_required_action() -> None:
+    """Plan b's CH₄ item used to end "回风流中甲烷浓度达到1.0%…", losing what must be done."""
+    message = (
+        "15220回风顺槽掘进工作面CH₄浓度（回风流） 1.05 %，达到限值 1.0 %（应 < 1.0 %）：回风流中甲烷浓度"
+        "达到1.0%：必须停止工作，撤出人员，采取措施，进行处理"
+    )
+    limit = finding(Severity.CRITICAL, Category.REGULATION, message, location="15220回风顺槽掘进工作面")
+    md = render_markdown(make_result(reviewers=[ReviewerOutcome(agent="x", findings=[limit])]))
+    items = [line for line in section(md, "一、审查结论").splitlines() if line.startswith("- 【严重】")]
+    assert len(items) == 1 and "必须停止工作，撤出人员，采取措施，进行处理" in items[0], items
+    assert "…" not in items[0]
+
+
+def test_a_long_item_is_shortened_at_clause_boundaries_keeping_its_last_clause() -> None:
+    clauses = ["甲" * 60 + "：", "乙" * 60 + "；", "丙" * 60 + "：", "必须停止工作，撤出人员"]
+    short = shorten("".join(clauses))
+    assert short == clauses[0] + "……" + clauses[-1]
+    assert len(short) <= ITEM_CHARS
+    assert shorten("丁" * 200) == "丁" * 200, "no clause boundary: never cut mid-clause"
+    assert shorten("短句：照做") == "短句：照做"
 
 
 def test_issuer_report_number_and_the_plans_month_against_the_review_date() -> None:
