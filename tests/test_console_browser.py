@@ -19,9 +19,12 @@ from typing import Any
 import httpx
 import pytest
 
+from reports.docx_report import SUBSCRIPT
+from reports.markdown import render_markdown
 from tests.chat_helpers import TOKEN, use_model
 from tests.helpers import live_server
 from tests.pg import in_ci
+from tests.report_samples import make_result
 from tests.scripted_model import ScriptedChatModel, says, tool_call
 from vent_agent.app import create_app
 from vent_agent.settings import Settings
@@ -375,3 +378,51 @@ def test_markdown_is_escaped_before_it_is_rendered(server: tuple[str, Any], page
     )
     assert "第一行<br>第二行" in cell and "&lt;br" not in cell
     assert '<strong class="st st-breach">超限</strong>' in cell
+
+
+SHOW_IN_CHAT = """(md) => import('/static/console/turn.js').then(({ TurnView }) => {
+  const wrap = document.createElement('div');
+  wrap.className = 'msg assistant';
+  document.getElementById('chat-log').append(wrap);
+  new TurnView(wrap).setText(md);
+})"""
+CELL_LINES = """(names) => [...document.querySelectorAll('#chat-log .answer table')].flatMap((table) => {
+  const head = [...table.querySelectorAll('thead th')].map((th) => th.textContent.trim());
+  return names.filter((n) => head.includes(n)).flatMap((n) => {
+    const col = head.indexOf(n);
+    return [...table.rows].map((row) => {
+      const cell = row.cells[col], range = document.createRange();
+      range.selectNodeContents(cell);
+      const size = parseFloat(getComputedStyle(cell).fontSize);
+      return [n, cell.textContent, range.getBoundingClientRect().height / size];
+    });
+  });
+})"""
+
+
+def test_a_review_answer_in_the_chat_keeps_short_columns_on_one_line_and_sets_subscripts(
+    server: tuple[str, Any], browser: Any, shots: Path
+) -> None:
+    """The review report as the chat shows it at 1280 px: 程度 and 类别 one line per cell (they wrapped a
+    character a line), the formulas with real subscripts as the Word report sets them."""
+    base, _ = server
+    context = browser.new_context(viewport={"width": 1280, "height": 720}, locale="zh-CN")
+    page = context.new_page()
+    try:
+        page.goto(f"{base}/#chat")
+        page.evaluate(SHOW_IN_CHAT, render_markdown(make_result()))
+        answer = page.locator("#chat-log .answer").last
+        sync_api.expect(answer.locator("table").first).to_be_visible()
+        cells = page.evaluate(CELL_LINES, ["程度", "类别"])
+        assert len(cells) > 10
+        tall = [(name, text, round(lines, 1)) for name, text, lines in cells if lines > 1.6]
+        assert not tall, f"cells of more than one line: {tall}"
+        subs = answer.locator("sub").all_inner_texts()
+        assert {"h", "l"} <= set(subs), subs
+        assert not SUBSCRIPT.search(answer.inner_text()), "no programmer notation left"
+        js = page.evaluate("import('/static/console/md.js').then((m) => m.SUBSCRIPT.source)")
+        assert js == SUBSCRIPT.pattern, "the console and the Word report set the same symbols"
+        answer.locator("table", has_text="程度").first.scroll_into_view_if_needed()
+        page.screenshot(path=str(shots / "console-chat-review-1280.png"))
+    finally:
+        context.close()

@@ -1,6 +1,7 @@
 // md.js — safe Markdown for the console: HTML is escaped first, then a small subset is rendered:
 // headings, bullet and numbered lists, bold (status words coloured), inline code, tables (a cell's `<br>`
-// kept as its line break), paragraphs, citation markers [[R1]].
+// kept as its line break; a column of short words kept on one line), paragraphs, citation markers [[R1]],
+// and formula symbols with real subscripts (k_h → k<sub>h</sub>), as the Word report sets them.
 
 const ESC = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
 
@@ -19,8 +20,17 @@ function strong(_, text) {
   return kind ? `<strong class="st st-${kind}">${text}</strong>` : `<strong>${text}</strong>`;
 }
 
+/** A symbol with a subscript as the calculators write it (k_h, L_max, q_CO₂, Q_f): the same pattern as
+ * the Word report's (reports/docx_report.py SUBSCRIPT; a test keeps the two equal). */
+export const SUBSCRIPT = /(?<![A-Za-z0-9])([A-Za-zΣ])_([A-Za-z0-9₀-₉]+)/g;
+
+/** Escaped text with its formula symbols' subscripts set as <sub>, code spans left as written. */
+export function subscripts(escaped) {
+  return escaped.split(/(`[^`]+`)/).map((part, i) => (i % 2 ? part : part.replace(SUBSCRIPT, '$1<sub>$2</sub>'))).join('');
+}
+
 function inline(escaped) {
-  return escaped
+  return subscripts(escaped)
     .replace(/`([^`]+)`/g, '<code>$1</code>')
     .replace(/\*\*([^*]+)\*\*/g, strong)
     .replace(/\[\[(R\d+)\]\]/g, '<sup class="cite">[$1]</sup>');
@@ -28,6 +38,19 @@ function inline(escaped) {
 
 // a table cell's line break, written `<br>` as GFM tables do (the only tag let through, and only there)
 const cellText = (escaped) => inline(escaped).replace(/&lt;br\s*\/?&gt;/gi, '<br>');
+
+/** A column whose every cell (header included) is a short word or figure (程度, 类别, 页码) is kept on one
+ * line; a narrow chat bubble would otherwise wrap it a character a line. */
+export const SHORT_CELL = 6;
+const plain = (escaped) => escaped.replace(/&[a-z]+;|&#\d+;/g, '&').replace(/&lt;br\s*\/?&gt;/gi, '\n');
+const isShort = (escaped) => plain(escaped).split('\n').every((line) => line.trim().length <= SHORT_CELL);
+
+function tableHtml(head, rows) {
+  const nowrap = head.map((h, c) => isShort(h) && rows.every((r) => isShort(r[c] ?? '')));
+  const cell = (tag, text, c) => `<${tag}${nowrap[c] ? ' class="nowrap"' : ''}>${cellText(text)}</${tag}>`;
+  const body = rows.map((r) => `<tr>${r.map((c, i) => cell('td', c, i)).join('')}</tr>`).join('');
+  return `<table><thead><tr>${head.map((h, i) => cell('th', h, i)).join('')}</tr></thead><tbody>${body}</tbody></table>`;
+}
 
 const cells = (line) => line.trim().replace(/^\|/, '').replace(/\|$/, '').split('|').map((c) => c.trim());
 const isRule = (line) => /^\s*\|?\s*:?-{2,}:?\s*(\|\s*:?-{2,}:?\s*)*\|?\s*$/.test(line);
@@ -55,14 +78,10 @@ export function renderMarkdown(text) {
       flushPara();
       closeList();
       const head = cells(line);
-      let html = `<table><thead><tr>${head.map((c) => `<th>${cellText(c)}</th>`).join('')}</tr></thead><tbody>`;
-      i += 2;
-      while (i < lines.length && lines[i].trim().startsWith('|')) {
-        html += `<tr>${cells(lines[i]).map((c) => `<td>${cellText(c)}</td>`).join('')}</tr>`;
-        i++;
-      }
+      const rows = [];
+      for (i += 2; i < lines.length && lines[i].trim().startsWith('|'); i++) rows.push(cells(lines[i]));
       i--;
-      out.push(`${html}</tbody></table>`);
+      out.push(tableHtml(head, rows));
     } else if (heading) {
       flushPara();
       closeList();
