@@ -378,6 +378,12 @@ def test_markdown_is_escaped_before_it_is_rendered(server: tuple[str, Any], page
     )
     assert "第一行<br>第二行" in cell and "&lt;br" not in cell
     assert '<strong class="st st-breach">超限</strong>' in cell
+    # a cell's own pipe, escaped by the report, stays in its cell
+    piped = page.evaluate(
+        "(s) => import('/static/console/md.js').then((m) => m.renderMarkdown(s))",
+        "| 问题 | 页码 |\n|---|---|\n| m³/s \\| m³/min 混用 | 11 |",
+    )
+    assert piped.count("<td") == 2 and "m³/s | m³/min 混用</td>" in piped, piped
 
 
 SHOW_IN_CHAT = """(md) => import('/static/console/turn.js').then(({ TurnView }) => {

@@ -52,7 +52,9 @@ function tableHtml(head, rows) {
   return `<table><thead><tr>${head.map((h, i) => cell('th', h, i)).join('')}</tr></thead><tbody>${body}</tbody></table>`;
 }
 
-const cells = (line) => line.trim().replace(/^\|/, '').replace(/\|$/, '').split('|').map((c) => c.trim());
+// cells split at the pipes the report did not escape (reports/markdown.py writes a cell's own `|` as `\|`)
+const cells = (line) => line.trim().replace(/^\|/, '').replace(/(?<!\\)\|$/, '').split(/(?<!\\)\|/)
+  .map((c) => c.trim().replace(/\\\|/g, '|'));
 const isRule = (line) => /^\s*\|?\s*:?-{2,}:?\s*(\|\s*:?-{2,}:?\s*)*\|?\s*$/.test(line);
 
 /** Render Markdown text as HTML (every source character escaped before any tag is added). */
