@@ -233,6 +233,14 @@ def test_operator_overview_strip_alarms_acknowledged_and_sparklines(
         sync_api.expect(alarms.first).to_be_visible()
         assert alarms.first.locator(".st").inner_text() in ("超限", "偏低")  # worst first, in words
         assert page.locator("table.tunnels-table svg.spark").count() >= 10
+        unread = page.evaluate(
+            "[...document.querySelectorAll('table.tunnels-table tbody tr')]"
+            ".filter((r) => [2, 4, 5].every((i) => r.cells[i].textContent.trim() === '—'))"
+            ".map((r) => r.cells[1].textContent.trim())"
+        )
+        assert unread and set(unread) == {"无数据"}, (
+            f"a tunnel with no reading is 无数据, never 正常: {unread}"
+        )
         assert not NO_EMOJI.search(page.locator("body").inner_text()), "statuses are words, never glyphs"
         assert page.evaluate("document.scrollingElement.scrollWidth") <= size[0], "no sideways scrolling"
         page.screenshot(path=str(shots / f"console-overview-{size[0]}.png"))

@@ -34,6 +34,8 @@ holds no network of the mine (:func:`~vent_agent.monitor.air_totals.roadway_tota
 SPARK_QUANTITIES = ("wind_speed", "ch4")
 """The quantities drawn as 24-hour sparklines of a tunnel (first sensor of each)."""
 SPARK_SENSORS = {"wind_speed": "wind_sensor", "ch4": "ch4_sensor"}
+ROW_QUANTITIES = ("wind_speed", "ch4", "co")
+"""The quantities a tunnel's row of the overview shows (its worst reading of each)."""
 WORST_QUANTITIES = ("ch4", "co")
 """The gases of the status strip: the highest reading of each, mine-wide."""
 ALARM_ORDER: tuple[StatusWord, ...] = ("超限", "偏低", "预警")
@@ -103,17 +105,19 @@ def _value(facts: InterpretationFacts, quantity: str) -> dict[str, Any] | None:
 
 
 def _tunnel_row(facts: InterpretationFacts, data: TunnelData, sparks: dict[str, Any]) -> dict[str, Any]:
+    """A tunnel's row: its :data:`ROW_QUANTITIES` values, its worst status and sparklines. The status is an
+    alarm's when one stands (a device limit included), else 正常 when the row shows a value and 无数据 when
+    it shows none (a fan drift's fan readings are the strip's, not a tunnel reading)."""
     alarms = [a for a in facts.assessments if is_alarm(a)]
     words = {status_word(a) for a in alarms}
-    worst: StatusWord = next(
-        (w for w in ALARM_ORDER if w in words), "正常" if facts.assessments else "无数据"
-    )
+    values = {q: v for q in ROW_QUANTITIES if (v := _value(facts, q)) is not None}
+    worst: StatusWord = next((w for w in ALARM_ORDER if w in words), "正常" if values else "无数据")
     return {
         "tun_id": data.tunnel.tun_id,
         "name": data.tunnel.name,
         "roadway_class": data.tunnel.roadway_class,
         "q": _air_volume(data),
-        "values": {q: v for q in ("wind_speed", "ch4", "co") if (v := _value(facts, q)) is not None},
+        "values": values,
         "status": worst,
         "sparks": sparks,
     }
