@@ -1,9 +1,10 @@
 """The console's solved air and what-if panel (airflow.js) in a real headless browser: arrows and air
-volumes on the map, then opening the door FM-01 shows the change on the map and names the branches
-that fall short with their clauses. Fixtures and skip rules are those of tests/test_console_browser.py."""
+volumes on the map, each figure saying whether it was measured or modelled, then opening the door FM-01
+shows the change on the map and names the branches that fall short with their clauses. Fixtures and skip rules are those of tests/test_console_browser.py."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from tests.test_console_browser import browser, page, server, sync_api  # noqa: F401  (fixtures)
@@ -20,6 +21,13 @@ def test_opening_a_door_shows_the_change_on_the_map_and_the_short_branches(
     assert flows.count() >= 15
     sync_api.expect(page.locator('text.label[data-branch="ZJFX"] tspan.flow')).to_contain_text("m³/min")
     assert page.locator("g.airflow g.flow.short").count() == 0  # the undisturbed mine meets its plan
+    face = page.locator('text.label[data-branch="15216-GZM"]')
+    # no change modelled: a monitored tunnel's two figures are both measured, and say so
+    assert re.fullmatch(r"实测 [\d.]+ m/s", (face.locator("tspan.value").text_content() or ""))
+    assert re.fullmatch(r" · \d+ m³/min", face.locator("tspan.flow").text_content() or "")
+    unmonitored = page.locator("g.labels text.label:not(:has(tspan.value)) tspan.flow")
+    texts = [t for t in unmonitored.all_text_contents() if t]
+    assert texts and all(t.startswith("模拟 ") for t in texts), texts
     page.select_option("#what-if-branch", "FM-01")
     page.select_option("#what-if-action", "open_door")
     page.get_by_role("button", name="模拟").click()
@@ -28,6 +36,9 @@ def test_opening_a_door_shows_the_change_on_the_map_and_the_short_branches(
     sync_api.expect(result.locator("table tbody tr").first).to_be_visible()
     sync_api.expect(result.locator(".findings")).to_contain_text("第159条")
     assert page.locator("g.airflow g.flow.short").count() > 0
-    sync_api.expect(page.locator('text.label[data-branch="15216-GZM"] tspan.flow')).to_contain_text("（-")
+    sync_api.expect(face.locator("tspan.flow")).to_contain_text("模拟 ")
+    sync_api.expect(face.locator("tspan.flow")).to_contain_text("（−")
+    assert (face.locator("tspan.value").text_content() or "").startswith("实测 ")
     page.get_by_role("button", name="恢复现状").click()
     sync_api.expect(page.locator("g.airflow g.flow.short")).to_have_count(0)
+    assert re.fullmatch(r" · \d+ m³/min", face.locator("tspan.flow").text_content() or "")

@@ -1,7 +1,10 @@
 // airflow.js — the solved air on the network map and a what-if panel (POST /api/network/solve and
 // /api/network/what-if). Kept apart from map.js: it waits for the map's SVG, then overlays each drawn
-// tunnel's solved air volume and a direction arrow, marks reversed tunnels and tunnels that fall short,
-// and lets the user pick a door, regulator or fan, change it, and see the change on the map and in a table.
+// line's air direction as an arrow, and lets the user pick a door, regulator or fan, change it, and see the
+// change on the map and in a table, with the service's notes. Each figure in a label says where it comes
+// from: a monitored tunnel shows what was measured (实测 wind speed, and the air volume 60·v·S from the
+// overview) until a change is modelled, then 模拟 air volumes beside the measured speed; an unmonitored
+// airway shows the solve's air volume, 模拟, always.
 
 import { api, el } from './api.js';
 import { refit } from './map.js';
@@ -10,6 +13,8 @@ const SVG = 'http://www.w3.org/2000/svg';
 const CONTROLS = { door: '风门', regulator: '调节风窗', fan: '主要通风机' };
 const SHORT_KINDS = new Set(['short_air', 'wind_low']);
 let baseline = null;
+let measured = {}; // tun_id → measured air volume (m³/min), from the overview (vent:overview)
+let shown = [null, null, null]; // the overlay's arguments: what the map shows now
 
 const svgEl = (tag, attrs = {}) => {
   const node = document.createElementNS(SVG, tag);
@@ -31,11 +36,24 @@ function middleOf(node) {
   return best;
 }
 
+/** A label's air-volume text: measured for a monitored tunnel when nothing is modelled, else the solve's,
+ * called 模拟, with its change and a shortfall. `measuredSpeed`: the label shows a measured wind speed. */
+function flowText(row, measuredSpeed, modelled, delta, isShort) {
+  const sep = measuredSpeed ? ' · ' : '';
+  if (measuredSpeed && !modelled) {
+    const q = measured[row.id];
+    return q == null ? '' : `${sep}${Math.round(q)} m³/min`;
+  }
+  const change = delta ? `（${delta > 0 ? '+' : '−'}${Math.abs(delta)}）` : '';
+  return `${sep}模拟 ${m3min(row.q)}${change}${isShort ? ' 不足' : ''}`;
+}
+
 /** Arrows over the map's lines and each line's air volume in its label (placed again by map.js);
  * `before` (a solve) marks what a change reversed and gives each volume its change. */
-function overlay(result, before = null) {
+function overlay(result, before = null, change = null) {
   const svg = document.querySelector('#net-map svg.net');
   if (!svg) return;
+  shown = [result, before, change];
   svg.querySelector('g.airflow')?.remove();
   const layer = svgEl('g', { class: 'airflow' });
   const short = new Set(result.findings.filter((f) => SHORT_KINDS.has(f.kind)).map((f) => f.branch));
@@ -52,11 +70,13 @@ function overlay(result, before = null) {
       g.append(svgEl('path', { d: 'M -34 -22 L 30 0 L -34 22 Z', transform: `translate(${mx} ${my}) rotate(${turn})` }));
     }
     layer.append(g);
-    const flow = svg.querySelector(`text.label[data-branch="${CSS.escape(row.id)}"] tspan.flow`);
+    const label = svg.querySelector(`text.label[data-branch="${CSS.escape(row.id)}"]`);
+    const flow = label?.querySelector('tspan.flow');
     if (flow) {
       const delta = old[row.id] ? Math.round((row.q - old[row.id].q) * 60) : 0;
-      flow.textContent = `${flow.previousSibling ? '  ' : ''}${m3min(row.q)}${delta ? `（${delta > 0 ? '+' : ''}${delta}）` : ''}${short.has(row.id) ? ' 不足' : ''}`;
-      flow.setAttribute('class', cls.replace('flow', 'flow').trim());
+      const speed = Boolean(flow.previousSibling);
+      flow.textContent = flowText(row, speed, Boolean(before), delta, short.has(row.id));
+      flow.setAttribute('class', speed && !before ? 'flow measured' : cls);
     }
   }
   svg.querySelector('g.labels').before(layer); // the labels stay on top
@@ -104,8 +124,9 @@ function renderPanel(solved) {
     const row = controls.find((b) => b.id === pick.value);
     out.replaceChildren(el('p', { class: 'muted' }, '正在解算...'));
     try {
-      const result = await api('/api/network/what-if', { method: 'POST', json: { changes: [changeFor(row, action.value, value.value)] } });
-      overlay(result, baseline);
+      const change = changeFor(row, action.value, value.value);
+      const result = await api('/api/network/what-if', { method: 'POST', json: { changes: [change] } });
+      overlay(result, baseline, change);
       out.replaceChildren(...describe(result));
     } catch (err) {
       out.replaceChildren(el('p', { class: 'error' }, `模拟失败：${err.message}`));
@@ -115,7 +136,8 @@ function renderPanel(solved) {
   box.replaceChildren(
     el('h3', {}, '如果……会怎样（通风网络模拟）'),
     el('p', { class: 'muted' },
-      `现状解算：${solved.iterations} 次迭代收敛，风量残差 ${solved.residual_q.toExponential(1)} m³/s；箭头为风流方向，数字为风量。`),
+      `现状解算：${solved.iterations} 次迭代收敛，风量残差 ${solved.residual_q.toExponential(1)} m³/s；箭头为风流方向。`
+      + '图上“实测”为监测数据（风量 = 60 × 风速 × 断面），“模拟”为通风网络解算的风量。'),
     el('div', { class: 'what-if-form' }, pick, action, value, run, reset),
     out,
   );
@@ -151,6 +173,10 @@ async function load() {
 export function initAirflow() {
   const map = document.getElementById('net-map');
   if (!map) return;
+  window.addEventListener('vent:overview', (e) => {
+    measured = Object.fromEntries(e.detail.tunnels.filter((t) => t.q != null).map((t) => [t.tun_id, t.q]));
+    if (shown[0]) overlay(...shown);
+  });
   new MutationObserver(() => { if (baseline) overlay(baseline); else load(); }).observe(map, { childList: true });
   if (map.querySelector('svg')) load();
 }

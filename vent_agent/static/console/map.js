@@ -122,13 +122,13 @@ function hitArea(ax, ay, bx, by, half) {
 const LINK_RANK = 2000; // the unmonitored airways' labels (but the shafts') come after every tunnel's, and may be hidden
 const LINK_KINDS = { local_fan: '局部通风机及风筒', regulator: '调节风窗', door: '风门', shaft: '井筒', fan: '主要通风机' };
 
-/** A label: its name on the first line, its values on the second (wind speed here, air volume from
- * airflow.js); `rank` orders the placement (lower first). */
+/** A label: its name on the first line, its values on the second (the measured wind speed, 实测, here; the
+ * air volume, measured or 模拟, from airflow.js); `rank` orders the placement (lower first). */
 function makeLabel(branch, name, rank, wind) {
   const label = svgEl('text', { class: 'label', 'text-anchor': 'middle', 'data-branch': branch, 'data-rank': rank },
     svgEl('tspan', { class: 'name' }, name));
   const line2 = svgEl('tspan', { class: 'line2', dy: '1.2em' });
-  if (wind) line2.append(svgEl('tspan', { class: `value ${wind.compliance}` }, `${wind.speed} m/s`));
+  if (wind) line2.append(svgEl('tspan', { class: `value ${wind.compliance}` }, `实测 ${wind.speed} m/s`));
   line2.append(svgEl('tspan', { class: 'flow' }));
   label.append(line2);
   return label;
