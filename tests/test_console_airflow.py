@@ -1,6 +1,7 @@
 """The console's solved air and what-if panel (airflow.js) in a real headless browser: arrows and air
 volumes on the map, each figure saying whether it was measured or modelled, then opening the door FM-01
-shows the change on the map and names the branches that fall short with their clauses. Fixtures and skip rules are those of tests/test_console_browser.py."""
+shows the change on the map, names the door by its modelled state and the branches that fall short with
+their clauses; closing a closed door shows the service's note. Fixtures and skip rules are those of tests/test_console_browser.py."""
 
 from __future__ import annotations
 
@@ -39,6 +40,13 @@ def test_opening_a_door_shows_the_change_on_the_map_and_the_short_branches(
     sync_api.expect(face.locator("tspan.flow")).to_contain_text("模拟 ")
     sync_api.expect(face.locator("tspan.flow")).to_contain_text("（−")
     assert (face.locator("tspan.value").text_content() or "").startswith("实测 ")
+    door = result.locator("table tbody tr", has_text="FM-01")
+    sync_api.expect(door).to_contain_text("风门（打开）")
+    assert "（关闭）" not in door.inner_text(), "the door named by its state after the change"
     page.get_by_role("button", name="恢复现状").click()
     sync_api.expect(page.locator("g.airflow g.flow.short")).to_have_count(0)
     assert re.fullmatch(r" · \d+ m³/min", face.locator("tspan.flow").text_content() or "")
+    # a change the service says does nothing: its note is shown
+    page.select_option("#what-if-action", "close_door")
+    page.get_by_role("button", name="模拟").click()
+    sync_api.expect(result.locator("#what-if-notes")).to_contain_text("已处于关闭状态")

@@ -15,6 +15,14 @@ const SHORT_KINDS = new Set(['short_air', 'wind_low']);
 let baseline = null;
 let measured = {}; // tun_id → measured air volume (m³/min), from the overview (vent:overview)
 let shown = [null, null, null]; // the overlay's arguments: what the map shows now
+const DOOR_STATE = { open_door: '打开', close_door: '关闭' };
+const STATE_SUFFIX = /（(关闭|打开|开启|常闭|常开)）$/;
+
+/** A branch's name after `change` ({action, branch}): a door's state in its name is the modelled one. */
+export function nameAfter(name, id, change) {
+  const state = change && change.branch === id ? DOOR_STATE[change.action] : null;
+  return state ? `${(name || '').replace(STATE_SUFFIX, '')}（${state}）` : name || '';
+}
 
 const svgEl = (tag, attrs = {}) => {
   const node = document.createElementNS(SVG, tag);
@@ -49,7 +57,8 @@ function flowText(row, measuredSpeed, modelled, delta, isShort) {
 }
 
 /** Arrows over the map's lines and each line's air volume in its label (placed again by map.js);
- * `before` (a solve) marks what a change reversed and gives each volume its change. */
+ * `before` (a solve) marks what a change reversed and gives each volume its change; `change` (the one
+ * modelled) renames a door by its modelled state. */
 function overlay(result, before = null, change = null) {
   const svg = document.querySelector('#net-map svg.net');
   if (!svg) return;
@@ -77,6 +86,11 @@ function overlay(result, before = null, change = null) {
       const speed = Boolean(flow.previousSibling);
       flow.textContent = flowText(row, speed, Boolean(before), delta, short.has(row.id));
       flow.setAttribute('class', speed && !before ? 'flow measured' : cls);
+    }
+    const name = label?.querySelector('tspan.name');
+    if (name) {
+      name.dataset.name ??= name.textContent;
+      name.textContent = nameAfter(name.dataset.name, row.id, change);
     }
   }
   svg.querySelector('g.labels').before(layer); // the labels stay on top
@@ -127,7 +141,7 @@ function renderPanel(solved) {
       const change = changeFor(row, action.value, value.value);
       const result = await api('/api/network/what-if', { method: 'POST', json: { changes: [change] } });
       overlay(result, baseline, change);
-      out.replaceChildren(...describe(result));
+      out.replaceChildren(...describe(result, change));
     } catch (err) {
       out.replaceChildren(el('p', { class: 'error' }, `模拟失败：${err.message}`));
     }
@@ -143,18 +157,24 @@ function renderPanel(solved) {
   );
 }
 
-function describe(result) {
+/** The what-if's outcome: the change, the service's notes (e.g. a door already in that state), the
+ * branches whose air moved (a door named by its state after `change`), the findings and the advice. */
+function describe(result, change) {
   const moved = result.branches.filter((b) => b.dq !== null && Math.abs(b.dq) * 60 >= 1)
     .sort((a, b) => Math.abs(b.dq) - Math.abs(a.dq)).slice(0, 15);
   const table = el('table', {},
     el('thead', {}, el('tr', {}, ...['分支', '名称', '原风量', '新风量', '变化'].map((h) => el('th', {}, h)))),
     el('tbody', {}, ...moved.map((b) => el('tr', {},
-      el('td', {}, b.id), el('td', {}, b.name || ''), el('td', {}, m3min(b.q_before)), el('td', {}, m3min(b.q)),
+      el('td', {}, b.id), el('td', {}, nameAfter(b.name, b.id, change)), el('td', {}, m3min(b.q_before)), el('td', {}, m3min(b.q)),
       el('td', {}, `${b.dq > 0 ? '+' : ''}${Math.round(b.dq * 60)}`)))));
   const findings = result.findings.length
     ? el('ul', { class: 'findings' }, ...result.findings.map((f) => el('li', {}, `${f.message}（${f.clause}）`)))
     : el('p', {}, '无低于计划风量或风速超限的分支。');
-  return [el('p', {}, `调整：${result.changes.join('；')}`), table, el('h4', {}, '判定'), findings,
+  const notes = result.notes?.length
+    ? [el('ul', { class: 'notes', id: 'what-if-notes' }, ...result.notes.map((n) => el('li', {}, n)))]
+    : [];
+  return [el('p', {}, `调整：${result.changes.join('；')}`), ...notes,
+    moved.length ? table : el('p', { class: 'muted' }, '各分支风量无变化。'), el('h4', {}, '判定'), findings,
     el('p', { class: 'muted' }, result.advice)];
 }
 
