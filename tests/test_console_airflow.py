@@ -25,7 +25,7 @@ def test_opening_a_door_shows_the_change_on_the_map_and_the_short_branches(
     face = page.locator('text.label[data-branch="15216-GZM"]')
     # no change modelled: a monitored tunnel's two figures are both measured, and say so
     assert re.fullmatch(r"实测 [\d.]+ m/s", (face.locator("tspan.value").text_content() or ""))
-    assert re.fullmatch(r" · \d+ m³/min", face.locator("tspan.flow").text_content() or "")
+    assert re.fullmatch(r"  \d+ m³/min", face.locator("tspan.flow").text_content() or "")
     unmonitored = page.locator("g.labels text.label:not(:has(tspan.value)) tspan.flow")
     texts = [t for t in unmonitored.all_text_contents() if t]
     assert texts and all(t.startswith("模拟 ") for t in texts), texts
@@ -45,7 +45,7 @@ def test_opening_a_door_shows_the_change_on_the_map_and_the_short_branches(
     assert "（关闭）" not in door.inner_text(), "the door named by its state after the change"
     page.get_by_role("button", name="恢复现状").click()
     sync_api.expect(page.locator("g.airflow g.flow.short")).to_have_count(0)
-    assert re.fullmatch(r" · \d+ m³/min", face.locator("tspan.flow").text_content() or "")
+    assert re.fullmatch(r"  \d+ m³/min", face.locator("tspan.flow").text_content() or "")
     # a change the service says does nothing: its note is shown
     page.select_option("#what-if-action", "close_door")
     page.get_by_role("button", name="模拟").click()

@@ -199,6 +199,19 @@ LABEL_BOXES = (
     + ", t.getAttribute('display') !== 'none'])"
 )
 
+LABELS_CROSSING = """() => import('/static/console/labels.js').then(({ segmentHitsBox }) => {
+  const segs = [...document.querySelectorAll('svg.net [data-path]')].flatMap((n) => {
+    const pts = n.dataset.path.split(' ').map((p) => p.split(',').map(Number));
+    return pts.slice(1).map((b, i) => [n.dataset.branch, [...pts[i], ...b]]);
+  });
+  return [...document.querySelectorAll('g.labels text.label:not([display=none])')].flatMap((t) => {
+    const { x, y, width, height } = t.getBBox();
+    const box = { left: x, top: y, right: x + width, bottom: y + height };
+    return segs.filter(([b, seg]) => b !== t.dataset.branch && segmentHitsBox(seg, box))
+      .map(([b]) => `${t.querySelector('.name').textContent} × ${b}`);
+  });
+})"""
+
 HIDDEN_BRANCHES = (
     "[...document.querySelectorAll('g.labels text.label[display=none]')].map((t) => t.dataset.branch)"
 )
@@ -268,6 +281,8 @@ def test_operator_overview_strip_alarms_acknowledged_and_sparklines(
             "document.querySelector('text.label[data-branch=\"ZJFX\"] tspan.flow').textContent"
         )
         labels = page.evaluate(LABEL_BOXES)
+        # the screenshot before the checks, to look at a failure
+        page.screenshot(path=str(shots / f"console-map-{size[0]}.png"))
         boxes = [(text, box) for text, box, shown in labels if shown]
         overlaps = [(a, b) for i, (a, p) in enumerate(boxes) for b, q in boxes[i + 1 :] if _overlap(p, q)]
         assert not overlaps, f"map labels overlap at {size}: {overlaps}"
@@ -277,11 +292,17 @@ def test_operator_overview_strip_alarms_acknowledged_and_sparklines(
         icons = page.evaluate(f"[...document.querySelectorAll('g.device')].map((d) => {BOX.format('d')})")
         covering = [t for t, b in boxes if any(_overlap(b, i) for i in icons)]
         assert not covering, f"map labels over device symbols at {size}: {covering}"
+        small = [round(b[2] - b[0], 1) for b in icons if b[2] - b[0] < 14 or b[3] - b[1] < 14]
+        assert not small, f"device symbols under 14 px at {size}: {small}"
+        stacked = [(a, b) for i, a in enumerate(icons) for b in icons[i + 1 :] if _overlap(a, b)]
+        assert not stacked, f"device symbols overlap each other at {size}: {stacked}"
+        crossing = page.evaluate(LABELS_CROSSING)
+        assert not crossing, f"map labels across other lines at {size}: {crossing}"
+        assert order.index("airflow") < order.index("devices"), "the air's arrows under the device symbols"
         hidden = [t for t, _, on in labels if not on]
         tunnels = page.evaluate("[...document.querySelectorAll('g.tunnel')].map((g) => g.dataset.tunId)")
         dropped = page.evaluate(HIDDEN_BRANCHES)
         assert not set(dropped) & set(tunnels), f"monitored tunnels' labels hidden at {size}: {hidden}"
-        page.screenshot(path=str(shots / f"console-map-{size[0]}.png"))
     finally:
         context.close()
 

@@ -32,22 +32,35 @@ const svgEl = (tag, attrs = {}) => {
 
 const m3min = (q) => `${Math.round(Math.abs(q) * 60)} m³/min`;
 
-/** The middle of the longest segment of a drawn line (its data-path) and that segment's direction. */
-function middleOf(node) {
+const ARROW_REACH = 34; // user units: the arrow's half-length (its path below)
+const SPOTS = [0.5, 0.4, 0.6, 0.3, 0.7, 0.2, 0.8];
+
+/** The device symbols' boxes as map.js placed them ({x, y, r}: centre and half-size, user units). */
+const symbolsOf = (svg) => [...svg.querySelectorAll('g.device')].map((g) => ({
+  x: +(g.dataset.x ?? g.dataset.x0), y: +(g.dataset.y ?? g.dataset.y0), r: +(g.dataset.r ?? g.dataset.r0),
+}));
+
+/** Where an arrow goes on a drawn line (its data-path): on its longest segment, at the spot nearest the
+ * middle whose arrow clears every device symbol (the middle when none does), with that segment's
+ * direction. */
+function arrowSpot(node, symbols) {
   const pts = node.dataset.path.split(' ').map((p) => p.split(',').map(Number));
-  let best = null;
+  let seg = null;
   for (let i = 1; i < pts.length; i += 1) {
     const [[ax, ay], [bx, by]] = [pts[i - 1], pts[i]];
     const len = Math.hypot(bx - ax, by - ay);
-    if (!best || len > best.len) best = { len, mx: (ax + bx) / 2, my: (ay + by) / 2, angle: (Math.atan2(by - ay, bx - ax) * 180) / Math.PI };
+    if (!seg || len > seg.len) seg = { len, ax, ay, bx, by };
   }
-  return best;
+  const at = (f) => ({ mx: seg.ax + f * (seg.bx - seg.ax), my: seg.ay + f * (seg.by - seg.ay) });
+  const clear = ({ mx, my }) => symbols.every((s) => Math.abs(s.x - mx) >= s.r + ARROW_REACH || Math.abs(s.y - my) >= s.r + ARROW_REACH);
+  const spot = SPOTS.map(at).find(clear) || at(0.5);
+  return { ...spot, angle: (Math.atan2(seg.by - seg.ay, seg.bx - seg.ax) * 180) / Math.PI };
 }
 
 /** A label's air-volume text: measured for a monitored tunnel when nothing is modelled, else the solve's,
  * called 模拟, with its change and a shortfall. `measuredSpeed`: the label shows a measured wind speed. */
 function flowText(row, measuredSpeed, modelled, delta, isShort) {
-  const sep = measuredSpeed ? ' · ' : '';
+  const sep = measuredSpeed ? '  ' : '';
   if (measuredSpeed && !modelled) {
     const q = measured[row.id];
     return q == null ? '' : `${sep}${Math.round(q)} m³/min`;
@@ -67,10 +80,11 @@ function overlay(result, before = null, change = null) {
   const layer = svgEl('g', { class: 'airflow' });
   const short = new Set(result.findings.filter((f) => SHORT_KINDS.has(f.kind)).map((f) => f.branch));
   const old = before ? Object.fromEntries(before.branches.map((b) => [b.id, b])) : {};
+  const symbols = symbolsOf(svg);
   for (const row of result.branches) {
     const line = svg.querySelector(`[data-path][data-branch="${CSS.escape(row.id)}"]`);
     if (!line || row.map_direction === null) continue;
-    const { mx, my, angle } = middleOf(line);
+    const { mx, my, angle } = arrowSpot(line, symbols);
     const flipped = old[row.id] && old[row.id].map_direction * row.map_direction < 0;
     const cls = ['flow', short.has(row.id) ? 'short' : '', flipped ? 'reversed' : ''].join(' ').trim();
     const g = svgEl('g', { class: cls, 'data-branch': row.id });
@@ -93,7 +107,7 @@ function overlay(result, before = null, change = null) {
       name.textContent = nameAfter(name.dataset.name, row.id, change);
     }
   }
-  svg.querySelector('g.labels').before(layer); // the labels stay on top
+  svg.querySelector('g.devices').before(layer); // the device symbols and the labels stay on top
   refit();
 }
 

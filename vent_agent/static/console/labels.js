@@ -1,11 +1,12 @@
 // labels.js — deterministic label placement for the network map. Each label is tried at candidate spots
 // along its line (beside the middle on either side, then further along, then beyond its ends), in order of
 // priority; a spot that overlaps a label already placed is never taken, and among the others the first that
-// covers the fewest device symbols and other lines wins. A label that finds no free spot is hidden (its
+// crosses the fewest other lines, then covers the fewest device symbols, wins. A label that finds no free spot is hidden (its
 // tunnel's tooltip still names it). Every spot is clamped inside the visible area. All in the SVG's user
 // units; the caller gives sizes measured at the current font size.
 
-const FRACTIONS = [0.5, 0.35, 0.65, 0.2, 0.8];
+const FRACTIONS = [0.5, 0.35, 0.65, 0.2, 0.8, 0.1, 0.9, 0.05, 0.95];
+const ESSENTIAL_REACH = [1.6, 2.5, 4]; // an essential label's further rings, in gaps from its line
 
 /** Does segment [ax, ay, bx, by] cross or lie in box {left, top, right, bottom}? (Liang–Barsky clip) */
 export function segmentHitsBox([ax, ay, bx, by], box) {
@@ -33,7 +34,7 @@ const symbolHitsBox = ({ x, y, r }, box) => boxesOverlap({ left: x - r, top: y -
 /** The candidate centres of a w × h label beside a path of segments, `gap` from the line, then (for an
  * essential label) further out. */
 function candidates(segments, w, h, gap, essential) {
-  return [...ring(segments, w, h, gap), ...(essential ? ring(segments, w, h, 2.5 * gap) : [])];
+  return [...ring(segments, w, h, gap), ...(essential ? ESSENTIAL_REACH.flatMap((n) => ring(segments, w, h, n * gap)) : [])];
 }
 
 function ring(segments, w, h, gap) {
@@ -63,8 +64,8 @@ function ring(segments, w, h, gap) {
  * Place labels. `items`: [{key, w, h, segments: [[ax, ay, bx, by], …], essential}], already in priority
  * order; `lines`: [{seg}] the drawn segments; `symbols`: [{x, y, r}] the device symbols (boxes of half-side
  * r); `view`: {left, top, right, bottom} the visible area; `gap`: the distance from a label to its line.
- * A label never overlaps another; an `essential` one (a monitored tunnel's) may cover a symbol or a line
- * when it has no free spot, and is tried further out; any other is placed beside its line on a clear spot
+ * A label never overlaps another; an `essential` one (a monitored tunnel's) may cover a symbol (which
+ * map.js then moves aside) or, when it has no other spot, a line, and is tried further out; any other is placed beside its line on a clear spot
  * or hidden. Returns a Map key → {cx, cy, box} for the placed labels; a key that is missing is to be hidden.
  */
 export function placeLabels(items, lines, symbols, view, gap) {
@@ -82,9 +83,11 @@ export function placeLabels(items, lines, symbols, view, gap) {
       const covered = symbols.filter((s) => symbolHitsBox(s, box)).length;
       const crossed = lines.filter((l) => segmentHitsBox(l.seg, box)).length;
       if ((covered || crossed) && !item.essential) continue; // an airway's name only where it is clear
-      const cost = 100 * covered
-        + 2 * crossed
-        + Math.hypot(cx - x, cy - y) / (w + h); // a clamped spot has drifted from its line
+      // a crossed line is worst (the caller moves a covered symbol aside), then a covered symbol, then a
+      // clamped spot's drift from its line
+      const cost = 20 * crossed
+        + 10 * covered
+        + Math.hypot(cx - x, cy - y) / (w + h);
       if (!best || cost < best.cost) best = { cx, cy, box, cost };
       if (cost === 0) break;
     }

@@ -59,14 +59,46 @@ async function interpret(kind, item) {
 
 // the labels' size on screen, whatever the map's scale: 13 px, larger on a wall screen
 const labelPx = () => Math.max(13, Math.round(window.innerWidth / 115));
+const ICON_PX = 15; // a device symbol's least size on screen: its letter readable
+const ICON_GAP_PX = 2;
+const RING = [[1, 0], [-1, 0], [0, -1], [0, 1], [1, -1], [-1, -1], [1, 1], [-1, 1]];
+
+/** Size the device symbols for the screen (at least ICON_PX pixels across at scale k) and move a symbol
+ * that would overlap one already placed, or one of the `avoid` boxes (placed labels), to the nearest free
+ * spot around its point (rings of one symbol's width), so symbols at one point sit side by side. Writes
+ * each symbol's placed centre and half-size into its data-x, data-y and data-r (for the labels and the
+ * arrows). */
+function fitDevices(svg, k, avoid = []) {
+  const placed = [];
+  const clash = (x, y, r) => placed.some((p) => Math.abs(p.x - x) < p.r + r && Math.abs(p.y - y) < p.r + r)
+    || avoid.some((b) => x + r > b.left && x - r < b.right && y + r > b.top && y - r < b.bottom);
+  for (const g of svg.querySelectorAll('g.device')) {
+    const x0 = +g.dataset.x0;
+    const y0 = +g.dataset.y0;
+    const r0 = +g.dataset.r0;
+    const scale = Math.max(1, ICON_PX / (2 * r0 * k));
+    const r = r0 * scale;
+    const step = 2 * r + ICON_GAP_PX / k;
+    let [x, y] = [x0, y0];
+    for (let ring = 1; clash(x, y, r + ICON_GAP_PX / (2 * k)) && ring <= 4; ring++) {
+      const free = RING.map(([dx, dy]) => [x0 + dx * ring * step, y0 + dy * ring * step])
+        .find(([cx, cy]) => !clash(cx, cy, r + ICON_GAP_PX / (2 * k)));
+      if (free) [x, y] = free;
+    }
+    g.setAttribute('transform', `translate(${x} ${y}) scale(${scale}) translate(${-x0} ${-y0})`);
+    Object.assign(g.dataset, { x, y, r });
+    placed.push({ x, y, r });
+  }
+}
 const DEVICE_REACH = 45; // m: the device symbols' band beside a line (28 m offset + 15 m radius)
 
-/** Size the labels for the screen (labelPx() pixels at the map's current scale: the SVG is fitted into its
+/** Size the device symbols (fitDevices), then the labels for the screen (labelPx() pixels at the map's current scale: the SVG is fitted into its
  * box, so one user unit is k = min(width/W, height/H) pixels) and place them (labels.js): the monitored
  * tunnels first, problems first, then the unmonitored airways; a label with no free spot is hidden. */
 function fitLabels(svg, W, H) {
   if (!svg.clientWidth) return; // the map's tab is hidden: fitted when it is shown
   const k = Math.min(svg.clientWidth / W, svg.clientHeight / H);
+  fitDevices(svg, k);
   const g = svg.querySelector('g.labels');
   g.setAttribute('font-size', (labelPx() / k).toFixed(1));
   g.setAttribute('stroke-width', (3 / k).toFixed(1));
@@ -89,6 +121,11 @@ function fitLabels(svg, W, H) {
     return { key: text, w: bb.width + 4 / k, h: bb.height, bb, segments: segmentsOf(line), rank, essential: rank < LINK_RANK };
   }).sort((a, b) => a.rank - b.rank);
   const placed = placeLabels(items, lines, symbols, view, Math.max(DEVICE_REACH, 6 / k));
+  // a label that found no spot clear of the symbols: the symbols it covers step aside
+  const boxes = [...placed.values()].map((spot) => spot.box);
+  if (symbols.some((sym) => boxes.some((b) => sym.x + sym.r > b.left && sym.x - sym.r < b.right && sym.y + sym.r > b.top && sym.y - sym.r < b.bottom))) {
+    fitDevices(svg, k, boxes);
+  }
   for (const item of items) {
     const spot = placed.get(item.key);
     if (!spot) {
@@ -119,6 +156,7 @@ function hitArea(ax, ay, bx, by, half) {
   return [[ax + nx, ay + ny], [bx + nx, by + ny], [bx - nx, by - ny], [ax - nx, ay - ny]].map((p) => p.join(',')).join(' ');
 }
 
+const SHAFT_RANK = 500; // after the tunnels with a problem (0 + i), before those that meet their limits (1000 + i)
 const LINK_RANK = 2000; // the unmonitored airways' labels (but the shafts') come after every tunnel's, and may be hidden
 const LINK_KINDS = { local_fan: '局部通风机及风筒', regulator: '调节风窗', door: '风门', shaft: '井筒', fan: '主要通风机' };
 
@@ -156,8 +194,9 @@ function draw(net) {
     links.append(svgEl('g', { class: `link ${l.kind}`, 'data-tun-id': l.id },
       svgEl('title', {}, `${l.name}（${LINK_KINDS[l.kind] || '无监测巷道'}，通风网络解算分支，无监测数据）`),
       svgEl('polyline', { points: path(l.points), class: 'stroke', 'data-path': path(l.points), 'data-branch': l.id })));
-    // a shaft is one of the mine's few ways in or out: named like a monitored tunnel, never hidden
-    const rank = (l.kind === 'shaft' ? 0.75 * LINK_RANK : LINK_RANK) + links.children.length;
+    // a shaft is one of the mine's few ways in or out: named like a monitored tunnel, never hidden, and
+    // placed before the tunnels that meet their limits (its few spots beside a long bare line go first)
+    const rank = (l.kind === 'shaft' ? SHAFT_RANK : LINK_RANK) + links.children.length;
     if (!duct) labels.append(makeLabel(l.id, l.name, rank, null));
   }
   const lines = svgEl('g', { class: 'tunnels' });
@@ -188,7 +227,7 @@ function draw(net) {
       : svgEl('circle', { cx: X(d.x), cy: Y(d.y), r, fill: colour });
     const text = svgEl('text', { x: X(d.x), y: Y(d.y) + r * 0.45, class: 'glyph', 'font-size': r * 1.2 });
     text.textContent = letter;
-    const g = svgEl('g', { class: 'device', 'data-device-id': d.device_id, tabindex: 0, 'data-x': X(d.x), 'data-y': Y(d.y), 'data-r': r },
+    const g = svgEl('g', { class: 'device', 'data-device-id': d.device_id, tabindex: 0, 'data-x0': X(d.x), 'data-y0': Y(d.y), 'data-r0': r },
       svgEl('title', {}, `${d.name}\n${d.type_label}${d.position ? `：${d.position}` : ''}`), shape, text);
     g.addEventListener('click', (e) => {
       e.stopPropagation();
