@@ -67,7 +67,7 @@ async def app(settings: Settings) -> AsyncIterator:
 
 
 @pytest.fixture
-async def client(app) -> AsyncIterator[httpx.AsyncClient]:  # type: ignore[no-untyped-def]
+async def client(app) -> AsyncIterator[httpx.AsyncClient]:
     transport = httpx.ASGITransport(app=app)
     async with httpx.AsyncClient(transport=transport, base_url="http://testserver", timeout=60) as c:
         yield c
@@ -135,7 +135,7 @@ def scanned_b_cache(scanned_b_pdf: Path, tmp_path_factory: pytest.TempPathFactor
 
 
 @pytest.fixture(scope="session")
-def scanned_b_extracted(scanned_b_cache: Path):  # type: ignore[no-untyped-def]
+def scanned_b_extracted(scanned_b_cache: Path):
     """The OCR'd scanned sample as an ``ExtractedPdf``."""
     from vent_agent.documents.pdf_text import ExtractedPdf
 
@@ -144,7 +144,7 @@ def scanned_b_extracted(scanned_b_cache: Path):  # type: ignore[no-untyped-def]
 
 
 @pytest.fixture
-def seed_scanned_cache(scanned_b_cache: Path):  # type: ignore[no-untyped-def]
+def seed_scanned_cache(scanned_b_cache: Path):
     """``seed(cache_dir)`` copies the session's OCR of the scanned sample into ``cache_dir``."""
     import shutil
 

@@ -143,7 +143,7 @@ class FakeOpenAI:
             return JSONResponse(self._completion(turn))
         include_usage = bool((body.get("stream_options") or {}).get("include_usage"))
 
-        async def gen():  # type: ignore[no-untyped-def]
+        async def gen():
             yield self._chunk({"role": "assistant", "content": ""})
             for i in range(0, len(turn.reasoning), 8):
                 yield self._chunk({"reasoning_content": turn.reasoning[i : i + 8]})

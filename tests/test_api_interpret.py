@@ -62,7 +62,7 @@ async def test_a_click_resolves_its_dependencies_without_the_thread_pool(
     assert resp.status_code == 200
 
 
-async def test_a_second_click_on_the_same_data_reuses_the_facts(app, client: httpx.AsyncClient) -> None:  # type: ignore[no-untyped-def]
+async def test_a_second_click_on_the_same_data_reuses_the_facts(app, client: httpx.AsyncClient) -> None:
     start = datetime.now(ZoneInfo("Asia/Shanghai"))
     app.state.vent.source = DemoMine(now=lambda: start)  # its data time stays, whatever the wall clock
     cache = app.state.vent.facts_cache
@@ -82,7 +82,7 @@ async def test_a_stream_writes_without_a_cancel_scope_per_frame_unless_a_send_ti
     scopes: list[object] = []
     real = sse_module.anyio.move_on_after
 
-    def counted(delay):  # type: ignore[no-untyped-def]
+    def counted(delay):
         scopes.append(delay)
         return real(delay)
 
@@ -93,7 +93,7 @@ async def test_a_stream_writes_without_a_cancel_scope_per_frame_unless_a_send_ti
     response = RunEventsResponse(iter([b"data: {}\n\n"]), send_timeout=5.0)
     sent: list[dict] = []
 
-    async def send(message):  # type: ignore[no-untyped-def]
+    async def send(message):
         sent.append(message)
 
     await response._send_with_timeout(send, {"type": "http.response.body", "body": b"x", "more_body": True})
@@ -164,7 +164,7 @@ async def test_run_log_replays_with_ids_and_after(client: httpx.AsyncClient) -> 
     assert (await client.post(f"/api/runs/{run_id}/cancel")).status_code == 409
 
 
-def _click_through_fake_model(fake: FakeOpenAI, tmp_path) -> list[dict]:  # type: ignore[no-untyped-def]
+def _click_through_fake_model(fake: FakeOpenAI, tmp_path) -> list[dict]:
     """POST the tunnel click to a live app whose model is the loopback ``fake``; the parsed events."""
     with live_server(fake.app) as llm_url:
         settings = Settings(
@@ -179,7 +179,7 @@ def _click_through_fake_model(fake: FakeOpenAI, tmp_path) -> list[dict]:  # type
     return parse_spec_stream(resp.text)
 
 
-def test_model_path_streams_model_text(tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_model_path_streams_model_text(tmp_path) -> None:
     fake = FakeOpenAI(reply="**15216 辅运起坡段**：风速正常。", reasoning="先看风速")
     events = _click_through_fake_model(fake, tmp_path)
     text = "".join(e["content"] for e in events if e["type"] == "token")
@@ -191,7 +191,7 @@ def test_model_path_streams_model_text(tmp_path) -> None:  # type: ignore[no-unt
     assert "15216" in prompt and "第157条" in prompt
 
 
-def test_model_failure_falls_back_to_rules(tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_model_failure_falls_back_to_rules(tmp_path) -> None:
     events = _click_through_fake_model(FakeOpenAI(fail_status=500), tmp_path)
     assert any(e["type"] == "progress" and "模型调用失败" in e["message"] for e in events)
     text = "".join(e["content"] for e in events if e["type"] == "token")

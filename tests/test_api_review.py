@@ -32,7 +32,7 @@ def _report_text(events: list[dict]) -> str:
     return "".join(e["content"] for e in events if e["type"] == "token")
 
 
-async def test_review_stream_follows_the_spec(client: httpx.AsyncClient, app, plan_b_pdf: Path) -> None:  # type: ignore[no-untyped-def]
+async def test_review_stream_follows_the_spec(client: httpx.AsyncClient, app, plan_b_pdf: Path) -> None:
     from vent_agent.sessions import store
 
     session = await store.create_session(app.state.vent.db, "zhangsan", mode="full", title="审查")

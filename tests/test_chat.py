@@ -50,7 +50,7 @@ async def test_no_model_gives_error_and_done_and_opens_no_session(app, client: h
     assert other.status_code == 404
 
 
-async def test_no_model_with_a_pdf_not_to_review_opens_no_session(app, client, plan_b_pdf) -> None:  # type: ignore[no-untyped-def]
+async def test_no_model_with_a_pdf_not_to_review_opens_no_session(app, client, plan_b_pdf) -> None:
     use_model(app, None)
     resp = await chat_with_file(client, plan_b_pdf, "15216 的风速是多少？")
     assert resp.status_code == 200 and "x-session-id" not in resp.headers
@@ -425,7 +425,7 @@ async def test_spec_messages_on_done_and_tool_call(app, client: httpx.AsyncClien
     assert call["message"] == "调用工具：查询设备类型字典"
 
 
-async def test_a_hanging_model_ends_at_the_run_time_out(tmp_path) -> None:  # type: ignore[no-untyped-def]
+async def test_a_hanging_model_ends_at_the_run_time_out(tmp_path) -> None:
     from vent_agent.app import create_app
     from vent_agent.settings import Settings
 

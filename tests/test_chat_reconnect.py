@@ -28,7 +28,7 @@ def slow_model() -> ScriptedChatModel:
 
 
 @pytest.fixture
-def served(tmp_path):  # type: ignore[no-untyped-def]
+def served(tmp_path):
     app = create_app(Settings(_env_file=None, data_dir=tmp_path / "data"))
     with live_server(app) as url:
         use_model(app, slow_model())
@@ -102,7 +102,7 @@ class CutAfter(httpx.AsyncBaseTransport):
             return resp
         frames = self.frames
 
-        async def cut():  # type: ignore[no-untyped-def]
+        async def cut():
             buf = b""
             async for part in resp.aiter_raw():
                 buf += part
@@ -133,7 +133,7 @@ async def test_python_client_falls_back_to_history(served) -> None:
     client = ChatClient(url, "demo-token", transport=CutAfter(httpx.AsyncHTTPTransport(), 2))
     original = client._recover
 
-    async def run_gone(http, run_id, last_seq):  # type: ignore[no-untyped-def]
+    async def run_gone(http, run_id, last_seq):
         # The run ends meanwhile (its log, read to the end, ends with done, after the turn is stored); its
         # events are then out of reach, and the client has only the history left
         async with http.stream("GET", f"/api/runs/{run_id}/events") as log:

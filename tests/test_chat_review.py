@@ -104,7 +104,7 @@ async def test_a_review_cancelled_with_its_run_closes_its_agent_as_interrupted(
 
     entered: asyncio.Queue[str] = asyncio.Queue()
 
-    async def hangs(emitter, *args: object, **kwargs: object) -> None:  # type: ignore[no-untyped-def]
+    async def hangs(emitter, *args: object, **kwargs: object) -> None:
         await entered.put(emitter.run_id)
         await asyncio.sleep(30)
 

@@ -317,7 +317,7 @@ def test_marker_after_full_stop_and_sentence_opening_citation(registry: Citation
     )
 
 
-def test_other_document_in_kb_dir(tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_other_document_in_kb_dir(tmp_path) -> None:
     (tmp_path / "water.txt").write_text(
         "---\ntitle: 《煤矿防治水细则》\nedition: 2018\n---\n第十条 矿井应当建立防治水技术管理制度。\n",
         encoding="utf-8",

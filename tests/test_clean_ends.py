@@ -24,14 +24,14 @@ from vent_agent.settings import ModelConfig, Settings
 ANSWER = "15216 辅运起坡段风速 1.8 m/s，风量 1250 m³/min，甲烷浓度 0.21%，均在规定范围内。"
 
 
-def _model(url: str, provider: str = "openai"):  # type: ignore[no-untyped-def]
+def _model(url: str, provider: str = "openai"):
     return build_chat_model(
         ModelConfig(name="m", base_url=url, api_key="k", provider=provider, model="fake-model"), "high"
     )
 
 
 @pytest.mark.parametrize("provider", ["openai", "deepseek", "qwen"])
-async def test_a_cut_stream_raises_with_the_partial_text(serve, provider: str) -> None:  # type: ignore[no-untyped-def]
+async def test_a_cut_stream_raises_with_the_partial_text(serve, provider: str) -> None:
     model = _model(serve(FakeOpenAI(turns=[FakeTurn(reply=ANSWER, cut_after=3)])), provider)
     seen = []
     with pytest.raises(IncompleteResponse) as info:
@@ -42,7 +42,7 @@ async def test_a_cut_stream_raises_with_the_partial_text(serve, provider: str) -
         await model.ainvoke([HumanMessage("风速？")])
 
 
-async def test_complete_answers_and_complete_tool_calls_pass(serve) -> None:  # type: ignore[no-untyped-def]
+async def test_complete_answers_and_complete_tool_calls_pass(serve) -> None:
     call = FakeToolCall(id="c1", name="query_tun_data_by_id", arguments={"tun_id": "15216"})
     fake = FakeOpenAI(turns=[FakeTurn(reply=ANSWER), FakeTurn(tool_calls=[call], no_finish=True)])
     model = _model(serve(fake))
@@ -52,7 +52,7 @@ async def test_complete_answers_and_complete_tool_calls_pass(serve) -> None:  # 
     assert answer.tool_calls[0]["args"] == {"tun_id": "15216"}
 
 
-async def test_cut_tool_call_arguments_are_incomplete(serve) -> None:  # type: ignore[no-untyped-def]
+async def test_cut_tool_call_arguments_are_incomplete(serve) -> None:
     call = FakeToolCall(id="c1", name="query_tun_data_by_id", arguments={"tun_id": "15216"}, piece=3)
     fake = FakeOpenAI(turns=[FakeTurn(tool_calls=[call], no_finish=True)])
     original = fake._tool_call_deltas
@@ -61,7 +61,7 @@ async def test_cut_tool_call_arguments_are_incomplete(serve) -> None:  # type: i
         await _model(serve(fake)).ainvoke([HumanMessage("风速？")])
 
 
-async def test_chat_keeps_a_cut_answer_flagged_and_never_says_done_complete(serve, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+async def test_chat_keeps_a_cut_answer_flagged_and_never_says_done_complete(serve, tmp_path: Path) -> None:
     url = serve(FakeOpenAI(turns=[FakeTurn(reply=ANSWER, cut_after=4)]))
     settings = Settings(
         _env_file=None, data_dir=tmp_path / "d", llm_base_url=url, llm_api_key="k", llm_model="fake-model"
@@ -90,11 +90,11 @@ class StallingFakeOpenAI(FakeOpenAI):
         super().__init__(reply=reply)
         self.chunks, self.stall_s = chunks, stall_s
 
-    async def completions(self, request):  # type: ignore[no-untyped-def]
+    async def completions(self, request):
         response = await super().completions(request)
         inner, chunks, stall_s = response.body_iterator, self.chunks, self.stall_s
 
-        async def stalling():  # type: ignore[no-untyped-def]
+        async def stalling():
             n = 0
             async for chunk in inner:
                 if n == chunks:
@@ -117,7 +117,7 @@ def client_text(events: list[dict]) -> str:
 
 
 @pytest.mark.parametrize("mode", ["plan", "fast"])
-async def test_a_stalling_click_model_is_replaced_by_the_rules(serve, tmp_path: Path, mode: str) -> None:  # type: ignore[no-untyped-def]
+async def test_a_stalling_click_model_is_replaced_by_the_rules(serve, tmp_path: Path, mode: str) -> None:
     from vent_agent.interpret.facts import gather_tunnel_facts
     from vent_agent.interpret.render import render_interpretation
 
@@ -155,7 +155,7 @@ class SlowSuggestions(ScriptedChatModel):
     suggest_s: float = 10.0
     suggest_calls: int = 0
 
-    async def _agenerate(self, messages, stop=None, run_manager=None, **kwargs):  # type: ignore[no-untyped-def]
+    async def _agenerate(self, messages, stop=None, run_manager=None, **kwargs):
         if str(messages[0].content) == SUGGEST_PROMPT:
             self.suggest_calls += 1
             await asyncio.sleep(self.suggest_s)

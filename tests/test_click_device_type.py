@@ -35,7 +35,7 @@ def text_of(events: list[dict]) -> str:
     return "".join(e["content"] for e in events if e["type"] == "token")
 
 
-async def one_device_of(app, device_type: str) -> str:  # type: ignore[no-untyped-def]
+async def one_device_of(app, device_type: str) -> str:
     devices = await app.state.vent.source.get_device_list_by_kind(device_type)
     assert devices, f"the demo mine has no {device_type}"
     return devices[0].device_id
@@ -47,7 +47,7 @@ def test_the_demo_mine_has_only_these_device_types() -> None:
 
 
 @pytest.mark.parametrize("real", TYPES)
-async def test_a_device_clicked_as_another_type_is_interpreted_by_its_own(app, client, real: str) -> None:  # type: ignore[no-untyped-def]
+async def test_a_device_clicked_as_another_type_is_interpreted_by_its_own(app, client, real: str) -> None:
     device_id = await one_device_of(app, real)
     claimed = TYPES[(TYPES.index(real) + 1) % len(TYPES)]
     events = await click(client, device_id, claimed, mode="fast")
@@ -64,7 +64,7 @@ async def test_a_device_clicked_as_another_type_is_interpreted_by_its_own(app, c
 
 
 @pytest.mark.parametrize("real", TYPES)
-async def test_a_device_clicked_as_its_own_type_gets_no_notice(app, client, real: str) -> None:  # type: ignore[no-untyped-def]
+async def test_a_device_clicked_as_its_own_type_gets_no_notice(app, client, real: str) -> None:
     events = await click(client, await one_device_of(app, real), real, mode="fast")
     assert notices(events) == [] and "设备类型与实际不符" not in text_of(events)
 
@@ -75,7 +75,7 @@ async def test_plan_mode_without_a_model_says_it_too(client: httpx.AsyncClient) 
     assert "- 类型：主要通风机" in text_of(events) and "设备类型与实际不符" in text_of(events)
 
 
-async def test_fast_mode_model_is_told_to_say_it(app, client: httpx.AsyncClient) -> None:  # type: ignore[no-untyped-def]
+async def test_fast_mode_model_is_told_to_say_it(app, client: httpx.AsyncClient) -> None:
     model = ScriptedChatModel(script=[says("1号主通风机运行正常。")])
     app.state.vent.interpret_model = model
     events = await click(client, "FAN-001", "ch4_sensor", mode="fast")
@@ -92,7 +92,7 @@ def device_script(device_id: str) -> list:
     ]
 
 
-async def test_plan_mode_agent_gets_the_real_type_and_the_warning(app, client: httpx.AsyncClient) -> None:  # type: ignore[no-untyped-def]
+async def test_plan_mode_agent_gets_the_real_type_and_the_warning(app, client: httpx.AsyncClient) -> None:
     model = ScriptedChatModel(script=device_script("CH4-15216"))
     app.state.vent.interpret_model = model
     events = await click(client, "CH4-15216", "fan")
@@ -104,7 +104,7 @@ async def test_plan_mode_agent_gets_the_real_type_and_the_warning(app, client: h
     assert events[-1]["type"] == "done" and "error" not in [e["type"] for e in events]
 
 
-async def test_plan_mode_agent_failing_falls_back_with_one_notice(app, client: httpx.AsyncClient) -> None:  # type: ignore[no-untyped-def]
+async def test_plan_mode_agent_failing_falls_back_with_one_notice(app, client: httpx.AsyncClient) -> None:
     app.state.vent.interpret_model = ScriptedChatModel(script=device_script("JF-15220-YS-1"), fail_at={0})
     events = await click(client, "JF-15220-YS-1", "wind_sensor")
     (notice,) = notices(events)
@@ -113,7 +113,7 @@ async def test_plan_mode_agent_failing_falls_back_with_one_notice(app, client: h
     assert notice["message"] in text and "- 类型：局部通风机" in text
 
 
-async def test_an_unknown_device_still_fails_plainly(app, client: httpx.AsyncClient) -> None:  # type: ignore[no-untyped-def]
+async def test_an_unknown_device_still_fails_plainly(app, client: httpx.AsyncClient) -> None:
     app.state.vent.interpret_model = ScriptedChatModel(script=[], fallback=says("未找到设备。"))
     for mode in ("fast", "plan"):
         events = await click(client, "NO-SUCH", "fan", mode=mode)

@@ -127,7 +127,7 @@ async def test_an_unknown_door_is_an_error_as_before(client: httpx.AsyncClient) 
     assert [e["type"] for e in events][-2:] == ["error", "done"]
 
 
-async def test_a_mine_whose_network_is_not_loaded_says_so(tmp_path) -> None:  # type: ignore[no-untyped-def]
+async def test_a_mine_whose_network_is_not_loaded_says_so(tmp_path) -> None:
     settings = Settings(data_dir=tmp_path, upstream_url="http://127.0.0.1:9/", ocr_warmup=False)
     facts = await gather_clicked_device_facts(DemoMine(), "FAN-001", "fan", settings)
     assert facts.network is not None and not facts.network.on_network
@@ -148,7 +148,7 @@ def test_a_device_the_network_does_not_hold_gets_the_reason() -> None:
     assert not effects.on_network and "不在矿井通风网络模型中" in effects.note and effects.effects == []
 
 
-async def test_plan_mode_agent_is_given_the_effect_to_relay(app, client: httpx.AsyncClient) -> None:  # type: ignore[no-untyped-def]
+async def test_plan_mode_agent_is_given_the_effect_to_relay(app, client: httpx.AsyncClient) -> None:
     model = ScriptedChatModel(
         script=[
             says("", tool_call("load_skill", {"name": "click-interpret-device"})),

@@ -53,12 +53,12 @@ PAGES = [
 
 
 @pytest.fixture(scope="module")
-def plan():  # type: ignore[no-untyped-def]
+def plan():
     pages = [PageText(page=i + 1, text=t) for i, t in enumerate(PAGES)]
     return parse_plan(ExtractedPdf(file_name="out-of-range.pdf", page_count=2, pages=pages))
 
 
-async def test_the_face_is_judged_at_the_least_demanding_compliant_values(plan) -> None:  # type: ignore[no-untyped-def]
+async def test_the_face_is_judged_at_the_least_demanding_compliant_values(plan) -> None:
     face = plan.location("8101 采煤工作面") or plan.location("8101采煤工作面")
     assert face is not None and face.inputs["v_climate"].value == 1.0 and face.inputs["k_l"].value == 1.2
     findings, recalcs = await review_calc(plan)

@@ -41,7 +41,7 @@ def _shaped(provider: str, turn: FakeTurn) -> FakeTurn:
 @pytest.mark.parametrize("streaming", [True, False])
 async def test_a_tool_call_cut_by_the_output_limit_is_never_repaired(
     serve, provider: str, streaming: bool
-) -> None:  # type: ignore[no-untyped-def]
+) -> None:
     turn = _shaped(provider, FakeTurn(tool_calls=[WORKERS_40], args_cut=CUT_AT_4, finish="length"))
     model = build_chat_model(_config(serve(FakeOpenAI(turns=[turn])), provider), "high", streaming=streaming)
     with pytest.raises(CutToolCall) as info:
@@ -53,7 +53,7 @@ async def test_a_tool_call_cut_by_the_output_limit_is_never_repaired(
 @pytest.mark.parametrize("provider", PROVIDERS)
 async def test_arguments_that_are_not_strict_json_are_refused_even_with_tool_calls(
     serve, provider: str
-) -> None:  # type: ignore[no-untyped-def]
+) -> None:
     turn = _shaped(provider, FakeTurn(tool_calls=[WORKERS_40], args_cut=CUT_AT_4))  # finish: tool_calls
     model = build_chat_model(_config(serve(FakeOpenAI(turns=[turn])), provider), "high")
     with pytest.raises(CutToolCall) as info:
@@ -62,7 +62,7 @@ async def test_arguments_that_are_not_strict_json_are_refused_even_with_tool_cal
 
 
 @pytest.mark.parametrize("provider", PROVIDERS)
-async def test_whole_arguments_in_a_response_cut_by_length_are_not_run_either(serve, provider: str) -> None:  # type: ignore[no-untyped-def]
+async def test_whole_arguments_in_a_response_cut_by_length_are_not_run_either(serve, provider: str) -> None:
     """The limit may have cut a further call that never arrived: none of the response's calls runs."""
     turn = _shaped(provider, FakeTurn(tool_calls=[WORKERS_40], finish="length"))
     model = build_chat_model(_config(serve(FakeOpenAI(turns=[turn])), provider), "high")
@@ -72,7 +72,7 @@ async def test_whole_arguments_in_a_response_cut_by_length_are_not_run_either(se
 
 @pytest.mark.parametrize("provider", PROVIDERS)
 @pytest.mark.parametrize("finish", ["length", "content_filter", "insufficient_system_resource"])
-async def test_a_text_answer_keeps_its_finish_reason(serve, provider: str, finish: str) -> None:  # type: ignore[no-untyped-def]
+async def test_a_text_answer_keeps_its_finish_reason(serve, provider: str, finish: str) -> None:
     turn = _shaped(provider, FakeTurn(reply=ANSWER, finish=finish))
     answer = await build_chat_model(_config(serve(FakeOpenAI(turns=[turn])), provider), "high").ainvoke(
         [HumanMessage("风速？")]
@@ -81,7 +81,7 @@ async def test_a_text_answer_keeps_its_finish_reason(serve, provider: str, finis
 
 
 @pytest.mark.parametrize("provider", PROVIDERS)
-async def test_a_null_finish_reason_is_a_cut_stream(serve, provider: str) -> None:  # type: ignore[no-untyped-def]
+async def test_a_null_finish_reason_is_a_cut_stream(serve, provider: str) -> None:
     """``finish_reason: null`` to the end (``[DONE]`` sent): no finish reason at all."""
     turn = _shaped(provider, FakeTurn(reply=ANSWER, finish="null"))
     model = build_chat_model(_config(serve(FakeOpenAI(turns=[turn])), provider), "high")
@@ -106,7 +106,7 @@ async def _chat(tmp_path: Path, url: str, provider: str) -> tuple[list[dict[str,
 @pytest.mark.parametrize("provider", PROVIDERS)
 async def test_chat_stops_at_a_tool_call_cut_twice_and_says_which(
     serve, tmp_path: Path, provider: str
-) -> None:  # type: ignore[no-untyped-def]
+) -> None:
     fake = FakeOpenAI(  # every answer cuts the call (the fake repeats its last turn)
         turns=[
             _shaped(
@@ -140,7 +140,7 @@ def _said(request: dict[str, Any]) -> str:
 
 
 @pytest.mark.parametrize("provider", PROVIDERS)
-async def test_a_tool_call_cut_by_the_output_limit_is_asked_for_once_more(  # type: ignore[no-untyped-def]
+async def test_a_tool_call_cut_by_the_output_limit_is_asked_for_once_more(
     serve, tmp_path: Path, provider: str
 ) -> None:
     """The retry gets the whole call: the calculator runs with 40 workers (160 m³/min, never 16), the
@@ -173,7 +173,7 @@ async def test_a_tool_call_cut_by_the_output_limit_is_asked_for_once_more(  # ty
     ],
     ids=["content_filter", "closed"],
 )
-async def test_a_tool_call_cut_otherwise_is_not_asked_again(serve, tmp_path: Path, turn: FakeTurn) -> None:  # type: ignore[no-untyped-def]
+async def test_a_tool_call_cut_otherwise_is_not_asked_again(serve, tmp_path: Path, turn: FakeTurn) -> None:
     fake = FakeOpenAI(turns=[turn])
     events, _answer = await _chat(tmp_path, serve(fake), "openai")
     assert len(fake.requests) == 1
@@ -185,7 +185,7 @@ async def test_a_tool_call_cut_otherwise_is_not_asked_again(serve, tmp_path: Pat
 @pytest.mark.parametrize(
     ("finish", "notice"), [("length", "output_limit"), ("content_filter", "content_filter")]
 )
-async def test_chat_keeps_a_cut_answer_flagged_in_stream_history_and_done(  # type: ignore[no-untyped-def]
+async def test_chat_keeps_a_cut_answer_flagged_in_stream_history_and_done(
     serve, tmp_path: Path, provider: str, finish: str, notice: str
 ) -> None:
     fake = FakeOpenAI(turns=[_shaped(provider, FakeTurn(reply=ANSWER, finish=finish))])
@@ -202,7 +202,7 @@ async def test_chat_keeps_a_cut_answer_flagged_in_stream_history_and_done(  # ty
 
 
 @pytest.mark.parametrize("provider", PROVIDERS)
-async def test_an_answer_of_reasoning_only_is_an_error(serve, tmp_path: Path, provider: str) -> None:  # type: ignore[no-untyped-def]
+async def test_an_answer_of_reasoning_only_is_an_error(serve, tmp_path: Path, provider: str) -> None:
     fake = FakeOpenAI(
         turns=[_shaped(provider, FakeTurn(reasoning="先算需风量，再对照……" * 20, finish="length"))]
     )
@@ -214,7 +214,7 @@ async def test_an_answer_of_reasoning_only_is_an_error(serve, tmp_path: Path, pr
 
 
 @pytest.mark.parametrize("provider", PROVIDERS)
-async def test_a_complete_answer_is_not_flagged(serve, tmp_path: Path, provider: str) -> None:  # type: ignore[no-untyped-def]
+async def test_a_complete_answer_is_not_flagged(serve, tmp_path: Path, provider: str) -> None:
     fake = FakeOpenAI(turns=[_shaped(provider, FakeTurn(reply=ANSWER))])
     events, answer = await _chat(tmp_path, serve(fake), provider)
     assert events[-1]["message"] == "对话完成" and "incomplete" not in events[-1]
@@ -222,7 +222,7 @@ async def test_a_complete_answer_is_not_flagged(serve, tmp_path: Path, provider:
 
 
 @pytest.mark.parametrize("provider", PROVIDERS)
-async def test_a_missing_finish_reason_is_an_incomplete_answer(serve, tmp_path: Path, provider: str) -> None:  # type: ignore[no-untyped-def]
+async def test_a_missing_finish_reason_is_an_incomplete_answer(serve, tmp_path: Path, provider: str) -> None:
     fake = FakeOpenAI(turns=[_shaped(provider, FakeTurn(reply=ANSWER, finish="null"))])
     events, answer = await _chat(tmp_path, serve(fake), provider)
     error = next(e for e in events if e["type"] == "error")

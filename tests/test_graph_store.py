@@ -32,7 +32,7 @@ async def store(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator
         await db.close()
 
 
-def kinds(graph) -> dict[str, set[str]]:  # type: ignore[no-untyped-def]
+def kinds(graph) -> dict[str, set[str]]:
     out: dict[str, set[str]] = {}
     for node in graph.nodes:
         out.setdefault(node.kind, set()).add(node.label)

@@ -78,7 +78,7 @@ async def _answer(operation: str, q: dict[str, str]) -> Any:
     return _dump(await calls[operation]())
 
 
-def _endpoint(operation: str):  # type: ignore[no-untyped-def]
+def _endpoint(operation: str):
     async def handle(request: Request) -> Response:
         q = {**dict(request.query_params), **request.path_params}
         if "deviceId" in q:
@@ -132,7 +132,7 @@ SHORT_TIMEOUT_S = 0.3
 
 
 @pytest.fixture
-async def source(base_url: str, request: pytest.FixtureRequest):  # type: ignore[no-untyped-def]
+async def source(base_url: str, request: pytest.FixtureRequest):
     callspec = getattr(request.node, "callspec", None)
     slow = bool(callspec and callspec.params.get("behaviour", {}).get("slow"))
     timeout_s = SHORT_TIMEOUT_S if slow else TIMEOUT_S

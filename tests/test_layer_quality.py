@@ -57,7 +57,7 @@ def test_a_few_radicals_and_controls_keep_a_layer_good(page: int) -> None:
 
 @pytest.mark.parametrize("garble", [_pua, _utf8_as_cp1252, _gbk_as_latin1, _replacement])
 @pytest.mark.parametrize("page", range(len(PAGES)))
-def test_garbage_layers_are_garbage(garble, page: int) -> None:  # type: ignore[no-untyped-def]
+def test_garbage_layers_are_garbage(garble, page: int) -> None:
     q = score_layer(garble(PAGES[page]))
     assert q.garbage and q.score < 0.6, q
     assert q.reason_cn().startswith("文字层为乱码")

@@ -51,7 +51,7 @@ def query_device(device_id: str) -> str:
 
 
 @pytest.mark.parametrize("provider", ["deepseek", "qwen", "openai"])
-async def test_agent_loop_streams_reasoning_and_sends_it_back(fake_url, provider: str) -> None:  # type: ignore[no-untyped-def]
+async def test_agent_loop_streams_reasoning_and_sends_it_back(fake_url, provider: str) -> None:
     fake, url = fake_url
     config = ModelConfig(name="m", base_url=url, api_key="k", provider=provider, model="fake-model")
     agent = create_agent(build_chat_model(config, "high"), [query_tun, query_device])

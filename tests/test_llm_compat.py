@@ -13,7 +13,7 @@ from vent_agent.llm.providers import build_chat_model
 from vent_agent.settings import ModelConfig
 
 
-def _chunk(index, id_=None, name=None, args="") -> AIMessageChunk:  # type: ignore[no-untyped-def]
+def _chunk(index, id_=None, name=None, args="") -> AIMessageChunk:
     return AIMessageChunk(
         content="",
         tool_call_chunks=[{"index": index, "id": id_, "name": name, "args": args, "type": "tool_call_chunk"}],

@@ -25,7 +25,7 @@ MODELS = [
 ]
 
 
-def _settings(tmp_path: Path, **kw) -> Settings:  # type: ignore[no-untyped-def]
+def _settings(tmp_path: Path, **kw) -> Settings:
     return Settings(_env_file=None, data_dir=tmp_path / "data", **kw)
 
 

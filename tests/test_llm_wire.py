@@ -30,7 +30,7 @@ def _config(base_url: str, provider: str) -> ModelConfig:
     )
 
 
-async def _stream(model, messages: list[BaseMessage]) -> tuple[list[AIMessageChunk], AIMessageChunk]:  # type: ignore[no-untyped-def]
+async def _stream(model, messages: list[BaseMessage]) -> tuple[list[AIMessageChunk], AIMessageChunk]:
     chunks: list[AIMessageChunk] = []
     async for chunk in model.astream(messages):
         chunks.append(chunk)
@@ -41,7 +41,7 @@ async def _stream(model, messages: list[BaseMessage]) -> tuple[list[AIMessageChu
 
 
 @pytest.mark.parametrize("provider", PROVIDERS)
-async def test_streamed_reasoning_text_and_usage(serve, provider: str) -> None:  # type: ignore[no-untyped-def]
+async def test_streamed_reasoning_text_and_usage(serve, provider: str) -> None:
     fake = FakeOpenAI(
         turns=[FakeTurn(reply="风速 1.2 m/s，符合要求。", reasoning="先查风速，再对照第157条。")]
     )
@@ -58,7 +58,7 @@ async def test_streamed_reasoning_text_and_usage(serve, provider: str) -> None: 
 
 
 @pytest.mark.parametrize("provider", PROVIDERS)
-async def test_two_tool_calls_sharing_one_index_stay_apart(serve, provider: str) -> None:  # type: ignore[no-untyped-def]
+async def test_two_tool_calls_sharing_one_index_stay_apart(serve, provider: str) -> None:
     """Parallel calls streamed one after the other, all with ``index: 0`` and told apart by ``id``."""
     fake = FakeOpenAI(turns=[FakeTurn(reasoning="两个都要查", tool_calls=TWO_CALLS, shared_index=True)])
     model = build_chat_model(_config(serve(fake), provider), "high")
@@ -76,7 +76,7 @@ async def test_two_tool_calls_sharing_one_index_stay_apart(serve, provider: str)
 
 
 @pytest.mark.parametrize("provider", PROVIDERS)
-async def test_distinct_indexes_interleaved_still_merge_by_index(serve, provider: str) -> None:  # type: ignore[no-untyped-def]
+async def test_distinct_indexes_interleaved_still_merge_by_index(serve, provider: str) -> None:
     fake = FakeOpenAI(turns=[FakeTurn(tool_calls=TWO_CALLS, interleave=True)])
     model = build_chat_model(_config(serve(fake), provider), "off")
     _, merged = await _stream(model, [HumanMessage("查巷道和风机")])
@@ -87,7 +87,7 @@ async def test_distinct_indexes_interleaved_still_merge_by_index(serve, provider
 
 
 @pytest.mark.parametrize("provider", PROVIDERS)
-async def test_reasoning_is_sent_back_with_tool_results(serve, provider: str) -> None:  # type: ignore[no-untyped-def]
+async def test_reasoning_is_sent_back_with_tool_results(serve, provider: str) -> None:
     fake = FakeOpenAI(
         turns=[
             FakeTurn(reasoning="需要实时风速数据。", tool_calls=TWO_CALLS[:1]),
@@ -114,7 +114,7 @@ async def test_reasoning_is_sent_back_with_tool_results(serve, provider: str) ->
     assert sent[2]["tool_call_id"] == "call_a"
 
 
-async def test_deepseek_thinking_gives_every_tool_call_turn_a_reasoning_field(serve) -> None:  # type: ignore[no-untyped-def]
+async def test_deepseek_thinking_gives_every_tool_call_turn_a_reasoning_field(serve) -> None:
     """A tool-call turn with no known reasoning (say, made by another model before a switch) still
     carries the field that DeepSeek's thinking mode requires; with thinking off nothing is added."""
     history: list[BaseMessage] = [
@@ -137,7 +137,7 @@ async def test_deepseek_thinking_gives_every_tool_call_turn_a_reasoning_field(se
     assert all("reasoning_content" not in m for m in sent["off"])
 
 
-async def test_openai_provider_adds_no_reasoning_field_of_its_own(serve) -> None:  # type: ignore[no-untyped-def]
+async def test_openai_provider_adds_no_reasoning_field_of_its_own(serve) -> None:
     fake = FakeOpenAI(reply="好的")
     history: list[BaseMessage] = [
         HumanMessage("查风机"),
@@ -162,7 +162,7 @@ async def test_openai_provider_adds_no_reasoning_field_of_its_own(serve) -> None
         ("openai", "highest", {"reasoning_effort": "high"}, ["thinking", "enable_thinking"]),
     ],
 )
-async def test_thinking_level_parameters_on_the_wire(serve, provider, level, expected, absent) -> None:  # type: ignore[no-untyped-def]
+async def test_thinking_level_parameters_on_the_wire(serve, provider, level, expected, absent) -> None:
     fake = FakeOpenAI(reply="好")
     await build_chat_model(_config(serve(fake), provider), level).ainvoke([HumanMessage("你好")])
     body = fake.requests[0]
@@ -175,7 +175,7 @@ async def test_thinking_level_parameters_on_the_wire(serve, provider, level, exp
 
 
 @pytest.mark.parametrize("provider", PROVIDERS)
-async def test_non_streaming_call_keeps_reasoning_and_usage(serve, provider: str) -> None:  # type: ignore[no-untyped-def]
+async def test_non_streaming_call_keeps_reasoning_and_usage(serve, provider: str) -> None:
     fake = FakeOpenAI(turns=[FakeTurn(reply="正常", reasoning="核对阈值")])
     model = build_chat_model(_config(serve(fake), provider), "high", streaming=False)
     answer = await model.ainvoke([HumanMessage("你好")])
@@ -184,7 +184,7 @@ async def test_non_streaming_call_keeps_reasoning_and_usage(serve, provider: str
     assert answer.usage_metadata and answer.usage_metadata["total_tokens"] == 15
 
 
-async def test_http_error_is_raised_to_the_caller(serve) -> None:  # type: ignore[no-untyped-def]
+async def test_http_error_is_raised_to_the_caller(serve) -> None:
     import openai
 
     model = build_chat_model(_config(serve(FakeOpenAI(fail_status=400)), "deepseek"), "high")
@@ -192,7 +192,7 @@ async def test_http_error_is_raised_to_the_caller(serve) -> None:  # type: ignor
         await model.ainvoke([HumanMessage("你好")])
 
 
-async def test_click_interpret_model_streams_reasoning(serve, tmp_path) -> None:  # type: ignore[no-untyped-def]
+async def test_click_interpret_model_streams_reasoning(serve, tmp_path) -> None:
     """The click-interpret model (VENT_LLM_*) also keeps reasoning, as ``reasoning`` pieces."""
     from vent_agent.llm.openai_compat import make_interpret_model, stream_text
     from vent_agent.settings import Settings

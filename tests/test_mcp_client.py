@@ -181,7 +181,7 @@ async def test_partial_month_gives_gap_findings(settings: Settings, plan_a: Plan
 
 async def test_backend_failing_every_call_is_unavailable(settings: Settings, plan_a: Plan) -> None:
     class Broken:
-        def monthly(self, mine: str, month: str):  # type: ignore[no-untyped-def]
+        def monthly(self, mine: str, month: str):
             raise RuntimeError("database down")
 
     check = await run_data_checker(plan_a, settings, Events(), reference=Broken())

@@ -119,7 +119,7 @@ async def test_malformed_arguments_are_tool_errors(args: dict) -> None:
     assert "validation" in result.content[0].text.lower()  # type: ignore[union-attr]
 
 
-async def test_stdio_child_process(tmp_path) -> None:  # type: ignore[no-untyped-def]
+async def test_stdio_child_process(tmp_path) -> None:
     settings = Settings(_env_file=None, data_dir=tmp_path)
     outcome = await load_reference(settings, MINE, AUGUST, transport="stdio", timeout_s=60)
     assert outcome.status is ReferenceStatus.OK, outcome.reason
@@ -151,7 +151,7 @@ async def http_server(server_: FastMCP | None = None) -> AsyncIterator[str]:
         sock.close()
 
 
-async def test_streamable_http_round_trip(tmp_path) -> None:  # type: ignore[no-untyped-def]
+async def test_streamable_http_round_trip(tmp_path) -> None:
     async with http_server() as url:
         settings = Settings(_env_file=None, data_dir=tmp_path, mcp_url=url)
         outcome = await load_reference(settings, MINE, "2026-09", timeout_s=30)

@@ -50,7 +50,7 @@ async def test_a_model_that_is_not_listening_is_named_with_its_base_url(tmp_path
 @pytest.mark.parametrize(("status", "said"), [(500, "返回错误（HTTP 500）"), (401, "拒绝了 API 密钥")])
 async def test_an_http_error_of_the_model_says_its_status(
     serve, tmp_path: Path, status: int, said: str
-) -> None:  # type: ignore[no-untyped-def]
+) -> None:
     url = serve(FakeOpenAI(fail_status=status))
     events, health, _model = await _turn_then_health(tmp_path, url)
     error = next(e for e in events if e["type"] == "error")
@@ -58,7 +58,7 @@ async def test_an_http_error_of_the_model_says_its_status(
     assert health["chat_model"]["state"] == "failing"
 
 
-async def test_a_working_model_is_ok_in_healthz(serve, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+async def test_a_working_model_is_ok_in_healthz(serve, tmp_path: Path) -> None:
     events, health, model = await _turn_then_health(tmp_path, serve(FakeOpenAI(reply="风速 1.8 m/s。")))
     assert events[-1]["message"] == "对话完成"
     assert health["chat_model"]["state"] == "ok" and "error" not in health["chat_model"]

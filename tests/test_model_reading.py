@@ -48,7 +48,7 @@ def _plan(allocated: bool = False) -> Plan:
     ]
     plan = Plan(
         locations=[
-            LocationPlan(name=n, kind=k, stated_required=Figure(value=q, unit="m³/min", ref=REF))  # type: ignore[arg-type]
+            LocationPlan(name=n, kind=k, stated_required=Figure(value=q, unit="m³/min", ref=REF))
             for n, k, q in locs
         ]
     )
@@ -97,7 +97,7 @@ GOOD = [
 ]
 
 
-def _read(plan: Plan, model: ScriptedChatModel, extracted: ExtractedPdf | None = None):  # type: ignore[no-untyped-def]
+def _read(plan: Plan, model: ScriptedChatModel, extracted: ExtractedPdf | None = None):
     return asyncio.run(read_unmapped_tables(plan, extracted or _extracted(), model, timeout_s=5))
 
 

@@ -146,10 +146,10 @@ class _LineReader:
     def __init__(self, text: str, score: float = 0.97) -> None:
         self.text, self.score, self.crops = text, score, []
 
-    def recognise(self, image):  # type: ignore[no-untyped-def]
+    def recognise(self, image):
         return []
 
-    def read_line(self, image):  # type: ignore[no-untyped-def]
+    def read_line(self, image):
         self.crops.append(image.size)
         return self.text, self.score
 

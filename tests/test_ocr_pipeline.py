@@ -120,7 +120,7 @@ async def test_ocr_runs_off_the_event_loop(settings: Settings, scanned_pdf: Path
     release = threading.Event()
 
     class BlockingEngine(FakeEngine):
-        def recognise(self, image):  # type: ignore[no-untyped-def]
+        def recognise(self, image):
             assert release.wait(timeout=20), "the event loop was blocked by OCR"
             return super().recognise(image)
 

@@ -23,7 +23,7 @@ def test_every_page_is_ocrd(scanned_b_extracted: ExtractedPdf) -> None:
     assert "示范煤矿" in ex.page(1).text and "配风计划" in ex.page(1).text
 
 
-def test_ruled_tables_match_the_text_layer(scanned_b_extracted: ExtractedPdf, plan_b_pdf) -> None:  # type: ignore[no-untyped-def]
+def test_ruled_tables_match_the_text_layer(scanned_b_extracted: ExtractedPdf, plan_b_pdf) -> None:
     text_layer = extract_pdf(plan_b_pdf, max_pages=50)
     ocr = scanned_b_extracted
     assert [(t.page, t.index, t.n_rows, t.n_cols) for t in ocr.tables] == [

@@ -42,7 +42,7 @@ def _page_lines(height: int, line_px: int, gap_px: int, offset: int) -> list[tup
     return lines
 
 
-def _fake_strip_reader(lines: list[tuple[str, int, int]]):  # type: ignore[no-untyped-def]
+def _fake_strip_reader(lines: list[tuple[str, int, int]]):
     """``recognise_rows`` of an engine that reads every line a strip shows, a cut one as its visible part
     with a mangled text, in the strip's own pixels."""
 

@@ -217,7 +217,7 @@ async def test_the_database_or_the_run_layer_failing_still_unreadies(
         assert "checkpoint store gone" in resp.json()["checks"]["checkpointer"]["detail"]
 
 
-async def test_readyz_runs_registered_component_checks(app, client: httpx.AsyncClient) -> None:  # type: ignore[no-untyped-def]
+async def test_readyz_runs_registered_component_checks(app, client: httpx.AsyncClient) -> None:
     registry = readiness_registry(app)
 
     async def kb() -> str:
@@ -246,7 +246,7 @@ async def test_readyz_runs_registered_component_checks(app, client: httpx.AsyncC
     assert (await client.get("/readyz")).status_code == 200
 
 
-async def test_readyz_not_ready_when_the_schema_is_behind(app, client: httpx.AsyncClient) -> None:  # type: ignore[no-untyped-def]
+async def test_readyz_not_ready_when_the_schema_is_behind(app, client: httpx.AsyncClient) -> None:
     db: Database = app.state.vent.db
     async with db.engine.begin() as conn:
         await conn.execute(text("UPDATE alembic_version SET version_num = 'older'"))
@@ -258,7 +258,7 @@ async def test_readyz_not_ready_when_the_schema_is_behind(app, client: httpx.Asy
     assert resp.json()["error"] == "未就绪：数据库结构版本（migrations）不可用"
 
 
-async def test_readyz_and_healthz_when_the_store_is_unreachable(app, client: httpx.AsyncClient) -> None:  # type: ignore[no-untyped-def]
+async def test_readyz_and_healthz_when_the_store_is_unreachable(app, client: httpx.AsyncClient) -> None:
     state = app.state.vent
     good = state.db
     state.db = Database("postgresql://nobody@127.0.0.1:9/none")
@@ -273,7 +273,7 @@ async def test_readyz_and_healthz_when_the_store_is_unreachable(app, client: htt
         state.db = good
 
 
-async def test_metrics_count_runs_events_and_helpers(app, client: httpx.AsyncClient) -> None:  # type: ignore[no-untyped-def]
+async def test_metrics_count_runs_events_and_helpers(app, client: httpx.AsyncClient) -> None:
     done_before = sample("vent_runs_total", kind="click_tun", outcome="done")
     events_before = sample("vent_events_appended_total", type="done")
     resp = await client.post("/api/interpret/click/tun", json=TUN)
@@ -366,7 +366,7 @@ def test_plain_logs_show_the_ids() -> None:
 
 
 @pytest.fixture
-async def session_run(app) -> AsyncIterator[str]:  # type: ignore[no-untyped-def]
+async def session_run(app) -> AsyncIterator[str]:
     """A running run of zhangsan's session ``s-1``."""
     gate = asyncio.Event()
     manager = app.state.vent.runs
@@ -445,7 +445,7 @@ async def test_metrics_record_model_and_tool_latency(app, client: httpx.AsyncCli
     assert "vent_model_latency_seconds_count" in text and 'model="ScriptedChatModel"' in text
 
 
-async def test_the_startup_heap_is_frozen_and_young_collections_spaced_while_serving(settings) -> None:  # type: ignore[no-untyped-def]
+async def test_the_startup_heap_is_frozen_and_young_collections_spaced_while_serving(settings) -> None:
     # tests/conftest.py froze the test process' heap once collected; an app's start freezes its own
     # objects on top, and its shutdown leaves the outer freeze in place (as for the next test)
     frozen_before = gc.get_freeze_count()

@@ -63,7 +63,7 @@ def test_page_reader_is_replaceable(tmp_path: Path) -> None:
     path = tmp_path / "blank.pdf"
     path.write_bytes(blank_pdf(2))
 
-    def ocr_reader(page, page_no: int) -> PageText:  # type: ignore[no-untyped-def]
+    def ocr_reader(page, page_no: int) -> PageText:
         got = read_text_layer(page, page_no)
         return got if got.has_text else PageText(page=page_no, text=f"第{page_no}页 OCR 文本", source="ocr")
 
@@ -76,7 +76,7 @@ def test_failing_page_reader_is_a_warning(tmp_path: Path, caplog: pytest.LogCapt
     path = tmp_path / "blank.pdf"
     path.write_bytes(blank_pdf(2))
 
-    def broken(page, page_no: int) -> PageText:  # type: ignore[no-untyped-def]
+    def broken(page, page_no: int) -> PageText:
         raise RuntimeError("engine down")
 
     with caplog.at_level("WARNING", logger="vent_agent.documents.pdf_text"):

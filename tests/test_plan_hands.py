@@ -34,7 +34,7 @@ BY_NAME = {h.name: h for h in HANDS}
 KNOWN: dict[tuple[str, str], str] = {}
 
 
-def _param(hand: Hand, prop: str):  # type: ignore[no-untyped-def]
+def _param(hand: Hand, prop: str):
     reason = KNOWN.get((hand.name, prop))
     marks = [pytest.mark.xfail(strict=True, reason=reason)] if reason else []
     return pytest.param(hand.name, marks=marks, id=hand.name)
@@ -94,12 +94,12 @@ TEXT_HANDS = [h for h in HANDS if not h.scanned]
 
 # The scanned hand is OCR'd with the default engine: about a minute per plan, the slowest of this module.
 @pytest.mark.parametrize("hand", [_param(h, CLEAN) for h in HANDS])
-def test_clean_plan_in_every_hand_has_no_major(hand: str, reviewed) -> None:  # type: ignore[no-untyped-def]
+def test_clean_plan_in_every_hand_has_no_major(hand: str, reviewed) -> None:
     assert _blocking(reviewed(hand, CLEAN)) == []
 
 
 @pytest.mark.parametrize("hand", [_param(h, SEEDED) for h in HANDS])
-def test_seeded_faults_in_every_hand_are_found(hand: str, reviewed) -> None:  # type: ignore[no-untyped-def]
+def test_seeded_faults_in_every_hand_are_found(hand: str, reviewed) -> None:
     assert _missed(reviewed(hand, SEEDED)) == []
 
 

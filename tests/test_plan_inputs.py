@@ -47,7 +47,7 @@ def _read(tmp_path: Path, data: bytes) -> dict[str, dict[str, float]]:
     plan = read_plan(extract_pdf(path, max_pages=5))
     return {
         loc.name: {k: v.value for k, v in loc.inputs.items()} | {"rock": loc.rock} for loc in plan.locations
-    }  # type: ignore[dict-item]
+    }
 
 
 def test_a_parameter_sheet_gives_each_location_its_inputs(tmp_path: Path) -> None:

@@ -137,7 +137,7 @@ ROW_FIELDS = ["required_q", "allocated_q", "area", "planned_speed", "measured_sp
 UNITS = ["m³/min", "m³/min", "m²", "m/s", "m/s", "%", "℃"]
 
 
-def _value(fig):  # type: ignore[no-untyped-def]
+def _value(fig):
     return None if fig is None else fig.value
 
 

@@ -28,7 +28,7 @@ PLAN_B = Path(__file__).parent / "data" / "plan-2026-08-b.pdf"
 Reviewed = tuple[httpx.AsyncClient, str, list[dict]]
 
 
-async def review(client: httpx.AsyncClient, pdf) -> tuple[str, list[dict]]:  # type: ignore[no-untyped-def]
+async def review(client: httpx.AsyncClient, pdf) -> tuple[str, list[dict]]:
     with pdf.open("rb") as fh:
         resp = await client.post("/api/vent/review/pdf", files={"file": (pdf.name, fh, "application/pdf")})
     events = parse_spec_stream(resp.text)

@@ -162,7 +162,7 @@ def _lose_section_pages(plan: Plan) -> None:
 @pytest.mark.parametrize(
     "degrade", [_lose_calculations, _garble_allocation, _lose_signoffs, _garble_list, _lose_section_pages]
 )
-def test_degrading_what_was_read_only_loses_major_findings(plan_b: Plan, degrade) -> None:  # type: ignore[no-untyped-def]
+def test_degrading_what_was_read_only_loses_major_findings(plan_b: Plan, degrade) -> None:
     clean = _serious(_judged(plan_b))
     plan = plan_b.model_copy(deep=True)
     degrade(plan)

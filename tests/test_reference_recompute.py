@@ -96,7 +96,7 @@ def length_plan() -> Plan:
     return _plan(_pages(3.0, 160, 805.0, 450.0, 805.0))
 
 
-def _root(findings, location):  # type: ignore[no-untyped-def]
+def _root(findings, location):
     serious = [
         f for f in findings if f.location == location and f.severity in (Severity.MAJOR, Severity.CRITICAL)
     ]
@@ -159,7 +159,7 @@ async def test_the_pipeline_hands_the_reference_to_the_calc_verifier(
 ) -> None:
     events = []
 
-    async def emit(event, **_kw):  # type: ignore[no-untyped-def]
+    async def emit(event, **_kw):
         events.append(event)
 
     reviewed = await run_reviewers(gas_plan, emit, StaticReferenceData([_reference(gas=8.6)]), settings)
@@ -177,7 +177,7 @@ async def test_the_pipeline_hands_the_reference_to_the_calc_verifier(
 async def test_the_report_states_the_recomputation_at_the_reference_figure_in_chinese(
     gas_plan: Plan, tmp_path: Path, settings: Settings
 ) -> None:
-    async def emit(event, **_kw):  # type: ignore[no-untyped-def]
+    async def emit(event, **_kw):
         return None
 
     reviewed = await run_reviewers(gas_plan, emit, StaticReferenceData([_reference(gas=8.6)]), settings)
@@ -206,7 +206,7 @@ async def test_a_contradicted_input_is_one_finding_across_reviewers(
     fault: the mismatch is listed under the recomputation, not a second major."""
     from vent_agent.review.judgement.consequences import fold_reference_mismatches
 
-    async def emit(event, **_kw):  # type: ignore[no-untyped-def]
+    async def emit(event, **_kw):
         return None
 
     outcomes = (

@@ -53,7 +53,7 @@ class PerReviewer(BaseChatModel):
         return ChatResult(generations=[ChatGeneration(message=AIMessage(content=text))])
 
 
-def _key(result) -> list[tuple]:  # type: ignore[no-untyped-def]
+def _key(result) -> list[tuple]:
     return [(f.reviewer, f.location, f.category, f.severity, f.message) for f in result.findings]
 
 

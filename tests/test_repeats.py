@@ -32,11 +32,11 @@ def _appendix(title: str, n_lines: int = 12) -> bytes:
 
 
 @pytest.fixture(scope="module")
-def single(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-untyped-def]
+def single(tmp_path_factory: pytest.TempPathFactory):
     return review_file(PLAN_B, tmp_path_factory.mktemp("single"))
 
 
-def _split(result):  # type: ignore[no-untyped-def]
+def _split(result):
     repeated = [f for f in result.findings if f.rule_id == RULE_ID]
     return repeated, [f for f in result.findings if f.rule_id != RULE_ID]
 

@@ -241,7 +241,7 @@ def test_the_verdict_says_what_was_not_read() -> None:
     from vent_agent.review.judgement.read_scope import PartCoverage, ReadScope
 
     def part(key: str, confidence: str) -> PartCoverage:
-        return PartCoverage(part=key, label=key, found=confidence != "none", confidence=confidence)  # type: ignore[arg-type]
+        return PartCoverage(part=key, label=key, found=confidence != "none", confidence=confidence)
 
     reviewers = [ReviewerOutcome(agent=a) for a in ("form-reviewer", "data-checker", "calc-verifier")]
     unread = Coverage(scope=ReadScope(parts=[part("calculations", "low"), part("allocation", "none")]))

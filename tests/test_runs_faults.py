@@ -21,7 +21,7 @@ from vent_agent.store.models import RunRow
 
 
 @pytest.fixture
-async def manager(tmp_path: Path):  # type: ignore[no-untyped-def]
+async def manager(tmp_path: Path):
     db = Database(f"sqlite+aiosqlite:///{tmp_path / 'runs.db'}")
     await db.migrate()
     mgr = RunManager(db, poll_s=0.05)
@@ -33,10 +33,10 @@ async def manager(tmp_path: Path):  # type: ignore[no-untyped-def]
 class Flaky:
     """The log writer's transactions, of which the next ``fail`` raise ``error`` (nothing written)."""
 
-    def __init__(self, write_once, error: Exception, fail: int) -> None:  # type: ignore[no-untyped-def]
+    def __init__(self, write_once, error: Exception, fail: int) -> None:
         self.write_once, self.error, self.left = write_once, error, fail
 
-    async def __call__(self, writes):  # type: ignore[no-untyped-def]
+    async def __call__(self, writes):
         if self.left > 0:
             self.left -= 1
             raise self.error
@@ -52,7 +52,7 @@ def _flaky(manager: RunManager, monkeypatch: pytest.MonkeyPatch, error: Exceptio
 async def test_a_locked_database_is_retried(manager: RunManager, monkeypatch: pytest.MonkeyPatch) -> None:
     gate = asyncio.Event()
 
-    async def body(em):  # type: ignore[no-untyped-def]
+    async def body(em):
         await gate.wait()
         await em.emit("progress", message="一")
 
@@ -73,7 +73,7 @@ async def test_a_run_whose_events_cannot_be_written_ends_failed_and_sends_nothin
     step = asyncio.Event()
     reached = []
 
-    async def body(em):  # type: ignore[no-untyped-def]
+    async def body(em):
         await em.emit("progress", message="一")
         await step.wait()
         await em.emit("progress", message="二")  # this batch fails
@@ -112,7 +112,7 @@ async def test_a_run_whose_log_failed_closes_the_agent_spans_it_left_open(
 
     step = asyncio.Event()
 
-    async def body(em):  # type: ignore[no-untyped-def]
+    async def body(em):
         await agent_start(em.send, "配风计划审查")
         await em.emit("progress", message="一")
         await step.wait()
@@ -146,14 +146,14 @@ async def test_one_runs_failed_write_does_not_break_the_others(manager: RunManag
     run) is split: the other runs' events in it are written and delivered."""
     gate = asyncio.Event()
 
-    async def body(em):  # type: ignore[no-untyped-def]
+    async def body(em):
         await gate.wait()
         for i in range(20):
             await em.emit("progress", message=f"m{i}")
 
     good = [await manager.start("click_tun", body) for _ in range(3)]
 
-    async def bad_body(em):  # type: ignore[no-untyped-def]
+    async def bad_body(em):
         await em.emit("progress", message="first")
         await gate.wait()
         em.seq = 0  # the next event takes seq 1 again: a unique-key violation
@@ -178,14 +178,14 @@ async def test_a_run_whose_done_cannot_be_logged_still_ends(
 ) -> None:
     original = manager.append_event
 
-    async def no_done(run_id, seq, payload, data=None):  # type: ignore[no-untyped-def]
+    async def no_done(run_id, seq, payload, data=None):
         if payload.get("type") == "done":
             raise RuntimeError("disk full")
         await original(run_id, seq, payload, data)
 
     monkeypatch.setattr(manager, "append_event", no_done)
 
-    async def body(em):  # type: ignore[no-untyped-def]
+    async def body(em):
         await em.emit("progress", message="一")
 
     run_id = await manager.start("click_tun", body)
@@ -206,7 +206,7 @@ async def test_cancelling_twice_still_records_the_cancellation(manager: RunManag
     left "running" for ever when the broker's cancel and the flag poll both hit it)."""
     started = asyncio.Event()
 
-    async def body(em):  # type: ignore[no-untyped-def]
+    async def body(em):
         started.set()
         await asyncio.sleep(30)
 
@@ -215,7 +215,7 @@ async def test_cancelling_twice_still_records_the_cancellation(manager: RunManag
     original = manager.append_event
     in_close = asyncio.Event()
 
-    async def slow_append(run_id_, seq, payload, data=None):  # type: ignore[no-untyped-def]
+    async def slow_append(run_id_, seq, payload, data=None):
         if payload.get("type") == "error":
             in_close.set()
             await asyncio.sleep(0.2)  # the close is under way when the second cancel lands
@@ -237,7 +237,7 @@ async def test_small_batches_commit_on_the_loop_and_a_held_write_lock_sends_them
     """The loop's connection never waits for SQLite's write lock: while another connection holds it, a
     batch goes to the writer's thread, which waits for the lock, and the loop keeps running meanwhile."""
 
-    async def body(em):  # type: ignore[no-untyped-def]
+    async def body(em):
         await em.emit("progress", message="一")
 
     run_id = await manager.start("click_tun", body)
@@ -276,7 +276,7 @@ async def test_the_loops_connection_asks_the_thread_for_checkpoints(
 
     monkeypatch.setattr(sqlite_writer.SqliteTransactions, "_checkpoint", checkpoint)
 
-    async def body(em):  # type: ignore[no-untyped-def]
+    async def body(em):
         for i in range(40):
             await em.emit("progress", message=f"{i} " + "x" * 400)
             await asyncio.sleep(0)  # a batch each
@@ -309,7 +309,7 @@ def test_compiled_rows_convert_every_value_as_the_bind_processor_does() -> None:
     ]
     process = log_writer.EVENTS.c.created_at.type.bind_processor(sqlite_writer.DIALECT)
 
-    def convert(v):  # type: ignore[no-untyped-def]
+    def convert(v):
         out = process(v)  # then what sqlite3 binds for it: its adapter's text for a datetime
         adapt = sqlite3.adapters.get((type(out), sqlite3.PrepareProtocol))
         return adapt(out) if adapt else out

@@ -284,7 +284,7 @@ async def test_a_lost_runs_done_carries_its_kinds_fields(
     assert "session_id" in done and done["session_id"] == (session.id if session else None)
 
 
-async def test_a_chat_turn_lost_mid_answer_ends_with_its_thread(app, client) -> None:  # type: ignore[no-untyped-def]
+async def test_a_chat_turn_lost_mid_answer_ends_with_its_thread(app, client) -> None:
     """``POST /api/chat`` with a ``thread_id``: the run records it, and when the run is closed as lost
     (its worker taken for dead) its ``done`` names that thread and the session, as the turn's would."""
     from tests.chat_helpers import TOKEN, use_model

@@ -282,7 +282,7 @@ async def test_runs_go_on_by_polling_when_redis_is_unreachable(db: Database) -> 
         await broker.close()
 
 
-async def _wait_until(predicate, what: str) -> None:  # type: ignore[no-untyped-def]
+async def _wait_until(predicate, what: str) -> None:
     for _ in range(int(RUN_GUARD_S / 0.05)):
         if predicate():
             return

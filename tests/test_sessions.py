@@ -30,7 +30,7 @@ async def new_session(client: httpx.AsyncClient, message: str = "你好", **form
 
 
 @pytest.fixture
-def chatty(app):  # type: ignore[no-untyped-def]
+def chatty(app):
     use_model(app, ScriptedChatModel(script=[], fallback=says("好的。")))
     return app
 

@@ -21,7 +21,7 @@ from vent_agent.store.service_state import get_state_value, set_state_value
 
 
 @pytest.fixture(params=["sqlite", "postgres"])
-def empty_url(request: pytest.FixtureRequest, tmp_path: Path):  # type: ignore[no-untyped-def]
+def empty_url(request: pytest.FixtureRequest, tmp_path: Path):
     """A database with no tables at all."""
     if request.param == "sqlite":
         yield f"sqlite+aiosqlite:///{tmp_path / 'empty.db'}"
@@ -30,7 +30,7 @@ def empty_url(request: pytest.FixtureRequest, tmp_path: Path):  # type: ignore[n
         yield url
 
 
-def _diff(conn) -> list:  # type: ignore[no-untyped-def]
+def _diff(conn) -> list:
     return compare_metadata(MigrationContext.configure(conn, opts={"compare_type": True}), SQLModel.metadata)
 
 

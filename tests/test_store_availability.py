@@ -19,7 +19,7 @@ def _raised(exc: BaseException) -> BaseException:
 
 
 def _wrapped(orig: BaseException, *, invalidated: bool = False) -> DBAPIError:
-    return DBAPIError("SELECT 1", None, orig, connection_invalidated=invalidated)  # type: ignore[arg-type]
+    return DBAPIError("SELECT 1", None, orig, connection_invalidated=invalidated)
 
 
 @pytest.mark.parametrize(
@@ -48,7 +48,7 @@ def test_a_refused_socket_not_raised_by_a_database_driver_is_not_the_database() 
 @pytest.mark.parametrize(
     "exc",
     [
-        IntegrityError("INSERT", None, ValueError("duplicate key")),  # type: ignore[arg-type]
+        IntegrityError("INSERT", None, ValueError("duplicate key")),
         asyncpg.exceptions.UniqueViolationError("duplicate key"),
         psycopg.errors.QueryCanceled("canceling statement due to statement timeout"),
         ValueError("bad input"),

@@ -56,7 +56,7 @@ def test_radicals_and_control_characters_change_no_finding(name: str, tmp_path: 
     assert got.pages_read[0].cleaned["radical"] > 0 and got.pages_read[0].ocr_reason is None
 
 
-def _jpeg(image) -> bytes:  # type: ignore[no-untyped-def]
+def _jpeg(image) -> bytes:
     buf = io.BytesIO()
     image.convert("RGB").save(buf, "JPEG", quality=85)
     return buf.getvalue()
@@ -87,7 +87,7 @@ def _scan_with_layer(layer: list[str] | None) -> tuple[bytes, list]:  # type: ig
 
 
 @pytest.mark.parametrize(("garble", "kind"), [(_pua, "private_use"), (_mojibake, "mojibake")])
-def test_a_garbage_layer_over_a_scan_is_ocrd_and_says_why(garble, kind: str, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_a_garbage_layer_over_a_scan_is_ocrd_and_says_why(garble, kind: str, tmp_path: Path) -> None:
     data, boxes = _scan_with_layer([garble(x) for x in LAYER_LINES])
     pdf = tmp_path / "scan.pdf"
     pdf.write_bytes(data)

@@ -293,7 +293,7 @@ async def test_device_type_must_be_a_known_kind(client: httpx.AsyncClient) -> No
     )
 
 
-async def test_review_session_must_be_the_callers(client: httpx.AsyncClient, app, plan_a_pdf: Path) -> None:  # type: ignore[no-untyped-def]
+async def test_review_session_must_be_the_callers(client: httpx.AsyncClient, app, plan_a_pdf: Path) -> None:
     db = app.state.vent.db
     other = await store.create_session(db, "lisi", title="别人的会话")
     files = {"file": ("a.pdf", plan_a_pdf.read_bytes(), "application/pdf")}
@@ -358,7 +358,7 @@ async def test_upload_disk_cap_is_507(tmp_path: Path, plan_a_pdf: Path) -> None:
     assert "vent_upload_retention_hours 168.0" in metrics
 
 
-async def test_retention_sweeps_review_files_outside_sessions(app, settings: Settings) -> None:  # type: ignore[no-untyped-def]
+async def test_retention_sweeps_review_files_outside_sessions(app, settings: Settings) -> None:
     # the app's own sweep at start-up runs in the background: stopped first, so that it cannot take (and
     # count) some of the files below before the sweep under test does
     await app.state.vent.runs.retention.stop()
