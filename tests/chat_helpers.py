@@ -1,17 +1,20 @@
 """Helpers for chat tests: the app answering with a scripted model (through the eval's registry double,
-:class:`~vent_agent.evals.replay.ReplayModels`), and auth headers."""
+:class:`~vent_agent.evals.replay.ReplayModels`), auth headers, and the runtime a tool is called with."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import httpx
+from langchain.tools import ToolRuntime
 from langchain_core.language_models import BaseChatModel
 
 from vent_agent.evals.replay import ReplayModels
+
+C = TypeVar("C")
 
 TOKEN = {"x-access-token": "demo-token"}  # zhangsan, the settings' built-in demo user
 OTHER = {"x-access-token": "demo-token-2"}  # lisi
@@ -48,4 +51,12 @@ async def chat_with_file(
         data={"message": message},
         files={"file": (file_name, content, "application/pdf")},
         headers=TOKEN,
+    )
+
+
+def tool_runtime(ctx: C) -> ToolRuntime[C, dict[str, Any]]:
+    """The runtime LangGraph injects into a tool call, with ``ctx`` as the run's context (no state, no
+    store, a stream writer that drops what it is given)."""
+    return ToolRuntime(
+        state={}, context=ctx, config={}, stream_writer=lambda _: None, tool_call_id="t", store=None
     )

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 import httpx
 import pytest
+from fastapi import FastAPI
 
 from vent_agent.settings import Settings
 
@@ -58,7 +59,7 @@ def settings(tmp_path: Path) -> Settings:
 
 
 @pytest.fixture
-async def app(settings: Settings) -> AsyncIterator:
+async def app(settings: Settings) -> AsyncIterator[FastAPI]:
     from vent_agent.app import create_app
 
     application = create_app(settings)

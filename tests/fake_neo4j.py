@@ -37,14 +37,13 @@ class FakeDriver:
     closed: bool = False
 
     async def execute_query(
-        self,
-        query_: str,
-        parameters_: dict[str, Any] | None = None,
-        routing_: Any = None,
-        database_: Any = None,
+        self, query_: Any, parameters_: dict[str, Any] | None = None, **kwargs: Any
     ) -> Result:
+        """The driver's call as the store makes it: a fixed text, its parameters, and the keyword options
+        ``routing_`` and ``database_`` (recorded; any other option is the driver's and ignored)."""
+        assert isinstance(query_, str), query_
         params = parameters_ or {}
-        self.calls.append((query_, params, routing_, database_))
+        self.calls.append((query_, params, kwargs.get("routing_"), kwargs.get("database_")))
         if self.down:
             raise ServiceUnavailable("Couldn't connect to 127.0.0.1:7687")
         return Result([Record(r) for r in self._answer(query_, params)])

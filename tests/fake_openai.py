@@ -109,7 +109,7 @@ class FakeOpenAI:
         for i, call in enumerate(turn.tool_calls):
             index = 0 if turn.shared_index else i
             args = json.dumps(call.arguments, ensure_ascii=False)[: turn.args_cut]
-            head = {
+            head: dict[str, Any] = {
                 "index": index,
                 "id": call.id,
                 "type": "function",

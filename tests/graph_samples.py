@@ -17,7 +17,7 @@ GAS_TOOL = "query_gas_identification_report"
 
 def review_events(run_id: str) -> list[dict[str, Any]]:
     """The logged events of a review that produced report :data:`REPORT`."""
-    events = [
+    events: list[dict[str, Any]] = [
         {"type": "progress", "message": "正在保存", "file_name": "计划.pdf"},
         {"type": "agent_start", "agent": "data-checker", "cn_agent": "数据一致性审查", "message": "开始"},
         {"type": "agent_executing", "agent": "data-checker", "tools": [GAS_TOOL], "message": "查询"},
@@ -71,7 +71,7 @@ def review_record(run_id: str, month: str = "2026-08") -> ProvenanceRecord:
 def chat_events(run_id: str) -> list[dict[str, Any]]:
     """A chat turn that looked up the knowledge base and answered citing article 192 as [[R1]]."""
     answer = "回风流中甲烷浓度达到1.0%时必须停止工作[[R1]]。请及时处理。"
-    events = [
+    events: list[dict[str, Any]] = [
         {"type": "agent_start", "agent": "vent-chat", "cn_agent": "通风对话助手", "message": "开始"},
         {
             "type": "tool_call",

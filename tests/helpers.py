@@ -11,7 +11,7 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import httpx
 import uvicorn
@@ -19,10 +19,19 @@ import uvicorn
 from vent_agent.runs.manager import RunManager
 from vent_agent.wire import FRAME_CAP
 
+T = TypeVar("T")
+
 RUN_GUARD_S = 20
 """Seconds a test waits for a run's events: a broken wake-up path fails there instead of hanging."""
 DATA_FRAME = re.compile(r"^data: \{.*\}$")
 _CLOCK = re.compile(r"\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}(:\d{2})?|约 \d+ 分钟|\d+ 分钟前")
+
+
+def present(value: T | None) -> T:
+    """``value``, asserting it is there: a test's narrowing of an optional result (a plan's figure, a run's
+    row) before it reads the value's fields."""
+    assert value is not None, "expected a value, got None"
+    return value
 
 
 def without_clock(text: str) -> str:
@@ -63,9 +72,11 @@ def parse_standard_stream(body: str) -> list[tuple[int, dict[str, Any]]]:
 
 
 def free_port() -> int:
+    """A loopback TCP port free at the time of asking."""
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+        port: int = s.getsockname()[1]
+        return port
 
 
 @contextmanager

@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import math
 import random
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from PIL import Image, ImageDraw
 
-from vent_agent.documents.ocr.engine import OcrBox
+from vent_agent.documents.ocr.engine import OcrBox, Point
 
 
 @dataclass
@@ -43,6 +44,15 @@ def rotate_point(x: float, y: float, angle: float, w: int, h: int) -> tuple[floa
     return cx + dx * math.cos(a) - dy * math.sin(a), cy + dx * math.sin(a) + dy * math.cos(a)
 
 
+def rotated_quad(
+    x0: float, y0: float, x1: float, y1: float, angle: float, w: int, h: int
+) -> tuple[Point, Point, Point, Point]:
+    """The corners of the box (x0, y0)–(x1, y1) as an engine gives them (top-left, top-right,
+    bottom-right, bottom-left), each where :func:`rotate_point` puts it."""
+    tl, tr, br, bl = (rotate_point(x, y, angle, w, h) for x, y in ((x0, y0), (x1, y0), (x1, y1), (x0, y1)))
+    return tl, tr, br, bl
+
+
 @dataclass
 class SyntheticScan:
     """A page image and the boxes an engine would find on it."""
@@ -57,7 +67,7 @@ def synthetic_scan(
     col_widths: list[int],
     row_height: int = 44,
     origin: tuple[int, int] = (150, 400),
-    lines_above: list[str] = (),  # type: ignore[assignment]
+    lines_above: Sequence[str] = (),
     size: tuple[int, int] = (1654, 2339),
     angle: float = 0.0,
     speckle: float = 0.004,
@@ -96,12 +106,12 @@ def synthetic_scan(
         draw.line([(xs[-1], ys[r]), (xs[-1], ys[r + 1])], fill=0, width=3)
     rng = random.Random(seed)
     pixels = img.load()
+    assert pixels is not None
     for _ in range(int(w * h * speckle)):
         pixels[rng.randrange(w), rng.randrange(h)] = rng.choice((0, 90, 160))
     if angle:
-        img = img.rotate(-angle, resample=Image.BILINEAR, fillcolor=255, center=(w / 2, h / 2))
+        img = img.rotate(-angle, resample=Image.Resampling.BILINEAR, fillcolor=255, center=(w / 2, h / 2))
     quads = []
     for text, bx0, by0, bx1, by1 in boxes:
-        pts = [rotate_point(x, y, angle, w, h) for x, y in ((bx0, by0), (bx1, by0), (bx1, by1), (bx0, by1))]
-        quads.append(OcrBox(text=text, score=0.98, quad=tuple(pts)))  # type: ignore[arg-type]
+        quads.append(OcrBox(text=text, score=0.98, quad=rotated_quad(bx0, by0, bx1, by1, angle, w, h)))
     return SyntheticScan(img.convert("RGB"), quads)

@@ -15,6 +15,8 @@ from pathlib import Path
 
 import pypdfium2 as pdfium
 
+from tests.helpers import present
+
 _TO_UNICODE = re.compile(rb"/ToUnicode\s+(\d+)\s+0\s+R")
 _BFCHAR_DST = re.compile(rb"(<[0-9A-Fa-f]{2,4}>\s*)<([0-9A-Fa-f]{4,})>")
 
@@ -43,8 +45,8 @@ def remap_to_unicode(data: bytes, mapping: dict[str, str]) -> bytes:
     value (one or more characters). Only Flate-compressed or plain CMap streams are handled."""
     startxref = int(re.findall(rb"startxref\s+(\d+)", data)[-1])
     trailer = re.findall(rb"trailer\s*<<(.*?)>>\s*startxref", data, re.S)[-1]
-    size = int(re.search(rb"/Size\s+(\d+)", trailer).group(1))  # type: ignore[union-attr]
-    root = re.search(rb"/Root\s+\d+\s+\d+\s+R", trailer).group(0)  # type: ignore[union-attr]
+    size = int(present(re.search(rb"/Size\s+(\d+)", trailer)).group(1))
+    root = present(re.search(rb"/Root\s+\d+\s+\d+\s+R", trailer)).group(0)
     wanted = {_hex(k): _hex(v) for k, v in mapping.items()}
     out = bytearray(data if data.endswith(b"\n") else data + b"\n")
     offsets: dict[int, int] = {}

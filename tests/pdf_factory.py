@@ -11,7 +11,10 @@ from __future__ import annotations
 
 import io
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
+
+from PIL import Image
 
 PAGE_W, PAGE_H = 595, 842
 _TOKENS = re.compile(r"[A-Za-z0-9.,/³²₄()%+\-]+ ?|.", re.S)
@@ -59,7 +62,7 @@ class Page:
             self.text(x, self.y, line, size)
             self.y += size * 1.6
 
-    def table(self, rows: list[list[str]], widths: list[float], size: float = 9.0, x: float = 57) -> None:
+    def table(self, rows: list[list[str]], widths: Sequence[float], size: float = 9.0, x: float = 57) -> None:
         """A ruled table at the cursor; cell text wraps inside its column."""
         lead = size * 1.35
         top = self.y
@@ -84,7 +87,7 @@ class Page:
         self.y = ys[-1] + 12
 
 
-def row_height(row: list[str], widths: list[float], size: float = 9.0) -> float:
+def row_height(row: list[str], widths: Sequence[float], size: float = 9.0) -> float:
     """The height (pt) :meth:`Page.table` gives ``row``: its most wrapped cell's lines, plus padding."""
     return max(len(_wrap(cell, w - 6, size)) for cell, w in zip(row, widths, strict=True)) * size * 1.35 + 6
 
@@ -190,7 +193,7 @@ def huge_page_pdf(side_pt: float = 20000.0) -> bytes:
     )
 
 
-def image_pdf(images: list, dpi: float = 200.0) -> bytes:  # list[PIL.Image.Image]
+def image_pdf(images: list[Image.Image], dpi: float = 200.0) -> bytes:
     """A scanned document: one page per image, no text layer (Pillow's PDF writer)."""
     out = io.BytesIO()
     first, *rest = [im.convert("RGB") for im in images]

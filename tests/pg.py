@@ -17,14 +17,13 @@ import os
 import re
 import secrets
 import signal
-import socket
 import subprocess
 import sys
 import time
 from collections.abc import AsyncIterator, Coroutine, Iterator
 from contextlib import asynccontextmanager, contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import asyncpg
 import httpx
@@ -32,6 +31,7 @@ import pytest
 from sqlalchemy.engine import make_url
 from sqlmodel import SQLModel
 
+from tests.helpers import free_port
 from vent_agent.store.db import Database
 
 PG_ADMIN_URL = os.environ.get("TEST_POSTGRES_URL", "postgresql://postgres@127.0.0.1:5432/test")
@@ -54,7 +54,10 @@ def need(service: str, problem: str) -> None:
     pytest.skip(message)
 
 
-def run_sync(coro: Coroutine[Any, Any, Any]) -> Any:
+T = TypeVar("T")
+
+
+def run_sync(coro: Coroutine[Any, Any, T]) -> T:
     """Run ``coro`` to completion on a fresh event loop in another thread (usable from sync fixtures and
     from inside a running loop alike)."""
     with concurrent.futures.ThreadPoolExecutor(1) as pool:
@@ -187,7 +190,7 @@ def store_url_for(kind: str, request: pytest.FixtureRequest, tmp_path: Path) -> 
     """A migrated, empty store of ``kind``: ``sqlite`` (a new file under ``tmp_path``) or ``postgres``
     (the module's database, emptied; through the ``pg_module_url`` fixture)."""
     if kind == "sqlite":
-        url = f"sqlite+aiosqlite:///{tmp_path / 'store.db'}"
+        url: str = f"sqlite+aiosqlite:///{tmp_path / 'store.db'}"
         run_sync(_migrate(url))
         return url
     url = request.getfixturevalue("pg_module_url")
@@ -265,12 +268,6 @@ def serve_worker_main() -> None:
         broker_channel=os.environ.get("VENT_TEST_CHANNEL") or None,
     )
     uvicorn.run(app, host="127.0.0.1", port=int(os.environ["VENT_TEST_PORT"]), log_level="warning")
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 class Worker:

@@ -16,7 +16,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from tests.pg import free_port, need
+from tests.helpers import free_port
+from tests.pg import need
 
 
 def _bin_dir() -> Path | None:

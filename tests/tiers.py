@@ -122,9 +122,9 @@ def _codes(obj: Any) -> Iterator[tuple[types.CodeType, dict[str, Any]]]:
             yield from _codes(member.__func__ if isinstance(member, classmethod | staticmethod) else member)
         return
     func = inspect.unwrap(obj) if callable(obj) else None
-    code = getattr(func, "__code__", None)
-    if isinstance(code, types.CodeType):
-        yield code, func.__globals__  # type: ignore[union-attr]
+    code, names = getattr(func, "__code__", None), getattr(func, "__globals__", None)
+    if isinstance(code, types.CodeType) and isinstance(names, dict):
+        yield code, names
 
 
 def _ours(obj: Any) -> bool:

@@ -55,7 +55,7 @@ class Method:
 class Location:
     """One air-using location (用风地点) with everything the plan says about it.
 
-    ``params``: the basic parameters line (glossary name → (label, value text, unit)). ``required``
+    ``params``: the basic parameters line, as (glossary name, label, value text, unit). ``required``
     the required Q the plan takes (m³/min); ``allocated`` the planned Q; ``area`` (m²),
     ``planned_speed``/``measured_speed`` (m/s), ``ch4`` (%), ``temp`` (°C): the allocation row, None for
     a dash. ``speed_check`` (lower, upper) m³/min. ``required_unit_slip``: the allocation table writes
@@ -65,7 +65,7 @@ class Location:
     name: str
     kind: str
     kind_label: str
-    params: list[tuple[str, str, str]] = field(default_factory=list)
+    params: list[tuple[str, str, str, str]] = field(default_factory=list)
     area_lines: list[str] = field(default_factory=list)
     methods: list[Method] = field(default_factory=list)
     required: float = 0.0
@@ -414,7 +414,8 @@ _BUILDERS = {
 def demo_document() -> dict[str, Any]:
     """The demo mine's document (mine profile, reference data, plan inputs) as shipped with the package."""
     text = resources.files("vent_agent.data").joinpath("demo_mine.json").read_text(encoding="utf-8")
-    return json.loads(text)
+    document: dict[str, Any] = json.loads(text)
+    return document
 
 
 def demo_plan() -> PlanDoc:
