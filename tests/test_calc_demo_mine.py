@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
 import pytest
 
@@ -135,7 +135,17 @@ INPUTS: list[dict[str, Any]] = [
         "allocated_q": 600,
     },
 ]
-MINE = {"k_mine": 1.18, "max_people_underground": 420, "ventilation_capacity_q": 7600.0}
+
+
+class MineFigures(TypedDict):
+    """The mine-wide figures of the demo plan's total (k, people underground, capacity m³/min)."""
+
+    k_mine: float
+    max_people_underground: int
+    ventilation_capacity_q: float
+
+
+MINE: MineFigures = {"k_mine": 1.18, "max_people_underground": 420, "ventilation_capacity_q": 7600.0}
 DEMO_FILE = Path(__file__).parents[1] / "vent_agent" / "data" / "demo_mine.json"
 
 EXPECTED = {
@@ -157,14 +167,22 @@ def required(rec: dict[str, Any], done: dict[str, CalcResult]) -> CalcResult:
     """The required-Q calculation of one demo record (its kind picks the calculator)."""
     kind = rec["kind"]
     if kind == "coal_face":
-        keys = ("gas_emission", "k_gas", "co2_emission", "k_co2", "mining_height", "roof_control_max",
-                "roof_control_min", "face_length", "intake_temp", "v_climate", "k_h", "k_l", "workers")  # fmt: skip
-        return calc_face_air_volume_max(mining_method=rec["mining"], **{k: rec[k] for k in keys})
+        face_keys = ("gas_emission", "k_gas", "co2_emission", "k_co2", "mining_height", "roof_control_max",
+                     "roof_control_min", "face_length", "intake_temp", "v_climate", "k_h", "k_l", "workers")  # fmt: skip
+        return calc_face_air_volume_max(mining_method=rec["mining"], **{k: rec[k] for k in face_keys})
     if kind == "standby_face":
         return calc_standby_face(working_face_q=done[rec["of"]].value)
     if kind == "heading":
-        keys = ("gas_emission", "k_gas", "explosive_kg", "fan_intake_q", "fan_count", "area", "workers")
-        return calc_tunnel_air_volume_max(heading_type=rec["rock"], **{k: rec[k] for k in keys})
+        heading_keys = (
+            "gas_emission",
+            "k_gas",
+            "explosive_kg",
+            "fan_intake_q",
+            "fan_count",
+            "area",
+            "workers",
+        )
+        return calc_tunnel_air_volume_max(heading_type=rec["rock"], **{k: rec[k] for k in heading_keys})
     if kind == "chamber_heat":
         return calc_chamber_by_equipment(power_kw=rec["power_kw"], theta=rec["theta"], delta_t=rec["delta_t"])
     if kind == "explosives_store":

@@ -113,4 +113,4 @@ def test_error_to_dict():
 
 def test_positional_arguments_are_refused():
     with pytest.raises(TypeError):
-        calc_face_by_workers(38)  # type: ignore[call-arg]
+        calc_face_by_workers(38)  # type: ignore[call-arg]  # the wrong call under test

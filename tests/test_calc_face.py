@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import TypedDict
+
 import pytest
 
 from calc import (
@@ -17,7 +19,16 @@ from calc import (
     calc_standby_face,
 )
 
-FACE_GEOMETRY = {"mining_height": 3.2, "roof_control_max": 5.8, "roof_control_min": 4.6}
+
+class FaceGeometry(TypedDict):
+    """The sizes every face method takes (m), so ``**FACE_GEOMETRY`` is typed key by key."""
+
+    mining_height: float
+    roof_control_max: float
+    roof_control_min: float
+
+
+FACE_GEOMETRY: FaceGeometry = {"mining_height": 3.2, "roof_control_max": 5.8, "roof_control_min": 4.6}
 
 
 def coef(result, symbol):

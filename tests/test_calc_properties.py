@@ -36,6 +36,7 @@ def test_face_gas_is_monotone_in_emission(q1, q2, k):
     lo, hi = sorted((q1, q2))
     a = calc_face_by_gas(gas_emission=lo, k_gas=k, mining_method="综采")
     b = calc_face_by_gas(gas_emission=hi, k_gas=k, mining_method="综采")
+    assert a.unrounded is not None and b.unrounded is not None
     assert a.value <= b.value and a.unrounded <= b.unrounded
 
 
@@ -61,6 +62,8 @@ def test_area_methods_are_monotone(s1, s2, kind, q_fan):
     fan = [calc_tunnel_by_fan_intake(fan_intake_q=q_fan, area=s, heading_type=kind).value for s in (lo, hi)]
     assert fan[0] <= fan[1]
     speed = [calc_tunnel_by_wind_speed(area=s, heading_type=kind) for s in (lo, hi)]
+    assert speed[0].lower is not None and speed[1].lower is not None
+    assert speed[0].upper is not None and speed[1].upper is not None
     assert speed[0].lower <= speed[1].lower and speed[0].upper <= speed[1].upper
 
 

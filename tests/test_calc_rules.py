@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.helpers import present
 from vent_agent.documents.pdf_text import ExtractedPdf, PageText
 from vent_agent.documents.plan.model import Plan
 from vent_agent.documents.plan.parser import parse_plan
@@ -34,10 +35,10 @@ async def test_plan_a_has_no_calculation_fault(plan_a: Plan) -> None:
     findings, recalcs = await review_calc(plan_a)
     assert findings == []
     by_name = {r.location: r for r in recalcs}
-    assert by_name["15216综采工作面"].result.value == 1132.2
-    assert by_name["15216综采工作面"].result.governing == "calc_face_by_climate"
-    assert by_name["二采区轨道下山掘进工作面"].result.value == 600.0
-    assert by_name["15218工作面"].result.value == 566.1
+    face = present(by_name["15216综采工作面"].result)
+    assert face.value == 1132.2 and face.governing == "calc_face_by_climate"
+    assert present(by_name["二采区轨道下山掘进工作面"].result).value == 600.0
+    assert present(by_name["15218工作面"].result).value == 566.1
 
 
 async def test_plan_b_calculation_faults_at_their_locations(plan_b: Plan) -> None:

@@ -5,6 +5,8 @@ interrupt. A rule-based interpretation has no false figure warnings and is never
 
 from __future__ import annotations
 
+from typing import Any
+
 import httpx
 
 from tests.chat_helpers import TOKEN, chat_with_file, use_model
@@ -13,7 +15,7 @@ from tests.scripted_model import ScriptedChatModel, says, tool_call
 from vent_agent.event_parts import merge_parts
 
 
-def refs_of(events: list[dict]) -> dict:
+def refs_of(events: list[dict[str, Any]]) -> dict[str, Any]:
     """The references event, its parts joined."""
     return next(e for e in merge_parts(events) if e["type"] == "references")
 

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.helpers import present
 from vent_agent.documents.plan.model import Figure, Plan, SourceRef
 from vent_agent.review.checks.data_rules import review_data
 from vent_agent.review.findings import Category, Finding, Severity
@@ -228,7 +229,7 @@ def test_json_reference_data(tmp_path: Path, ref: JsonReferenceData) -> None:
         json.dumps({"mine": {"name": "红旗煤矿"}, "reference": {"2026-10": {"gas_report": {"A": 1}}}})
     )
     other = JsonReferenceData(path)
-    assert other.monthly("红旗煤矿", "2026-10").gas_report == {"A": 1.0}  # type: ignore[union-attr]
+    assert present(other.monthly("红旗煤矿", "2026-10")).gas_report == {"A": 1.0}
     assert other.monthly("示范煤矿", "2026-10") is None
     with pytest.raises(ValueError):
         JsonReferenceData(data={"reference": {}})

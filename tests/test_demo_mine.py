@@ -40,7 +40,7 @@ async def test_tunnel_15216(mine: DemoMine) -> None:
     assert (t.name, t.roadway_class, t.kind, t.area) == ("15216 辅运起坡段", "采区进风巷", "roadway", 12.4)
     assert t.diesel_kw == 140 and t.allocated_q == 600 and t.model_id == "VN-01"
     lower, upper = ThresholdTable.load().wind_speed_limits(t.roadway_class)
-    assert (lower.limit, upper.limit) == (0.25, 6)
+    assert lower is not None and upper is not None and (lower.limit, upper.limit) == (0.25, 6)
     assert {d.device_type for d in data.devices} == {"wind_sensor", "ch4_sensor", "co_sensor", "temp_sensor"}
     assert set(data.latest) == {d.device_id for d in data.devices}
 
@@ -71,12 +71,12 @@ def test_network_is_consistent(mine: DemoMine) -> None:
         assert d.tun_id in mine.tunnels, d.device_id
         assert d.device_type in DEVICE_TYPE_LABELS
         if d.location_class:  # a sensor's measuring point has limits for what it measures
-            assert table.lookup(d.quantity, d.location_class), d.device_id
+            assert d.quantity is not None and table.lookup(d.quantity, d.location_class), d.device_id
     headings = [t for t in mine.tunnels.values() if t.kind == "heading"]
     assert len(headings) == 4
     for h in headings:
         aux = [d for d in mine.devices.values() if d.tun_id == h.tun_id and d.device_type == "aux_fan"]
-        assert sorted(d.state for d in aux) == ["备用", "运行"], h.tun_id
+        assert sorted(d.state or "" for d in aux) == ["备用", "运行"], h.tun_id
 
 
 async def test_history_720_hourly_points_per_device(mine: DemoMine) -> None:

@@ -6,11 +6,13 @@ scoring matches key findings by location and category and counts false majors; t
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from tests.helpers import present
 from vent_agent.evals.cases import CATEGORIES, Case, CasesError, NetworkOracle, load_cases
 from vent_agent.evals.checks import (
     check_budget,
@@ -38,7 +40,7 @@ def case(**fields: Any) -> Case:
     )
 
 
-def said(text: str, *events: dict[str, Any], calls: list[tuple[str, dict[str, Any]]] = ()) -> Transcript:  # type: ignore[assignment]
+def said(text: str, *events: dict[str, Any], calls: Sequence[tuple[str, dict[str, Any]]] = ()) -> Transcript:
     tool_events = [{"type": "tool_call", "tool": n, "args": a} for n, a in calls]
     body = [{"type": "token", "content": text[i : i + 5]} for i in range(0, len(text), 5)]
     return Transcript(events=[*tool_events, *body, *events, {"type": "done"}], first_event_s=0.1, total_s=0.5)
@@ -73,7 +75,7 @@ def test_a_bad_cases_file_is_refused_with_the_place(tmp_path: Path) -> None:
 
 def test_a_wrong_figure_is_caught_and_the_right_one_passes() -> None:
     c = case(expect={"figures": [GAS]})
-    oracle = [calc_value(c.expect.figures[0].calc)]  # type: ignore[arg-type]
+    oracle = [calc_value(present(c.expect.figures[0].calc))]
     assert oracle == [630.0]
     wrong = check_figures(c, said("Q = 100 × 4.2 × 1.5 = 603.0 m³/min"), oracle)
     assert not wrong.passed and "630" in wrong.detail and "603" in wrong.detail
@@ -102,10 +104,10 @@ def test_network_figures_are_the_solvers() -> None:
 
 
 def test_figures_are_read_with_their_unit_and_written_precision() -> None:
-    assert stated_figures("风速 0.99 m/s，断面 12.4 m²，风量 1,132.2 m³/min", "m³/min") == [
-        (1132.2, pytest.approx(0.05))
-    ]
-    assert stated_figures("断面 12.4 m²", "m²") == [(12.4, pytest.approx(0.05))]
+    [(q, q_precision)] = stated_figures("风速 0.99 m/s，断面 12.4 m²，风量 1,132.2 m³/min", "m³/min")
+    assert q == 1132.2 and q_precision == pytest.approx(0.05)
+    [(area, area_precision)] = stated_figures("断面 12.4 m²", "m²")
+    assert area == 12.4 and area_precision == pytest.approx(0.05)
     assert stated_figures("长 420 m，风速 1 m/s", "m") == [(420.0, 0.5)]
 
 
@@ -142,7 +144,7 @@ REF_192 = {
 }
 
 
-def refs(*items: dict[str, Any], warnings: list[dict[str, Any]] = ()) -> dict[str, Any]:  # type: ignore[assignment]
+def refs(*items: dict[str, Any], warnings: Sequence[dict[str, Any]] = ()) -> dict[str, Any]:
     return {"type": "references", "references": list(items), "warnings": list(warnings)}
 
 

@@ -42,7 +42,8 @@ def _json_type(schema: dict[str, Any]) -> str:
         return "object"
     if "const" in schema or "enum" in schema:
         return "string"
-    return {"number": "number"}.get(schema.get("type", "any"), schema.get("type", "any"))
+    json_type: str = schema.get("type", "any")
+    return json_type
 
 
 def catalogue_fields(model: type[EventModel]) -> dict[str, tuple[bool, str]]:
@@ -130,12 +131,13 @@ def _scalar_samples(annotation: Any) -> list[Any]:
         inner = [a for a in get_args(annotation) if a is not type(None)]
         got = [v for a in inner for v in _scalar_samples(a)]
         return [*got, None] if got else []
-    return {
+    samples: dict[Any, list[Any]] = {
         str: ['文本\n"x"', ""],
         int: [0, 7, -3, 10**12],
         float: [2.5, -0.0, 1e16, 3.0],
         bool: [True, False],
-    }.get(annotation, [])
+    }
+    return samples.get(annotation, [])
 
 
 @pytest.mark.parametrize("type_", sorted(CATALOGUE))

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.helpers import present
 from tests.synthetic_plans import text_plan, variant_pdf
 from vent_agent.documents.pdf_text import ExtractedPdf, PageText, extract_pdf
 from vent_agent.documents.plan.model import Plan, SignOff, SourceRef
@@ -107,8 +108,8 @@ def test_cover_fields_missing(plan_a: Plan) -> None:
 def test_location_without_calculation_is_major(plan_a: Plan) -> None:
     plan = _copy(plan_a)
     plan.locations = [loc for loc in plan.locations if loc.name != "中央变电所"]
-    plan.location("主排水泵房").methods = []  # type: ignore[union-attr]
-    plan.location("15222切眼掘进工作面").speed_check = None  # type: ignore[union-attr]
+    present(plan.location("主排水泵房")).methods = []
+    present(plan.location("15222切眼掘进工作面")).speed_check = None
     findings = review_form(plan)
     major = {f.location: f for f in _only(findings, Severity.MAJOR)}
     assert set(major) == {"中央变电所", "主排水泵房"}

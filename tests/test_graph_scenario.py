@@ -21,7 +21,7 @@ from vent_agent.settings import Settings
 
 async def _chat(
     app: Any, client: httpx.AsyncClient, model: ScriptedChatModel, message: str, sid: str | None
-) -> list[dict]:
+) -> list[dict[str, Any]]:
     use_model(app, model)
     data = {"message": message, **({"session_id": sid} if sid else {})}
     resp = await client.post("/api/chat", data=data, headers=TOKEN)

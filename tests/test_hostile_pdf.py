@@ -75,7 +75,7 @@ async def test_non_pdf_upload_is_refused_before_any_run(client: httpx.AsyncClien
 
 
 def test_non_pdf_and_empty_files_from_the_cli(
-    tmp_path: Path, capsys: pytest.CaptureFixture, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("VENT_DATA_DIR", str(tmp_path / "d"))
     for name, content in [("zip.pdf", b"PK\x03\x04 not a pdf"), ("empty.pdf", b"")]:

@@ -10,6 +10,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
+from tests.helpers import present
 from vent_agent.interpret.facts import (
     InterpretationFacts,
     device_anomalies,
@@ -68,7 +69,12 @@ async def test_tunnel_15216_facts(mine: DemoMine) -> None:
 
 async def test_fan_001_facts(mine: DemoMine) -> None:
     f = await gather_device_facts(mine, "FAN-001", settings(), NOW)
-    assert (f.target, f.name, f.kind_label, f.device.state) == ("device", "1号主通风机", "主要通风机", "运行")
+    assert (f.target, f.name, f.kind_label, present(f.device).state) == (
+        "device",
+        "1号主通风机",
+        "主要通风机",
+        "运行",
+    )
     quantities = {a.quantity for a in f.assessments}
     assert quantities == {
         "running",
@@ -164,7 +170,7 @@ async def test_only_the_planted_anomalies_in_30_days(mine: DemoMine) -> None:
         since = history[0].time - timedelta(hours=1)
         found |= {
             (a.device_id, a.quantity, a.status)
-            for a in device_anomalies(d, history, mine.tunnels[d.tun_id], table, since)
+            for a in device_anomalies(d, history, mine.tunnels[present(d.tun_id)], table, since)
         }
     assert found == {
         ("CH4-15220-HF-T2", "ch4", "breach"),
@@ -207,7 +213,7 @@ async def test_prompt_carries_the_facts_only(mine: DemoMine) -> None:
     system, user = build_messages(f)
     assert (system["role"], user["role"]) == ("system", "user")
     assert "只依据" in system["content"] and "不得编造" in system["content"]
-    payload = json.loads(re.search(r"```json\n(.*)\n```", user["content"], re.S).group(1))
+    payload = json.loads(present(re.search(r"```json\n(.*)\n```", user["content"], re.S)).group(1))
     assert payload["数据时间"] == "2026-08-20 10:37" and payload["数据过时"] is False
     assert [m["当前值"] for m in payload["监测项"]] == [a.value_text for a in f.assessments]
     allowed = user["content"].split("可引用条款（仅限以下）：")[1].split("事实：")[0]
@@ -250,6 +256,7 @@ async def test_cached_facts_are_the_facts_computed_afresh(target: str, target_id
     assert (cached, cache.hits, cache.misses) == (fresh, 0, 1)
     # 40 s later, the same data (the snapshot is stamped to the minute of the source's clock)
     cached, fresh = await both(NOW + timedelta(seconds=40))
+    assert fresh.age_minutes is not None
     assert cached == fresh and cache.hits == 1 and cached.age_minutes == fresh.age_minutes > 0
     # the clock 3 h on, the source's data unchanged: the anomaly window moved, computed again
     cached, fresh = await both(NOW + timedelta(hours=3))
@@ -267,6 +274,7 @@ async def test_cached_facts_are_the_facts_computed_afresh(target: str, target_id
 
 def test_the_facts_cache_keeps_the_most_recently_used() -> None:
     cache = FactsCache(max_entries=2)
+    # the cache only keys on the knowledge base and stores the facts: plain objects stand in for them
     table, kb = ThresholdTable.load("2025"), object()
     facts = {k: object() for k in "abc"}
     for k in "ab":

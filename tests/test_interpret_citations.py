@@ -11,9 +11,9 @@ from zoneinfo import ZoneInfo
 import httpx
 import pytest
 
-from tests.helpers import parse_spec_stream
+from tests.helpers import parse_spec_stream, present
 from vent_agent.chat.toolset import record_fact_references, record_text_articles, references_event
-from vent_agent.events import References
+from vent_agent.events import EventModel, References
 from vent_agent.interpret.cite import NOT_IN_KB
 from vent_agent.interpret.facts import InterpretationFacts, gather_device_facts, gather_tunnel_facts
 from vent_agent.interpret.render import render_interpretation
@@ -44,7 +44,8 @@ async def _references(text: str, facts: InterpretationFacts, edition: str) -> Re
     record_text_articles(citations, text)
     sent: list[References] = []
 
-    async def emit(ev: References) -> None:
+    async def emit(ev: EventModel) -> None:
+        assert isinstance(ev, References), ev
         sent.append(ev)
 
     await references_event(emit, text, citations, check_figures=False)
@@ -72,7 +73,7 @@ async def test_every_demo_text_cites_only_articles_of_the_kb_and_lists_them(edit
         listed = {(r.edition, r.article) for r in ev.references if r.article is not None}
         for ref in refs:
             for n in ref.numbers:
-                art = kb.resolve(n, ref.edition).article
+                art = present(kb.resolve(n, ref.edition)).article
                 assert (art.edition, art.number) in listed, (target_id, ref.text)
         # each clause quoted once: the event quotes the articles it lists, the text only the others
         related = text.split("### 其他相关规定", 1)[-1] if "### 其他相关规定" in text else ""

@@ -130,6 +130,7 @@ async def test_demo_forcing_headings_with_twice_their_fans_flow_are_flagged() ->
         if c is None or q is None:
             continue
         fan_q = sum(a.value or 0 for a in f.assessments if a.quantity == "air_volume")
+        assert q.value is not None
         assert (c.status == "warning") == (q.value > fan_q * (1 + FLOW_MARGIN))
         if c.status == "warning":
             flagged.append(t.tun_id)

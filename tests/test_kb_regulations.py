@@ -8,14 +8,21 @@ import pytest
 
 from vent_agent.kb.numerals import article_heading, cn_to_int, find_article_refs, int_to_cn
 from vent_agent.kb.regulation_tables import normalise_unit, split_unit
-from vent_agent.kb.regulations import SHIPPED_DIR, KBError, load_corpus, parse_text, repair_paragraphs
+from vent_agent.kb.regulations import (
+    SHIPPED_DIR,
+    Article,
+    KBError,
+    load_corpus,
+    parse_text,
+    repair_paragraphs,
+)
 from vent_agent.kb.thresholds import ThresholdTable
 
 SHIPPED_ARTICLES = set(range(156, 188)) | {192, 193, 194, 197}
 
 
 @pytest.fixture(scope="module")
-def corpus() -> dict[int, object]:
+def corpus() -> dict[int, Article]:
     articles, problems = load_corpus()
     assert problems == []
     return {a.number: a for a in articles}
@@ -82,7 +89,7 @@ def test_find_article_refs_other_forms() -> None:
 # -- the shipped text -----------------------------------------------------------------------------------
 
 
-def test_shipped_corpus_articles(corpus: dict[int, object]) -> None:
+def test_shipped_corpus_articles(corpus: dict[int, Article]) -> None:
     assert set(corpus) == SHIPPED_ARTICLES
     for n, a in corpus.items():
         assert a.edition == "2025" and a.chapter == "第四章 通风" and a.heading == article_heading(n)
@@ -105,11 +112,11 @@ def test_shipped_corpus_articles(corpus: dict[int, object]) -> None:
         (164, "影响区域由煤矿总工程师组织确定。"),
     ],
 )
-def test_page_breaks_repaired(corpus: dict[int, object], n: int, sentence: str) -> None:
+def test_page_breaks_repaired(corpus: dict[int, Article], n: int, sentence: str) -> None:
     assert any(sentence in p for p in corpus[n].paragraphs)
 
 
-def test_every_paragraph_is_whole(corpus: dict[int, object]) -> None:
+def test_every_paragraph_is_whole(corpus: dict[int, Article]) -> None:
     for a in corpus.values():
         for p in a.paragraphs:
             assert "\n" not in p and p.endswith(("。", "；", "：")), (a.number, p)
@@ -117,7 +124,7 @@ def test_every_paragraph_is_whole(corpus: dict[int, object]) -> None:
     assert "H2S" in corpus[156].text and "0.5％，" in corpus[167].text
 
 
-def test_table6_as_rows_matches_threshold_data(corpus: dict[int, object]) -> None:
+def test_table6_as_rows_matches_threshold_data(corpus: dict[int, Article]) -> None:
     (table,) = corpus[157].tables
     assert (table.label, table.title, table.columns, table.group) == (
         "表6",
@@ -136,7 +143,7 @@ def test_table6_as_rows_matches_threshold_data(corpus: dict[int, object]) -> Non
     assert "最低允许风速 —，最高允许风速 15 m/s" in table.row_text(0)
 
 
-def test_table5_gas_limits(corpus: dict[int, object]) -> None:
+def test_table5_gas_limits(corpus: dict[int, Article]) -> None:
     (table,) = corpus[156].tables
     assert table.columns == ["名称", "最高允许浓度"] and table.units == [None, "%"]
     assert [(r[0], table.value(i, 1)) for i, r in enumerate(table.rows)] == [
@@ -149,7 +156,7 @@ def test_table5_gas_limits(corpus: dict[int, object]) -> None:
     assert corpus[156].paragraphs[-1].startswith("甲烷、二氧化碳和氢气的允许浓度")
 
 
-def test_threshold_articles_and_limits_are_in_the_text(corpus: dict[int, object]) -> None:
+def test_threshold_articles_and_limits_are_in_the_text(corpus: dict[int, Article]) -> None:
     """Every threshold of the default edition cites an article of the shipped text that states its limit."""
     table = ThresholdTable.load("2025")
     worded = {"survey_interval": "每旬", "aux_fan_running": "不得无计划停风"}  # limits written in words

@@ -117,15 +117,17 @@ def test_edition_in_force_wins(kb: KnowledgeBase) -> None:
     assert [c.article for c in kb.search("第158条")] == [158]  # 2025's 158: intake temperature
     assert [c.article for c in kb.search("2016版第158条")] == [177]  # 2016's 158: main fans
     assert kb.search("第999条") == [] and kb.search("2016版第157条") == []  # no such article in the KB
-    assert kb.lookup(999) is None and kb.resolve(136).article.number == 157
+    resolved = kb.resolve(136)
+    assert kb.lookup(999) is None and resolved is not None and resolved.article.number == 157
 
 
 def test_edition_2016_in_force_without_its_text() -> None:
     articles = get_knowledge_base().articles
     kb16 = KnowledgeBase(articles, edition="2022")
     assert kb16.edition == "2016"
-    assert kb16.lookup(136).article == 157 and kb16.lookup(136).note == "2016版第136条即2025版第157条"
-    assert kb16.lookup(157).note == "第157条按2025版条号理解"
+    aliased, own = kb16.lookup(136), kb16.lookup(157)
+    assert aliased is not None and (aliased.article, aliased.note) == (157, "2016版第136条即2025版第157条")
+    assert own is not None and own.note == "第157条按2025版条号理解"
     assert kb16.search("采煤工作面最高允许风速是多少")[0].article == 157
 
 
@@ -200,8 +202,9 @@ def test_kb_dir_text_of_another_edition(tmp_path: Path) -> None:
     kb = get_knowledge_base(tmp_path)
     assert kb.text_editions == ["2025", "2016"] and kb.problems == []
     own = kb.lookup(136, "2016")  # the 2016 text itself, no alias
-    assert (own.article, own.edition, own.note) == (136, "2016", None)
-    assert kb.lookup(136).article == 157  # in force 2025: 136 is read as 2016's number
+    assert own is not None and (own.article, own.edition, own.note) == (136, "2016", None)
+    in_force = kb.lookup(136)  # in force 2025: 136 is read as 2016's number
+    assert in_force is not None and in_force.article == 157
     assert get_knowledge_base(tmp_path) is kb
     assert kb.search("2016版测试文本", k=1, edition="2016")[0].edition == "2016"
 
@@ -216,6 +219,8 @@ def test_table_row_clause(kb: KnowledgeBase) -> None:
     """The clause an interpretation cites for a roadway's wind-speed limits: one row of 表6."""
     for row, lo, hi in TABLE6:
         c = kb.table_row(157, row)
+        assert c is not None
         assert (c.article, c.table_row) == (157, row) and c.excerpt.startswith(_row_line(row, lo, hi))
-    assert kb.table_row(136, "采区进", edition="2016").table_row == "输送机巷，采区进、回风巷"
+    old_row = kb.table_row(136, "采区进", edition="2016")
+    assert old_row is not None and old_row.table_row == "输送机巷，采区进、回风巷"
     assert kb.table_row(157, "不存在的巷道") is None and kb.table_row(999, "风桥") is None

@@ -39,9 +39,9 @@ def freed_block_left_kib() -> int:
     libc.free.argtypes = [ctypes.c_void_p]
 
     def touched(n: int) -> int:
-        p = libc.malloc(n)
-        ctypes.memset(p, 1, n)
-        return p
+        address: int = libc.malloc(n)
+        ctypes.memset(address, 1, n)
+        return address
 
     libc.free(touched(16 << 20))
     before = _rss_kib()

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from langchain_core.messages import BaseMessage
 
 from tests.plan_hands.faults import demo_faults, seed_faults
 from tests.plan_hands.hands import HANDS
@@ -238,7 +239,7 @@ def _review(
     return result.findings, messages
 
 
-def _is_reading_call(call: list) -> bool:  # type: ignore[type-arg]
+def _is_reading_call(call: list[BaseMessage]) -> bool:
     return any(SYSTEM_PROMPT in str(m.content) for m in call)
 
 

@@ -5,6 +5,7 @@ says it did not, never giving a wrong answer (checked against Kirchhoff's laws i
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
 import pytest
 from hypothesis import given, settings
@@ -109,9 +110,11 @@ def test_an_unconverged_solve_is_an_error_never_a_result() -> None:
         (lambda: Network((line("1", "a", "b", 1.0),), frozenset({"z"})), "不在网络中"),
     ],
 )
-def test_networks_that_cannot_be_posed_are_refused_in_chinese(build: object, words: str) -> None:
+def test_networks_that_cannot_be_posed_are_refused_in_chinese(
+    build: Callable[[], Network], words: str
+) -> None:
     with pytest.raises(NetworkError, match=words):
-        solve(build())  # type: ignore[operator]
+        solve(build())
 
 
 def _check_kirchhoff(network: Network, solution: Solution) -> None:

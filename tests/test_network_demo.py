@@ -7,6 +7,7 @@ from __future__ import annotations
 import networkx as nx
 import pytest
 
+from tests.helpers import present
 from vent_agent.network.demo import demo_data, demo_network, main_fan_motor
 from vent_agent.upstream.demo_mine import DemoMine
 from ventnet import solve
@@ -18,7 +19,7 @@ def _monitored_q() -> dict[str, float]:
     out = {}
     for device_id, profiles in mine._profiles.items():
         if "wind_speed" in profiles:
-            tunnel = mine.tunnels[mine.devices[device_id].tun_id]
+            tunnel = mine.tunnels[present(mine.devices[device_id].tun_id)]
             assert tunnel.area is not None
             out[tunnel.tun_id] = profiles["wind_speed"].base * tunnel.area
     return out

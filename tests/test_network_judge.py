@@ -8,7 +8,7 @@ from dataclasses import replace
 from tests.network_cases import bridge
 from vent_agent.kb.thresholds import ThresholdTable
 from vent_agent.network.fan_stop import mine_what_if
-from vent_agent.network.judge import judge_solution, judge_what_if
+from vent_agent.network.judge import NetworkFinding, judge_solution, judge_what_if
 from vent_agent.network.requests import demo_mine_network
 from ventnet import Branch, FanCurve, Network, solve
 from ventnet.changes import Change
@@ -17,8 +17,8 @@ from ventnet.whatif import what_if
 TABLE = ThresholdTable.load("2025")
 
 
-def _kinds(findings: list) -> dict[str, list]:
-    out: dict[str, list] = {}
+def _kinds(findings: list[NetworkFinding]) -> dict[str, list[NetworkFinding]]:
+    out: dict[str, list[NetworkFinding]] = {}
     for f in findings:
         out.setdefault(f.kind, []).append(f)
     return out

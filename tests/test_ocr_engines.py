@@ -30,6 +30,7 @@ def test_rapidocr_reads_an_image_offline() -> None:
     assert "630.0" in text
     (x0, y0, x1, y1) = boxes[0].bbox
     assert 0 <= x0 < x1 <= 900 and 0 <= y0 < y1 <= 120 and 0 < boxes[0].score <= 1
+    # RapidOCR's stubs do not declare the stages it builds at run time
     for model in (engine._ocr.text_det, engine._ocr.text_rec):  # type: ignore[attr-defined]
         options = model.session.session.get_session_options()
         assert not options.enable_mem_pattern and not options.enable_cpu_mem_arena
@@ -81,7 +82,8 @@ def test_paddle_is_configured_with_local_model_folders(
     assert [p.name for p in find_models(models)] == ["PP-OCRv5_server_det", "PP-OCRv5_server_rec"]
     monkeypatch.setitem(sys.modules, "paddleocr", types.SimpleNamespace(PaddleOCR=FakePaddle))
     engine = PaddleOcrEngine.from_model_dir(models)
-    kwargs = engine._ocr.kwargs  # type: ignore[attr-defined]
+    assert isinstance(engine._ocr, FakePaddle)
+    kwargs = engine._ocr.kwargs
     assert kwargs["text_detection_model_dir"] == str(models / "PP-OCRv5_server_det")
     assert kwargs["text_recognition_model_name"] == "PP-OCRv5_server_rec"
     assert kwargs["use_doc_orientation_classify"] is False and kwargs["device"] == "cpu"

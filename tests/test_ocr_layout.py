@@ -5,8 +5,9 @@ scans."""
 from __future__ import annotations
 
 import pytest
+from PIL import Image
 
-from tests.ocr_fakes import rotate_point, synthetic_scan
+from tests.ocr_fakes import rotated_quad, synthetic_scan
 from vent_agent.documents.ocr.engine import OcrBox
 from vent_agent.documents.ocr.grid_cells import split_at
 from vent_agent.documents.ocr.layout import Placed, Upright, clean_text, group_lines, line_text, skew_angle
@@ -23,8 +24,7 @@ WIDTHS = [110, 420, 220, 220]
 
 
 def _box(text: str, x0: float, y0: float, x1: float, y1: float, angle: float = 0.0) -> OcrBox:
-    pts = [rotate_point(x, y, angle, 1000, 1000) for x, y in ((x0, y0), (x1, y0), (x1, y1), (x0, y1))]
-    return OcrBox(text, 0.99, tuple(pts))  # type: ignore[arg-type]
+    return OcrBox(text, 0.99, rotated_quad(x0, y0, x1, y1, angle, 1000, 1000))
 
 
 @pytest.mark.parametrize("angle", [-3.0, -0.8, 0.0, 0.5, 2.5])
@@ -144,18 +144,19 @@ class _LineReader:
     name = "fake"
 
     def __init__(self, text: str, score: float = 0.97) -> None:
-        self.text, self.score, self.crops = text, score, []
+        self.text, self.score = text, score
+        self.crops: list[tuple[int, int]] = []
 
-    def recognise(self, image):
+    def recognise(self, image: Image.Image) -> list[OcrBox]:
         return []
 
-    def read_line(self, image):
+    def read_line(self, image: Image.Image) -> tuple[str, float]:
         self.crops.append(image.size)
         return self.text, self.score
 
 
-def _page_with_enumerator_ink() -> tuple[object, list[OcrBox]]:
-    from PIL import Image, ImageDraw
+def _page_with_enumerator_ink() -> tuple[Image.Image, list[OcrBox]]:
+    from PIL import ImageDraw
 
     img = Image.new("RGB", (1200, 900), "white")
     ImageDraw.Draw(img).rectangle([150, 212, 190, 218], fill="black")  # the "一" the detector missed

@@ -32,6 +32,8 @@ class MarkEngine:
     scores); top-right or bottom-left = turned 90° (tall boxes, garbled); bottom-right = upside down
     (wide boxes, low scores)."""
 
+    name = "mark"
+
     def __init__(self) -> None:
         self.calls = 0
 

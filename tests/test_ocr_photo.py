@@ -26,8 +26,8 @@ def _photograph(image: Image.Image, squeeze: float, light: bool = True) -> Image
     the bottom, on a dark background, darker towards one side."""
     w, h = image.size
     inset = squeeze * w / 2
-    src = np.float32([[0, 0], [w, 0], [w, h], [0, h]])
-    dst = np.float32([[inset + 40, 60], [w - inset - 10, 30], [w - 20, h - 20], [30, h - 50]])
+    src = np.array([[0, 0], [w, 0], [w, h], [0, h]], dtype=np.float32)
+    dst = np.array([[inset + 40, 60], [w - inset - 10, 30], [w - 20, h - 20], [30, h - 50]], dtype=np.float32)
     warped = cv2.warpPerspective(
         np.asarray(image.convert("L")), cv2.getPerspectiveTransform(src, dst), (w, h), borderValue=40
     )

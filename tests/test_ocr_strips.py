@@ -34,7 +34,7 @@ def test_an_a4_page_at_the_engines_scale_is_read_in_two_strips() -> None:
 
 def _page_lines(height: int, line_px: int, gap_px: int, offset: int) -> list[tuple[str, int, int]]:
     """Text lines (text, top, bottom) down a page of ``height`` rows."""
-    lines = []
+    lines: list[tuple[str, int, int]] = []
     y = offset
     while y + line_px <= height:
         lines.append((f"第{len(lines)}行", y, y + line_px))

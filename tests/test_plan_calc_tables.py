@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.helpers import present
 from tests.pdf_factory import Page, build_pdf
 from vent_agent.documents.pdf_text import ExtractedPdf, PageText, extract_pdf
 from vent_agent.documents.plan.model import Plan
@@ -79,15 +80,15 @@ def test_calculation_tables_in_any_column_order_and_unit(
         stated is not None and stated.value == pytest.approx(630.0, abs=0.5) and stated.ref.table is not None
     )
     assert stated.unit == "m³/min" and stated.unit_written == (None if unit == "m³/min" else "m³/s")
-    assert face.stated_required.value == pytest.approx(630.0, abs=0.5)  # type: ignore[union-attr]
+    assert present(face.stated_required).value == pytest.approx(630.0, abs=0.5)
     # the 100 of Q = 100 × q × k is never read as the gas emission
     assert face.inputs["gas_emission"].value == 4.2 and face.inputs["k_gas"].value == 1.5
     assert face.inputs["workers"].value == 38
     (fan,) = heading.methods
     assert fan.method == "fan_intake" and fan.operands == [420, 1, 60, 0.25, 14.2]
     assert heading.inputs["gas_emission"].value == 0.8 and heading.inputs["area"].value == 14.2
-    assert heading.speed_check.lower == pytest.approx(213.0, abs=0.5)  # type: ignore[union-attr]
-    assert heading.speed_check.upper == pytest.approx(3408.0, abs=0.5)  # type: ignore[union-attr]
+    speed = present(heading.speed_check)
+    assert speed.lower == pytest.approx(213.0, abs=0.5) and speed.upper == pytest.approx(3408.0, abs=0.5)
     assert not plan.gaps
 
 
@@ -144,11 +145,12 @@ def test_a_flow_column_without_a_unit_takes_the_unit_the_plans_own_figures_show(
 2 3102运输巷掘进工作面 5.00 5.50"""
     plan = parse_plan(ExtractedPdf(page_count=1, pages=[PageText(page=1, text=text)]))
     face, heading = plan.allocation
-    assert (face.required_q.value, face.required_q.unit_written) == (600.0, "m³/s")  # type: ignore[union-attr]
-    assert heading.allocated_q.value == 330.0 and heading.allocated_q.ref.confidence == "inferred"  # type: ignore[union-attr]
+    required_q, allocated_q = present(face.required_q), present(heading.allocated_q)
+    assert (required_q.value, required_q.unit_written) == (600.0, "m³/s")
+    assert allocated_q.value == 330.0 and allocated_q.ref.confidence == "inferred"
     same = text.replace("10.00 11.00", "600.0 660.0").replace("5.00 5.50", "300.0 330.0")
     plan = parse_plan(ExtractedPdf(page_count=1, pages=[PageText(page=1, text=same)]))
-    assert plan.allocation[0].required_q.unit_written is None  # type: ignore[union-attr]  # already m³/min
+    assert present(plan.allocation[0].required_q).unit_written is None  # already m³/min
 
 
 def test_one_calculation_table_over_all_locations_with_merged_location_cells(tmp_path: Path) -> None:
@@ -174,9 +176,9 @@ def test_one_calculation_table_over_all_locations_with_merged_location_cells(tmp
     by_name = {loc.name: loc for loc in plan.locations}
     face, heading = by_name["3101综采工作面"], by_name["3102运输巷掘进工作面"]
     assert [m.method for m in face.methods] == ["gas", "workers"] and face.kind == "coal_face"
-    assert face.inputs["gas_emission"].value == 4.2 and face.stated_required.value == 630.0  # type: ignore[union-attr]
+    assert face.inputs["gas_emission"].value == 4.2 and present(face.stated_required).value == 630.0
     assert [m.method for m in heading.methods] == ["fan_intake"] and heading.kind == "heading"
-    assert heading.stated_required.value == 633.0  # type: ignore[union-attr]
+    assert present(heading.stated_required).value == 633.0
 
 
 def test_a_prose_result_restated_in_another_unit() -> None:
@@ -192,10 +194,11 @@ def test_a_prose_result_restated_in_another_unit() -> None:
     plan = parse_plan(ExtractedPdf(page_count=1, pages=[PageText(page=1, text=text)]))
     (face,) = plan.locations
     (gas,) = face.methods
-    assert gas.operands == [100, 4.2, 1.5] and gas.stated.value == 630.0  # type: ignore[union-attr]
+    assert gas.operands == [100, 4.2, 1.5] and present(gas.stated).value == 630.0
     assert gas.symbols == {"q": 4.2, "k": 1.5}
-    assert face.stated_required.value == 630.0  # type: ignore[union-attr]
-    assert face.speed_check.lower == 195.0 and face.speed_check.upper == pytest.approx(2473.2)  # type: ignore[union-attr]
+    assert present(face.stated_required).value == 630.0
+    speed = present(face.speed_check)
+    assert speed.lower == 195.0 and speed.upper == pytest.approx(2473.2)
 
 
 def test_a_unit_in_the_tables_caption(tmp_path: Path) -> None:
@@ -209,5 +212,6 @@ def test_a_unit_in_the_tables_caption(tmp_path: Path) -> None:
     path = tmp_path / "caption.pdf"
     path.write_bytes(build_pdf([p]))
     (row,) = parse_plan(extract_pdf(path, max_pages=5)).allocation
-    assert (row.required_q.value, row.required_q.unit_written) == (630.0, "m³/s")  # type: ignore[union-attr]
-    assert row.allocated_q.value == 660.0  # type: ignore[union-attr]
+    required_q = present(row.required_q)
+    assert (required_q.value, required_q.unit_written) == (630.0, "m³/s")
+    assert present(row.allocated_q).value == 660.0

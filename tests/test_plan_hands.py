@@ -74,7 +74,7 @@ def reviewed(corpus: tuple[PlanDoc, PlanDoc]) -> Callable[[str, str], list[Findi
     return get
 
 
-def _blocking(findings: list[Finding] | str) -> list[tuple]:
+def _blocking(findings: list[Finding] | str) -> list[tuple[str | None, str, str, str]]:
     assert not isinstance(findings, str), f"the review failed: {findings}"
     return [
         (f.location, f.category.value, f.severity.value, f.message)
@@ -83,7 +83,7 @@ def _blocking(findings: list[Finding] | str) -> list[tuple]:
     ]
 
 
-def _missed(findings: list[Finding] | str) -> list[tuple]:
+def _missed(findings: list[Finding] | str) -> list[tuple[str | None, str, str]]:
     assert not isinstance(findings, str), f"the review failed: {findings}"
     got = {(f.location, f.category.value, f.severity.value) for f in findings}
     return [fault.expected for fault in demo_faults() if fault.expected not in got]

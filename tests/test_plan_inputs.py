@@ -41,7 +41,7 @@ def _sheet_pdf(rows: list[list[str]], head: list[str] = SHEET_HEAD) -> bytes:
     return build_pdf([page])
 
 
-def _read(tmp_path: Path, data: bytes) -> dict[str, dict[str, float]]:
+def _read(tmp_path: Path, data: bytes) -> dict[str, dict[str, float | str | None]]:
     path = tmp_path / "sheet.pdf"
     path.write_bytes(data)
     plan = read_plan(extract_pdf(path, max_pages=5))

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.helpers import present
 from vent_agent.documents.plan.model import Plan
 
 DATA = Path(__file__).parent / "data"
@@ -28,7 +29,7 @@ LOCATIONS_A = [
 ]
 
 # location -> [(method, operands, stated, page of the stated figure)], stated Q需, speed bounds
-METHODS_A = {
+METHODS_A: dict[str, tuple[list[tuple[str, list[float], float, int]], float, tuple[float, float] | None]] = {
     "15216综采工作面": (
         [
             ("gas", [100, 4.2, 1.5], 630.0, 2),
@@ -84,7 +85,7 @@ METHODS_A = {
     "15216辅运起坡段": ([("vehicle", [4, 2, 70], 560.0, 4)], 560.0, (186.0, 4464.0)),
 }
 
-INPUTS_A = {
+INPUTS_A: dict[str, dict[str, tuple[float, str | None]]] = {
     "15216综采工作面": {
         "face_length": (220, "m"),
         "mining_height": (3.2, "m"),
@@ -178,7 +179,7 @@ def test_locations_kinds_and_pages(plan_a: Plan) -> None:
         for loc in plan_a.locations
     ]
     assert got == LOCATIONS_A
-    assert plan_a.location("15218工作面").standby_of == "15216综采工作面"  # type: ignore[union-attr]
+    assert present(plan_a.location("15218工作面")).standby_of == "15216综采工作面"
     assert plan_a.location("15216 综采工作面") is not None
 
 
@@ -191,7 +192,8 @@ def test_methods_operands_and_stated(plan_a: Plan, name: str) -> None:
         (m.method, m.operands, m.stated.value if m.stated else None, m.stated.ref.page if m.stated else None)
         for m in loc.methods
     ]
-    assert got == [(k, pytest.approx(ops), v, p) for k, ops, v, p in methods]
+    expected: list[tuple[object, ...]] = [(k, pytest.approx(ops), v, p) for k, ops, v, p in methods]
+    assert got == expected
     assert all(m.stated and m.stated.unit == "m³/min" for m in loc.methods)
     assert all(m.label.startswith("按") and m.label.endswith("计算") for m in loc.methods)
     assert loc.stated_required is not None and loc.stated_required.value == required
@@ -209,7 +211,7 @@ def test_expressions_and_symbols(plan_a: Plan) -> None:
     assert gas.expression == "Q = 100 × q × k = 100 × 4.20 × 1.5 = 630.0 m³/min"
     assert gas.symbols == {"q": 4.2, "k": 1.5}
     assert face.methods[2].symbols["S"] == pytest.approx(16.64)
-    heat = plan_a.location("中央变电所").methods[0]  # type: ignore[union-attr]
+    heat = present(plan_a.location("中央变电所")).methods[0]
     assert heat.symbols["ΣW"] == 800 and heat.symbols["Δt"] == 5.0
 
 
@@ -235,14 +237,15 @@ def test_allocation_rows(plan_a: Plan) -> None:
                 assert (fig.ref.page, fig.ref.table) == (4, 1)
     assert [r.ref.row for r in rows] == list(range(1, 12))  # as the plan numbers them (序号)
     assert [r.ref.cell_row for r in rows] == list(range(2, 13))  # the physical row, header counted
-    assert rows[3].ch4.ref.column == "CH₄(%)"  # type: ignore[union-attr]
+    assert present(rows[3].ch4).ref.column == "CH₄(%)"
 
 
 def test_totals(plan_a: Plan) -> None:
     t = plan_a.totals
-    assert (t.stated_sum.value, t.stated_sum.unit, t.stated_sum.ref.page) == (5148.1, "m³/min", 5)  # type: ignore[union-attr]
-    assert t.k_mine.value == 1.18 and t.mine_total.value == 6074.8  # type: ignore[union-attr]
-    assert t.max_people.value == 420 and t.capacity.value == 7600  # type: ignore[union-attr]
+    stated_sum = present(t.stated_sum)
+    assert (stated_sum.value, stated_sum.unit, stated_sum.ref.page) == (5148.1, "m³/min", 5)
+    assert present(t.k_mine).value == 1.18 and present(t.mine_total).value == 6074.8
+    assert present(t.max_people).value == 420 and present(t.capacity).value == 7600
 
 
 def test_signoffs(plan_a: Plan) -> None:
@@ -259,22 +262,22 @@ def test_plan_b_faults_are_read_as_written(plan_b: Plan) -> None:
     assert plan_b.warnings == []
     assert "15222切眼掘进工作面" not in plan_b.listed_locations and len(plan_b.locations) == 10
     face = plan_b.location("15216综采工作面")
-    assert face is not None and face.stated_required.value == 630.0  # type: ignore[union-attr]
+    assert face is not None and present(face.stated_required).value == 630.0
     assert [m.method for m in face.methods] == ["gas", "co2", "climate", "workers"]
-    assert face.methods[0].stated.ref.page == 1  # type: ignore[union-attr]
-    transport = plan_b.location("15220运输顺槽掘进工作面")
-    assert transport.methods[0].operands == [100, 0.8, 1.8] and transport.methods[0].stated.value == 114.0  # type: ignore[union-attr]
-    ret = plan_b.location("15220回风顺槽掘进工作面")
-    assert ret.inputs["gas_emission"].value == 1.1 and ret.inputs["gas_emission"].ref.page == 2  # type: ignore[union-attr]
-    rock = plan_b.location("二采区轨道下山掘进工作面")
-    assert rock.rock == "rock" and rock.methods[2].operands == [300, 1, 60, 0.25, 12.6]  # type: ignore[union-attr]
+    assert present(face.methods[0].stated).ref.page == 1
+    transport = present(plan_b.location("15220运输顺槽掘进工作面")).methods[0]
+    assert transport.operands == [100, 0.8, 1.8] and present(transport.stated).value == 114.0
+    gas = present(plan_b.location("15220回风顺槽掘进工作面")).inputs["gas_emission"]
+    assert gas.value == 1.1 and gas.ref.page == 2
+    rock = present(plan_b.location("二采区轨道下山掘进工作面"))
+    assert rock.rock == "rock" and rock.methods[2].operands == [300, 1, 60, 0.25, 12.6]
     rows = {r.location: r for r in plan_b.allocation}
-    assert rows["15220回风顺槽掘进工作面"].ch4.value == 1.05  # type: ignore[union-attr]
-    assert rows["中央变电所"].allocated_q.value == 150  # type: ignore[union-attr]
+    assert present(rows["15220回风顺槽掘进工作面"].ch4).value == 1.05
+    assert present(rows["中央变电所"].allocated_q).value == 150
     store = rows["井下爆炸材料库"].required_q
     assert store is not None and (store.value, store.unit) == (1.33, "m³/min")
-    assert rows["15216综采工作面"].allocated_q.value == 700  # type: ignore[union-attr]
-    assert plan_b.totals.stated_sum.value == 4265.9  # type: ignore[union-attr]
+    assert present(rows["15216综采工作面"].allocated_q).value == 700
+    assert present(plan_b.totals.stated_sum).value == 4265.9
 
 
 def test_plan_b_signoff_split_over_page_break(plan_b: Plan) -> None:
@@ -289,5 +292,5 @@ def test_plan_b_signoff_split_over_page_break(plan_b: Plan) -> None:
 
 def test_plan_b_block_over_page_break(plan_b: Plan) -> None:
     road = plan_b.location("15216辅运起坡段")
-    assert road is not None and road.ref.page == 3  # type: ignore[union-attr]
-    assert road.inputs["vehicle_kw"].ref.page == 4 and road.methods[0].stated.ref.page == 4  # type: ignore[union-attr]
+    assert road is not None and present(road.ref).page == 3
+    assert road.inputs["vehicle_kw"].ref.page == 4 and present(road.methods[0].stated).ref.page == 4

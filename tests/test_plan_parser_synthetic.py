@@ -9,6 +9,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from tests.helpers import present
 from tests.pdf_factory import Page, build_pdf
 from tests.synthetic_plans import text_plan, variant_pdf
 from vent_agent.documents.pdf_text import ExtractedPdf, PageText, extract_pdf
@@ -66,26 +67,27 @@ def test_variant_locations_without_a_list(variant: Plan) -> None:
     face = variant.locations[0]
     assert face.inputs["face_length"].value == 180 and face.inputs["k_gas"].value == 1.6
     assert face.inputs["gas_emission"].value == 2.5 and face.inputs["gas_emission"].unit == "m³/min"
-    assert [(m.method, m.stated.value) for m in face.methods] == [  # type: ignore[union-attr]
+    assert [(m.method, present(m.stated).value) for m in face.methods] == [
         ("gas", 400.0),
         ("climate", 958.1),
         ("workers", 120.0),
     ]
     assert face.methods[0].symbols == {"q": 2.5, "k": 1.6}  # "100·q·k": a middle-dot product
     assert face.methods[1].operands == pytest.approx([60, 0.7, 1.2, 14.4, 1.1, 1.2])  # "1.\n1" joined
-    assert face.stated_required.value == 958.1  # type: ignore[union-attr]  # 需风量取值：… = max(…)
-    assert (face.speed_check.lower, face.speed_check.upper) == (163.8, 2217.6)  # type: ignore[union-attr]
+    assert present(face.stated_required).value == 958.1  # 需风量取值：… = max(…)
+    speed = present(face.speed_check)
+    assert (speed.lower, speed.upper) == (163.8, 2217.6)
 
 
 def test_variant_block_across_page_break_with_running_header(variant: Plan) -> None:
     heading = variant.locations[1]
-    assert heading.ref.page == 1  # type: ignore[union-attr]
+    assert present(heading.ref).page == 1
     assert heading.inputs["fan_intake_q"].value == 300 and heading.inputs["fan_count"].value == 2
-    assert [(m.method, m.stated.value, m.stated.ref.page) for m in heading.methods] == [  # type: ignore[union-attr]
+    assert [(m.method, present(m.stated).value, present(m.stated).ref.page) for m in heading.methods] == [
         ("gas", 162.0, 2),
         ("fan_intake", 765.0, 2),
     ]
-    assert heading.stated_required.value == 765.0  # type: ignore[union-attr]
+    assert present(heading.stated_required).value == 765.0
     chamber = variant.locations[2]
     req = chamber.stated_required
     assert req is not None and (req.value, req.unit, req.unit_written) == (187.2, "m³/min", "m³/s")
@@ -96,15 +98,17 @@ def test_variant_two_row_header_table_and_totals(variant: Plan) -> None:
     rows = variant.allocation
     assert [r.location for r in rows] == variant.listed_locations
     first = rows[0]
-    assert first.allocated_q.value == 1000 and first.allocated_q.unit == "m³/min"  # type: ignore[union-attr]  # "1,000"
-    assert first.measured_speed.value == 1.45 and first.measured_speed.ref.column == "实测风速(m/s)"  # type: ignore[union-attr]
-    assert first.ch4.value == 0.42 and first.temperature.value == 21.0  # type: ignore[union-attr]
+    allocated_q, measured_speed = present(first.allocated_q), present(first.measured_speed)
+    assert allocated_q.value == 1000 and allocated_q.unit == "m³/min"  # "1,000"
+    assert measured_speed.value == 1.45 and measured_speed.ref.column == "实测风速(m/s)"
+    assert present(first.ch4).value == 0.42 and present(first.temperature).value == 21.0
     assert rows[2].measured_speed is None and first.planned_speed is None
     t = variant.totals
-    assert t.stated_sum.value == 1910.5 and t.stated_sum.ref.row == 4  # type: ignore[union-attr]  # the 合计 row
-    assert t.stated_sum.ref.cell_row == 6  # type: ignore[union-attr]  # two header rows above
-    assert t.k_mine.value == 1.2 and t.mine_total.value == 2292.6  # type: ignore[union-attr]
-    assert t.max_people.value == 150 and t.capacity.value == 3000  # type: ignore[union-attr]
+    stated_sum = present(t.stated_sum)
+    assert stated_sum.value == 1910.5 and stated_sum.ref.row == 4  # the 合计 row
+    assert stated_sum.ref.cell_row == 6  # two header rows above
+    assert present(t.k_mine).value == 1.2 and present(t.mine_total).value == 2292.6
+    assert present(t.max_people).value == 150 and present(t.capacity).value == 3000
 
 
 def test_variant_transposed_signoff(variant: Plan) -> None:
@@ -115,7 +119,8 @@ def test_variant_transposed_signoff(variant: Plan) -> None:
         ("审核", "通风副总工程师", "赵六", "2026-08-27"),
         ("批准", "总工程师", "王五", "2026-08-28"),
     ]
-    assert variant.signoffs[3].ref.page == 4 and variant.signoffs[3].ref.row == 5  # type: ignore[union-attr]
+    approval = present(variant.signoffs[3].ref)
+    assert approval.page == 4 and approval.row == 5
 
 
 def test_text_only_plan() -> None:
@@ -139,14 +144,15 @@ def test_text_only_plan() -> None:
     ]
     assert plan.locations[1].standby_of == "8101采煤工作面"
     face = plan.locations[0]
-    assert face.methods[1].stated.value == 491.9 and face.methods[2].stated.ref.page == 2  # type: ignore[union-attr]
+    assert present(face.methods[1].stated).value == 491.9 and present(face.methods[2].stated).ref.page == 2
     rows = plan.allocation
     assert [r.location for r in rows] == ["8101采煤工作面", "8102备用工作面", "9201岩巷掘进工作面"]
     req = rows[0].required_q
     assert req is not None and (req.value, req.unit, req.unit_written) == (900.0, "m³/min", "m³/s")
     assert req.ref.text == "15.0" and req.ref.confidence == "inferred"  # read by position from a text line
-    assert rows[1].measured_speed is None and rows[1].allocated_q.value == 480.0  # type: ignore[union-attr]
-    assert rows[2].ch4.value == 1.0 and rows[2].ch4.ref.page == 2 and rows[2].ref.row == 3  # type: ignore[union-attr]
+    assert rows[1].measured_speed is None and present(rows[1].allocated_q).value == 480.0
+    ch4 = present(rows[2].ch4)
+    assert ch4.value == 1.0 and ch4.ref.page == 2 and rows[2].ref.row == 3
     assert [(s.role, s.title, s.name, s.date) for s in plan.signoffs] == [
         ("编制", "通风技术员", "张三", "2026-09-25"),
         ("审核", "", "李四", "2026-09-26"),
@@ -208,7 +214,8 @@ def test_generated_pdf_with_full_width_text_and_percent(tmp_path: Path) -> None:
     assert loc.inputs["gas_emission"].value == 3.5 and loc.inputs["gas_emission"].unit == "m³/min"
     assert loc.methods[1].operands == pytest.approx([60, 0.7, 1.0, 15.0, 1.1, 1.2])
     assert loc.methods[1].symbols["v"] == 1.0
-    assert loc.stated_required.value == 831.6 and loc.stated_required.unit == "m³/min"  # type: ignore[union-attr]
+    required = present(loc.stated_required)
+    assert required.value == 831.6 and required.unit == "m³/min"
 
 
 # --- helpers ---------------------------------------------------------------------------------------
@@ -297,14 +304,15 @@ Q需 = 500.0 m³/min
     plan = parse_plan(ExtractedPdf(page_count=1, pages=[PageText(page=1, text=text)]))
     first, second = plan.locations
     assert (first.name, first.rock, second.rock) == ("1201掘进工作面", "coal", "rock")
-    assert [(m.method, m.operands, m.stated.value) for m in first.methods] == [  # type: ignore[union-attr]
+    assert [(m.method, m.operands, present(m.stated).value) for m in first.methods] == [
         ("gas", [100, 0.5, 2.0], 100.0),
         ("fan_intake", [300, 1, 60, 0.25, 12.0], 480.0),
     ]
-    assert first.stated_required.value == 480.0  # type: ignore[union-attr]
-    assert (first.speed_check.lower, first.speed_check.upper) == (180.0, 2880.0)  # type: ignore[union-attr]
-    assert second.stated_required.value == 500.0  # type: ignore[union-attr]
-    assert (second.speed_check.lower, second.speed_check.upper) == (None, 2640.0)  # type: ignore[union-attr]
+    assert present(first.stated_required).value == 480.0
+    first_speed, second_speed = present(first.speed_check), present(second.speed_check)
+    assert (first_speed.lower, first_speed.upper) == (180.0, 2880.0)
+    assert present(second.stated_required).value == 500.0
+    assert (second_speed.lower, second_speed.upper) == (None, 2640.0)
 
 
 @pytest.mark.parametrize(

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from tests.helpers import present
 from vent_agent.documents.plan.model import SourceRef
 from vent_agent.documents.plan.tables import Cell as TCell
 from vent_agent.documents.plan.tables import LogicalTable, allocation_rows, column_fields, column_unit
@@ -64,7 +65,7 @@ def test_flows_are_converted_once_and_keep_the_unit_written(written: str | None,
         ("2026-07-25", None),
     ],
 )
-def test_numbers_in_any_writing(cell: str, expected: tuple | None) -> None:
+def test_numbers_in_any_writing(cell: str, expected: tuple[float, float | None, str | None] | None) -> None:
     assert parse_quantity(cell) == expected
 
 
@@ -158,9 +159,10 @@ def test_allocation_columns_in_any_order_and_wording(header: list[str]) -> None:
     assert not warnings
     (r,) = rows
     assert r.location == "15216综采工作面" and r.ref.row == 3  # the plan's 序号
-    assert (r.required_q.value, r.allocated_q.value) == (1132.2, 1200.0)  # type: ignore[union-attr]
-    assert (r.area.value, r.planned_speed.value) == (11.6, 1.72)  # type: ignore[union-attr]
-    assert r.required_q.ref.cell_row == 2 and r.required_q.ref.confidence == "exact"  # type: ignore[union-attr]
+    required_q, allocated_q = present(r.required_q), present(r.allocated_q)
+    assert (required_q.value, allocated_q.value) == (1132.2, 1200.0)
+    assert (present(r.area).value, present(r.planned_speed).value) == (11.6, 1.72)
+    assert required_q.ref.cell_row == 2 and required_q.ref.confidence == "exact"
 
 
 @pytest.mark.parametrize(
@@ -192,11 +194,11 @@ def test_a_unit_row_under_the_header_and_a_table_unit_note() -> None:
             ]
         )
     )
-    assert rows[0].allocated_q.value == 1200.0 and rows[0].ref.row == 1  # type: ignore[union-attr]
+    assert present(rows[0].allocated_q).value == 1200.0 and rows[0].ref.row == 1
     rows, _, _ = allocation_rows(
         _table([["序号", "用风地点", "需风量", "配风量 单位：m³/s"], ["1", "15216综采工作面", "18.87", "20"]])
     )
-    assert rows[0].required_q.value == pytest.approx(1132.2)  # type: ignore[union-attr]
+    assert present(rows[0].required_q).value == pytest.approx(1132.2)
 
 
 def test_header_units_and_synonyms() -> None:
@@ -222,9 +224,10 @@ def test_a_superscript_lost_in_extraction_is_repaired_by_the_column_kind() -> No
         )
     )
     r = rows[0]
-    assert (r.required_q.value, r.required_q.unit_written) == (1132.2, None)  # type: ignore[union-attr]
-    assert (r.allocated_q.value, r.allocated_q.unit_written) == (1200.0, "m³/s")  # type: ignore[union-attr]
-    assert (r.area.unit, r.planned_speed.unit) == ("m²", "m/s")  # type: ignore[union-attr]
+    required_q, allocated_q = present(r.required_q), present(r.allocated_q)
+    assert (required_q.value, required_q.unit_written) == (1132.2, None)
+    assert (allocated_q.value, allocated_q.unit_written) == (1200.0, "m³/s")
+    assert (present(r.area).unit, present(r.planned_speed).unit) == ("m²", "m/s")
     assert r.ref.row == 1  # no 序号 column: the first data row
 
 

@@ -3,6 +3,7 @@ arithmetic are not judged; the review says what it could not read and how much i
 
 from __future__ import annotations
 
+from tests.helpers import present
 from vent_agent.documents.plan.model import (
     AllocationRow,
     Figure,
@@ -102,7 +103,7 @@ def test_a_figure_read_sixty_times_too_large_is_caught_by_its_own_row() -> None:
     checks, _ = audit_plan(plan)
     alloc = next(c for c in checks if c.column == "配风量")
     assert alloc.status != "ok"  # implausible for a chamber, and 60 × 60·v·S
-    f = _major("中央变电所", plan.allocation[0].allocated_q.ref)  # type: ignore[union-attr]
+    f = _major("中央变电所", present(plan.allocation[0].allocated_q).ref)
     (info,) = gate_findings([f], plan, checks)
     assert info.severity == Severity.INFO and info.evidence[0].table == 1
 
@@ -110,7 +111,9 @@ def test_a_figure_read_sixty_times_too_large_is_caught_by_its_own_row() -> None:
 def test_plausible_figures_keep_their_findings() -> None:
     plan = Plan(locations=[_face(4.2)], allocation=[_row("15216综采工作面", 1132.2, 700)])
     checks, coverage = audit_plan(plan)
-    f = _major("15216综采工作面", plan.allocation[0].allocated_q.ref, recomputed=1132.2, allocated=700)  # type: ignore[union-attr]
+    f = _major(
+        "15216综采工作面", present(plan.allocation[0].allocated_q).ref, recomputed=1132.2, allocated=700
+    )
     assert gate_findings([f], plan, checks) == [f]
     assert coverage.figures_not_read == 0 and not coverage.unreadable
     assert "全部通过" in coverage_paragraph(coverage)
@@ -163,7 +166,7 @@ def test_a_number_broken_by_ocr_in_a_calculation_is_not_judged() -> None:
     checks, _ = audit_plan(plan)
     (heat,) = [c for c in checks if c.quantity == "q_method"]
     assert heat.status == "uncertain" and "0:01" in heat.reason
-    local = _major("主排水泵房", plan.allocation[0].allocated_q.ref, recomputed=419.7, allocated=220)  # type: ignore[union-attr]
+    local = _major("主排水泵房", present(plan.allocation[0].allocated_q).ref, recomputed=419.7, allocated=220)
     mine = _major(None, None, recomputed=6322.3, stated=6075.0)
     assert [f.severity for f in gate_findings([local, mine], plan, checks)] == [Severity.INFO, Severity.INFO]
 

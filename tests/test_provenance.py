@@ -13,6 +13,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from datetime import datetime, timedelta
 from pathlib import Path
+from typing import Any
 from zoneinfo import ZoneInfo
 
 import httpx
@@ -25,10 +26,10 @@ from vent_agent.review.outputs.provenance import record_path
 from vent_agent.settings import Settings
 
 PLAN_B = Path(__file__).parent / "data" / "plan-2026-08-b.pdf"
-Reviewed = tuple[httpx.AsyncClient, str, list[dict]]
+Reviewed = tuple[httpx.AsyncClient, str, list[dict[str, Any]]]
 
 
-async def review(client: httpx.AsyncClient, pdf) -> tuple[str, list[dict]]:
+async def review(client: httpx.AsyncClient, pdf) -> tuple[str, list[dict[str, Any]]]:
     with pdf.open("rb") as fh:
         resp = await client.post("/api/vent/review/pdf", files={"file": (pdf.name, fh, "application/pdf")})
     events = parse_spec_stream(resp.text)
@@ -47,12 +48,12 @@ async def served(settings: Settings) -> AsyncIterator[httpx.AsyncClient]:
 
 
 @pytest.fixture(scope="module")
-def plan_b_review(tmp_path_factory: pytest.TempPathFactory) -> tuple[Settings, str, list[dict]]:
+def plan_b_review(tmp_path_factory: pytest.TempPathFactory) -> tuple[Settings, str, list[dict[str, Any]]]:
     """plan b reviewed once for the module, through the API of an app of its own: the settings of its
     data dir, the report id and the stream's events."""
     settings = Settings(_env_file=None, data_dir=tmp_path_factory.mktemp("provenance") / "data")
 
-    async def run() -> tuple[str, list[dict]]:
+    async def run() -> tuple[str, list[dict[str, Any]]]:
         async with served(settings) as client:
             return await review(client, PLAN_B)
 
@@ -61,7 +62,7 @@ def plan_b_review(tmp_path_factory: pytest.TempPathFactory) -> tuple[Settings, s
 
 
 @pytest.fixture
-async def reviewed(plan_b_review: tuple[Settings, str, list[dict]]) -> AsyncIterator[Reviewed]:
+async def reviewed(plan_b_review: tuple[Settings, str, list[dict[str, Any]]]) -> AsyncIterator[Reviewed]:
     """A client of a new app on the data dir of the module's review of plan b (as after a restart), the
     report id and the events: for tests that read the report's provenance and do not change it."""
     settings, report_id, events = plan_b_review
@@ -165,7 +166,7 @@ async def test_provenance_shows_no_server_paths(app, client: httpx.AsyncClient, 
     )
 
 
-def open_agents(tasks: list[dict]) -> list[str]:
+def open_agents(tasks: list[dict[str, Any]]) -> list[str]:
     """The agents of ``tasks`` started and never ended (an ``agent_done`` or ``agent_error`` after their
     ``agent_start``), in the order they started."""
     started: list[str] = []
@@ -177,7 +178,9 @@ def open_agents(tasks: list[dict]) -> list[str]:
     return started
 
 
-async def review_by(client: httpx.AsyncClient, route: str, pdf: Path) -> tuple[list[dict], list[dict]]:
+async def review_by(
+    client: httpx.AsyncClient, route: str, pdf: Path
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """Review ``pdf`` on ``route`` (``review``: POST /api/vent/review/pdf; ``chat``: a chat message with
     the plan attached, no model); the stream's events and the report's provenance tasks."""
     with pdf.open("rb") as fh:

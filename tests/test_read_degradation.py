@@ -107,8 +107,8 @@ def _scanned(page: int, perturb: Callable[[Image.Image], Image.Image]) -> Callab
 def _photographed(image: Image.Image) -> Image.Image:
     """``image`` as a phone sees it held at an angle, on a dark background, lit from one side."""
     w, h = image.size
-    src = np.float32([[0, 0], [w, 0], [w, h], [0, h]])
-    dst = np.float32([[0.06 * w, 40], [0.95 * w, 20], [w - 10, h - 15], [20, h - 40]])
+    src = np.array([[0, 0], [w, 0], [w, h], [0, h]], dtype=np.float32)
+    dst = np.array([[0.06 * w, 40], [0.95 * w, 20], [w - 10, h - 15], [20, h - 40]], dtype=np.float32)
     warped = cv2.warpPerspective(
         np.asarray(image), cv2.getPerspectiveTransform(src, dst), (w, h), borderValue=50
     )
@@ -147,12 +147,16 @@ def test_degrading_plan_b_only_loses_findings(degradation: str, clean_b: Serious
     assert _serious(degraded, f"b-{degradation}.pdf") <= clean_b
 
 
-HAND_DEGRADATIONS: dict[str, dict[str, object]] = {
-    "titles-unknown": {"titles": {"calc": "各处风量测算", "allocation": "各处安排", "list": "各处名目"}},
-    "headers-unknown": {"headers": {"required": "应需数", "allocated": "安排数", "name": "处所"}},
-    "no-location-list": {"location_list": False},
-    "unnumbered-sections": {"numbering": "none"},
-    "allocation-split": {"split_rows": 3},
+HAND_DEGRADATIONS: dict[str, Callable[[Hand], Hand]] = {
+    "titles-unknown": lambda h: replace(
+        h, titles={**h.titles, "calc": "各处风量测算", "allocation": "各处安排", "list": "各处名目"}
+    ),
+    "headers-unknown": lambda h: replace(
+        h, headers={**h.headers, "required": "应需数", "allocated": "安排数", "name": "处所"}
+    ),
+    "no-location-list": lambda h: replace(h, location_list=False),
+    "unnumbered-sections": lambda h: replace(h, numbering="none"),
+    "allocation-split": lambda h: replace(h, split_rows=3),
 }
 TEXT_HANDS = [h for h in HANDS if not h.scanned][:3]
 
@@ -172,11 +176,6 @@ def clean_hands(seeded: PlanDoc) -> dict[str, Serious]:
 def test_degrading_a_hand_only_loses_findings(
     hand: Hand, degradation: str, seeded: PlanDoc, clean_hands: dict[str, Serious]
 ) -> None:
-    changes = HAND_DEGRADATIONS[degradation]
-    if "titles" in changes:
-        changes = {"titles": {**hand.titles, **changes["titles"]}}  # type: ignore[dict-item]
-    if "headers" in changes:
-        changes = {"headers": {**hand.headers, **changes["headers"]}}  # type: ignore[dict-item]
-    degraded = replace(hand, **changes)  # type: ignore[arg-type]
+    degraded = HAND_DEGRADATIONS[degradation](hand)
     got = _serious(render_plan(seeded, degraded), f"{hand.name}-{degradation}.pdf")
     assert got <= clean_hands[hand.name]

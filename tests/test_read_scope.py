@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import pytest
 
+from vent_agent.documents.plan.location_names import is_location_name, strip_enumerator
 from vent_agent.documents.plan.model import Plan
 from vent_agent.documents.quality import PageRead
 from vent_agent.review.checks.data_rules import review_data
@@ -15,12 +16,10 @@ from vent_agent.review.checks.form_rules import review_form
 from vent_agent.review.findings import Finding, Severity
 from vent_agent.review.judgement.read_scope import (
     establish,
-    is_location_name,
     judge_only_what_was_read,
     read_scope,
     reference_names,
     scope_finding,
-    strip_enumerator,
 )
 from vent_agent.review.reference import default_reference
 

@@ -24,7 +24,8 @@ def _write(path: Path, value: Any) -> Path:
 
 
 def _demo() -> dict[str, Any]:
-    return json.loads(DEMO.read_text(encoding="utf-8"))
+    document: dict[str, Any] = json.loads(DEMO.read_text(encoding="utf-8"))
+    return document
 
 
 def test_whole_mine_file_and_month_folder(tmp_path: Path) -> None:

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from reports.docx_report import render_docx
+from tests.helpers import present
 from tests.test_report_language import docx_text, english_words
 from vent_agent.documents.pdf_text import ExtractedPdf, PageText
 from vent_agent.documents.plan.model import Plan
@@ -171,7 +172,7 @@ async def test_the_pipeline_hands_the_reference_to_the_calc_verifier(
     assert any(f.rule_id == "data.gas_emission" for f in by["data-checker"].findings)
     root = next(f for f in by["calc-verifier"].findings if f.rule_id == "calc.reference_input")
     assert "1290.0" in root.message
-    assert next(r for r in recalcs if r.location == root.location).result.value == 1290.0  # type: ignore[union-attr]
+    assert present(next(r for r in recalcs if r.location == root.location).result).value == 1290.0
 
 
 async def test_the_report_states_the_recomputation_at_the_reference_figure_in_chinese(

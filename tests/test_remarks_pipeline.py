@@ -18,6 +18,7 @@ from vent_agent.documents.upload import sha256_file
 from vent_agent.events import EventModel
 from vent_agent.review.outputs.remarks import REMARKS_TOOL
 from vent_agent.review.reference import default_reference
+from vent_agent.review.result import ReviewResult
 from vent_agent.review.service.pipeline import ReviewRequest, review_plan
 from vent_agent.settings import Settings
 
@@ -53,14 +54,14 @@ class PerReviewer(BaseChatModel):
         return ChatResult(generations=[ChatGeneration(message=AIMessage(content=text))])
 
 
-def _key(result) -> list[tuple]:
+def _key(result: ReviewResult) -> list[tuple[str, str | None, str, str, str]]:
     return [(f.reviewer, f.location, f.category, f.severity, f.message) for f in result.findings]
 
 
 async def _review(
     pdf: Path, tmp_path: Path, model: BaseChatModel | None
-) -> tuple[Any, list[tuple[str, dict]]]:
-    events: list[tuple[str, dict]] = []
+) -> tuple[ReviewResult, list[tuple[str, dict[str, Any]]]]:
+    events: list[tuple[str, dict[str, Any]]] = []
 
     async def emit(event: EventModel) -> None:
         fields = event.wire()

@@ -57,7 +57,11 @@ def test_a_plan_bound_several_times_gives_each_finding_once(
     single,
     tmp_path: Path,
 ) -> None:
-    parts = {"b": PLAN_B, "x": _appendix("附件一 测风报表"), "y": _appendix("附件二 断面测量")}
+    parts: dict[str, bytes | Path] = {
+        "b": PLAN_B,
+        "x": _appendix("附件一 测风报表"),
+        "y": _appendix("附件二 断面测量"),
+    }
     pdf = tmp_path / "bound.pdf"
     pdf.write_bytes(bind([parts[x] for x in layout]))
     got = review_file(pdf, tmp_path / "d")

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 from docx import Document
+from docx.document import Document as DocxDocument
 from docx.enum.section import WD_ORIENT
 from docx.oxml.ns import qn
 
@@ -16,6 +17,7 @@ from reports.content import FINDINGS_HEADER, REMARKS_HEADER
 from reports.docx_report import COLUMN_WIDTHS_CM, SEVERITY_FILLS, SUBSCRIPT, TEXT_WIDTH_CM, render_docx
 from reports.labels import NO_FINDINGS, VERDICT_CRITICAL
 from reports.markdown import render_markdown
+from tests.helpers import present
 from tests.report_samples import CJK, make_result
 from vent_agent.review.findings import Severity
 from vent_agent.review.result import ReviewerOutcome, sorted_findings
@@ -68,7 +70,7 @@ def test_docx_findings_table_with_shaded_severity(docx_path: Path) -> None:
 
 def test_docx_has_every_section_and_the_remarks_table(docx_path: Path) -> None:
     doc = Document(str(docx_path))
-    headings = [p.text for p in doc.paragraphs if p.style.name.startswith("Heading")]
+    headings = [p.text for p in doc.paragraphs if (present(p.style).name or "").startswith("Heading")]
     chapters = [h for h in headings if re.match(r"[一二三四五六]、", h)]
     assert chapters == [
         "一、审查结论",
@@ -103,7 +105,8 @@ def test_docx_flows_on_portrait_pages_with_no_page_forced(docx_path: Path) -> No
     between chapters (the landscape sections used to break before and after the findings)."""
     doc = Document(str(docx_path))
     assert len(doc.sections) == 1 and doc.sections[0].orientation == WD_ORIENT.PORTRAIT
-    assert (round(doc.sections[0].page_width.cm, 1), round(doc.sections[0].page_height.cm, 1)) == (21.0, 29.7)
+    width, height = present(doc.sections[0].page_width), present(doc.sections[0].page_height)
+    assert (round(width.cm, 1), round(height.cm, 1)) == (21.0, 29.7)
     body = doc.element.body
     assert not body.findall(".//" + qn("w:br") + f"[@{qn('w:type')}='page']")
     assert not body.findall(".//" + qn("w:pageBreakBefore"))
@@ -273,7 +276,7 @@ def test_docx_is_written_atomically(tmp_path: Path, monkeypatch: pytest.MonkeyPa
         stream.write(b"partial")
         raise OSError("disk full")
 
-    monkeypatch.setattr(docx_report.DocxDocument, "save", broken_save)
+    monkeypatch.setattr(DocxDocument, "save", broken_save)
     with pytest.raises(OSError, match="disk full"):
         render_docx(make_result(), path)
     assert path.read_bytes() == before
@@ -297,7 +300,7 @@ def test_docx_formula_symbols_carry_real_subscripts(docx_path: Path) -> None:
 
 def test_docx_appendix_has_no_empty_heading(tmp_path: Path) -> None:
     doc = Document(str(render_docx(make_result(), tmp_path / "r.docx")))
-    body = [(p.style.name, p.text) for p in doc.paragraphs if p.text]
+    body = [(present(p.style).name, p.text) for p in doc.paragraphs if p.text]
     start = next(i for i, (_, text) in enumerate(body) if text.startswith("附录"))
     appendix = body[start + 1 :]
     for (style, _), (next_style, _) in zip(appendix, appendix[1:], strict=False):

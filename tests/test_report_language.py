@@ -54,7 +54,7 @@ def english_words(report: str, plan_text: str) -> set[str]:
 
 @pytest.mark.parametrize("name", ["plan-2026-08-a.pdf", "plan-2026-08-b.pdf"])
 def test_report_has_no_english_beyond_the_plans_own(
-    name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture
+    name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     monkeypatch.setenv("VENT_DATA_DIR", str(tmp_path / "d"))
     out = tmp_path / "report.docx"

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from reports.markdown import render_markdown
 from tests.report_samples import make_result
 from vent_agent.events import EventModel
@@ -19,7 +21,7 @@ def test_token_pieces_end_at_line_ends_and_join_back() -> None:
 
 
 async def test_stream_markdown_emits_the_report_as_tokens() -> None:
-    events: list[tuple[str, dict]] = []
+    events: list[tuple[str, dict[str, Any]]] = []
 
     async def emit(event: EventModel) -> None:
         fields = event.wire()

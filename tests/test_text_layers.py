@@ -15,6 +15,7 @@ from tests.ocr_fakes import FakeEngine, synthetic_scan
 from tests.pdf_edit import remap_to_unicode
 from tests.pdf_factory import Page, build_pdf
 from tests.review_runs import Events, finding_keys, review_file
+from vent_agent.documents.ocr.engine import OcrBox
 from vent_agent.documents.pdf_text import extract_pdf
 from vent_agent.documents.upload import sha256_file
 from vent_agent.review.outputs.provenance import build_record
@@ -73,7 +74,7 @@ def _mojibake(text: str) -> str:
 LAYER_LINES = ["示范煤矿2026年8月份矿井配风计划", "用风地点 需风量 配风量", "15216综采工作面 1132.2 1200"]
 
 
-def _scan_with_layer(layer: list[str] | None) -> tuple[bytes, list]:  # type: ignore[type-arg]
+def _scan_with_layer(layer: list[str] | None) -> tuple[bytes, list[OcrBox]]:
     scan = synthetic_scan(
         [["序号", "用风地点", "类别"], ["1", "15216综采工作面", "采煤工作面"]],
         col_widths=[200, 600, 400],

@@ -98,6 +98,7 @@ def test_breach_semantics(t2025: ThresholdTable) -> None:
     assert ch4.breached(1.0) and not ch4.breached(0.99)
     assert ch4.warned(0.85) and not ch4.warned(1.0) and not ch4.warned(0.5)
     wmin, wmax = t2025.wind_speed_limits("采区进风巷")
+    assert wmin is not None and wmax is not None
     assert not wmin.breached(0.25) and wmin.breached(0.249)
     assert not wmax.breached(6.0) and wmax.breached(6.01)
     co = t2025.get("co_max")  # 最高允许浓度 0.0024 % = 24 ppm
