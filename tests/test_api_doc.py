@@ -12,14 +12,10 @@ from pathlib import Path
 
 from fastapi import FastAPI
 from fastapi.routing import APIRoute
+from starlette.routing import BaseRoute
 
 from vent_agent.app import create_app
 from vent_agent.settings import Settings
-
-try:  # FastAPI >= 0.137 keeps included routers as a tree in app.routes; this flattens it
-    from fastapi.routing import iter_route_contexts
-except ImportError:  # older FastAPI copies every included route into app.routes
-    iter_route_contexts = None
 
 DOC = Path(__file__).resolve().parents[1] / "docs" / "API_DOCUMENTATION.md"
 FASTAPI_OWN = {"/docs", "/redoc", "/openapi.json", "/docs/oauth2-redirect"}
@@ -29,16 +25,21 @@ NOT_YET_ROW = re.compile(r"^\|\s*([A-Z]+)\s*\|\s*`([^`]+)`", re.MULTILINE)
 
 def app_routes(app: FastAPI) -> set[tuple[str, str]]:
     """``(method, path)`` of every APIRoute of ``app``, without FastAPI's own documentation routes."""
-    if iter_route_contexts is not None:
-        found = [(rc.original_route, rc.path) for rc in iter_route_contexts(app.routes)]
-    else:
-        found = [(r, getattr(r, "path", None)) for r in app.routes]
     return {
         (method, path)
-        for route, path in found
-        if isinstance(route, APIRoute) and path not in FASTAPI_OWN
-        for method in route.methods
+        for route, path in _flat_routes(app)
+        if isinstance(route, APIRoute) and path is not None and path not in FASTAPI_OWN
+        for method in route.methods or ()
     }
+
+
+def _flat_routes(app: FastAPI) -> list[tuple[BaseRoute, str | None]]:
+    """Every route of ``app`` with its full path, included routers flattened."""
+    try:  # FastAPI >= 0.137 keeps included routers as a tree in app.routes; this flattens it
+        from fastapi.routing import iter_route_contexts
+    except ImportError:  # older FastAPI copies every included route into app.routes
+        return [(r, getattr(r, "path", None)) for r in app.routes]
+    return [(rc.original_route, rc.path) for rc in iter_route_contexts(app.routes)]
 
 
 def mentions(doc: str, path: str) -> bool:

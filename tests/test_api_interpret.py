@@ -4,11 +4,12 @@ over a loopback fake OpenAI-compatible server, and replay of the run log."""
 from __future__ import annotations
 
 from datetime import datetime
+from typing import Any
 from zoneinfo import ZoneInfo
 
+import anyio
 import httpx
 import pytest
-import sse_starlette.sse as sse_module
 
 from tests.fake_openai import FakeOpenAI
 from tests.helpers import live_server, parse_spec_stream, parse_standard_stream
@@ -21,7 +22,9 @@ TUN = {"tun_id": "15216", "tun_name": "15216 辅运起坡段", "mode": "fast"}
 FAN = {"device_id": "FAN-001", "device_name": "主通风机", "device_type": "fan", "mode": "fast"}
 
 
-async def _stream(client: httpx.AsyncClient, path: str, body: dict) -> tuple[httpx.Response, list[dict]]:
+async def _stream(
+    client: httpx.AsyncClient, path: str, body: dict[str, Any]
+) -> tuple[httpx.Response, list[dict[str, Any]]]:
     resp = await client.post(path, json=body)
     return resp, parse_spec_stream(resp.text)
 
@@ -70,7 +73,7 @@ async def test_a_second_click_on_the_same_data_reuses_the_facts(app, client: htt
     _, second = await _stream(client, "/api/interpret/click/tun", TUN)
     assert (cache.misses, cache.hits) == (1, 1)
 
-    def text(events: list[dict]) -> str:
+    def text(events: list[dict[str, Any]]) -> str:
         return "".join(e["content"] for e in events if e["type"] == "token")
 
     assert text(first) == text(second)
@@ -80,18 +83,18 @@ async def test_a_stream_writes_without_a_cancel_scope_per_frame_unless_a_send_ti
     client: httpx.AsyncClient, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     scopes: list[object] = []
-    real = sse_module.anyio.move_on_after
+    real = anyio.move_on_after  # what sse_starlette's writes open their cancel scope with
 
-    def counted(delay):
+    def counted(delay: float | None) -> anyio.CancelScope:
         scopes.append(delay)
         return real(delay)
 
-    monkeypatch.setattr(sse_module.anyio, "move_on_after", counted)
+    monkeypatch.setattr(anyio, "move_on_after", counted)
     resp, events = await _stream(client, "/api/interpret/click/tun", TUN)
     assert resp.status_code == 200 and events[-1]["type"] == "done"
     assert None not in scopes  # no never-cancelling scope around each write
     response = RunEventsResponse(iter([b"data: {}\n\n"]), send_timeout=5.0)
-    sent: list[dict] = []
+    sent: list[dict[str, Any]] = []
 
     async def send(message):
         sent.append(message)
@@ -131,7 +134,9 @@ async def test_heading_with_gas_anomaly_is_flagged(client: httpx.AsyncClient) ->
         ("/api/interpret/click/device", {"device_id": "FAN-001", "device_name": "x"}),
     ],
 )
-async def test_bad_request_is_400_in_spec_shape(client: httpx.AsyncClient, path: str, body: dict) -> None:
+async def test_bad_request_is_400_in_spec_shape(
+    client: httpx.AsyncClient, path: str, body: dict[str, Any]
+) -> None:
     resp = await client.post(path, json=body)
     assert resp.status_code == 400
     assert set(resp.json()) == {"error"} and resp.json()["error"]
@@ -164,7 +169,7 @@ async def test_run_log_replays_with_ids_and_after(client: httpx.AsyncClient) -> 
     assert (await client.post(f"/api/runs/{run_id}/cancel")).status_code == 409
 
 
-def _click_through_fake_model(fake: FakeOpenAI, tmp_path) -> list[dict]:
+def _click_through_fake_model(fake: FakeOpenAI, tmp_path) -> list[dict[str, Any]]:
     """POST the tunnel click to a live app whose model is the loopback ``fake``; the parsed events."""
     with live_server(fake.app) as llm_url:
         settings = Settings(

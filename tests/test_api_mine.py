@@ -8,6 +8,7 @@ from pathlib import Path
 import httpx
 import pytest
 
+from tests.helpers import present
 from vent_agent.app import create_app
 from vent_agent.interpret.network import compliance_of
 from vent_agent.kb.thresholds import ThresholdTable
@@ -109,7 +110,7 @@ def test_compliance_of_each_side_of_the_bounds() -> None:
 
 def test_devices_spread_along_their_tunnel_and_fixed_spots_win() -> None:
     layout = load_layout()
-    a, b = layout.ends("15220-YS")  # type: ignore[misc]
+    a, b = present(layout.ends("15220-YS"))
     devices = [
         Device(device_id=f"S{i}", name=f"S{i}", device_type="ch4_sensor", tun_id="15220-YS") for i in range(3)
     ]

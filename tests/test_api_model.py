@@ -131,7 +131,7 @@ async def test_two_workers_on_one_store_agree(tmp_path: Path) -> None:
     ("path", "body"),
     [("/api/model/switch", {"model": "deepseek-v4-flash"}), ("/api/model/thinking", {"level": "high"})],
 )
-async def test_changes_need_a_token_by_default(tmp_path: Path, path: str, body: dict) -> None:
+async def test_changes_need_a_token_by_default(tmp_path: Path, path: str, body: dict[str, Any]) -> None:
     async with model_app(_settings(tmp_path)) as client:
         missing = await client.post(path, json=body)
         bad = await client.post(path, json=body, headers={"x-access-token": "wrong"})

@@ -7,13 +7,14 @@ import json
 import re
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
 from docx import Document
 from docx.oxml.ns import qn
 
-from tests.helpers import parse_spec_stream
+from tests.helpers import parse_spec_stream, present
 from vent_agent.cli import main
 from vent_agent.settings import Settings
 
@@ -22,13 +23,13 @@ DATA = Path(__file__).parent / "data"
 
 async def _review(
     client: httpx.AsyncClient, pdf: Path, headers: dict[str, str] | None = None, **form: str
-) -> tuple[httpx.Response, list[dict]]:
+) -> tuple[httpx.Response, list[dict[str, Any]]]:
     files = {"file": (pdf.name, pdf.read_bytes(), "application/pdf")}
     resp = await client.post("/api/vent/review/pdf", files=files, data=form, headers=headers)
     return resp, (parse_spec_stream(resp.text) if resp.status_code == 200 else [])
 
 
-def _report_text(events: list[dict]) -> str:
+def _report_text(events: list[dict[str, Any]]) -> str:
     return "".join(e["content"] for e in events if e["type"] == "token")
 
 
@@ -79,13 +80,14 @@ async def test_report_download_is_a_docx_with_cjk_fonts(
     ]
     assert chinese_runs
     for run in chinese_runs:
-        assert run._element.rPr.rFonts.get(qn("w:eastAsia"))
+        fonts = present(run._element.rPr).rFonts
+        assert fonts is not None and fonts.get(qn("w:eastAsia"))
     assert (await client.get(path.replace(path[-12:-5], "0000000"))).status_code == 404
     assert (await client.get("/static/reports/../../etc/passwd")).status_code == 404
     assert (await client.get("/static/reports/x.docx")).status_code == 404
 
 
-def _by(findings: list[dict]) -> set[tuple]:
+def _by(findings: list[dict[str, Any]]) -> set[tuple[str, str, str]]:
     return {(f["location"], f["category"], f["severity"]) for f in findings}
 
 
@@ -94,7 +96,7 @@ def test_cli_plan_b_json_has_the_seeded_faults(
     pdf_fixture: str,
     request: pytest.FixtureRequest,
     tmp_path: Path,
-    capsys: pytest.CaptureFixture,
+    capsys: pytest.CaptureFixture[str],
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """plan b, from its text layer and from its scan (OCR'd once per session, see conftest)."""
@@ -116,7 +118,7 @@ def test_cli_plan_b_json_has_the_seeded_faults(
     assert Document(str(out)).tables
 
 
-def _findings_table(events: list[dict]) -> set[tuple[str, str, str]]:
+def _findings_table(events: list[dict[str, Any]]) -> set[tuple[str, str, str]]:
     """(severity, location, category) of each row of the report's findings table (二、问题清单)."""
     text = _report_text(events)
     section = text.split("## 二、", 1)[1].split("\n## ", 1)[0]
@@ -145,7 +147,7 @@ async def test_scanned_plan_b_over_http_finds_what_its_text_layer_finds(
 
 
 def test_cli_plan_a_has_no_major_or_critical(
-    plan_a_pdf: Path, tmp_path: Path, capsys: pytest.CaptureFixture, monkeypatch: pytest.MonkeyPatch
+    plan_a_pdf: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("VENT_DATA_DIR", str(tmp_path / "d"))
     with pytest.raises(SystemExit) as exit_info:
@@ -156,7 +158,7 @@ def test_cli_plan_a_has_no_major_or_critical(
 
 
 def test_cli_human_output_and_unreadable_pdf(
-    plan_a_pdf: Path, tmp_path: Path, capsys: pytest.CaptureFixture, monkeypatch: pytest.MonkeyPatch
+    plan_a_pdf: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("VENT_DATA_DIR", str(tmp_path / "d"))
     with pytest.raises(SystemExit):
@@ -170,7 +172,7 @@ def test_cli_human_output_and_unreadable_pdf(
 
 
 def test_cli_names_plan_wide_findings_as_the_report_does(
-    plan_b_pdf: Path, tmp_path: Path, capsys: pytest.CaptureFixture, monkeypatch: pytest.MonkeyPatch
+    plan_b_pdf: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("VENT_DATA_DIR", str(tmp_path / "d"))
     with pytest.raises(SystemExit):
@@ -263,14 +265,14 @@ async def test_replay_positions_are_validated(client: httpx.AsyncClient, plan_a_
     url = f"/api/runs/{resp.headers['x-run-id']}/events"
     assert (await client.get(url, params={"after": 9223372036854775808})).status_code == 400
     for bad in ["99999999999999999999999999", "²", "12³", "-1", ""]:
-        got = await client.get(url, headers={"Last-Event-ID": bad.encode("latin-1")})
+        got = await client.get(url, headers={b"Last-Event-ID": bad.encode("latin-1")})
         assert got.status_code == 400, bad
     # a finished run replayed from its end: 204, so that a standard EventSource stops reconnecting
     assert (await client.get(url, headers={"Last-Event-ID": str(events[-1]["seq"])})).status_code == 204
     assert (await client.get(url, params={"after": 10**6})).status_code == 204
 
 
-def test_absurd_figures_are_input_errors_not_crashes(capsys: pytest.CaptureFixture) -> None:
+def test_absurd_figures_are_input_errors_not_crashes(capsys: pytest.CaptureFixture[str]) -> None:
     assert main_calc(["calc_face_by_gas", "--gas-emission", "1e25", "--k-gas", "1.5"]) == 2
     assert "Traceback" not in capsys.readouterr().err
 

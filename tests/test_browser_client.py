@@ -106,7 +106,10 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Any, str,
         yield app, url, module
 
 
-def run_node(module: Path, mode: str, request: dict[str, Any], tmp_path: Path) -> tuple[str, list[dict]]:
+def run_node(
+    module: Path, mode: str, request: dict[str, Any], tmp_path: Path
+) -> tuple[str, list[dict[str, Any]]]:
+    assert NODE is not None
     spec = tmp_path / f"req-{mode}.json"
     spec.write_text(json.dumps(request), encoding="utf-8")
     proc = subprocess.run(

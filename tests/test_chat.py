@@ -6,9 +6,11 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
+from langchain_core.messages import AIMessage
 
 from tests.chat_helpers import OTHER, TOKEN, chat_with_file, use_model
 from tests.helpers import parse_spec_stream, parse_standard_stream
@@ -17,13 +19,13 @@ from vent_agent.app import create_app
 from vent_agent.settings import Settings
 
 
-def types(events: list[dict]) -> list[str]:
+def types(events: list[dict[str, Any]]) -> list[str]:
     return [e["type"] for e in events]
 
 
 async def chat(
     client: httpx.AsyncClient, message: str, headers=TOKEN, **form
-) -> tuple[httpx.Response, list[dict]]:
+) -> tuple[httpx.Response, list[dict[str, Any]]]:
     resp = await client.post("/api/chat", data={"message": message, **form}, headers=headers)
     return resp, (parse_spec_stream(resp.text) if resp.status_code == 200 else [])
 
@@ -158,12 +160,12 @@ async def test_unknown_and_foreign_session_is_404(app, client: httpx.AsyncClient
     assert foreign.status_code == 404
 
 
-async def plan_turn(client: httpx.AsyncClient) -> tuple[str, list[dict]]:
+async def plan_turn(client: httpx.AsyncClient) -> tuple[str, list[dict[str, Any]]]:
     resp, events = await chat(client, "计算 15216 工作面需风量", mode="plan")
     return resp.headers["x-session-id"], events
 
 
-def plan_script() -> list:
+def plan_script() -> list[AIMessage]:
     return [
         says(
             "",
@@ -301,7 +303,7 @@ async def test_model_call_budget_gives_partial_answer(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("bad", [{"message": ""}, {"message": "x" * 9000}, {"message": "hi", "mode": "auto"}])
-async def test_bad_chat_form_is_400(client: httpx.AsyncClient, bad: dict) -> None:
+async def test_bad_chat_form_is_400(client: httpx.AsyncClient, bad: dict[str, Any]) -> None:
     resp = await client.post("/api/chat", data=bad, headers=TOKEN)
     assert resp.status_code == 400 and "error" in resp.json()
 

@@ -5,6 +5,7 @@ the reminder that nothing is actuated; in plan mode the change is proposed for a
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import httpx
 
@@ -24,11 +25,12 @@ def _expected() -> tuple[float, float]:
     return rows["FM-01"]["q"] * 60, rows["15216-GZM"]["q"] * 60
 
 
-def _tool_content(model: ScriptedChatModel, name: str) -> dict:
+def _tool_content(model: ScriptedChatModel, name: str) -> dict[str, Any]:
     for messages in model.seen:
         for message in messages:
             if message.type == "tool" and message.name == name:
-                return json.loads(str(message.content))
+                content: dict[str, Any] = json.loads(str(message.content))
+                return content
     raise AssertionError(f"{name} never answered")
 
 

@@ -5,6 +5,7 @@ rejecting ends the turn without one."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -13,7 +14,7 @@ from tests.chat_helpers import TOKEN, use_model
 from tests.helpers import parse_spec_stream
 
 
-async def _ask_review(client: httpx.AsyncClient, pdf: Path) -> tuple[str, list[dict]]:
+async def _ask_review(client: httpx.AsyncClient, pdf: Path) -> tuple[str, list[dict[str, Any]]]:
     resp = await client.post(
         "/api/chat",
         data={"message": "请审查这份配风计划", "mode": "plan"},

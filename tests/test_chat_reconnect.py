@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from typing import Any
 
 import httpx
 import pytest
@@ -38,7 +39,7 @@ def served(tmp_path):
 def test_reconnect_with_last_event_id_gets_every_event_once(served) -> None:
     app, url = served
     with httpx.Client(base_url=url, headers=TOKEN, timeout=30) as http:
-        first: list[dict] = []
+        first: list[dict[str, Any]] = []
         with http.stream("POST", "/api/chat", data={"message": "15216 风速如何？"}) as resp:
             run_id, sid = resp.headers["x-run-id"], resp.headers["x-session-id"]
             for line in resp.iter_lines():
@@ -124,11 +125,11 @@ async def test_python_client_recovers_from_a_broken_stream(served) -> None:
     events = [ev async for ev in client.chat("15216 风速如何？")]
     seqs = [e.seq for e in events]
     assert seqs == list(range(1, len(seqs) + 1))
-    assert events[-1].type == "done"
+    assert isinstance(events[-1], Done)
     assert "".join(e.content for e in events if isinstance(e, Token)) == LONG
 
 
-async def test_python_client_falls_back_to_history(served) -> None:
+async def test_python_client_falls_back_to_history(served, monkeypatch: pytest.MonkeyPatch) -> None:
     app, url = served
     client = ChatClient(url, "demo-token", transport=CutAfter(httpx.AsyncHTTPTransport(), 2))
     original = client._recover
@@ -141,7 +142,7 @@ async def test_python_client_falls_back_to_history(served) -> None:
         async for ev in client._from_history(http, run_id):
             yield ev
 
-    client._recover = run_gone  # type: ignore[method-assign]
+    monkeypatch.setattr(client, "_recover", run_gone)
     events = [ev async for ev in client.chat("风量？")]
     assert original is not None
     assert isinstance(events[-1], Done) and events[-1].session_id == client.session_id

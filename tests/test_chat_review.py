@@ -6,6 +6,7 @@ content."""
 from __future__ import annotations
 
 import asyncio
+from typing import Any
 
 import httpx
 import pytest
@@ -15,7 +16,7 @@ from tests.helpers import hang_reviews, parse_spec_stream, parse_standard_stream
 from tests.scripted_model import ScriptedChatModel, says
 
 
-def types(events: list[dict]) -> list[str]:
+def types(events: list[dict[str, Any]]) -> list[str]:
     return [e["type"] for e in events]
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -52,11 +53,11 @@ async def test_complete_answers_and_complete_tool_calls_pass(serve) -> None:
     assert answer.tool_calls[0]["args"] == {"tun_id": "15216"}
 
 
-async def test_cut_tool_call_arguments_are_incomplete(serve) -> None:
+async def test_cut_tool_call_arguments_are_incomplete(serve, monkeypatch: pytest.MonkeyPatch) -> None:
     call = FakeToolCall(id="c1", name="query_tun_data_by_id", arguments={"tun_id": "15216"}, piece=3)
     fake = FakeOpenAI(turns=[FakeTurn(tool_calls=[call], no_finish=True)])
     original = fake._tool_call_deltas
-    fake._tool_call_deltas = lambda turn: original(turn)[:-2]  # type: ignore[method-assign]
+    monkeypatch.setattr(fake, "_tool_call_deltas", lambda turn: original(turn)[:-2])
     with pytest.raises(IncompleteResponse):
         await _model(serve(fake)).ainvoke([HumanMessage("风速？")])
 
@@ -106,7 +107,7 @@ class StallingFakeOpenAI(FakeOpenAI):
         return response
 
 
-def client_text(events: list[dict]) -> str:
+def client_text(events: list[dict[str, Any]]) -> str:
     """The answer as a client following the documented rule sees it: tokens concatenated, a token with
     ``replace: true`` discarding the text before it."""
     text = ""
@@ -163,7 +164,7 @@ class SlowSuggestions(ScriptedChatModel):
         return await super()._agenerate(messages, stop=stop, run_manager=run_manager, **kwargs)
 
 
-async def _chat_once(tmp_path: Path, model: ScriptedChatModel, run_timeout_s: float) -> list[dict]:
+async def _chat_once(tmp_path: Path, model: ScriptedChatModel, run_timeout_s: float) -> list[dict[str, Any]]:
     app = create_app(Settings(_env_file=None, data_dir=tmp_path / "d", run_timeout_s=run_timeout_s))
     async with app.router.lifespan_context(app):
         use_model(app, model)

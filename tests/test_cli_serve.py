@@ -11,10 +11,10 @@ import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 from sqlalchemy import text
+from starlette.types import Message, Receive, Scope, Send
 
 from vent_agent.cli import main
 from vent_agent.cli.listen import ServeError, bind_listener, load_settings
@@ -183,22 +183,25 @@ def test_uvicorn_building_the_app_refuses_a_newer_database_in_one_line(tmp_path:
     ]
 
 
-async def _lifespan_failure(error: BaseException) -> list[dict[str, object]]:
+async def _lifespan_failure(error: BaseException) -> list[Message]:
     """What the server is sent when the app's lifespan start-up fails with ``error`` after Starlette
     reported it with its traceback."""
     from vent_agent.api.startup import StartupRefusalMessage
 
-    sent: list[dict[str, object]] = []
+    sent: list[Message] = []
 
-    async def app(scope: object, receive: object, send: Any) -> None:
+    async def app(scope: Scope, receive: Receive, send: Send) -> None:
         await send({"type": "lifespan.startup.failed", "message": "Traceback (most recent call last): …"})
         raise error
 
-    async def send(message: dict[str, object]) -> None:
+    async def receive() -> Message:
+        raise AssertionError("the start-up failure is sent before anything is received")
+
+    async def send(message: Message) -> None:
         sent.append(message)
 
     with pytest.raises(type(error)):
-        await StartupRefusalMessage(app)({"type": "lifespan"}, None, send)  # type: ignore[arg-type]
+        await StartupRefusalMessage(app)({"type": "lifespan"}, receive, send)
     return sent
 
 

@@ -91,15 +91,21 @@ def test_every_command_and_option_is_described_in_chinese() -> None:
     """The help texts that are the project's own (each command's description, each argument's and
     option's help) are Chinese; typer's box titles and ``--help`` line are typer's."""
     import typer.main
+    from typer.core import TyperGroup
 
     from vent_agent.cli import app
 
     group = typer.main.get_command(app)
-    commands = group.commands  # type: ignore[attr-defined]
+    assert isinstance(group, TyperGroup)
+    commands = group.commands
     assert set(commands) == COMMANDS
-    subcommands = {
-        f"{group} {k}": c for group in ("network", "graph") for k, c in commands[group].commands.items()
-    }
+
+    def subgroup(name: str) -> TyperGroup:
+        sub = commands[name]
+        assert isinstance(sub, TyperGroup), name
+        return sub
+
+    subcommands = {f"{g} {k}": c for g in ("network", "graph") for k, c in subgroup(g).commands.items()}
     assert set(subcommands) == {"network solve", "network what-if", "network fit", "graph rebuild"}
     for name, command in {**commands, **subcommands}.items():
         assert CJK.search(command.help or ""), name

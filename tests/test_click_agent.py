@@ -4,6 +4,7 @@ writes the report (scripted model); its failure falls back to the rules; fast mo
 from __future__ import annotations
 
 import httpx
+from langchain_core.messages import AIMessage, ToolMessage
 
 from tests.chat_helpers import TOKEN, use_model
 from tests.helpers import parse_spec_stream
@@ -12,7 +13,7 @@ from tests.scripted_model import ScriptedChatModel, says, tool_call
 REPORT = "## 15216 辅运起坡段解读\n| 项目 | 实测 | 限值 | 结论 |\n风速 1.2 m/s，在 0.25–6 m/s 内，符合规定。"
 
 
-def click_script() -> list:
+def click_script() -> list[AIMessage]:
     return [
         says("", tool_call("load_skill", {"name": "click-interpret-tun"})),
         says("", tool_call("query_tun_data_by_id", {"tun_id": "15216"})),
@@ -32,7 +33,7 @@ async def test_plan_mode_runs_the_agent(app, client: httpx.AsyncClient) -> None:
     assert [e["tool"] for e in events if e["type"] == "tool_call"] == ["load_skill", "query_tun_data_by_id"]
     assert "".join(e["content"] for e in events if e["type"] == "token") == REPORT
     assert t[-1] == "done" and "error" not in t
-    skill_answer = next(m for m in model.seen[1] if m.type == "tool")
+    skill_answer = next(m for m in model.seen[1] if isinstance(m, ToolMessage))
     assert skill_answer.status != "error" and "巷道" in str(skill_answer.content)
     data_answer = [m for m in model.seen[2] if m.type == "tool"][-1]
     assert "15216" in str(data_answer.content)
@@ -52,7 +53,7 @@ async def test_disabled_skill_is_skipped_and_refused(app, client: httpx.AsyncCli
     events = parse_spec_stream(resp.text)
     assert events[-1]["type"] == "done"
     assert "click-interpret-tun（" not in str(model.seen[0][0].content)
-    refused = next(m for m in model.seen[1] if m.type == "tool")
+    refused = next(m for m in model.seen[1] if isinstance(m, ToolMessage))
     assert refused.status == "error"
 
 
@@ -87,5 +88,5 @@ async def test_chat_prompt_lists_skills_and_loads_one(app, client: httpx.AsyncCl
     assert parse_spec_stream(resp.text)[-1]["type"] == "done"
     system = str(model.seen[0][0].content)
     assert "air-volume-calc" in system and "vent-chat" in system
-    body = next(m for m in model.seen[1] if m.type == "tool")
+    body = next(m for m in model.seen[1] if isinstance(m, ToolMessage))
     assert body.status != "error" and len(str(body.content)) > 200

@@ -5,10 +5,11 @@ mine and in every path (rules, fast mode's model, plan mode's agent and its fall
 
 from __future__ import annotations
 
-from typing import get_args
+from typing import Any, get_args
 
 import httpx
 import pytest
+from langchain_core.messages import AIMessage
 
 from tests.helpers import parse_spec_stream
 from tests.scripted_model import ScriptedChatModel, says, tool_call
@@ -18,7 +19,9 @@ TYPES: list[str] = list(get_args(DeviceType))
 MISMATCH = "device_type_mismatch"
 
 
-async def click(client: httpx.AsyncClient, device_id: str, device_type: str, **body: str) -> list[dict]:
+async def click(
+    client: httpx.AsyncClient, device_id: str, device_type: str, **body: str
+) -> list[dict[str, Any]]:
     resp = await client.post(
         "/api/interpret/click/device",
         json={"device_id": device_id, "device_name": "点选的设备", "device_type": device_type, **body},
@@ -27,18 +30,19 @@ async def click(client: httpx.AsyncClient, device_id: str, device_type: str, **b
     return parse_spec_stream(resp.text)
 
 
-def notices(events: list[dict]) -> list[dict]:
+def notices(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return [e for e in events if e["type"] == "progress" and e.get("notice") == MISMATCH]
 
 
-def text_of(events: list[dict]) -> str:
+def text_of(events: list[dict[str, Any]]) -> str:
     return "".join(e["content"] for e in events if e["type"] == "token")
 
 
 async def one_device_of(app, device_type: str) -> str:
     devices = await app.state.vent.source.get_device_list_by_kind(device_type)
     assert devices, f"the demo mine has no {device_type}"
-    return devices[0].device_id
+    device_id: str = devices[0].device_id
+    return device_id
 
 
 def test_the_demo_mine_has_only_these_device_types() -> None:
@@ -84,7 +88,7 @@ async def test_fast_mode_model_is_told_to_say_it(app, client: httpx.AsyncClient)
     assert "提醒" in prompt and notice["message"] in prompt and '"类别": "主要通风机"' in prompt
 
 
-def device_script(device_id: str) -> list:
+def device_script(device_id: str) -> list[AIMessage]:
     return [
         says("", tool_call("load_skill", {"name": "click-interpret-device"})),
         says("", tool_call("query_device_data_by_id", {"device_id": device_id})),

@@ -6,6 +6,7 @@ holds (the demo mine monitors no door) is interpreted from the network alone."""
 from __future__ import annotations
 
 import re
+from typing import Any
 
 import httpx
 import pytest
@@ -29,7 +30,7 @@ TABLE = ThresholdTable.load("2025")
 
 async def click(
     client: httpx.AsyncClient, device_id: str, device_type: str, mode: str = "fast"
-) -> list[dict]:
+) -> list[dict[str, Any]]:
     resp = await client.post(
         "/api/interpret/click/device",
         json={"device_id": device_id, "device_name": "点选的设备", "device_type": device_type, "mode": mode},
@@ -38,7 +39,7 @@ async def click(
     return parse_spec_stream(resp.text)
 
 
-def text_of(events: list[dict]) -> str:
+def text_of(events: list[dict[str, Any]]) -> str:
     return "".join(e["content"] for e in events if e["type"] == "token")
 
 

@@ -18,6 +18,7 @@ from typing import Any
 
 import httpx
 import pytest
+from langchain_core.messages import AIMessage
 
 from reports.docx_report import SUBSCRIPT
 from reports.markdown import render_markdown
@@ -31,12 +32,14 @@ from vent_agent.settings import Settings
 
 CHROMIUM = os.environ.get("CHROMIUM") or shutil.which("chromium") or shutil.which("chromium-browser")
 try:
-    from playwright import sync_api
+    from playwright import sync_api as sync_api  # re-exported: tests/test_console_airflow.py uses it
 except ImportError:
-    sync_api = None
+    PLAYWRIGHT = False
+else:
+    PLAYWRIGHT = True
 _MISSING = (
     "Playwright for Python is not installed (pip install -e '.[test]')"
-    if sync_api is None
+    if not PLAYWRIGHT
     else "no Chromium binary (apt-get install chromium, or set CHROMIUM)"
     if not CHROMIUM
     else None
@@ -307,7 +310,7 @@ def test_operator_overview_strip_alarms_acknowledged_and_sparklines(
         context.close()
 
 
-def plan_script() -> list:
+def plan_script() -> list[AIMessage]:
     return [
         says(
             "",

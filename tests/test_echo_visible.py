@@ -39,5 +39,5 @@ def test_visible_text_keeps_ordinary_text() -> None:
 
 def test_error_bodies_and_error_events_escape_the_same() -> None:
     raw = "未知模型「g\u202ept\u200b」"
-    assert error_response(raw, 400).body.decode() == '{"error":"未知模型「g\\\\u202ept\\\\u200b」"}'
+    assert bytes(error_response(raw, 400).body).decode() == '{"error":"未知模型「g\\\\u202ept\\\\u200b」"}'
     assert Error(message=raw).message == "未知模型「g\\u202ept\\u200b」"

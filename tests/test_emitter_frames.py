@@ -35,6 +35,7 @@ class Log:
 
 def new_emitter() -> tuple[Emitter, Log]:
     log = Log()
+    # Log is not a RunManager: it has the one method the emitter calls, append_event
     return Emitter(log, "run-0123456789abcdefghijk"), log  # type: ignore[arg-type]
 
 

@@ -29,7 +29,7 @@ import pytest
 import schemathesis
 from hypothesis import HealthCheck, Phase, given, settings
 from jsonschema import Draft202012Validator
-from schemathesis import CheckContext, GenerationMode
+from schemathesis import CheckContext, CheckFunction, GenerationMode
 from schemathesis.checks import not_a_server_error
 from schemathesis.python import asgi
 from schemathesis.specs.openapi.checks import negative_data_rejection
@@ -127,7 +127,9 @@ def _stream_events(text: str) -> list[dict[str, Any]]:
     return events
 
 
-def spec_error_shape(ctx: CheckContext, response: schemathesis.Response, case: schemathesis.Case) -> bool:
+def spec_error_shape(
+    ctx: CheckContext, response: schemathesis.Response, case: schemathesis.Case[Any]
+) -> bool:
     """A 4xx is ``{"error": "<message with Chinese>"}`` (docs/API_DOCUMENTATION.md §错误处理)."""
     if 400 <= response.status_code < 500:
         body = response.json()
@@ -137,7 +139,7 @@ def spec_error_shape(ctx: CheckContext, response: schemathesis.Response, case: s
 
 
 def stream_ends_with_done(
-    ctx: CheckContext, response: schemathesis.Response, case: schemathesis.Case
+    ctx: CheckContext, response: schemathesis.Response, case: schemathesis.Case[Any]
 ) -> bool:
     """A 200 event stream ends with ``done`` (``interrupt`` in plan mode), not cut short, and carries no
     generic internal-error event (an unexpected exception in the run, a hidden 500)."""
@@ -153,7 +155,7 @@ def stream_ends_with_done(
     return True
 
 
-def _body_validator(case: schemathesis.Case) -> Draft202012Validator | None:
+def _body_validator(case: schemathesis.Case[Any]) -> Draft202012Validator | None:
     operation = SPEC["paths"][case.operation.path][case.method.lower()]
     content = operation.get("requestBody", {}).get("content", {}).get(case.media_type or "")
     if content is None:
@@ -161,7 +163,7 @@ def _body_validator(case: schemathesis.Case) -> Draft202012Validator | None:
     return Draft202012Validator({**content["schema"], "components": SPEC["components"]})
 
 
-def documented_leniency(case: schemathesis.Case) -> bool:
+def documented_leniency(case: schemathesis.Case[Any]) -> bool:
     """True when the request breaks the schema only in ways the API documentation accepts
     (docs/API_DOCUMENTATION.md §输入校验补充 and the click body tables): an empty multipart field is an
     absent field; on the click routes a JSON number is taken as its string."""
@@ -182,7 +184,7 @@ def documented_leniency(case: schemathesis.Case) -> bool:
 
 
 def invalid_request_refused(
-    ctx: CheckContext, response: schemathesis.Response, case: schemathesis.Case
+    ctx: CheckContext, response: schemathesis.Response, case: schemathesis.Case[Any]
 ) -> bool:
     """Schemathesis's ``negative_data_rejection`` (a request the schema calls invalid gets a 4xx), except
     for the documented leniencies of :func:`documented_leniency`."""
@@ -192,7 +194,12 @@ def invalid_request_refused(
     return True
 
 
-CHECKS = [not_a_server_error, invalid_request_refused, spec_error_shape, stream_ends_with_done]
+CHECKS: list[CheckFunction] = [
+    not_a_server_error,
+    invalid_request_refused,
+    spec_error_shape,
+    stream_ends_with_done,
+]
 
 
 def _seed_report(schema: Any) -> str:
@@ -204,8 +211,10 @@ def _seed_report(schema: Any) -> str:
     response = case.call(timeout=120)
     assert response.status_code == 200, response.text
     done = _stream_events(response.text)[-1]
-    assert done["type"] == "done" and done.get("download_url"), done
-    return done["download_url"].rsplit("/", 1)[1].removesuffix(".docx")
+    assert done["type"] == "done", done
+    url = done.get("download_url")
+    assert isinstance(url, str) and url, done
+    return url.rsplit("/", 1)[1].removesuffix(".docx")
 
 
 @pytest.fixture(scope="module")
@@ -242,7 +251,7 @@ def _fuzz(operation: Any, mode: GenerationMode, path_parameters: dict[str, str] 
 
     @HYPOTHESIS
     @given(case=operation.as_strategy(mode, path_parameters=path_parameters))
-    def run(case: schemathesis.Case) -> None:
+    def run(case: schemathesis.Case[Any]) -> None:
         response = case.call(headers=TOKEN, timeout=CALL_TIMEOUT_S)
         case.validate_response(response, checks=CHECKS, headers=TOKEN)
 

@@ -696,7 +696,7 @@ async def test_every_api_route_reads_json_strictly(tmp_path: Path) -> None:
     app = create_app(Settings(_env_file=None, data_dir=tmp_path / "d"))
     routes = list(_api_routes(app.router.routes))
     assert len(routes) > 20
-    plain = [f"{sorted(r.methods)} {r.path}" for r in routes if not isinstance(r, ApiRoute)]
+    plain = [f"{sorted(r.methods or ())} {r.path}" for r in routes if not isinstance(r, ApiRoute)]
     assert plain == []
 
 

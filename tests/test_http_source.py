@@ -20,6 +20,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route
 
+from tests.chat_helpers import tool_runtime
 from tests.helpers import live_server
 from vent_agent.settings import Settings
 from vent_agent.tools.context import AgentContext
@@ -278,13 +279,13 @@ async def test_make_source_picks_by_upstream_url(base_url):
         make_source(Settings(_env_file=None, upstream_url=base_url), paths={"nope": "/x"})
 
 
-def _ctx(source: HttpVentilationSource, token: str | None, **settings: Any) -> ToolRuntime:
+def _ctx(
+    source: HttpVentilationSource, token: str | None, **settings: Any
+) -> ToolRuntime[AgentContext, dict[str, Any]]:
     ctx = AgentContext(
         source=source, settings=Settings(_env_file=None, **settings), user_name="zs", token=token
     )
-    return ToolRuntime(
-        state={}, context=ctx, config={}, stream_writer=lambda _: None, tool_call_id="t", store=None
-    )
+    return tool_runtime(ctx)
 
 
 async def test_tools_forward_the_users_token(source):

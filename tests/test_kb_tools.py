@@ -5,10 +5,13 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
+from typing import Any
 
 import pytest
-from langchain.tools import ToolRuntime
+from langchain_core.tools import BaseTool
+from pydantic import BaseModel
 
+from tests.chat_helpers import tool_runtime
 from vent_agent.kb.citations import CitationRegistry
 from vent_agent.kb.search import get_knowledge_base
 from vent_agent.settings import Settings
@@ -22,11 +25,18 @@ def registry() -> CitationRegistry:
     return CitationRegistry(get_knowledge_base())
 
 
+def _call_schema(tool: BaseTool) -> dict[str, Any]:
+    """The JSON schema of the arguments the model is shown for ``tool``."""
+    model = tool.tool_call_schema
+    assert isinstance(model, type) and issubclass(model, BaseModel), model
+    return model.model_json_schema()
+
+
 def test_schema_and_description(registry: CitationRegistry) -> None:
     (tool,) = kb_tools(registry)
     assert tool.name == TOOL_NAME == "query_knowledge_base"
     assert "煤矿安全规程" in tool.description and "[[R1]]" in tool.description
-    schema = tool.tool_call_schema.model_json_schema()
+    schema = _call_schema(tool)
     assert schema["required"] == ["query"]
     assert set(schema["properties"]) == {"query", "top_k", "edition"}
     assert schema["properties"]["top_k"]["maximum"] == 10
@@ -77,17 +87,11 @@ class _Ctx(AgentContext):
     citations: CitationRegistry | None = None
 
 
-def _runtime(ctx: AgentContext) -> ToolRuntime:
-    return ToolRuntime(
-        state={}, context=ctx, config={}, stream_writer=lambda _: None, tool_call_id="t", store=None
-    )
-
-
 async def test_context_tool_records_in_the_runs_registry(registry: CitationRegistry) -> None:
     (tool,) = kb_context_tools()
-    assert tool.name == TOOL_NAME and "runtime" not in tool.tool_call_schema.model_json_schema()["properties"]
+    assert tool.name == TOOL_NAME and "runtime" not in _call_schema(tool)["properties"]
     ctx = _Ctx(source=DemoMine(), settings=Settings(_env_file=None), citations=registry)
-    out = await tool.ainvoke({"query": "风桥最高允许风速", "top_k": 1, "runtime": _runtime(ctx)})
+    out = await tool.ainvoke({"query": "风桥最高允许风速", "top_k": 1, "runtime": tool_runtime(ctx)})
     assert out["clauses"][0]["marker"] == "[[R1]]" and out["clauses"][0]["table_row"] == "风桥"
     assert [r.article for r in registry.retrieved()] == [157]
 
@@ -95,11 +99,11 @@ async def test_context_tool_records_in_the_runs_registry(registry: CitationRegis
 async def test_context_tool_without_registry_and_errors() -> None:
     (tool,) = kb_context_tools()
     ctx = AgentContext(source=DemoMine(), settings=Settings(_env_file=None))
-    out = await tool.ainvoke({"query": "第一百九十二条", "runtime": _runtime(ctx)})
+    out = await tool.ainvoke({"query": "第一百九十二条", "runtime": tool_runtime(ctx)})
     assert [c["article"] for c in out["clauses"]] == [192] and out["edition"] == "2025"
-    err = json.loads(await tool.ainvoke({"query": "", "runtime": _runtime(ctx)}))
+    err = json.loads(await tool.ainvoke({"query": "", "runtime": tool_runtime(ctx)}))
     assert err["kind"] == "invalid_args" and err["tool"] == TOOL_NAME
-    missing = json.loads(await tool.ainvoke({"runtime": _runtime(ctx)}))
+    missing = json.loads(await tool.ainvoke({"runtime": tool_runtime(ctx)}))
     assert missing["error"] == "参数无效：query：必须给出"  # pydantic's own "Field required" is English
     no_ctx = json.loads(await tool.ainvoke({"query": "风速", "runtime": None}))
     assert no_ctx["kind"] == "unavailable"

@@ -4,10 +4,10 @@ that sends no index at all, on the wire."""
 from __future__ import annotations
 
 import pytest
-from langchain_core.messages import AIMessageChunk, HumanMessage
+from langchain_core.messages import AIMessage, AIMessageChunk, HumanMessage
 
 from tests.fake_openai import FakeOpenAI, FakeToolCall, FakeTurn
-from tests.helpers import live_server
+from tests.helpers import live_server, present
 from vent_agent.llm.compat import ToolCallIndexer
 from vent_agent.llm.providers import build_chat_model
 from vent_agent.settings import ModelConfig
@@ -90,10 +90,12 @@ async def test_tool_call_arguments_sent_as_an_object(provider: str, streaming: b
             name="m", base_url=f"{url}/v1", provider=provider, model="fake-model", api_key="k"
         )
         model = build_chat_model(config, "off").model_copy(update={"streaming": streaming})
+        message: AIMessage
         if streaming:
-            message = None
+            streamed: AIMessageChunk | None = None
             async for chunk in model.astream([HumanMessage("15216 怎么样？")]):
-                message = chunk if message is None else message + chunk
+                streamed = chunk if streamed is None else streamed + chunk
+            message = present(streamed)
         else:
             message = await model.ainvoke([HumanMessage("15216 怎么样？")])
     assert fake.requests[0].get("stream", False) is streaming

@@ -124,7 +124,8 @@ async def test_context_window_of_the_model_in_use(tmp_path: Path, db: Database) 
     assert reg.context_window() == 1_000_000  # the default, before any call
     await reg.switch("qwen3")
     model = await reg.chat_model()
-    assert reg.context_window() == 131072 == model.context_window  # type: ignore[union-attr]
+    assert isinstance(model, VentChatOpenAI | VentChatDeepSeek)
+    assert reg.context_window() == 131072 == model.context_window
     assert reg.context_window("deepseek-v4-pro") == 1_000_000
     assert ModelRegistry(_settings(tmp_path), db).context_window() == 131072
 

@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 from mcp.server.fastmcp import FastMCP
 
+from tests.helpers import free_port, present
 from vent_agent.documents.plan.model import Plan
 from vent_agent.events import EventModel
 from vent_agent.mcp.client import ReferenceOutcome, ReferenceStatus, load_reference
@@ -51,14 +52,6 @@ class Events:
 @pytest.fixture
 def settings(tmp_path: Path) -> Settings:
     return Settings(_env_file=None, data_dir=tmp_path / "data")
-
-
-def _free_port() -> int:
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    return port
 
 
 def _only_info(findings: list[Finding]) -> Finding:
@@ -136,11 +129,12 @@ async def test_plan_without_mine_or_month(settings: Settings, plan_a: Plan) -> N
 
 
 async def test_unreachable_server_gives_info_and_review_completes(tmp_path: Path, plan_b: Plan) -> None:
-    settings = Settings(_env_file=None, data_dir=tmp_path, mcp_url=f"http://127.0.0.1:{_free_port()}/mcp")
+    settings = Settings(_env_file=None, data_dir=tmp_path, mcp_url=f"http://127.0.0.1:{free_port()}/mcp")
     events = Events()
     check = await run_data_checker(plan_b, settings, events, timeout_s=10)
     assert check.outcome.status is ReferenceStatus.UNAVAILABLE
     info = _only_info(check.findings)
+    assert settings.mcp_url is not None
     assert "无法连接参考数据服务" in info.message and settings.mcp_url in info.message
     # the plan's own figures are still checked against the regulation
     assert [(f.location, f.severity) for f in check.findings if f.category == Category.REGULATION] == [
@@ -169,13 +163,15 @@ async def test_partial_month_gives_gap_findings(settings: Settings, plan_a: Plan
     events = Events()
     check = await run_data_checker(plan_a, settings, events, reference=source)
     assert check.outcome.status is ReferenceStatus.OK
-    assert set(check.outcome.monthly.gaps) == {GAS_REPORT_TOOL, TOOL_NAMES[0]}  # type: ignore[union-attr]
+    assert set(present(check.outcome.monthly).gaps) == {GAS_REPORT_TOOL, TOOL_NAMES[0]}
     infos = [f for f in check.findings if f.severity == Severity.INFO]
     assert {f.figures["tool"] for f in infos} == {GAS_REPORT_TOOL, TOOL_NAMES[0]}
     assert any("瓦斯等级鉴定报告" in f.message for f in infos)
     # no mining plan: no "not in the mining plan" remarks about every face
     assert not [
-        f for f in check.findings if f.rule_id.startswith("data.location") and f.severity != Severity.INFO
+        f
+        for f in check.findings
+        if (f.rule_id or "").startswith("data.location") and f.severity != Severity.INFO
     ]
 
 

@@ -8,12 +8,14 @@ import json
 import socket
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from typing import Any
 
 import pytest
 import uvicorn
 from mcp import ClientSession
 from mcp.server.fastmcp import FastMCP
 from mcp.shared.memory import create_connected_server_and_client_session
+from mcp.types import TextContent
 
 from vent_agent.mcp.client import ReferenceStatus, load_reference
 from vent_agent.mcp.schemas import (
@@ -35,12 +37,13 @@ async def session() -> AsyncIterator[ClientSession]:
         yield s
 
 
-async def _call(s: ClientSession, tool: str, mine: str = MINE, month: str = AUGUST) -> dict:
+async def _call(s: ClientSession, tool: str, mine: str = MINE, month: str = AUGUST) -> dict[str, Any]:
     result = await s.call_tool(tool, {"mine": mine, "month": month})
     assert not result.isError, result.content
     assert result.structuredContent is not None
     # the text content carries the same JSON for clients that read only text
-    assert json.loads(result.content[0].text) == result.structuredContent  # type: ignore[union-attr]
+    (text,) = result.content
+    assert isinstance(text, TextContent) and json.loads(text.text) == result.structuredContent
     return result.structuredContent
 
 
@@ -60,8 +63,8 @@ async def test_tool_list_and_schemas() -> None:
         out = t.outputSchema
         assert out is not None and {"mine", "month", "available"} <= set(out["required"])
     survey = tools[VENTILATION_REPORT_TOOL]
-    assert "之前最近一次" in survey.description  # type: ignore[operator]
-    assert "survey_date" in survey.outputSchema["properties"]  # type: ignore[index]
+    assert survey.description is not None and "之前最近一次" in survey.description
+    assert survey.outputSchema is not None and "survey_date" in survey.outputSchema["properties"]
     gas_props = json.dumps(tools[GAS_REPORT_TOOL].outputSchema, ensure_ascii=False)
     assert "m³/min" in gas_props
 
@@ -112,11 +115,12 @@ async def test_unknown_mine_or_month_is_not_an_error(mine: str, month: str, hint
 @pytest.mark.parametrize(
     "args", [{"mine": MINE, "month": "2026-8"}, {"mine": MINE}, {"mine": "", "month": AUGUST}]
 )
-async def test_malformed_arguments_are_tool_errors(args: dict) -> None:
+async def test_malformed_arguments_are_tool_errors(args: dict[str, Any]) -> None:
     async with session() as s:
         result = await s.call_tool(MINING_PLAN_TOOL, args)
     assert result.isError
-    assert "validation" in result.content[0].text.lower()  # type: ignore[union-attr]
+    first = result.content[0]
+    assert isinstance(first, TextContent) and "validation" in first.text.lower()
 
 
 async def test_stdio_child_process(tmp_path) -> None:

@@ -4,9 +4,11 @@ runs outliving their client, token merging, cancel, failure paths — on SQLite 
 from __future__ import annotations
 
 import asyncio
+from typing import Any
 
 import pytest
 
+from tests.helpers import present
 from vent_agent.runs.log_writer import yields_after
 from vent_agent.runs.manager import RunManager
 from vent_agent.store.db import Database
@@ -19,7 +21,7 @@ async def manager(db: Database):
     await mgr.shutdown()
 
 
-async def collect(mgr: RunManager, run_id: str, after: int = 0) -> list[dict]:
+async def collect(mgr: RunManager, run_id: str, after: int = 0) -> list[dict[str, Any]]:
     return [ev.payload async for ev in mgr.subscribe(run_id, after)]
 
 
@@ -188,7 +190,7 @@ async def test_cancel_before_the_first_step_is_recorded(manager: RunManager) -> 
     assert ran == []
     events = await collect(manager, run_id)
     assert [e["type"] for e in events] == ["error", "done"] and events[0]["cancelled"] is True
-    assert (await manager.get(run_id)).status == "cancelled"
+    assert present(await manager.get(run_id)).status == "cancelled"
 
 
 async def test_shutdown_records_every_running_run_as_cancelled(manager: RunManager) -> None:
@@ -201,7 +203,7 @@ async def test_shutdown_records_every_running_run_as_cancelled(manager: RunManag
     fresh = await manager.start("test", body)  # not started yet when shutdown comes
     await manager.shutdown()
     for run_id in (started, fresh):
-        assert (await manager.get(run_id)).status == "cancelled"
+        assert present(await manager.get(run_id)).status == "cancelled"
         assert (await collect(manager, run_id))[-1]["type"] == "done"
 
 

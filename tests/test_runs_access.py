@@ -15,7 +15,7 @@ import httpx
 import pytest
 
 from tests.chat_helpers import OTHER, TOKEN, use_model
-from tests.helpers import hang_reviews, new_run_id, parse_standard_stream, review_in_background
+from tests.helpers import hang_reviews, new_run_id, parse_standard_stream, present, review_in_background
 from tests.scripted_model import ScriptedChatModel, says
 from vent_agent.runs.emitter import Emitter
 from vent_agent.sessions import store
@@ -80,7 +80,7 @@ async def session_run(
     await app.state.vent.runs.cancel(started.run_id)
     await app.state.vent.runs.wait(started.run_id)
     if started.request is not None:
-        await asyncio.wait_for(started.request, 10)
+        await asyncio.wait_for(present(started.request), 10)
 
 
 async def _events(client: httpx.AsyncClient, run_id: str, headers: dict[str, str]) -> httpx.Response:
@@ -139,7 +139,7 @@ async def test_a_review_in_a_session_is_recorded_as_its_users(
     started = await _review_in_session(app, client, monkeypatch)
     assert (await app.state.vent.runs.get(started.run_id)).user_name == "zhangsan"
     await app.state.vent.runs.cancel(started.run_id)
-    await asyncio.wait_for(started.request, 10)
+    await asyncio.wait_for(present(started.request), 10)
 
 
 async def test_a_run_of_a_deleted_session_is_no_ones(app: Any, client: httpx.AsyncClient) -> None:

@@ -10,12 +10,15 @@ import sqlite3
 import threading
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import pytest
 from sqlalchemy.exc import OperationalError
 
+from tests.helpers import present
 from vent_agent.runs import log_writer, sqlite_writer
 from vent_agent.runs.manager import RunManager
+from vent_agent.runs.tail import StoredEvent
 from vent_agent.store.db import Database
 from vent_agent.store.models import RunRow
 
@@ -62,7 +65,7 @@ async def test_a_locked_database_is_retried(manager: RunManager, monkeypatch: py
     await manager.wait(run_id)
     events = [e.type for e in await manager.events_after(run_id, 0)]
     assert events == ["progress", "done"] and flaky.left == 0
-    assert (await manager.get(run_id)).status == "done"  # type: ignore[union-attr]
+    assert present(await manager.get(run_id)).status == "done"
 
 
 async def test_a_run_whose_events_cannot_be_written_ends_failed_and_sends_nothing_unwritten(
@@ -82,7 +85,7 @@ async def test_a_run_whose_events_cannot_be_written_ends_failed_and_sends_nothin
         await em.emit("progress", message="三")
 
     run_id = await manager.start("click_tun", body)
-    seen: list[dict] = []
+    seen: list[dict[str, Any]] = []
 
     async def read() -> None:
         async for ev in manager.subscribe(run_id, 0):
@@ -120,7 +123,7 @@ async def test_a_run_whose_log_failed_closes_the_agent_spans_it_left_open(
         await asyncio.sleep(3600)
 
     run_id = await manager.start("chat", body)
-    seen: list[dict] = []
+    seen: list[dict[str, Any]] = []
 
     async def read() -> None:
         async for ev in manager.subscribe(run_id, 0):
@@ -166,11 +169,11 @@ async def test_one_runs_failed_write_does_not_break_the_others(manager: RunManag
     for run_id in good:
         events = [e.payload async for e in manager.subscribe(run_id, 0)]
         assert [e["seq"] for e in events] == list(range(1, 22)) and events[-1]["type"] == "done"
-        assert (await manager.get(run_id)).status == "done"  # type: ignore[union-attr]
+        assert present(await manager.get(run_id)).status == "done"
     await asyncio.wait_for(manager.wait(bad), 10)
     events = [e.payload async for e in manager.subscribe(bad, 0)]
     assert [e["type"] for e in events] == ["progress", "error", "done"] and events[0]["message"] == "first"
-    assert (await manager.get(bad)).status == "failed"  # type: ignore[union-attr]
+    assert present(await manager.get(bad)).status == "failed"
 
 
 async def test_a_run_whose_done_cannot_be_logged_still_ends(
@@ -197,11 +200,13 @@ async def test_a_run_whose_done_cannot_be_logged_still_ends(
     assert [e.type for e in seen] == ["progress"]
 
 
-async def _collect(manager: RunManager, run_id: str) -> list:
+async def _collect(manager: RunManager, run_id: str) -> list[StoredEvent]:
     return [ev async for ev in manager.subscribe(run_id, 0)]
 
 
-async def test_cancelling_twice_still_records_the_cancellation(manager: RunManager) -> None:
+async def test_cancelling_twice_still_records_the_cancellation(
+    manager: RunManager, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """A second cancel arriving while the run writes its error and done must not abort them (a run was
     left "running" for ever when the broker's cancel and the flag poll both hit it)."""
     started = asyncio.Event()
@@ -221,7 +226,7 @@ async def test_cancelling_twice_still_records_the_cancellation(manager: RunManag
             await asyncio.sleep(0.2)  # the close is under way when the second cancel lands
         await original(run_id_, seq, payload, data)
 
-    manager.append_event = slow_append  # type: ignore[method-assign]
+    monkeypatch.setattr(manager, "append_event", slow_append)
     assert await manager.cancel(run_id)
     await in_close.wait()
     assert await manager.cancel(run_id)  # the second request
@@ -287,7 +292,7 @@ async def test_the_loops_connection_asks_the_thread_for_checkpoints(
     # checkpoint's lock goes to the thread and is not counted)
     assert 1 <= len(threads) <= 5
     assert all(name.startswith("run-log-sqlite") for name in threads)
-    inline = manager.writer._sqlite._inline  # type: ignore[union-attr]
+    inline = present(manager.writer._sqlite)._inline
     assert inline is not None and inline.execute("PRAGMA wal_autocheckpoint").fetchone() == (0,)
     with contextlib.closing(sqlite3.connect(tmp_path / "runs.db")) as conn:
         assert conn.execute("PRAGMA wal_autocheckpoint").fetchone() == (1000,)  # others' as ever
@@ -308,6 +313,7 @@ def test_compiled_rows_convert_every_value_as_the_bind_processor_does() -> None:
         {"run_id": "r", "seq": 4, "type": "done", "payload": "{}", "created_at": None},
     ]
     process = log_writer.EVENTS.c.created_at.type.bind_processor(sqlite_writer.DIALECT)
+    assert process is not None
 
     def convert(v):
         out = process(v)  # then what sqlite3 binds for it: its adapter's text for a datetime

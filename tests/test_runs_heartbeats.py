@@ -9,10 +9,11 @@ import socket
 import subprocess
 from collections.abc import AsyncIterator
 from datetime import timedelta
+from typing import Any
 
 import pytest
 
-from tests.helpers import collect_run
+from tests.helpers import collect_run, present
 from vent_agent.runs.emitter import Emitter
 from vent_agent.runs.manager import LOST_MESSAGE, RunManager
 from vent_agent.runs.worker_models import RunWorkerRow, WorkerRow
@@ -30,6 +31,11 @@ async def live(db: Database) -> AsyncIterator[RunManager]:
     yield mgr
     await mgr.shutdown()
     await mgr.heartbeat.stop()
+
+
+async def _sweep(mgr: RunManager) -> int:
+    """One sweep of ``mgr``'s heartbeat: the number of runs it closed as lost."""
+    return await present(mgr.heartbeat).sweep()
 
 
 async def _foreign_run(
@@ -59,7 +65,7 @@ async def test_only_the_dead_workers_runs_are_closed(live: RunManager, db: Datab
     own = await live.start("review", body)
     dead = await _foreign_run(db, "ghost", host="other-host", pid=1, age_s=3 * 3600)
     alive = await _foreign_run(db, "busy", host="other-host", pid=1, age_s=0)
-    assert await live.heartbeat.sweep() == 1  # type: ignore[union-attr]
+    assert await _sweep(live) == 1
 
     events = await collect_run(live, dead)
     assert [e["type"] for e in events] == ["progress", "progress", "error", "done"]
@@ -67,12 +73,12 @@ async def test_only_the_dead_workers_runs_are_closed(live: RunManager, db: Datab
     assert events[2]["worker_lost"] is True and events[2]["message"]
     run = await live.get(dead)
     assert run is not None and run.status == "failed" and run.last_seq == 4
-    assert (await live.get(alive)).status == "running"  # type: ignore[union-attr]
-    assert (await live.get(own)).status == "running"  # type: ignore[union-attr]
+    assert present(await live.get(alive)).status == "running"
+    assert present(await live.get(own)).status == "running"
     async with db.session() as s:
         assert await s.get(WorkerRow, "ghost") is None
         assert await s.get(WorkerRow, "busy") is not None
-    assert await live.heartbeat.sweep() == 0  # type: ignore[union-attr]
+    assert await _sweep(live) == 0
     gate.set()
 
 
@@ -80,8 +86,8 @@ async def test_vanished_process_on_this_host_is_dead_at_once(live: RunManager, d
     proc = subprocess.Popen(["true"])
     proc.wait()
     run_id = await _foreign_run(db, "crashed", host=socket.gethostname()[:255], pid=proc.pid, age_s=0)
-    assert await live.heartbeat.sweep() == 1  # type: ignore[union-attr]
-    assert (await live.get(run_id)).status == "failed"  # type: ignore[union-attr]
+    assert await _sweep(live) == 1
+    assert present(await live.get(run_id)).status == "failed"
 
 
 async def test_runs_of_unknown_workers_are_closed_at_start_up(db: Database) -> None:
@@ -95,8 +101,8 @@ async def test_runs_of_unknown_workers_are_closed_at_start_up(db: Database) -> N
     mgr.heartbeat = WorkerHeartbeat(mgr, interval_s=3600, dead_after_s=7200)
     await mgr.heartbeat.start()
     try:
-        assert (await mgr.get(run_id)).status == "failed"  # type: ignore[union-attr]
-        assert (await mgr.get("no-worker")).status == "failed"  # type: ignore[union-attr]
+        assert present(await mgr.get(run_id)).status == "failed"
+        assert present(await mgr.get("no-worker")).status == "failed"
     finally:
         await mgr.heartbeat.stop()
 
@@ -118,7 +124,7 @@ async def test_a_worker_taken_for_dead_stops_its_runs_and_registers_again(
     async with db.session() as s:
         await s.delete(await s.get(WorkerRow, live.worker_id))
         await s.commit()
-    await live.heartbeat.beat()  # type: ignore[union-attr]
+    await present(live.heartbeat).beat()
     await live.wait(run_id)
     async with db.session() as s:
         assert await s.get(WorkerRow, live.worker_id) is not None
@@ -134,7 +140,7 @@ async def test_heartbeat_loop_refreshes_and_stop_removes_the_row(db: Database) -
     beat = WorkerHeartbeat(mgr, interval_s=0.05, dead_after_s=1)
     await beat.start()
     async with db.session() as s:
-        first = (await s.get(WorkerRow, mgr.worker_id)).heartbeat_at  # type: ignore[union-attr]
+        first = present(await s.get(WorkerRow, mgr.worker_id)).heartbeat_at
     for _ in range(200):
         await asyncio.sleep(0.05)
         async with db.session() as s:
@@ -159,7 +165,8 @@ async def test_a_lost_chat_run_keeps_its_turn_in_the_history(live: RunManager, d
     run_id = await _foreign_run(db, "gone", host="other-host", pid=1, age_s=3 * 3600, events=0)
     async with db.session() as s:
         run = await s.get(RunRow, run_id)
-        run.kind, run.session_id, run.user_name, run.last_seq = "chat", session.id, "alice", 2  # type: ignore[union-attr]
+        assert run is not None
+        run.kind, run.session_id, run.user_name, run.last_seq = "chat", session.id, "alice", 2
         s.add(run)
         for seq, content in ((1, "风量"), (2, "正常")):
             payload = (
@@ -168,13 +175,13 @@ async def test_a_lost_chat_run_keeps_its_turn_in_the_history(live: RunManager, d
             s.add(EventRow(run_id=run_id, seq=seq, type="token", payload=payload))
         await s.commit()
     click = await _foreign_run(db, "gone-too", host="other-host", pid=1, age_s=3 * 3600)
-    assert await live.heartbeat.sweep() == 2  # type: ignore[union-attr]
+    assert await _sweep(live) == 2
     history, total = await sessions.history(db, session.id, 50, 0)
     assert total == 1
     (turn,) = history
     assert turn["role"] == "assistant" and turn["content"] == "风量正常" and turn["run_id"] == run_id
     assert turn["error"] == LOST_MESSAGE
-    assert (await live.get(click)).status == "failed"  # type: ignore[union-attr]
+    assert present(await live.get(click)).status == "failed"
     from vent_agent.runs.lost_turn import store_lost_turn
 
     assert not await store_lost_turn(db, "chat", session.id, run_id, [])  # already stored
@@ -189,14 +196,15 @@ async def test_a_lost_session_review_keeps_its_turn_in_the_history(live: RunMana
     run_id = await _foreign_run(db, "gone", host="other-host", pid=1, age_s=3 * 3600, events=0)
     async with db.session() as s:
         run = await s.get(RunRow, run_id)
-        run.kind, run.session_id, run.user_name, run.last_seq = "review", session.id, "alice", 1  # type: ignore[union-attr]
+        assert run is not None
+        run.kind, run.session_id, run.user_name, run.last_seq = "review", session.id, "alice", 1
         s.add(run)
         payload = (
             f'{{"type":"token","source":"main","content":"# 配风计划审查报告","seq":1,"run_id":"{run_id}"}}'
         )
         s.add(EventRow(run_id=run_id, seq=1, type="token", payload=payload))
         await s.commit()
-    assert await live.heartbeat.sweep() == 1  # type: ignore[union-attr]
+    assert await _sweep(live) == 1
     (turn,) = (await sessions.history(db, session.id, 50, 0))[0]
     assert (
         turn["role"] == "assistant" and turn["content"] == "# 配风计划审查报告" and turn["run_id"] == run_id
@@ -212,7 +220,7 @@ async def test_a_lost_run_closes_the_agent_spans_it_left_open(live: RunManager, 
     event) before ``error`` and ``done``; a closed span (「规程核查」) and a reviewer that failed are left."""
     run_id = await _foreign_run(db, "gone", host="other-host", pid=1, age_s=3 * 3600, events=0)
     now = utcnow()
-    logged = [
+    logged: list[tuple[dict[str, Any], float]] = [
         ({"type": "agent_start", "agent": "对话", "cn_agent": "对话", "message": "m"}, 0.0),
         ({"type": "agent_start", "agent": "规程核查", "cn_agent": "规程核查", "message": "m"}, 0.1),
         (
@@ -232,14 +240,15 @@ async def test_a_lost_run_closes_the_agent_spans_it_left_open(live: RunManager, 
     ]
     async with db.session() as s:
         run = await s.get(RunRow, run_id)
-        run.kind, run.last_seq = "chat", len(logged)  # type: ignore[union-attr]
+        assert run is not None
+        run.kind, run.last_seq = "chat", len(logged)
         s.add(run)
         for seq, (fields, at) in enumerate(logged, start=1):
             payload = json.dumps({**fields, "seq": seq, "run_id": run_id}, ensure_ascii=False)
             created = now + timedelta(seconds=at)
             s.add(EventRow(run_id=run_id, seq=seq, type=fields["type"], payload=payload, created_at=created))
         await s.commit()
-    assert await live.heartbeat.sweep() == 1  # type: ignore[union-attr]
+    assert await _sweep(live) == 1
     events = await collect_run(live, run_id)
     tail = events[len(logged) :]
     assert [(e["type"], e.get("agent")) for e in tail] == [
@@ -253,7 +262,7 @@ async def test_a_lost_run_closes_the_agent_spans_it_left_open(live: RunManager, 
     assert review["cn_agent"] == "配风计划审查" and chat["duration_ms"] == 3500
     assert tail[2]["worker_lost"] is True
     assert [e["seq"] for e in events] == list(range(1, len(logged) + 5))
-    assert (await live.get(run_id)).last_seq == len(logged) + 4  # type: ignore[union-attr]
+    assert present(await live.get(run_id)).last_seq == len(logged) + 4
 
 
 @pytest.mark.parametrize(
@@ -277,7 +286,7 @@ async def test_a_lost_runs_done_carries_its_kinds_fields(
         run.session_id, run.user_name = (session.id, "alice") if session else (None, None)
         s.add(run)
         await s.commit()
-    assert await live.heartbeat.sweep() == 1  # type: ignore[union-attr]
+    assert await _sweep(live) == 1
     done = (await collect_run(live, run_id))[-1]
     assert done["type"] == "done" and done["message"] == LOST_MESSAGE
     assert done["thread_id"] == (thread or run_id)

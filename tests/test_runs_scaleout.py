@@ -9,6 +9,7 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from datetime import timedelta
 from pathlib import Path
+from typing import Any
 
 import asyncpg
 import pytest
@@ -16,7 +17,7 @@ from pydantic import ValidationError
 from sqlalchemy import update
 from sqlmodel import select
 
-from tests.helpers import RUN_GUARD_S, collect_run
+from tests.helpers import RUN_GUARD_S, collect_run, present
 from tests.pg import REDIS_URL, require_postgres, require_redis, store_url_for, unique_channel
 from vent_agent.runs.broker import Broker
 from vent_agent.runs.broker_inprocess import InProcessBroker
@@ -108,7 +109,7 @@ async def test_other_worker_tails_a_run_live_and_misses_nothing(pair: Pair) -> N
 
     run_id = await pair.a.start("click_tun", body)
     await first_half.wait()
-    seen: list[dict] = []
+    seen: list[dict[str, Any]] = []
 
     async def tail() -> None:
         async for ev in pair.b.subscribe(run_id, after=2):
@@ -138,7 +139,9 @@ async def test_replay_to_live_handover_under_load_on_both_workers(pair: Pair) ->
     run_ids = [await pair.a.start("click_tun", body) for _ in range(4)]
     total = bursts * per_burst + 1  # + done
 
-    async def reader(mgr: RunManager, run_id: str, delay_s: float, after: int) -> tuple[int, list[dict]]:
+    async def reader(
+        mgr: RunManager, run_id: str, delay_s: float, after: int
+    ) -> tuple[int, list[dict[str, Any]]]:
         await asyncio.sleep(delay_s)
         got = [ev.payload async for ev in mgr.subscribe(run_id, after)]
         return after, got
@@ -192,7 +195,7 @@ async def test_wait_ended_returns_the_running_row_when_time_is_up(pair: Pair) ->
     assert run is not None and run.status == "running"
     gate.set()
     await pair.a.wait(run_id)
-    assert (await pair.b.wait_ended(run_id, RUN_GUARD_S)).status == "done"  # type: ignore[union-attr]
+    assert present(await pair.b.wait_ended(run_id, RUN_GUARD_S)).status == "done"
     assert await pair.b.wait_ended("no-such-run", 0.05) is None
 
 
@@ -250,7 +253,7 @@ async def test_open_runs_picks_the_broker_and_closes_cleanly(
         run_id = await mgr.start("review", body)
         await started.wait()
         worker_id = mgr.worker_id
-    assert (await mgr.get(run_id)).status == "cancelled"  # type: ignore[union-attr]
+    assert present(await mgr.get(run_id)).status == "cancelled"
     async with db.session() as s:
         assert await s.get(WorkerRow, worker_id) is None
     assert isinstance(make_broker(db, "redis://127.0.0.1:6379/0", "w"), RedisBroker)
@@ -261,7 +264,8 @@ def test_a_zero_heartbeat_setting_is_refused(field: str, tmp_path: Path) -> None
     """open_runs takes the heartbeat from the settings as they are: a zero would beat in a busy loop
     (or take every worker for dead), so the settings refuse it."""
     with pytest.raises(ValidationError, match=field):
-        Settings(_env_file=None, data_dir=tmp_path, **{field: 0})
+        zero: dict[str, Any] = {field: 0}
+        Settings(_env_file=None, data_dir=tmp_path, **zero)
 
 
 async def test_runs_go_on_by_polling_when_redis_is_unreachable(db: Database) -> None:
@@ -298,12 +302,16 @@ async def test_notify_broker_reconnects_after_its_connection_is_killed(pg_module
     await sender.start()
     await receiver.start()
     try:
-        backend = receiver._conn.get_server_pid()  # type: ignore[union-attr]
+        backend = present(receiver._conn).get_server_pid()
         admin = await asyncpg.connect(database.raw_dsn)
         await admin.execute("SELECT pg_terminate_backend($1)", backend)
         await admin.close()
         await _wait_until(
-            lambda: receiver.connected and receiver._conn.get_server_pid() != backend,  # type: ignore[union-attr]
+            lambda: (
+                receiver.connected
+                and receiver._conn is not None
+                and receiver._conn.get_server_pid() != backend
+            ),
             "the LISTEN connection to come back",
         )
         waiter = receiver.listen("r1")
@@ -379,14 +387,16 @@ async def test_the_log_writer_reconnects_when_its_connection_is_killed(pg_module
     try:
         run_id = await mgr.start("review", body)
         await mgr.writer.settle(run_id)
-        raw = await mgr.writer._conn.get_raw_connection()  # type: ignore[union-attr]
+        raw = await present(mgr.writer._conn).get_raw_connection()
         admin = await asyncpg.connect(database.raw_dsn)
-        await admin.execute("SELECT pg_terminate_backend($1)", raw.driver_connection.get_server_pid())
+        await admin.execute(
+            "SELECT pg_terminate_backend($1)", present(raw.driver_connection).get_server_pid()
+        )
         await admin.close()
         step.set()
         events = await collect_run(mgr, run_id)
         assert [(e["seq"], e.get("message")) for e in events][:2] == [(1, "before"), (2, "after")]
-        assert events[-1]["type"] == "done" and (await mgr.get(run_id)).status == "done"  # type: ignore[union-attr]
+        assert events[-1]["type"] == "done" and present(await mgr.get(run_id)).status == "done"
     finally:
         await mgr.shutdown()
         await database.close()

@@ -83,7 +83,7 @@ async def test_toggle_flips_and_survives_a_restart(tmp_path: Path) -> None:
             "enabled": False,
             "message": "技能「click-interpret-tun」已禁用",
         }
-        state = client.app.state.vent  # type: ignore[attr-defined]
+        state = client.app.state.vent
         assert await get_state_value(state.db, STATE_PREFIX + "click-interpret-tun") is False
         assert await state.skills.enabled_flags() == {"click-interpret-tun": False}
     async with skills_client(settings) as client:  # a restart: new store connection, new registry
@@ -165,7 +165,7 @@ async def test_upload_skips_macos_junk(tmp_path: Path) -> None:
 async def test_upload_re_enables_a_name_that_was_disabled_before(tmp_path: Path) -> None:
     settings = skills_settings(tmp_path)
     async with skills_client(settings) as client:
-        state = client.app.state.vent  # type: ignore[attr-defined]
+        state = client.app.state.vent
         await set_state_value(state.db, STATE_PREFIX + "old-skill", False)
         r = await upload(client, make_zip([("old-skill/SKILL.md", GOOD_SKILL_MD)]))
         listed = {s["name"]: s for s in (await client.get("/api/skills")).json()["skills"]}

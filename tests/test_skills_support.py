@@ -13,6 +13,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 from types import SimpleNamespace
+from typing import Any
 
 import httpx
 from fastapi import FastAPI
@@ -70,7 +71,12 @@ def symlink_member(name: str) -> zipfile.ZipInfo:
     return special_member(name, stat.S_IFLNK | 0o777)
 
 
-def lying_bomb(name: str, real_size: int, declared_size: int, others: tuple = ()) -> bytes:  # type: ignore[type-arg]
+def lying_bomb(
+    name: str,
+    real_size: int,
+    declared_size: int,
+    others: tuple[tuple[str | zipfile.ZipInfo, bytes | str], ...] = (),
+) -> bytes:
     """A zip with ``others`` and one deflated member ``name`` of ``real_size`` zero bytes whose headers
     declare ``declared_size``: the uncompressed size fields of its local header and of its central
     directory entry are patched, so only the bytes really inflated (or the CRC) give it away."""
@@ -103,8 +109,8 @@ def snapshot(root: Path) -> dict[str, str]:
     return out
 
 
-def skills_settings(tmp_path: Path, **overrides: object) -> Settings:
-    return Settings(_env_file=None, data_dir=tmp_path / "data", **overrides)  # type: ignore[arg-type]
+def skills_settings(tmp_path: Path, **overrides: Any) -> Settings:
+    return Settings(_env_file=None, data_dir=tmp_path / "data", **overrides)
 
 
 @asynccontextmanager
@@ -127,17 +133,22 @@ async def skills_app(settings: Settings) -> AsyncIterator[FastAPI]:
         await db.close()
 
 
+class AppClient(httpx.AsyncClient):
+    """An ASGI client on ``app`` that keeps it, so a test can reach the app's state."""
+
+    def __init__(self, app: FastAPI) -> None:
+        super().__init__(transport=httpx.ASGITransport(app=app), base_url="http://testserver")
+        self.app = app
+
+
 @asynccontextmanager
-async def skills_client(settings: Settings) -> AsyncIterator[httpx.AsyncClient]:
-    async with skills_app(settings) as app:
-        transport = httpx.ASGITransport(app=app)
-        async with httpx.AsyncClient(transport=transport, base_url="http://testserver") as client:
-            client.app = app  # type: ignore[attr-defined]
-            yield client
+async def skills_client(settings: Settings) -> AsyncIterator[AppClient]:
+    async with skills_app(settings) as app, AppClient(app) as client:
+        yield client
 
 
 async def upload(
-    client: httpx.AsyncClient, data: bytes, filename: str = "skill.zip", headers: dict | None = None
+    client: httpx.AsyncClient, data: bytes, filename: str = "skill.zip", headers: dict[str, Any] | None = None
 ):
     return await client.post(
         "/api/skills/upload",

@@ -105,7 +105,7 @@ async def test_hostile_zip_is_refused_and_writes_nothing(tmp_path: Path, case: s
     async with skills_client(settings) as client:
         skills_dir = settings.resolved_skills_dir
         before = snapshot(skills_dir)
-        registry = client.app.state.vent.skills  # type: ignore[attr-defined]
+        registry = client.app.state.vent.skills
         await registry.set_enabled("vent-chat", False)
         flags_before = await registry.enabled_flags()
         listed_before = (await client.get("/api/skills")).json()

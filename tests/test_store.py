@@ -6,11 +6,12 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
+from typing import Any
 
 import pytest
 from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
-from sqlalchemy import inspect, text
+from sqlalchemy import Connection, inspect, text
 from sqlmodel import SQLModel
 
 from tests.pg import pg_database
@@ -30,8 +31,11 @@ def empty_url(request: pytest.FixtureRequest, tmp_path: Path):
         yield url
 
 
-def _diff(conn) -> list:
-    return compare_metadata(MigrationContext.configure(conn, opts={"compare_type": True}), SQLModel.metadata)
+def _diff(conn: Connection) -> list[Any]:
+    diffs: list[Any] = compare_metadata(
+        MigrationContext.configure(conn, opts={"compare_type": True}), SQLModel.metadata
+    )
+    return diffs
 
 
 async def test_migrations_match_the_models_exactly(empty_url: str) -> None:
@@ -154,7 +158,9 @@ def test_raw_dsn_and_safe_url_for_postgres() -> None:
         (EventRow, {"run_id": "r1", "seq": 1, "type": "done", "payload": "{}"}),
     ],
 )
-def test_row_values_are_the_models_dump_without_the_instance(model: type[SQLModel], values: dict) -> None:
+def test_row_values_are_the_models_dump_without_the_instance(
+    model: type[SQLModel], values: dict[str, Any]
+) -> None:
     made = row_values(model, **values)
     dumped = model(**values).model_dump()
     assert set(made) == set(dumped)

@@ -12,11 +12,11 @@ from zoneinfo import ZoneInfo
 
 import pytest
 from langchain.agents import create_agent
-from langchain.tools import ToolRuntime
 from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 from langchain_core.tools import BaseTool
 
+from tests.chat_helpers import tool_runtime
 from vent_agent.settings import Settings
 from vent_agent.tools.context import AgentContext
 from vent_agent.tools.data_tools import data_tools
@@ -42,12 +42,6 @@ SPEC_DATA_TOOLS = [
 CJK = re.compile(r"[\u4e00-\u9fff]")
 
 
-def runtime(ctx: Any) -> ToolRuntime:
-    return ToolRuntime(
-        state={}, context=ctx, config={}, stream_writer=lambda _: None, tool_call_id="t", store=None
-    )
-
-
 @pytest.fixture(scope="module")
 def mine() -> DemoMine:
     return DemoMine(now=lambda: NOW)
@@ -66,13 +60,20 @@ def tools() -> dict[str, BaseTool]:
 
 
 async def call(tool: BaseTool, ctx: Any, **args: Any) -> Any:
-    return await tool.ainvoke({**args, "runtime": runtime(ctx)})
+    return await tool.ainvoke({**args, "runtime": tool_runtime(ctx)})
 
 
 def error_of(out: Any) -> dict[str, Any]:
     assert isinstance(out, str), out
-    body = json.loads(out)
+    body: dict[str, Any] = json.loads(out)
     assert body["error"]
+    return body
+
+
+def content_of(message: ToolMessage) -> dict[str, Any]:
+    """A tool message's JSON content."""
+    assert isinstance(message.content, str), message.content
+    body: dict[str, Any] = json.loads(message.content)
     return body
 
 
@@ -254,11 +255,11 @@ async def test_a_tool_call_error_is_an_error_tool_message(tools, ctx):
             "type": "tool_call",
             "id": "c1",
             "name": "query_tun_data_by_id",
-            "args": {"tun_id": "X", "runtime": runtime(ctx)},
+            "args": {"tun_id": "X", "runtime": tool_runtime(ctx)},
         }
     )
     assert isinstance(msg, ToolMessage) and msg.status == "error" and msg.tool_call_id == "c1"
-    assert json.loads(msg.content)["kind"] == "not_found"
+    assert content_of(msg)["kind"] == "not_found"
 
 
 class HangingSource(DemoMine):
@@ -318,7 +319,7 @@ async def test_inside_an_agent_the_context_reaches_the_tools_and_errors_do_not_s
     agent = create_agent(ToolCallingModel(messages=script), data_tools(), context_schema=AgentContext)
     result = await agent.ainvoke({"messages": [HumanMessage("15216 风速怎么样？")]}, context=ctx)
     tool_msgs = {m.tool_call_id: m for m in result["messages"] if isinstance(m, ToolMessage)}
-    assert tool_msgs["a"].status == "error" and json.loads(tool_msgs["a"].content)["kind"] == "not_found"
+    assert tool_msgs["a"].status == "error" and content_of(tool_msgs["a"])["kind"] == "not_found"
     assert tool_msgs["b"].status == "success"
-    assert json.loads(tool_msgs["b"].content)["values"][0]["quantity"] == "wind_speed"
+    assert content_of(tool_msgs["b"])["values"][0]["quantity"] == "wind_speed"
     assert result["messages"][-1].content == "15216 辅运起坡段风速正常。"

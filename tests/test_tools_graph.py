@@ -11,9 +11,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from langchain.tools import ToolRuntime
 from langchain_core.tools import BaseTool
 
+from tests.chat_helpers import tool_runtime
 from tests.graph_samples import REPORT, chat_graph, review_graph
 from vent_agent.graph.embedded import EmbeddedGraphStore
 from vent_agent.settings import Settings
@@ -58,15 +58,13 @@ def tool() -> BaseTool:
 
 
 async def call(tool: BaseTool, ctx: AgentContext, **args: Any) -> Any:
-    rt = ToolRuntime(
-        state={}, context=ctx, config={}, stream_writer=lambda _: None, tool_call_id="t", store=None
-    )
-    return await tool.ainvoke({**args, "runtime": rt})
+    return await tool.ainvoke({**args, "runtime": tool_runtime(ctx)})
 
 
 def error_of(out: Any) -> dict[str, Any]:
     assert isinstance(out, str), out
-    return json.loads(out)
+    error: dict[str, Any] = json.loads(out)
+    return error
 
 
 async def test_support_claims_and_run_queries(tool: BaseTool, ctx_for: Any) -> None:

@@ -11,9 +11,9 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 import pytest
-from langchain.tools import ToolRuntime
 from langchain_core.tools import BaseTool
 
+from tests.chat_helpers import tool_runtime
 from vent_agent.settings import Settings
 from vent_agent.store.db import Database
 from vent_agent.tools.context import AgentContext
@@ -53,15 +53,13 @@ def context(db: Database | None, mine: DemoMine, user: str | None, **kw: Any) ->
 
 
 async def call(tool: BaseTool, ctx: AgentContext, **args: Any) -> Any:
-    rt = ToolRuntime(
-        state={}, context=ctx, config={}, stream_writer=lambda _: None, tool_call_id="t", store=None
-    )
-    return await tool.ainvoke({**args, "runtime": rt})
+    return await tool.ainvoke({**args, "runtime": tool_runtime(ctx)})
 
 
 def error_of(out: Any) -> dict[str, Any]:
     assert isinstance(out, str), out
-    return json.loads(out)
+    error: dict[str, Any] = json.loads(out)
+    return error
 
 
 def test_schemas(tools):

@@ -217,7 +217,7 @@ async def test_a_subscriber_whose_run_is_deleted_still_gets_error_and_done(db: D
 
     done_fields = {"session_id": "s1", "thread_id": "t-1"}
     run_id = await runs.start("chat", body, session_id="s1", done_fields=lambda _rid: done_fields)
-    seen: list[dict] = []
+    seen: list[dict[str, Any]] = []
 
     async def tail() -> None:
         async for ev in runs.subscribe(run_id):
@@ -243,7 +243,7 @@ async def test_another_workers_subscriber_of_a_deleted_run_gets_its_thread(db: D
         await release.wait()
 
     run_id = await executing.start("chat", body, session_id="s1", thread_id="t-2")
-    seen: list[dict] = []
+    seen: list[dict[str, Any]] = []
 
     async def tail() -> None:
         async for ev in reading.subscribe(run_id):
@@ -267,7 +267,10 @@ async def test_concurrent_claims_on_one_session_admit_one(app_on: Any) -> None:
 
     async def claim() -> str | None:
         try:
-            return await state.runs.reserve("chat", session_id=sid, user_name="zhangsan", exclusive=True)
+            run_id: str = await state.runs.reserve(
+                "chat", session_id=sid, user_name="zhangsan", exclusive=True
+            )
+            return run_id
         except SessionBusy:
             return None
 
@@ -306,6 +309,7 @@ def _store_rows_naming(db_url: str, needles: set[str]) -> list[str]:
 def _checkpoint_threads(app: Any | None, store_url: str) -> list[str]:
     """Every checkpoint thread id (SQLite checkpointer file, or the PostgreSQL checkpointer tables)."""
     if store_url.startswith("sqlite"):
+        assert app is not None, "the SQLite checkpointer's file is found through the app's settings"
         path = app.state.vent.settings.data_dir / "checkpoints.sqlite"
         with sqlite3.connect(path) as conn:
             return [

@@ -9,7 +9,7 @@ import time
 from collections.abc import AsyncIterator
 from datetime import timedelta
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 from urllib.parse import unquote
 
 import httpx
@@ -36,7 +36,9 @@ def _echo_app() -> FastAPI:
     router = APIRouter(route_class=UploadRoute)
 
     @router.post("/up")
-    async def up(file: Annotated[UploadFile, File()], message: Annotated[str | None, Form()] = None) -> dict:
+    async def up(
+        file: Annotated[UploadFile, File()], message: Annotated[str | None, Form()] = None
+    ) -> dict[str, Any]:
         return {"name": safe_file_name(file.filename), "message": message, "size": len(await file.read())}
 
     app.include_router(router)

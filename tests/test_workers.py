@@ -21,7 +21,7 @@ import httpx
 import pytest
 
 from tests.fake_openai import FakeOpenAI
-from tests.helpers import live_server, parse_spec_stream, parse_standard_stream
+from tests.helpers import live_server, parse_spec_stream, parse_standard_stream, present
 from tests.pg import REDIS_URL, Worker, pg_database, require_redis, run_sync, start_workers, unique_channel
 from vent_agent.store.db import Database
 from vent_agent.store.models import RunRow
@@ -128,10 +128,10 @@ def run_status(url: str, run_id: str) -> RunRow | None:
     return run_sync(read())
 
 
-def start_click(base_url: str, tokens_before_leaving: int) -> tuple[str, list[dict]]:
+def start_click(base_url: str, tokens_before_leaving: int) -> tuple[str, list[dict[str, Any]]]:
     """Start a click interpretation, read until ``tokens_before_leaving`` token events, then drop the
     connection; return the run id and the events read."""
-    seen: list[dict] = []
+    seen: list[dict[str, Any]] = []
     with (
         httpx.Client(timeout=TIMEOUT) as client,
         client.stream("POST", f"{base_url}{CLICK}", json=TUN) as resp,
@@ -149,7 +149,7 @@ def start_click(base_url: str, tokens_before_leaving: int) -> tuple[str, list[di
     return run_id, seen
 
 
-def replay(base_url: str, run_id: str, last_event_id: int | None = None) -> list[tuple[int, dict]]:
+def replay(base_url: str, run_id: str, last_event_id: int | None = None) -> list[tuple[int, dict[str, Any]]]:
     """``GET /api/runs/{id}/events`` to the end (``Last-Event-ID`` when given)."""
     headers = {"Last-Event-ID": str(last_event_id)} if last_event_id is not None else {}
     with httpx.Client(timeout=TIMEOUT) as client:
@@ -161,7 +161,7 @@ def replay(base_url: str, run_id: str, last_event_id: int | None = None) -> list
 def test_reconnect_to_the_other_worker_gets_every_remaining_event(cluster: Cluster) -> None:
     w1, w2 = cluster.workers
     run_id, before = start_click(w1.base_url, tokens_before_leaving=2)
-    assert run_status(cluster.url, run_id).status == "running"  # type: ignore[union-attr]
+    assert present(run_status(cluster.url, run_id)).status == "running"
     last = before[-1]["seq"]
     after = replay(w2.base_url, run_id, last_event_id=last)
     events = before + [payload for _, payload in after]
@@ -170,7 +170,7 @@ def test_reconnect_to_the_other_worker_gets_every_remaining_event(cluster: Clust
     assert events[-1]["type"] == "done" and all(e["run_id"] == run_id for e in events)
     assert "".join(e["content"] for e in events if e["type"] == "token") == REPLY
     assert [p for _, p in replay(w1.base_url, run_id)] == events  # both workers serve the same log
-    assert run_status(cluster.url, run_id).status == "done"  # type: ignore[union-attr]
+    assert present(run_status(cluster.url, run_id)).status == "done"
 
 
 def test_cancel_from_the_other_worker(cluster: Cluster) -> None:
@@ -186,12 +186,12 @@ def test_cancel_from_the_other_worker(cluster: Cluster) -> None:
     events = [p for _, p in replay(w2.base_url, run_id)]  # to the end: the run stops by cancellation
     assert events[: len(before)] == before
     assert [e["type"] for e in events[-2:]] == ["error", "done"] and events[-2]["cancelled"] is True
-    assert run_status(cluster.url, run_id).status == "cancelled"  # type: ignore[union-attr]
+    assert present(run_status(cluster.url, run_id)).status == "cancelled"
     again = httpx.post(f"{w1.base_url}/api/runs/{run_id}/cancel", timeout=TIMEOUT)
     assert again.status_code == 409
 
 
-def _check_lost_run(cluster: Cluster, base_url: str, run_id: str, before: list[dict]) -> None:
+def _check_lost_run(cluster: Cluster, base_url: str, run_id: str, before: list[dict[str, Any]]) -> None:
     events = [p for _, p in replay(base_url, run_id)]
     assert events[: len(before)] == before  # nothing logged was lost
     assert [e["seq"] for e in events] == list(range(1, len(events) + 1))
@@ -213,7 +213,7 @@ def test_kill9_the_survivor_closes_the_dead_workers_run(cluster: Cluster) -> Non
     _check_lost_run(cluster, w2.base_url, run_id, before)  # tails until the survivor closes it
     own = [p for _, p in replay(w2.base_url, other_id)]  # only the dead worker's runs were touched
     assert own[-1]["type"] == "done" and not any(e["type"] == "error" for e in own)
-    assert run_status(cluster.url, other_id).status == "done"  # type: ignore[union-attr]
+    assert present(run_status(cluster.url, other_id)).status == "done"
 
 
 def test_kill9_the_restarted_worker_closes_the_run(tmp_path: Path) -> None:
@@ -221,7 +221,7 @@ def test_kill9_the_restarted_worker_closes_the_run(tmp_path: Path) -> None:
         c.fake.delay_s = 0.5
         run_id, before = start_click(c.workers[0].base_url, tokens_before_leaving=2)
         c.workers[0].kill9()
-        assert run_status(c.url, run_id).status == "running"  # type: ignore[union-attr]
+        assert present(run_status(c.url, run_id)).status == "running"
         (restarted,) = start_workers(1, c.env, tmp_path)
         c.workers.append(restarted)
         _check_lost_run(c, restarted.base_url, run_id, before)
@@ -234,7 +234,7 @@ def test_kill9_mid_chat_turn_closes_the_agent_it_left_open(tmp_path: Path) -> No
 
     with cluster_of(1, "sqlite", "poll", tmp_path) as c:
         c.fake.delay_s = 0.5
-        seen: list[dict] = []
+        seen: list[dict[str, Any]] = []
         with (
             httpx.Client(timeout=TIMEOUT) as client,
             client.stream(
