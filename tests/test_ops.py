@@ -21,7 +21,7 @@ from prometheus_client import REGISTRY
 from sqlalchemy import text
 
 from tests.chat_helpers import TOKEN, use_model
-from tests.helpers import parse_spec_stream
+from tests.helpers import RUN_GUARD_S, parse_spec_stream
 from tests.pg import scaleout_app
 from tests.scripted_model import ScriptedChatModel, says, tool_call
 from vent_agent.api import runs as runs_api
@@ -401,10 +401,11 @@ async def test_cancel_answers_202_when_the_run_does_not_stop_in_time(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setattr(runs_api, "CANCEL_WAIT_S", 0.1)
-    release = asyncio.Event()
+    release, running = asyncio.Event(), asyncio.Event()
 
     async def stubborn(em: Emitter) -> None:
         await em.emit("progress", message="x")
+        running.set()
         try:
             await asyncio.sleep(3600)
         except asyncio.CancelledError:
@@ -413,7 +414,7 @@ async def test_cancel_answers_202_when_the_run_does_not_stop_in_time(
 
     manager = app.state.vent.runs
     run_id = await manager.start("review", stubborn)
-    await asyncio.sleep(0.05)
+    await asyncio.wait_for(running.wait(), RUN_GUARD_S)
     resp = await client.post(f"/api/runs/{run_id}/cancel")
     assert resp.status_code == 202 and resp.json()["status"] == "cancelling"
     release.set()

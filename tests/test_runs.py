@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from tests.helpers import present
+from tests.helpers import RUN_GUARD_S, present
 from vent_agent.runs.log_writer import yields_after
 from vent_agent.runs.manager import RunManager
 from vent_agent.store.db import Database
@@ -40,18 +40,20 @@ async def test_events_numbered_densely_and_done_appended(manager: RunManager) ->
 
 
 async def test_replay_then_live_handover_loses_and_repeats_nothing(manager: RunManager) -> None:
-    gate = asyncio.Event()
+    gate, first_half = asyncio.Event(), asyncio.Event()
 
     async def body(em):
         for i in range(5):
             await em.emit("progress", message=f"a{i}")
+        first_half.set()
         await gate.wait()
         for i in range(5):
             await em.emit("progress", message=f"b{i}")
             await asyncio.sleep(0.01)
 
     run_id = await manager.start("test", body)
-    await asyncio.sleep(0.1)
+    await asyncio.wait_for(first_half.wait(), RUN_GUARD_S)
+    assert len(await manager.events_after(run_id, 0)) == 5  # logged: the reader starts with a replay
     seen: list[int] = []
 
     async def reader():
@@ -194,12 +196,15 @@ async def test_cancel_before_the_first_step_is_recorded(manager: RunManager) -> 
 
 
 async def test_shutdown_records_every_running_run_as_cancelled(manager: RunManager) -> None:
+    running = asyncio.Event()
+
     async def body(em):
         await em.emit("progress", message="x")
+        running.set()
         await asyncio.sleep(3600)
 
     started = await manager.start("test", body)
-    await asyncio.sleep(0.05)
+    await asyncio.wait_for(running.wait(), RUN_GUARD_S)
     fresh = await manager.start("test", body)  # not started yet when shutdown comes
     await manager.shutdown()
     for run_id in (started, fresh):

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 from sqlalchemy.exc import OperationalError
 
-from tests.helpers import present
+from tests.helpers import RUN_GUARD_S, present
 from vent_agent.runs import log_writer, sqlite_writer
 from vent_agent.runs.manager import RunManager
 from vent_agent.runs.tail import StoredEvent
@@ -156,15 +156,19 @@ async def test_one_runs_failed_write_does_not_break_the_others(manager: RunManag
 
     good = [await manager.start("click_tun", body) for _ in range(3)]
 
+    first_sent = asyncio.Event()
+
     async def bad_body(em):
         await em.emit("progress", message="first")
+        first_sent.set()
         await gate.wait()
         em.seq = 0  # the next event takes seq 1 again: a unique-key violation
         await em.emit("progress", message="again")
         await asyncio.sleep(3600)
 
     bad = await manager.start("click_tun", bad_body)
-    await asyncio.sleep(0.05)
+    await asyncio.wait_for(first_sent.wait(), RUN_GUARD_S)
+    assert len(await manager.events_after(bad, 0)) == 1  # "first" is logged before the clashing event
     gate.set()
     for run_id in good:
         events = [e.payload async for e in manager.subscribe(run_id, 0)]
