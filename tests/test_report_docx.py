@@ -254,7 +254,7 @@ def test_docx_sets_letterlike_symbols_in_the_cjk_face(tmp_path: Path) -> None:
     docx_report.add_text(paragraph, "温度 26 ℃，k_h")
     by_text = {r.text: declared(r._r.rPr)[0] for r in paragraph.runs}
     assert by_text["℃"] == (docx_report.CJK_FONT,) * 4
-    symbol = next(r for r in paragraph.runs if r.text == "℃")._r.rPr.find(qn("w:lang"))
+    symbol = present(next(r for r in paragraph.runs if r.text == "℃")._r.rPr).find(qn("w:lang"))
     assert symbol.get(qn("w:val")) == "zh-CN", "Chinese text, so a stand-in face is the SC one"
     assert by_text["温度 26 "][0] == docx_report.LATIN_FONT and "h" in by_text
 
