@@ -262,10 +262,14 @@ def test_operator_overview_strip_alarms_acknowledged_and_sparklines(
         page.screenshot(path=str(shots / f"console-overview-{size[0]}.png"))
         if size[0] == 1280:  # acknowledge: kept per user across a reload
             key = alarms.first.get_attribute("data-key")
+            count = alarms.count()
+            sync_api.expect(strip).to_contain_text(f"未确认 {count}")
             alarms.first.locator("button.ack").click()
             sync_api.expect(alarms.first).to_contain_text("已确认")
+            sync_api.expect(strip).to_contain_text(f"未确认 {count - 1}")  # the strip recounts
             page.reload()
             sync_api.expect(page.locator(f'table.alarms tr[data-key="{key}"]')).to_contain_text("已确认")
+            sync_api.expect(strip).to_contain_text(f"未确认 {count - 1}")
         page.goto(f"{base}/#map")  # its address typed or linked: the page's top, the strip, stays in view
         sync_api.expect(page.locator("g.tunnel").first).to_be_visible()
         assert page.evaluate("window.scrollY") == 0, "no element of the page is named like a tab's address"

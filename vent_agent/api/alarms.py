@@ -16,8 +16,8 @@ from fastapi import APIRouter, Path
 from vent_agent.api.deps import CurrentUser, StateDep
 from vent_agent.api.errors import ApiError
 from vent_agent.api.json_body import ApiRoute
-from vent_agent.api.mine import overview_of
-from vent_agent.store.alarm_acks import acknowledge, acks_of
+from vent_agent.api.mine import mark_acks, overview_of
+from vent_agent.store.alarm_acks import acknowledge
 from vent_agent.times import local_time
 
 router = APIRouter(prefix="/api/alarms", tags=["alarms"], route_class=ApiRoute)
@@ -30,10 +30,7 @@ async def list_alarms(state: StateDep, user: CurrentUser) -> dict[str, Any]:
     each acknowledged or not by the caller."""
     view = await overview_of(state)
     alarms = view["alarms"]
-    acked = await acks_of(state.db, user.user_name, [a["key"] for a in alarms])
-    tz = state.settings.timezone
-    for a in alarms:
-        a["acked_at"] = local_time(acked[a["key"]], tz) if a["key"] in acked else None
+    await mark_acks(state, user.user_name, alarms)
     return {
         "time": view["time"],
         "age_minutes": view["age_minutes"],

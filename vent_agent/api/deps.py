@@ -54,5 +54,17 @@ async def require_admin(state: StateDep, token: TokenDep) -> User | None:
     return await require_user(state, token)
 
 
+async def optional_user(state: StateDep, token: TokenDep) -> User | None:
+    """The caller when ``x-access-token`` names one, else None (no token, or one the user service refuses
+    or cannot check): for read-only routes that need no token but say more to a known caller."""
+    if not token:
+        return None
+    try:
+        return await authenticate(state.users, token)
+    except AuthError:
+        return None
+
+
 CurrentUser = Annotated[User, Depends(require_user)]
+OptionalUser = Annotated[User | None, Depends(optional_user)]
 AdminUser = Annotated[User | None, Depends(require_admin)]

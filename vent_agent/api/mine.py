@@ -6,7 +6,8 @@ with its ends' coordinates (the layout data, :mod:`vent_agent.upstream.layout`),
 表6 compliance; each device with its spot (:mod:`vent_agent.interpret.network`); the network's airways
 without monitoring, so the map is connected as the network is (:mod:`vent_agent.network.drawing`). The overview: the status
 strip, the alarms, each tunnel's values and sparklines, the data's age
-(:mod:`vent_agent.monitor.overview`). 502 when the data source fails.
+(:mod:`vent_agent.monitor.overview`), each alarm with ``acked_at`` when the caller (``x-access-token``,
+optional) acknowledged it. 502 when the data source fails.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from typing import Any
 
 from fastapi import APIRouter
 
-from vent_agent.api.deps import StateDep
+from vent_agent.api.deps import OptionalUser, StateDep
 from vent_agent.api.errors import ApiError
 from vent_agent.api.json_body import ApiRoute
 from vent_agent.interpret.device_network import demo_network_source
@@ -28,6 +29,7 @@ from vent_agent.monitor.overview import mine_overview
 from vent_agent.network.demo import demo_network
 from vent_agent.network.drawing import network_facilities, network_links
 from vent_agent.network.service import demo_mine_solved
+from vent_agent.store.alarm_acks import acks_of
 from vent_agent.times import local_time
 from vent_agent.upstream.demo_mine import DemoMine
 from vent_agent.upstream.http_source import UpstreamError
@@ -79,8 +81,20 @@ async def overview_of(state: StateDep) -> dict[str, Any]:
     return view
 
 
+async def mark_acks(state: StateDep, user_name: str | None, alarms: list[dict[str, Any]]) -> None:
+    """Set each alarm's ``acked_at`` (the mine's local time) when ``user_name`` acknowledged it, else None
+    (always None without a user)."""
+    acked = await acks_of(state.db, user_name, [a["key"] for a in alarms]) if user_name else {}
+    tz = state.settings.timezone
+    for a in alarms:
+        a["acked_at"] = local_time(acked[a["key"]], tz) if a["key"] in acked else None
+
+
 @router.get("/overview")
-async def mine_overview_route(state: StateDep) -> dict[str, Any]:
+async def mine_overview_route(state: StateDep, user: OptionalUser) -> dict[str, Any]:
     """The operator's overview: ``{"time", "age_minutes", "stale", "stale_after_minutes", "fans",
-    "intake_q", "return_q", "worst", "alarms", "tunnels"}`` (m³/min, m/s, %, ppm, Pa)."""
-    return await overview_of(state)
+    "intake_q", "return_q", "worst", "alarms", "tunnels"}`` (m³/min, m/s, %, ppm, Pa); each alarm's
+    ``acked_at`` is the caller's acknowledgement (null without a token the user service accepts)."""
+    view = await overview_of(state)
+    await mark_acks(state, user.user_name if user else None, view["alarms"])
+    return view

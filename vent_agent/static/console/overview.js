@@ -1,7 +1,7 @@
 // overview.js — the operator's overview (GET /api/mine/overview every minute): the status strip at the top
 // of every tab (main fans and their duty point, total intake and return air, the worst CH₄ and CO now,
-// the data's age, open alarms), the alarm list acknowledged per user (GET /api/alarms,
-// POST /api/alarms/{key}/ack) and each tunnel's values coloured by threshold with 24-hour sparklines.
+// the data's age, open alarms), the alarm list acknowledged per user (the overview's alarms carry the
+// caller's acknowledgement; POST /api/alarms/{key}/ack) and each tunnel's values coloured by threshold with 24-hour sparklines.
 // Statuses are words on colour (正常 / 偏低 / 预警 / 超限 / 无数据), never a glyph. The map listens to the
 // 'vent:overview' window event to mark the devices in alarm.
 
@@ -11,6 +11,7 @@ const say = bannerFor('overview');
 const REFRESH_MS = 60_000;
 const STATUS_CLASS = { 正常: 'ok', 偏低: 'low', 预警: 'warn', 超限: 'breach', 无数据: 'none' };
 const SVG = 'http://www.w3.org/2000/svg';
+let shown = null; // the overview on screen, so an acknowledgement recounts the strip's open alarms
 
 /** A status word on its colour. */
 export const statusTag = (word) => el('span', { class: `st st-${STATUS_CLASS[word] || 'none'}` }, word || '无数据');
@@ -80,6 +81,7 @@ async function acknowledge(alarm, button) {
     const res = await api(`/api/alarms/${alarm.key}/ack`, { method: 'POST' });
     alarm.acked_at = res.acked_at;
     button.replaceWith(el('span', { class: 'muted' }, `已确认 ${res.acked_at.slice(11, 16)}`));
+    if (shown) document.getElementById('strip').replaceChildren(...stripView(shown, shown.alarms));
   } catch (err) {
     button.disabled = false;
     say(`确认失败：${err.message}`);
@@ -123,19 +125,11 @@ export async function loadOverview() {
     say(`运行总览读取失败：${err.message}`);
     return;
   }
-  let alarms = view.alarms.map((a) => ({ ...a, acked_at: null }));
-  const canAck = Boolean(getToken());
-  if (canAck) {
-    try {
-      alarms = (await api('/api/alarms')).alarms;
-    } catch (err) {
-      say(`报警确认状态读取失败：${err.message}`, 'info');
-    }
-  }
-  document.getElementById('strip').replaceChildren(...stripView(view, alarms));
-  document.getElementById('alarm-list').replaceChildren(alarmsView(alarms, canAck));
+  shown = view;
+  document.getElementById('strip').replaceChildren(...stripView(view, view.alarms));
+  document.getElementById('alarm-list').replaceChildren(alarmsView(view.alarms, Boolean(getToken())));
   document.getElementById('tunnel-list').replaceChildren(tunnelsView(view.tunnels));
-  window.dispatchEvent(new CustomEvent('vent:overview', { detail: { ...view, alarms } }));
+  window.dispatchEvent(new CustomEvent('vent:overview', { detail: view }));
 }
 
 export function initOverview() {
