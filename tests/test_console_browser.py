@@ -420,6 +420,15 @@ def test_markdown_is_escaped_before_it_is_rendered(server: tuple[str, Any], page
         "| 问题 | 页码 |\n|---|---|\n| m³/s \\| m³/min 混用 | 11 |",
     )
     assert piped.count("<td") == 2 and "m³/s | m³/min 混用</td>" in piped, piped
+    # a blockquote and emphasis are rendered, still escaped; a formula's subscript and a lone `*` stay
+    quoted = page.evaluate(
+        "(s) => import('/static/console/md.js').then((m) => m.renderMarkdown(s))",
+        "> 注意：<i>x</i> **超限**\n> 第二行\n\n*依据 AQ 1028* 与 _附录A_，k_h 与 a * b",
+    )
+    assert "<blockquote><p>注意：&lt;i&gt;x&lt;/i&gt; <strong" in quoted
+    assert "第二行</p></blockquote>" in quoted
+    assert "<em>依据 AQ 1028</em>" in quoted and "<em>附录A</em>" in quoted, quoted
+    assert "k<sub>h</sub> 与 a * b" in quoted and "&gt;" not in quoted.split("</blockquote>")[1]
 
 
 SHOW_IN_CHAT = """(md) => import('/static/console/turn.js').then(({ TurnView }) => {

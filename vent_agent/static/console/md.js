@@ -1,6 +1,7 @@
 // md.js — safe Markdown for the console: HTML is escaped first, then a small subset is rendered:
-// headings, bullet and numbered lists, bold (status words coloured), inline code, tables (a cell's `<br>`
-// kept as its line break; a column of short words kept on one line), paragraphs, citation markers [[R1]],
+// headings, bullet and numbered lists, blockquotes (> …), bold (status words coloured), emphasis (*…*, _…_),
+// inline code, tables (a cell's `<br>` kept as its line break; a column of short words kept on one line),
+// paragraphs, citation markers [[R1]],
 // and formula symbols with real subscripts (k_h → k<sub>h</sub>), as the Word report sets them.
 
 const ESC = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
@@ -29,11 +30,17 @@ export function subscripts(escaped) {
   return escaped.split(/(`[^`]+`)/).map((part, i) => (i % 2 ? part : part.replace(SUBSCRIPT, '$1<sub>$2</sub>'))).join('');
 }
 
+// emphasis: *…* or _…_ hugging its text (a lone `*` or `_` between spaces stays as written; a formula
+// symbol's `_` is a subscript by then)
+const EMPHASIS = /(?<![*\w])\*(?![\s*])([^*]*?[^\s*])\*(?![*\w])|(?<![_\w])_(?![\s_])([^_]*?[^\s_])_(?![_\w])/g;
+
 function inline(escaped) {
-  return subscripts(escaped)
-    .replace(/`([^`]+)`/g, '<code>$1</code>')
-    .replace(/\*\*([^*]+)\*\*/g, strong)
-    .replace(/\[\[(R\d+)\]\]/g, '<sup class="cite">[$1]</sup>');
+  return subscripts(escaped).split(/(`[^`]+`)/).map((part, i) => (i % 2
+    ? `<code>${part.slice(1, -1)}</code>`
+    : part
+      .replace(/\*\*([^*]+)\*\*/g, strong)
+      .replace(EMPHASIS, (_, star, under) => `<em>${star ?? under}</em>`)
+      .replace(/\[\[(R\d+)\]\]/g, '<sup class="cite">[$1]</sup>'))).join('');
 }
 
 // a table cell's line break, written `<br>` as GFM tables do (the only tag let through, and only there)
@@ -59,7 +66,14 @@ const isRule = (line) => /^\s*\|?\s*:?-{2,}:?\s*(\|\s*:?-{2,}:?\s*)*\|?\s*$/.tes
 
 /** Render Markdown text as HTML (every source character escaped before any tag is added). */
 export function renderMarkdown(text) {
-  const lines = escapeHtml(text).split(/\r?\n/);
+  return renderLines(escapeHtml(text).split(/\r?\n/));
+}
+
+// a blockquote's line (its `>` escaped by then), and the text after the marker
+const QUOTE = /^\s*&gt;\s?(.*)$/;
+
+/** HTML of escaped Markdown lines. */
+function renderLines(lines) {
   const out = [];
   let para = [];
   let list = null; // 'ul' | 'ol'
@@ -76,7 +90,14 @@ export function renderMarkdown(text) {
     const heading = /^(#{1,6})\s+(.*)$/.exec(line);
     const bullet = /^\s*[-*]\s+(.*)$/.exec(line);
     const numbered = /^\s*\d+[.、)]\s+(.*)$/.exec(line);
-    if (line.trim().startsWith('|') && i + 1 < lines.length && isRule(lines[i + 1])) {
+    if (QUOTE.test(line)) {
+      flushPara();
+      closeList();
+      const quoted = [];
+      for (; i < lines.length && QUOTE.test(lines[i]); i++) quoted.push(QUOTE.exec(lines[i])[1]);
+      i--;
+      out.push(`<blockquote>${renderLines(quoted)}</blockquote>`);
+    } else if (line.trim().startsWith('|') && i + 1 < lines.length && isRule(lines[i + 1])) {
       flushPara();
       closeList();
       const head = cells(line);
