@@ -265,7 +265,7 @@ def effect_lines(effects: NetworkEffects) -> list[str]:
             lines += [f"  - {f['message']}（{f['clause']}）" for f in effect.findings]
             shown, total = len(effect.findings), sum(effect.finding_counts.values())
             if total > shown:
-                lines.append(f"  - 另有 {total - shown} 项，见通风网络模拟（POST /api/network/what-if）")
+                lines.append(f"  - 另有 {total - shown} 项，见通风网络图中该设备的“模拟”功能")
         else:
             lines.append("- 不新增低于计划风量、风速超限或风流反向的分支")
     if effects.effects:
