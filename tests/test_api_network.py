@@ -37,6 +37,7 @@ async def test_the_demo_mine_is_solved_when_no_network_is_named(client: httpx.As
     rows = {row["id"]: row for row in body["branches"]}
     assert rows["ZJFX"]["map_direction"] == 1 and rows["15220-YS"]["map_direction"] == -1
     assert rows["FM-01"]["kind"] == "door" and rows["FM-01"]["map_direction"] is None
+    assert rows["FM-01"]["added_resistance"] > 0 and rows["ZJFX"]["added_resistance"] == 0  # a closed door
 
 
 async def test_closing_a_door_names_the_branches_that_fall_short_with_their_clauses(

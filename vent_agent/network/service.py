@@ -182,14 +182,16 @@ def _demo_device_effects(
 
 
 def _describe_branches(out: dict[str, Any], network: Network) -> None:
-    """Give each branch row its ``name``, ``kind``, ``from`` and ``to``, and ``map_direction``: +1 when
+    """Give each branch row its ``name``, ``kind``, ``from`` and ``to``, ``added_resistance`` (N·s²/m⁸: a
+    door's or regulator's, 0 for an open door), and ``map_direction``: +1 when
     its air runs from the first to the second end the map draws (``GET /api/mine/network``), −1 when
     against, 0 without flow, None for a branch the map does not draw."""
     ends = load_layout().tunnels
     by_id = {b.id: b for b in network.branches}
     for row in out["branches"]:
         branch = by_id[row["id"]]
-        row.update(name=branch.name, kind=branch.kind, **{"from": branch.from_node, "to": branch.to_node})
+        row.update(name=branch.name, kind=branch.kind, added_resistance=branch.added_resistance)
+        row.update({"from": branch.from_node, "to": branch.to_node})
         drawn = ends.get(branch.id)
         sign = (row["q"] > 1e-6) - (row["q"] < -1e-6)
         if drawn is None or set(drawn) != {branch.from_node, branch.to_node}:

@@ -124,8 +124,13 @@ function changeFor(row, action, value) {
   return { action, branch: row.id };
 }
 
+/** The actions offered for a branch, the first the default: for a door, the one that changes its state
+ * (a closed door, one with an added resistance, is opened). */
 function actionsOf(row) {
-  if (row.kind === 'door') return [['close_door', '关闭'], ['open_door', '打开']];
+  if (row.kind === 'door') {
+    const actions = [['close_door', '关闭'], ['open_door', '打开']];
+    return row.added_resistance > 0 ? actions.reverse() : actions;
+  }
   if (row.kind === 'regulator') return [['set_regulator', '设附加风阻（N·s²/m⁸）']];
   return [['stop_fan', '停止'], ['start_fan', '开启']];
 }
