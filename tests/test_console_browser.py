@@ -186,6 +186,9 @@ def test_a_failed_review_settles_its_reviewers_and_its_banner_stays_on_its_tab(
     page.goto(f"{base}/#review")
     page.set_input_files("#pdf-input", str(fake))
     sync_api.expect(page.locator("#banner")).to_contain_text("审查请求失败")
+    status = page.locator("#review-progress .status")  # the status line says so too, not "正在上传"
+    sync_api.expect(status).to_contain_text("审查失败：")
+    assert "正在上传" not in status.inner_text() and "error" in (status.get_attribute("class") or "")
     agents = page.locator(".agents li")
     sync_api.expect(agents.first).to_contain_text("未完成")
     assert agents.count() == 3 and not page.locator(".agents li", has_text="等待").count()

@@ -107,7 +107,7 @@ async function review(file) {
   if (!done?.download_url) {
     agents.settle(failure ? '审查失败' : '审查未完成');
     status.className = 'status error';
-    if (!failure) status.textContent = '审查未完成：连接已结束';
+    status.textContent = failure ? `审查失败：${failure}` : '审查未完成：连接已结束';
     return;
   }
   // a PDF already read (same file, same reader) is taken from the extraction cache: no page events
