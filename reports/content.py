@@ -27,7 +27,7 @@ from reports.blocks import (
     fmt_num,
     fmt_time,
 )
-from reports.front import NOT_SET, Issuer, key_items, month_check, report_number
+from reports.front import HANDWRITE, Issuer, key_items, month_check, report_number
 from reports.recalc import appendix_blocks, recalc_blocks
 from vent_agent.review.findings import GENERAL_LOCATION, SEVERITY_ORDER, Evidence, Finding, Severity
 from vent_agent.review.judgement.plausibility import coverage_paragraph
@@ -306,8 +306,8 @@ def plan_blocks(result: ReviewResult, issuer: Issuer) -> list[Block]:
     late = month_check(result.month, result.created_at)
     rows = [
         ("报告编号", report_number(result.sha256, result.created_at)),
-        ("审查单位", issuer.unit or NOT_SET),
-        ("审查人", issuer.reviewer or NOT_SET),
+        ("审查单位", issuer.unit or HANDWRITE),
+        ("审查人", issuer.reviewer or HANDWRITE),
         ("计划文件", result.file_name),
         ("计划标题", result.title or L.EMPTY),
         ("矿井", result.mine or "未识别"),

@@ -14,7 +14,9 @@ from datetime import datetime
 from reports import labels as L
 from vent_agent.review.findings import GENERAL_LOCATION, Finding, Severity
 
-NOT_SET = "未设置"
+HANDWRITE = "_" * 12
+"""What an unset 审查单位 or 审查人 prints: a blank line to fill in by hand (never "未设置", which reads as the
+report's defect to whoever signs it)."""
 ITEM_CHARS = 120
 """Longest text of one item on page 1 (characters, two printed lines); a longer message keeps its leading
 clauses that fit and its last clause, which says what must be done or what follows."""
@@ -26,7 +28,8 @@ action: 停止工作，撤出人员)."""
 @dataclass(frozen=True)
 class Issuer:
     """Who issues the report: the reviewing unit (审查单位, ``VENT_REPORT_UNIT``) and the reviewer (审查人,
-    ``VENT_REPORT_REVIEWER``); empty when the settings do not name them."""
+    ``VENT_REPORT_REVIEWER``); empty when the settings do not name them (the report then prints
+    :data:`HANDWRITE`)."""
 
     unit: str = ""
     reviewer: str = ""

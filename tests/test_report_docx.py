@@ -15,6 +15,7 @@ from docx.oxml.ns import qn
 from reports import docx_report
 from reports.content import FINDINGS_HEADER, REMARKS_HEADER
 from reports.docx_report import COLUMN_WIDTHS_CM, SEVERITY_FILLS, SUBSCRIPT, TEXT_WIDTH_CM, render_docx
+from reports.front import HANDWRITE, Issuer
 from reports.labels import NO_FINDINGS, VERDICT_CRITICAL
 from reports.markdown import render_markdown
 from tests.helpers import present
@@ -264,6 +265,16 @@ def test_docx_without_findings(tmp_path: Path) -> None:
     doc = Document(str(render_docx(make_result(reviewers=reviewers), tmp_path / "empty.docx")))
     assert findings_table(doc) is None and table_with_header(doc, REMARKS_HEADER) is None
     assert NO_FINDINGS in [p.text for p in doc.paragraphs]
+
+
+def test_docx_leaves_an_unset_issuer_blank_to_write_in_by_hand(tmp_path: Path) -> None:
+    def issuer_cells(issuer: Issuer | None) -> dict[str, str]:
+        doc = Document(str(render_docx(make_result(), tmp_path / "issuer.docx", issuer)))
+        rows = [[c.text for c in r.cells] for t in doc.tables for r in t.rows]
+        return {r[0]: r[1] for r in rows if len(r) == 2 and r[0] in ("审查单位", "审查人")}
+
+    assert issuer_cells(None) == {"审查单位": HANDWRITE, "审查人": HANDWRITE} and set(HANDWRITE) == {"_"}
+    assert issuer_cells(Issuer(unit="通风科", reviewer="王工")) == {"审查单位": "通风科", "审查人": "王工"}
 
 
 def test_docx_is_written_atomically(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

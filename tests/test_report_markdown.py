@@ -156,7 +156,9 @@ def test_issuer_report_number_and_the_plans_month_against_the_review_date() -> N
     md = render_markdown(result, Issuer(unit="通风科", reviewer="王工"))
     assert "| 审查单位 | 通风科 |" in md and "| 审查人 | 王工 |" in md
     assert re.search(r"\| 报告编号 \| 配审-\d{8}-\d{6}-012345 \|", md)
-    assert "| 审查单位 | 未设置 |" in render_markdown(result)
+    unset = render_markdown(result)  # not configured: a blank to write in by hand, never "未设置"
+    assert "| 审查单位 | ____________ |" in unset and "| 审查人 | ____________ |" in unset
+    assert "未设置" not in unset
     assert month_check("2026-08", "2026-08-03T09:30:00") is None
     assert month_check("2026-09", "2026-08-20T09:30:00") is None  # next month's plan, written ahead
     assert "计划已过期" in (month_check("2026-07", "2026-08-03T09:30:00") or "")
