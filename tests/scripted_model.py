@@ -11,9 +11,11 @@ from typing import Any
 
 from langchain_core.callbacks import AsyncCallbackManagerForLLMRun, CallbackManagerForLLMRun
 from langchain_core.language_models import BaseChatModel
-from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage
+from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage, UsageMetadata
 from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResult
 from pydantic import Field
+
+from vent_agent.evals.replay import message_chunks
 
 _ids = itertools.count(1)
 
@@ -69,32 +71,8 @@ class ScriptedChatModel(BaseChatModel):
         return ChatResult(generations=[ChatGeneration(message=self._next(messages))])
 
     def _chunks(self, msg: AIMessage) -> Iterator[AIMessageChunk]:
-        reasoning = msg.additional_kwargs.get("reasoning_content")
-        if reasoning:
-            yield AIMessageChunk(content="", additional_kwargs={"reasoning_content": reasoning})
-        text = str(msg.content)
-        for i in range(0, len(text), self.chunk_size):
-            yield AIMessageChunk(content=text[i : i + self.chunk_size])
-        for idx, tc in enumerate(msg.tool_calls):
-            import json
-
-            yield AIMessageChunk(
-                content="",
-                tool_call_chunks=[
-                    {
-                        "name": tc["name"],
-                        "args": json.dumps(tc["args"], ensure_ascii=False),
-                        "id": tc["id"],
-                        "index": idx,
-                        "type": "tool_call_chunk",
-                    }
-                ],
-            )
-        yield AIMessageChunk(
-            content="",
-            usage_metadata={"input_tokens": 100, "output_tokens": 20, "total_tokens": 120},
-            chunk_position="last",
-        )
+        usage = UsageMetadata(input_tokens=100, output_tokens=20, total_tokens=120)
+        return message_chunks(msg, self.chunk_size, usage)
 
     def _stream(
         self,

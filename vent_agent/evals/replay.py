@@ -35,6 +35,25 @@ def turn_message(turn: Turn) -> AIMessage:
     return AIMessage(content=turn.text, tool_calls=calls)
 
 
+def message_chunks(msg: AIMessage, size: int, usage: UsageMetadata | None = None) -> Iterator[AIMessageChunk]:
+    """``msg`` streamed as a provider would: its reasoning (``additional_kwargs["reasoning_content"]``) in
+    one chunk, its text in chunks of ``size`` characters, each tool call as one chunk of JSON arguments,
+    and a last chunk with ``usage`` (zero tokens when None). Shared by the replayed model and the tests'
+    scripted one."""
+    reasoning = msg.additional_kwargs.get("reasoning_content")
+    if reasoning:
+        yield AIMessageChunk(content="", additional_kwargs={"reasoning_content": reasoning})
+    text = str(msg.content)
+    for i in range(0, len(text), size):
+        yield AIMessageChunk(content=text[i : i + size])
+    for idx, call in enumerate(msg.tool_calls):
+        args = json.dumps(call["args"], ensure_ascii=False)
+        chunk = tool_call_chunk(name=call["name"], args=args, id=call["id"], index=idx)
+        yield AIMessageChunk(content="", tool_call_chunks=[chunk])
+    usage = usage or UsageMetadata(input_tokens=0, output_tokens=0, total_tokens=0)
+    yield AIMessageChunk(content="", usage_metadata=usage, chunk_position="last")
+
+
 class ReplayChatModel(BaseChatModel):
     """Answers call n with ``turns[n]``; afterwards with an empty message. ``calls`` counts the calls."""
 
@@ -62,18 +81,6 @@ class ReplayChatModel(BaseChatModel):
     ) -> ChatResult:
         return ChatResult(generations=[ChatGeneration(message=self._next())])
 
-    @staticmethod
-    def _chunks(msg: AIMessage) -> Iterator[AIMessageChunk]:
-        text = str(msg.content)
-        for i in range(0, len(text), CHUNK):
-            yield AIMessageChunk(content=text[i : i + CHUNK])
-        for idx, call in enumerate(msg.tool_calls):
-            args = json.dumps(call["args"], ensure_ascii=False)
-            chunk = tool_call_chunk(name=call["name"], args=args, id=call["id"], index=idx)
-            yield AIMessageChunk(content="", tool_call_chunks=[chunk])
-        usage = UsageMetadata(input_tokens=0, output_tokens=0, total_tokens=0)
-        yield AIMessageChunk(content="", usage_metadata=usage, chunk_position="last")
-
     def _stream(
         self,
         messages: list[BaseMessage],
@@ -81,7 +88,7 @@ class ReplayChatModel(BaseChatModel):
         run_manager: CallbackManagerForLLMRun | None = None,
         **kwargs: Any,
     ) -> Iterator[ChatGenerationChunk]:
-        for chunk in self._chunks(self._next()):
+        for chunk in message_chunks(self._next(), CHUNK):
             yield ChatGenerationChunk(message=chunk)
 
     async def _astream(
@@ -91,7 +98,7 @@ class ReplayChatModel(BaseChatModel):
         run_manager: AsyncCallbackManagerForLLMRun | None = None,
         **kwargs: Any,
     ) -> AsyncIterator[ChatGenerationChunk]:
-        for chunk in self._chunks(self._next()):
+        for chunk in message_chunks(self._next(), CHUNK):
             yield ChatGenerationChunk(message=chunk)
 
 
