@@ -122,16 +122,7 @@ class EmbeddedGraphStore:
     async def write_run(self, graph: RunGraph) -> None:
         """Replace the run's part of the graph in one transaction."""
         run_id = graph.owner.run_id
-        rows = [
-            {
-                "id": n.id,
-                "kind": n.kind,
-                "label": n.label,
-                "run_id": n.run_id,
-                "props": json.dumps(n.props, ensure_ascii=False, default=str),
-            }
-            for n in graph.nodes
-        ]
+        rows = graph.node_rows()
         edges = [{"src": e.src, "dst": e.dst, "kind": e.kind, "run_id": run_id} for e in graph.edges]
         owner = graph.owner
         async with self.db.engine.begin() as conn:

@@ -17,6 +17,7 @@ document of a mine and month). Ids are stable strings, so projecting a run again
 
 from __future__ import annotations
 
+import json
 from datetime import datetime
 from typing import Any, Literal
 
@@ -91,6 +92,20 @@ class RunGraph(BaseModel):
     owner: RunOwner
     nodes: list[Node] = Field(default_factory=list)
     edges: list[Edge] = Field(default_factory=list)
+
+    def node_rows(self) -> list[dict[str, Any]]:
+        """The nodes as a store writes them: ``id``, ``kind``, ``label``, ``run_id`` and ``props`` as JSON
+        text (either backend, embedded or Neo4j)."""
+        return [
+            {
+                "id": n.id,
+                "kind": n.kind,
+                "label": n.label,
+                "run_id": n.run_id,
+                "props": json.dumps(n.props, ensure_ascii=False, default=str),
+            }
+            for n in self.nodes
+        ]
 
 
 class Subgraph(BaseModel):

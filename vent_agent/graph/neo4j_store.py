@@ -161,16 +161,7 @@ class Neo4jGraphStore:
 
     async def write_run(self, graph: RunGraph) -> None:
         owner = graph.owner
-        nodes = [
-            {
-                "id": n.id,
-                "kind": n.kind,
-                "label": n.label,
-                "run_id": n.run_id,
-                "props": json.dumps(n.props, ensure_ascii=False, default=str),
-            }
-            for n in graph.nodes
-        ]
+        nodes = graph.node_rows()
         await self._run(DELETE_RUN, write=True, run_id=owner.run_id)
         await self._run(WRITE_NODES, write=True, nodes=nodes)
         for kind in EDGE_KINDS:
