@@ -28,6 +28,7 @@ from tests.pg import in_ci
 from tests.report_samples import make_result
 from tests.scripted_model import ScriptedChatModel, says, tool_call
 from vent_agent.app import create_app
+from vent_agent.review.findings import GENERAL_LOCATION
 from vent_agent.settings import Settings
 
 CHROMIUM = os.environ.get("CHROMIUM") or shutil.which("chromium") or shutil.which("chromium-browser")
@@ -150,6 +151,9 @@ def test_review_plan_b_lists_findings_traces_and_downloads(
     assert parts.count() >= 6  # cover … totals, each found or not and with its confidence, in Chinese
     assert not re.search("[A-Za-z]", "".join(parts.all_inner_texts()))
     assert page.locator("table.findings .consequences li").count() > 0
+    # a plan-wide finding (the missing approval) is placed in the report's and the CLI's one term
+    places = page.locator("table.findings td.place").all_inner_texts()
+    assert GENERAL_LOCATION in places and "全局" not in places
     # the narrow columns keep to one line (no character a line)
     for cell in (
         rows.first.locator("td").nth(2),

@@ -22,6 +22,7 @@ import pytest
 from tests.chat_helpers import TOKEN, use_model
 from tests.helpers import parse_spec_stream
 from vent_agent.app import create_app
+from vent_agent.review.findings import GENERAL_LOCATION
 from vent_agent.review.outputs.provenance import record_path
 from vent_agent.settings import Settings
 
@@ -263,3 +264,13 @@ async def test_provenance_time_is_written_like_every_time_of_the_service(reviewe
     assert re.fullmatch(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}", created), created
     local_now = datetime.now(ZoneInfo("Asia/Shanghai")).replace(tzinfo=None)
     assert abs(datetime.fromisoformat(created) - local_now) < timedelta(hours=1)
+
+
+async def test_a_plan_wide_finding_is_placed_as_the_report_and_the_cli_name_it(reviewed: Reviewed) -> None:
+    """The console shows a finding's ``place``: a located finding's location, a plan-wide one (the
+    missing approval) the one term of the report and the CLI, never a console-only word."""
+    client, report_id, _events = reviewed
+    findings = (await client.get(f"/api/reports/{report_id}/provenance")).json()["findings"]
+    plan_wide = [f for f in findings if f["location"] is None]
+    assert plan_wide and {f["place"] for f in plan_wide} == {GENERAL_LOCATION}
+    assert all(f["place"] == f["location"] for f in findings if f["location"])

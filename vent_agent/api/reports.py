@@ -17,6 +17,7 @@ from vent_agent.api.deps import StateDep
 from vent_agent.api.errors import ApiError
 from vent_agent.api.json_body import ApiRoute
 from vent_agent.kb.search import get_knowledge_base
+from vent_agent.review.findings import GENERAL_LOCATION
 from vent_agent.review.outputs.provenance import ProvenanceRecord, load_record, trace_finding
 from vent_agent.state import AppState
 from vent_agent.store.models import ReportRow
@@ -54,7 +55,8 @@ def _record(state: AppState, report_id: str) -> ProvenanceRecord:
 @router.get("/api/reports/{report_id}/provenance")
 async def report_provenance(report_id: str, state: StateDep) -> dict[str, Any]:
     """The task chain (reviewers' tool calls, reference-data calls with inputs and outputs, artifacts
-    with sha256) and the findings with their evidence, numbered as in the report."""
+    with sha256) and the findings with their evidence, numbered as in the report; a finding's ``place``
+    is its location as the report and the CLI name it (:data:`GENERAL_LOCATION` for the plan as a whole)."""
     record = _record(state, report_id)
     body = record.model_dump(mode="json", exclude={"findings", "recalcs"})
     # kept with its offset; answered in the mine's local time like every time of the service
@@ -67,6 +69,7 @@ async def report_provenance(report_id: str, state: StateDep) -> dict[str, Any]:
         {
             "index": i,
             "location": f.location,
+            "place": f.location or GENERAL_LOCATION,
             "category": f.category,
             "severity": f.severity,
             "message": f.message,

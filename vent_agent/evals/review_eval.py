@@ -32,6 +32,7 @@ from typing import Any
 
 import yaml
 
+from vent_agent.review.findings import GENERAL_LOCATION
 from vent_agent.review.rules import RULES
 
 MAJOR = ("major", "critical")
@@ -108,7 +109,7 @@ def score(plan: str, key: dict[str, Any], findings: list[dict[str, Any]]) -> Pla
             result.found += 1
         else:
             result.misses.append(
-                f"[{w['severity']}] {w['category']} @ {w.get('location') or '全计划'}：{w['finding']}"
+                f"[{w['severity']}] {w['category']} @ {w.get('location') or GENERAL_LOCATION}：{w['finding']}"
             )
     accepted = [_consequence_location(c) for c in key.get("acceptable_consequences", [])]
     for f in findings:
@@ -120,7 +121,7 @@ def score(plan: str, key: dict[str, Any], findings: list[dict[str, Any]]) -> Pla
             continue
         result.false_majors += 1
         result.false_major_findings.append(
-            f"[{f['severity']}] {f.get('category')} @ {f.get('location') or '全计划'}：{f.get('message')}"
+            f"[{f['severity']}] {f.get('category')} @ {f.get('location') or GENERAL_LOCATION}：{f.get('message')}"
         )
     return result
 

@@ -124,7 +124,7 @@ function findingsTable(record, root) {
         el('td', { class: 'nowrap' }, String(f.index)),
         el('td', { class: 'nowrap' }, el('span', { class: `sev ${f.severity}` }, SEVERITY[f.severity] || f.severity)),
         el('td', { class: 'nowrap' }, CATEGORY[f.category] || f.category),
-        el('td', { class: 'place' }, f.location || '全局'),
+        el('td', { class: 'place' }, f.place),
         problemCell(f),
         el('td', { class: 'nowrap' }, f.page ? `第 ${f.page} 页` : '—'),
         el('td', { class: 'basis muted' }, f.source || ''));
