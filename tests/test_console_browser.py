@@ -150,6 +150,8 @@ def test_review_plan_b_lists_findings_traces_and_downloads(
     parts = coverage.locator("table.parts tbody tr")
     assert parts.count() >= 6  # cover … totals, each found or not and with its confidence, in Chinese
     assert not re.search("[A-Za-z]", "".join(parts.all_inner_texts()))
+    part_pages = [row.locator("td").last.inner_text() for row in parts.all()]
+    assert all(re.fullmatch(r"第 [\d–、]+ 页", p) for p in part_pages), part_pages  # where each was read
     assert page.locator("table.findings .consequences li").count() > 0
     # a plan-wide finding (the missing approval) is placed in the report's and the CLI's one term
     places = page.locator("table.findings td.place").all_inner_texts()
@@ -179,6 +181,20 @@ def test_review_plan_b_lists_findings_traces_and_downloads(
     page.reload()
     page.set_input_files("#pdf-input", str(DATA / "plan-2026-08-b.pdf"))
     sync_api.expect(page.locator(".pagebar").first).to_contain_text("沿用此前的提取结果", timeout=240_000)
+
+
+def test_the_coverage_gives_each_parts_pages_as_runs(server: tuple[str, Any], page: Any) -> None:
+    """The coverage's page column: each part's pages from ``part_pages``, consecutive pages as a run."""
+    base, _ = server
+    page.goto(f"{base}/#review")
+    cells = page.evaluate(
+        """import('/static/console/review_result.js').then((m) => {
+            const cov = { parts: { cover: 'high', calculations: 'high', totals: 'none' },
+                          part_pages: { cover: [1], calculations: [4, 2, 3, 3, 6] } };
+            return [...m.coverageView(cov).querySelectorAll('tbody tr')].map((tr) => tr.lastChild.textContent);
+        })"""
+    )
+    assert cells == ["第 1 页", "第 2–4、6 页", "—"]
 
 
 def test_a_failed_review_settles_its_reviewers_and_its_banner_stays_on_its_tab(

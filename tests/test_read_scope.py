@@ -202,6 +202,13 @@ def test_the_done_summary_stays_small(plan_b: Plan) -> None:
     assert summary["names_not_established"] == 0 and summary["reviewable"] is True
 
 
+def test_the_done_summary_gives_the_pages_each_part_was_read_on(plan_b: Plan) -> None:
+    scope = read_scope(plan_b)
+    pages = scope.summary()["part_pages"]
+    assert pages == {p.part: p.pages for p in scope.parts if p.found}, "every part found, with its pages"
+    assert pages["cover"] == [1] and all(pages.values())
+
+
 @pytest.mark.parametrize(
     ("headings", "gaps"),
     [

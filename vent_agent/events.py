@@ -275,7 +275,7 @@ class ReviewCoverage(BaseModel):
     """What a review could read (``done.coverage``): locations found, figures read with confidence,
     figures not read (uncertain, implausible or against the plan's own arithmetic), unreadable plan;
     and, from the reader's scope: ``parts`` (cover, signoff, basis, calculations, allocation, totals →
-    high / low / none), how many locations were established and how many names were not, the
+    high / low / none), ``part_pages`` (part → the PDF pages it was read on), how many locations were established and how many names were not, the
     ``mine`` and ``month`` read, ``pages_low_confidence`` and ``reviewable`` (False: 无法可靠审查). The
     names themselves are in the report and its provenance (a frame stays under 1 KiB)."""
 
@@ -284,6 +284,7 @@ class ReviewCoverage(BaseModel):
     figures_not_read: int = 0
     unreadable: bool = False
     parts: dict[str, str] | None = None
+    part_pages: dict[str, list[int]] | None = None
     locations_established: int | None = None
     names_not_established: int | None = None
     mine: str | None = None

@@ -308,10 +308,12 @@ class ReadScope(BaseModel):
         return any(p.confidence == "high" for p in self.parts)
 
     def summary(self) -> dict[str, Any]:
-        """The compact form for the ``done`` event's ``coverage``: each part's confidence, counts of the
-        locations established and the names not, mine, month, low-confidence pages, reviewable."""
+        """The compact form for the ``done`` event's ``coverage``: each part's confidence and the pages it
+        was read on (parts found on no page left out), counts of the locations established and the names
+        not, mine, month, low-confidence pages, reviewable."""
         return {
             "parts": {p.part: p.confidence for p in self.parts},
+            "part_pages": {p.part: p.pages for p in self.parts if p.pages},
             "locations_established": len(self.locations),
             "names_not_established": len(self.names_not_established),
             "mine": self.mine,

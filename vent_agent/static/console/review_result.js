@@ -20,16 +20,28 @@ export function verdictLevel(summary = {}) {
   return summary.major ? 'major' : 'clear';
 }
 
-const pages = (list) => (list?.length ? `第 ${list.join('、')} 页` : '');
+/** Page numbers as runs: [1, 2, 3, 5] → "1–3、5". */
+export function pageRuns(list) {
+  const sorted = [...new Set(list)].sort((a, b) => a - b);
+  const runs = [];
+  for (const p of sorted) {
+    const last = runs[runs.length - 1];
+    if (last && p === last[1] + 1) last[1] = p;
+    else runs.push([p, p]);
+  }
+  return runs.map(([a, b]) => (a === b ? `${a}` : `${a}–${b}`)).join('、');
+}
+
+const pages = (list) => (list?.length ? `第 ${pageRuns(list)} 页` : '');
 
 // the reader's parts (vent_agent/review/judgement/read_scope.py PART_LABELS); an unknown one shows as 计划其他部分
 const PART_LABEL = { cover: '封面（矿井、月份）', signoff: '审批签字', basis: '编制依据', list: '用风地点清单', calculations: '需风量计算', allocation: '风量分配', totals: '矿井总风量' };
 
 /** The coverage's parts as rows `{part, label, found, confidence, pages}`, whether the service sends a
- * list of them or a map part → confidence. */
-function partRows(parts) {
+ * list of them or a map part → confidence (with `part_pages`, part → the pages it was read on). */
+function partRows(parts, partPages = {}) {
   if (Array.isArray(parts)) return parts;
-  return Object.entries(parts || {}).map(([part, confidence]) => ({ part, label: PART_LABEL[part], found: confidence !== 'none', confidence }));
+  return Object.entries(parts || {}).map(([part, confidence]) => ({ part, label: PART_LABEL[part], found: confidence !== 'none', confidence, pages: partPages?.[part] }));
 }
 
 /** The coverage: the reader's parts, locations and low-confidence pages when the service says them, else
@@ -52,7 +64,7 @@ export function coverageView(cov) {
   }
   if (cov.pages_low_confidence?.length) facts.push(`低置信度页：${pages(cov.pages_low_confidence)}`);
   root.append(el('ul', {}, ...facts.map((f) => el('li', {}, f))));
-  const parts = partRows(cov.parts);
+  const parts = partRows(cov.parts, cov.part_pages);
   if (parts.length) {
     root.append(el('table', { class: 'parts' },
       el('thead', {}, el('tr', {}, ...['计划组成部分', '是否找到', '识别可靠性', '页码'].map((h) => el('th', {}, h)))),
