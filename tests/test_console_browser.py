@@ -156,13 +156,15 @@ def test_review_plan_b_lists_findings_traces_and_downloads(
     # a plan-wide finding (the missing approval) is placed in the report's and the CLI's one term
     places = page.locator("table.findings td.place").all_inner_texts()
     assert GENERAL_LOCATION in places and "全局" not in places
-    # the narrow columns keep to one line (no character a line)
+    # the narrow columns keep to one line (no character a line): their content's height, not the cell's
+    # (a row is as tall as its problem cell with the consequences under the message)
+    content_height = "(td) => { const r = document.createRange(); r.selectNodeContents(td); return r.getBoundingClientRect().height; }"
     for cell in (
         rows.first.locator("td").nth(2),
         rows.first.locator("td").nth(5),
         rows.first.locator("td").nth(7),
     ):
-        assert cell.evaluate("(td) => td.getBoundingClientRect().height") < 3 * 20
+        assert cell.evaluate(content_height) < 3 * 20
     assert not page.locator(".agents li", has_text="等待").count()
     # the first finding's trace
     rows.first.locator(".trace-btn").click()

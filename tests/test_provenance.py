@@ -23,6 +23,7 @@ from tests.chat_helpers import TOKEN, use_model
 from tests.helpers import parse_spec_stream
 from vent_agent.app import create_app
 from vent_agent.review.findings import GENERAL_LOCATION
+from vent_agent.review.judgement.consequences import EFFECTS
 from vent_agent.review.outputs.provenance import record_path
 from vent_agent.settings import Settings
 
@@ -274,3 +275,14 @@ async def test_a_plan_wide_finding_is_placed_as_the_report_and_the_cli_name_it(r
     plan_wide = [f for f in findings if f["location"] is None]
     assert plan_wide and {f["place"] for f in plan_wide} == {GENERAL_LOCATION}
     assert all(f["place"] == f["location"] for f in findings if f["location"])
+
+
+async def test_every_major_or_critical_finding_says_what_it_leads_to(reviewed: Reviewed) -> None:
+    """The gas-emission mismatch nothing else follows from lists its rule's effect like the maximum not
+    taken lists the allocation short and the mine total low."""
+    client, report_id, _events = reviewed
+    findings = (await client.get(f"/api/reports/{report_id}/provenance")).json()["findings"]
+    serious = [f for f in findings if f["severity"] in ("critical", "major")]
+    assert serious and all(f["consequences"] for f in serious), [f["rule_id"] for f in serious]
+    gas = next(f for f in serious if f["rule_id"] == "data.gas_emission")
+    assert [c["message"] for c in gas["consequences"]] == [EFFECTS["data.gas_emission"]]

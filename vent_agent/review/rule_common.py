@@ -98,12 +98,16 @@ def finding(
     ``kind`` cited in ``edition`` (pass it only for a clause more precise than the rule's, e.g. a
     threshold's). ``location`` is the location's name (None: the plan as a whole) or a :class:`Where`,
     whose kind and edition then stand for ``kind`` and ``edition``. ``ref`` (the main figure's place in
-    the PDF) gives the page and the first evidence. Raises KeyError for an id not in the catalogue.
+    the PDF) gives the page and the first evidence. Raises KeyError for an id not in the catalogue and
+    ValueError for a major or critical finding of a rule the catalogue says never is
+    (:attr:`~vent_agent.review.rules.Rule.can_be_serious`: such a finding would have no effect to show).
     Example::
 
         finding("form.unreadable_figure", "15216综采工作面", "采高无法可靠读取，未作核算", page=4)
     """
     r = rule(rule_id)
+    if severity in (Severity.CRITICAL, Severity.MAJOR) and not r.can_be_serious:
+        raise ValueError(f"rule {rule_id} is never {severity.value} in the catalogue")
     if isinstance(location, Where):
         kind, edition, location = location.kind, location.edition, location.name
     ev = [e for e in [pdf_evidence(ref), *(evidence or [])] if e is not None]

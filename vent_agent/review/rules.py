@@ -80,7 +80,9 @@ class Rule:
     ``sources`` maps a location kind (``coal_face``, ``heading``, ``charging`` …, ``*`` for the rest)
     to its clauses; ``severity`` is the default severity, ``severity_rule`` says in Chinese when a
     finding of the rule gets which severity, ``tolerance`` the tolerance applied (empty: exact);
-    ``reviewer`` is the reviewer whose checks apply the rule (by the id's prefix, :data:`REVIEWER_OF`).
+    ``reviewer`` is the reviewer whose checks apply the rule (by the id's prefix, :data:`REVIEWER_OF`);
+    ``worst`` the most severe a finding of the rule can be when that is above the default (None: the
+    default is the most severe).
     """
 
     id: str
@@ -91,6 +93,13 @@ class Rule:
     sources: dict[str, tuple[Clause, ...]]
     reviewer: str
     tolerance: str = ""
+    worst: Severity | None = None
+
+    @property
+    def can_be_serious(self) -> bool:
+        """True when a finding of the rule can be major or critical: by default, or as its severity
+        rule says (``worst``: ``改正后超过所取需风量的为重大问题``)."""
+        return (self.worst or self.severity) in (Severity.CRITICAL, Severity.MAJOR)
 
     def clauses(self, kind: str | None = None) -> tuple[Clause, ...]:
         """The clauses for a location ``kind`` (the ``*`` entry when the kind has none)."""
@@ -155,10 +164,11 @@ def _r(
     severity_rule: str,
     sources: Mapping[str, tuple[Clause, ...]] | tuple[Clause, ...],
     tolerance: str = "",
+    worst: Severity | None = None,
 ) -> Rule:
     by_kind = {"*": sources} if isinstance(sources, tuple) else dict(sources)
     reviewer = REVIEWER_OF[id_.partition(".")[0]]
-    return Rule(id_, title, category, severity, severity_rule, by_kind, reviewer, tolerance)
+    return Rule(id_, title, category, severity, severity_rule, by_kind, reviewer, tolerance, worst)
 
 
 C, D, F, G, U = Category.CALCULATION, Category.DATA, Category.FORM, Category.REGULATION, Category.UNITS
@@ -168,8 +178,8 @@ RULES: dict[str, Rule] = {
     r.id: r
     for r in [
         # -- calculation (calc-verifier) --
-        _r("calc.arithmetic", "代入计算正确", C, MIN, "改正后超过所取需风量的为重大问题，否则为一般问题", _METHOD, _ROUNDING),
-        _r("calc.method_coefficient", "计算方法按规定系数取值", C, MIN, "按规定系数核算的结果超过所取需风量的为重大问题，否则为一般问题", _METHOD, _ROUNDING),
+        _r("calc.arithmetic", "代入计算正确", C, MIN, "改正后超过所取需风量的为重大问题，否则为一般问题", _METHOD, _ROUNDING, MAJ),
+        _r("calc.method_coefficient", "计算方法按规定系数取值", C, MIN, "按规定系数核算的结果超过所取需风量的为重大问题，否则为一般问题", _METHOD, _ROUNDING, MAJ),
         _r("calc.coefficient_range", "系数在规定范围内", C, MAJ, "低于范围（降低需风量）的为重大问题，并按最接近的合规值重新核算；高于范围的为一般问题", _METHOD),
         _r("calc.reference_input", "需风量按参考数据核算（不沿用与参考数据不符的输入）", C, MAJ, "计划输入与参考数据不符并使需风量偏低的为重大问题，按参考数据重新核算，配风、备用工作面和矿井总风量按核算值判定", (T("瓦斯等级鉴定报告"), T("工作面作业规程"), T("测风报表"), T(AQ1056)), f"瓦斯涌出量 {_pct(GAS_TOLERANCE)}；作业规程参数 {_pct(FIGURE_TOLERANCE)}"),
         _r("calc.max_not_taken", "需风量取各计算方法的最大值", C, MAJ, "重大问题", {**_ALLOCATION, "*": (R(159), T(AQ1056))}, _ROUNDING),
@@ -205,7 +215,7 @@ RULES: dict[str, Rule] = {
         _r("limit.gas_concentration", "回风流及作业地点甲烷、二氧化碳浓度", G, CRIT, "达到限值的为严重问题",
            {"coal_face": (R(192),), "heading": (R(192),), "standby_face": (R(192),), "*": (R(193), R(194))}),  # fmt: skip
         _r("limit.wind_speed", "计划及实测风速在允许范围内", G, MAJ, "超出范围的为重大问题；综采工作面 4–5 m/s 为一般问题（核实降尘措施）", _SPEED),
-        _r("limit.temperature", "工作面及机电硐室温度", G, MAJ, "超过缩短工时温度的为重大问题，超过停止作业温度的为严重问题", (T("《煤矿安全规程》（2016版）第655条"),)),
+        _r("limit.temperature", "工作面及机电硐室温度", G, MAJ, "超过缩短工时温度的为重大问题，超过停止作业温度的为严重问题", (T("《煤矿安全规程》（2016版）第655条"),), worst=CRIT),
         # -- form (form-reviewer) --
         _r("form.cover", "封面标题、月份、版本齐全", F, MIN, "一般问题", (T(PLAN_RULES),)),
         _r("form.approval_missing", "批准签字和日期齐全", F, MAJ, "缺少批准的为重大问题（计划未生效）", (T(PLAN_RULES),)),

@@ -47,7 +47,7 @@ from vent_agent.mcp.client import ReferenceOutcome, ReferenceStatus
 from vent_agent.observability import metrics
 from vent_agent.review.checks.repeat_rules import page_ranges, with_copy_pages
 from vent_agent.review.findings import Finding
-from vent_agent.review.judgement.consequences import fold_reference_mismatches
+from vent_agent.review.judgement.consequences import fold_reference_mismatches, with_effects
 from vent_agent.review.judgement.model_reading import cap_model_findings, read_unmapped_tables
 from vent_agent.review.judgement.plausibility import audit_plan, gate_findings, unreadable_message
 from vent_agent.review.judgement.read_scope import (
@@ -454,9 +454,9 @@ async def review_plan(
     for o in outcomes:  # no major or critical finding on a figure not read with confidence
         o.findings = cap_model_findings(gate_findings(o.findings, plan, checks), plan)
     for o, folded in zip(outcomes, fold_reference_mismatches([o.findings for o in outcomes]), strict=True):
-        o.findings = (
-            folded  # a contradicted input is one finding: the recomputation with the mismatch under it
-        )
+        # a contradicted input is one finding: the recomputation with the mismatch under it; a serious
+        # finding nothing else follows from says what it leads to
+        o.findings = with_effects(folded)
     for o in outcomes:  # a plan read once from several copies: each finding lists the copies' pages
         o.findings = with_copy_pages(o.findings, plan.repeats)
     coverage.scope = read_gate.finish(outcomes)
