@@ -30,6 +30,7 @@ from docx.table import _Cell, _Row
 from docx.text.paragraph import Paragraph
 from docx.text.run import Run
 
+from calc import symbols
 from reports.blocks import Block, Bullets, Heading, Para, ReportContent, Table
 from reports.content import FINDINGS_HEADER, PLAN_HEADER, REMARKS_HEADER, SIGNOFF_HEADER, build_report
 from reports.front import Issuer
@@ -76,8 +77,9 @@ COLUMN_WIDTHS_CM: dict[tuple[str, ...], tuple[float, ...]] = {
 _THEME_FONT_ATTRS = ("w:asciiTheme", "w:hAnsiTheme", "w:eastAsiaTheme", "w:cstheme")
 _HEADING_STYLES = {0: "Title", 1: "Heading 1", 2: "Heading 2", 3: "Heading 3"}
 FOOTER_TEXT = "配风计划审查报告：问题及其严重程度由确定性规则判定，模型意见仅供参考。"
-SUBSCRIPT = re.compile(r"(?<![A-Za-z0-9])([A-Za-zΣ])_([A-Za-z0-9₀-₉]+)")
-"""A symbol with a subscript as the calculators write it (``k_h``, ``L_max``, ``q_CO₂``, ``Q_f``)."""
+SUBSCRIPT = symbols.SUBSCRIPT
+"""A symbol with a subscript as the calculators write it (``k_h``, ``L_max``, ``q_CO₂``, ``Q_f``): the
+calculators' one pattern (:data:`calc.symbols.SUBSCRIPT`), which every finding message is written in."""
 
 
 # --- fonts ----------------------------------------------------------------------------------------

@@ -253,6 +253,14 @@ async def test_a_heading_of_unstated_rock_is_recomputed_with_the_widest_bounds(
     assert bool(coefficient) == (abs(expected - 413.4) > 1), coefficient
 
 
+async def test_a_method_finding_quotes_the_plans_formula_in_the_calculators_symbols() -> None:
+    """The plan writes the fan intake ``Qf`` (a PDF's text layer drops the subscript): the finding quotes
+    the formula with ``Q_f``, which the report and the console set as Q with a subscript f."""
+    findings, _ = await review_calc(parse_plan(_heading_plan("coal")))
+    (coefficient,) = [f for f in findings if f.rule_id == "calc.method_coefficient"]
+    assert "计划 Q=Q_f×I+60×v×S" in coefficient.message
+
+
 def _heading_plan(rock: str | None) -> ExtractedPdf:
     word = {None: "", "rock": "岩巷，", "coal": "煤巷，"}[rock]
     text = (

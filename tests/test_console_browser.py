@@ -153,6 +153,9 @@ def test_review_plan_b_lists_findings_traces_and_downloads(
     part_pages = [row.locator("td").last.inner_text() for row in parts.all()]
     assert all(re.fullmatch(r"第 [\d–、]+ 页", p) for p in part_pages), part_pages  # where each was read
     assert page.locator("table.findings .consequences li").count() > 0
+    # formula symbols as the report sets them: the fan intake Q_f of a method finding as Q with a subscript f
+    problems = page.locator("table.findings td.problem")
+    assert problems.locator("sub").count() > 0 and not SUBSCRIPT.search("".join(problems.all_inner_texts()))
     # a plan-wide finding (the missing approval) is placed in the report's and the CLI's one term
     places = page.locator("table.findings td.place").all_inner_texts()
     assert GENERAL_LOCATION in places and "全局" not in places
@@ -197,6 +200,21 @@ def test_the_coverage_gives_each_parts_pages_as_runs(server: tuple[str, Any], pa
         })"""
     )
     assert cells == ["第 1 页", "第 2–4、6 页", "—"]
+
+
+def test_a_findings_formula_symbols_carry_real_subscripts(server: tuple[str, Any], page: Any) -> None:
+    """The review tab sets a finding's message and its consequences as the Word report does: ``Q_f`` as Q
+    with a subscript f, the rest as text (escaped)."""
+    base, _ = server
+    page.goto(f"{base}/#review")
+    html = page.evaluate(
+        """import('/static/console/review_result.js').then((m) => m.problemCell({
+            location: 'A', message: '计划 Q = Q_f × I + 60 × v_min × S <b>',
+            consequences: [{ location: 'A', message: '按 q_CO₂ 核算' }],
+        }).innerHTML)"""
+    )
+    assert "Q<sub>f</sub> × I" in html and "v<sub>min</sub>" in html and "q<sub>CO₂</sub>" in html
+    assert "&lt;b&gt;" in html and not SUBSCRIPT.search(html)
 
 
 def test_a_failed_review_settles_its_reviewers_and_its_banner_stays_on_its_tab(

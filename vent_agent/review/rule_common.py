@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from calc.symbols import notate
 from vent_agent.documents.plan.model import Citation, LocationPlan, Plan, SourceRef
 from vent_agent.documents.plan.text_primitives import match_name
 from vent_agent.kb.aliases import ArticleAliases
@@ -96,7 +97,8 @@ def finding(
     The rule's title, category, reviewer and default severity come from
     :data:`vent_agent.review.rules.RULES`; ``source`` defaults to the rule's clauses for the location
     ``kind`` cited in ``edition`` (pass it only for a clause more precise than the rule's, e.g. a
-    threshold's). ``location`` is the location's name (None: the plan as a whole) or a :class:`Where`,
+    threshold's). A formula symbol the ``message`` quotes as the plan spells it (``Qf``) is written the
+    calculators' way (``Q_f``, :func:`calc.symbols.notate`), so every renderer sets its subscript. ``location`` is the location's name (None: the plan as a whole) or a :class:`Where`,
     whose kind and edition then stand for ``kind`` and ``edition``. ``ref`` (the main figure's place in
     the PDF) gives the page and the first evidence. Raises KeyError for an id not in the catalogue and
     ValueError for a major or critical finding of a rule the catalogue says never is
@@ -115,7 +117,7 @@ def finding(
         location=location,
         category=r.category,
         severity=severity or r.severity,
-        message=message,
+        message=notate(message),
         figures=dict(figures or {}),
         unit=unit,
         rule=r.title,

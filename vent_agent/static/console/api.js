@@ -97,7 +97,7 @@ export function el(tag, attrs = {}, ...children) {
   for (const [k, v] of Object.entries(attrs)) {
     if (v === undefined || v === null || v === false) continue;
     if (k.startsWith('on')) node.addEventListener(k.slice(2), v);
-    else if (k === 'html') node.innerHTML = v; // only ever given renderMarkdown() output
+    else if (k === 'html') node.innerHTML = v; // only ever given renderMarkdown() or formulaHtml() output (escaped)
     else node.setAttribute(k, v === true ? '' : v);
   }
   for (const c of children.flat()) if (c !== null && c !== undefined) node.append(c);

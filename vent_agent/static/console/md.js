@@ -22,12 +22,17 @@ function strong(_, text) {
 }
 
 /** A symbol with a subscript as the calculators write it (k_h, L_max, q_CO₂, Q_f): the same pattern as
- * the Word report's (reports/docx_report.py SUBSCRIPT; a test keeps the two equal). */
+ * the calculators' and the Word report's (calc/symbols.py SUBSCRIPT; a test keeps the two equal). */
 export const SUBSCRIPT = /(?<![A-Za-z0-9])([A-Za-zΣ])_([A-Za-z0-9₀-₉]+)/g;
 
 /** Escaped text with its formula symbols' subscripts set as <sub>, code spans left as written. */
 export function subscripts(escaped) {
   return escaped.split(/(`[^`]+`)/).map((part, i) => (i % 2 ? part : part.replace(SUBSCRIPT, '$1<sub>$2</sub>'))).join('');
+}
+
+/** Plain text (a finding's message) as HTML: escaped, its formula symbols' subscripts set as <sub>. */
+export function formulaHtml(text) {
+  return subscripts(escapeHtml(text));
 }
 
 // emphasis: *…* or _…_ hugging its text (a lone `*` or `_` between spaces stays as written; a formula

@@ -5,6 +5,7 @@
 
 import { api, el } from './api.js';
 import { chainView } from './graph.js';
+import { formulaHtml } from './md.js';
 
 export const SEVERITY = { critical: '严重', major: '重大', minor: '一般', info: '提示' };
 const CATEGORY = { form: '形式', data: '数据', calculation: '计算', units: '单位', regulation: '规程' };
@@ -96,13 +97,14 @@ function traceView(trace) {
       l.reason ? el('span', { class: 'muted' }, `（${l.reason}）`) : null, ...detail(l)))));
 }
 
-/** A finding's problem cell: the message, then the consequences of the root fault, one per line. */
-function problemCell(f) {
-  const cell = el('td', { class: 'problem' }, el('div', {}, f.message));
+/** A finding's problem cell: the message, then the consequences of the root fault, one per line; formula
+ * symbols (Q_f) with real subscripts, as the Word report sets them. */
+export function problemCell(f) {
+  const cell = el('td', { class: 'problem' }, el('div', { html: formulaHtml(f.message) }));
   if (f.consequences?.length) {
     cell.append(el('div', { class: 'consequences' }, el('strong', {}, '后果：'),
       el('ol', {}, ...f.consequences.map((c) => el('li', {},
-        c.location && c.location !== f.location ? `${c.location}：` : '', c.message,
+        c.location && c.location !== f.location ? `${c.location}：` : '', el('span', { html: formulaHtml(c.message) }),
         c.page && c.page !== f.page ? el('span', { class: 'muted' }, `（第 ${c.page} 页）`) : null)))));
   }
   return cell;
