@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
 
@@ -97,3 +98,16 @@ def fmt_month(month: str | None) -> str:
 def fmt_range(low: float | None, high: float | None) -> str:
     """``low–high`` with each bound formatted (``—`` for a missing one)."""
     return f"{fmt_num(low)}–{fmt_num(high)}"
+
+
+def page_runs(pages: Iterable[int | None]) -> str:
+    """PDF pages as runs, in order, each page once: ``[4, 3, 5, 8]`` → ``3–5、8``; ``—`` for none (a
+    page cell stays one short line however many copies or cells a finding cites; the console's
+    ``pageRuns`` writes the same)."""
+    runs: list[list[int]] = []
+    for page in sorted({p for p in pages if p}):
+        if runs and page == runs[-1][1] + 1:
+            runs[-1][1] = page
+        else:
+            runs.append([page, page])
+    return "、".join(f"{a}" if a == b else f"{a}–{b}" for a, b in runs) or L.EMPTY

@@ -26,6 +26,7 @@ from reports.blocks import (
     fmt_month,
     fmt_num,
     fmt_time,
+    page_runs,
 )
 from reports.front import HANDWRITE, Issuer, key_items, month_check, report_number
 from reports.recalc import appendix_blocks, recalc_blocks
@@ -72,8 +73,9 @@ def _already_said(quote: str, message: str) -> bool:
 
 
 def _evidence_line(ev: Evidence, message: str = "") -> str | None:
-    """One evidence item as a line of the 比对数据 cell (PDF positions go to the page cell); a quote the
-    finding's ``message`` already carries (a bare figure, the clause it cites) is left out."""
+    """One evidence item as a line of the 比对数据 cell (PDF positions go to the 原文位置 line,
+    :func:`places_line`); a quote the finding's ``message`` already carries (a bare figure, the clause it
+    cites) is left out."""
     d = ev.detail
     if ev.kind in ("pdf", "clause") and ev.text and _already_said(ev.text, message):
         return None
@@ -89,7 +91,9 @@ def _evidence_line(ev: Evidence, message: str = "") -> str | None:
     if ev.kind == "calc" and d.get("substituted"):
         return f"核算：{d['substituted']}"
     label = L.EVIDENCE_KIND_LABELS.get(ev.kind, ev.kind)
-    if ev.kind == "pdf":  # where it was read (page, table, row, how sure) is the page cell's and the trace's
+    if (
+        ev.kind == "pdf"
+    ):  # where it was read (page, table, row, how sure) is the places line's and the trace's
         return f"{label}：“{ev.text}”" if ev.text else None
     detail = "，".join(f"{k}={d[k]}" for k in sorted(d) if k != "what")
     if ev.text and detail:
@@ -122,22 +126,33 @@ def figures_cell(finding: Finding) -> str:
     if rest:
         lines.append("；".join(_figure_pair(k, v) for k, v in rest.items()))
     lines.extend(line for ev in finding.evidence if (line := _evidence_line(ev, finding.message)))
+    if places := places_line(finding):
+        lines.append(places)
     return "\n".join(dict.fromkeys(lines)) or L.EMPTY
 
 
+def pdf_place(ev: Evidence) -> str:
+    """Where a PDF figure was read, as the evidence gives it: ``第4页 表1 第4行 CH₄(%)列``."""
+    parts = [f"第{ev.page}页"] if ev.page else []
+    parts += [f"表{ev.table}"] if ev.table is not None else []
+    parts += [f"第{ev.row}行"] if ev.row is not None else []
+    parts += [f"{L.column_label(ev.column)}列"] if ev.column and L.column_label(ev.column) else []
+    return " ".join(parts)
+
+
+def places_line(finding: Finding) -> str:
+    """The table cells the finding's PDF figures were read from (``原文位置：第4页 表1 第4行 CH₄(%)列；…``),
+    or empty when it cites pages only (the page cell says those)."""
+    cells = [
+        pdf_place(ev) for ev in finding.evidence if ev.kind == "pdf" and (ev.table, ev.row) != (None, None)
+    ]
+    return f"原文位置：{'；'.join(dict.fromkeys(cells))}" if cells else ""
+
+
 def page_cell(finding: Finding) -> str:
-    """The PDF page, and the table/row/column where the figure was read when the evidence says."""
-    lines = [str(finding.page) if finding.page else L.EMPTY]
-    for ev in finding.evidence:
-        if ev.kind != "pdf":
-            continue
-        parts = [f"第{ev.page}页"] if ev.page and ev.page != finding.page else []
-        parts += [f"表{ev.table}"] if ev.table is not None else []
-        parts += [f"第{ev.row}行"] if ev.row is not None else []
-        parts += [f"{L.column_label(ev.column)}列"] if ev.column and L.column_label(ev.column) else []
-        if parts:
-            lines.append(" ".join(parts))
-    return "\n".join(dict.fromkeys(lines))
+    """The PDF pages of the finding and of its PDF evidence as one short line of runs (``3–5、8``, a
+    copy's pages among them); where on those pages is the 比对数据 cell's :func:`places_line`."""
+    return page_runs([finding.page, *(ev.page for ev in finding.evidence if ev.kind == "pdf")])
 
 
 def consequences_text(finding: Finding) -> str:

@@ -67,7 +67,8 @@ TEXT_WIDTH_CM = 21.0 - 2 * MARGIN_CM
 COLUMN_WIDTHS_CM: dict[tuple[str, ...], tuple[float, ...]] = {
     # each sums to TEXT_WIDTH_CM; a column of two-character words (序号, 程度, 类别) 1.2 cm: two
     # characters at the table's size and the cell margins, so none wraps a character a line
-    FINDINGS_HEADER: (1.2, 1.2, 2.1, 1.2, 5.9, 3.1, 2.3),
+    # the page column holds one line of page runs (3–5、8): the table cells go to the description
+    FINDINGS_HEADER: (1.2, 1.2, 2.1, 1.2, 6.6, 3.1, 1.6),
     METHOD_HEADER: (2.3, 3.3, 4.4, 1.9, 2.8, 2.3),
     OVERVIEW_HEADER: (3.0, 2.1, 1.6, 1.6, 3.1, 1.5, 2.3, 1.8),
     REMARKS_HEADER: (1.2, 2.0, 2.1, 1.2, 1.2, 4.9, 3.0, 1.4),

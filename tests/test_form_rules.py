@@ -152,12 +152,12 @@ def test_text_plan_approval_missing() -> None:
 
 
 def test_a_signoff_finding_points_at_the_signature_cell_not_a_location_column(plan_b: Plan) -> None:
-    from reports.content import page_cell
+    from reports.content import places_line
 
     (approval,) = [f for f in review_form(plan_b) if f.rule_id == "form.approval_missing"]
     anchors = [(e.table, e.row, e.column) for e in approval.evidence if e.kind == "pdf"]
     assert anchors and all(column in {"signer", "signoff_date", "signoff_role"} for _, _, column in anchors)
-    where = page_cell(approval)
+    where = places_line(approval)
     assert "签字" in where and "地点名称" not in where
 
 

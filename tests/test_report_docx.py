@@ -130,6 +130,12 @@ def test_every_tables_columns_fill_the_text_width_and_keep_two_characters_a_line
             assert grid == list(COLUMN_WIDTHS_CM[header]), header
 
 
+def test_a_findings_page_cell_is_one_line(docx_path: Path) -> None:
+    """The page column holds the pages as runs, one line (the cells read are in the description)."""
+    table = findings_table(Document(str(docx_path)))
+    assert all(len(row.cells[6].paragraphs) == 1 for row in table.rows[1:])
+
+
 def _docx_sequence(doc) -> list[str]:
     """The document body in order: ``H:`` headings, ``P:`` paragraphs and list items, ``R:`` table rows
     (cells joined by ``¦``, lines by ``\\n``); empty paragraphs left out."""

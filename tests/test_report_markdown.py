@@ -7,7 +7,8 @@ import re
 
 import pytest
 
-from reports.content import FINDINGS_HEADER, fmt_num
+from reports.blocks import page_runs
+from reports.content import FINDINGS_HEADER, figures_cell, fmt_num, page_cell, places_line
 from reports.front import ITEM_CHARS, Issuer, month_check, shorten
 from reports.labels import NO_FINDINGS, VERDICT_CLEAR, VERDICT_CRITICAL, VERDICT_MAJOR
 from reports.markdown import escape_cell, render_markdown
@@ -58,10 +59,35 @@ def test_markdown_findings_table_one_row_per_finding_in_severity_order() -> None
     assert "| 计划整体 | 形式 |" in general
     calc = next(row for row in rows if "1132.2，计划取" in row)
     assert "计划值 630.0；核算值 1132.2；配风量 700.0（m³/min）" in calc
-    assert "| 5<br>表2 第4行 需风量列 |" in calc
+    assert "<br>原文位置：第5页 表2 第4行 需风量列 |" in calc and calc.endswith(
+        " | 5 |"
+    )  # page cell: pages only
     data = next(row for row in rows if "鉴定报告不符" in row)
     assert "瓦斯等级鉴定报告：瓦斯等级鉴定报告" not in data and "get_gas_report" in data
     assert not any("模型" in row for row in rows), "model remarks never enter the findings table"
+
+
+@pytest.mark.parametrize(
+    ("pages", "runs"),
+    [([4], "4"), ([3, 4, 5], "3–5"), ([8, 3, 5, 4, 4, None], "3–5、8"), ([2, 4], "2、4"), ([], "—")],
+)
+def test_pages_are_written_as_runs(pages: list[int | None], runs: str) -> None:
+    assert page_runs(pages) == runs
+
+
+def test_the_page_cell_is_one_short_line_and_the_cells_read_go_with_the_figures() -> None:
+    """A finding read on page 3 whose figure's cell is on page 4 and whose plan has copies on pages 5 and
+    8: the page cell says ``3–5、8``, the figures say which cells (``原文位置``), never a line per cell."""
+    cells = [Evidence(kind="pdf", page=p, table=1, row=4, column="ch4", text="1.05") for p in (4, 5, 8)]
+    f = finding(
+        Severity.MAJOR, Category.DATA, "CH₄ 不符", page=3, evidence=[Evidence(kind="pdf", page=3), *cells]
+    )
+    assert page_cell(f) == "3–5、8"
+    assert (
+        places_line(f)
+        == "原文位置：第4页 表1 第4行 甲烷浓度列；第5页 表1 第4行 甲烷浓度列；第8页 表1 第4行 甲烷浓度列"
+    )
+    assert "原文位置：第4页" in figures_cell(f)
 
 
 def test_markdown_findings_evidence_reads_as_text() -> None:

@@ -21,7 +21,7 @@ export function verdictLevel(summary = {}) {
   return summary.major ? 'major' : 'clear';
 }
 
-/** Page numbers as runs: [1, 2, 3, 5] → "1–3、5". */
+/** Page numbers as runs: [1, 2, 3, 5] → "1–3、5" (the report's page cells: reports/blocks.py page_runs). */
 export function pageRuns(list) {
   const sorted = [...new Set(list)].sort((a, b) => a - b);
   const runs = [];
