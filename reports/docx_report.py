@@ -9,9 +9,11 @@ and an East-Asian font so Chinese text never falls back to a theme font. Written
 from __future__ import annotations
 
 import contextlib
+import math
 import os
 import re
 import tempfile
+import unicodedata
 from datetime import datetime
 from pathlib import Path
 
@@ -75,6 +77,15 @@ COLUMN_WIDTHS_CM: dict[tuple[str, ...], tuple[float, ...]] = {
     SIGNOFF_HEADER: (3.5, 7.5, 3.0, 3.0),
     PLAN_HEADER: (3.2, 13.8),
 }
+KEEP_ROW_LINES = 6
+"""A table row of at most this many printed lines (:func:`row_lines`) is kept on one page; a taller one
+may break across two, so that a row that does not fit at the foot of a page does not leave the rest of
+that page blank (a twelve-line finding moved on whole used to leave the foot of a page empty)."""
+NARROW_EM = 0.55
+"""The width of a Latin letter, digit, space or symbol relative to a CJK character (one em), on average
+in Arial / Liberation Sans."""
+CELL_MARGINS_CM = 0.38
+"""A table cell's left and right margins together (Word's default 0.19 cm each)."""
 _THEME_FONT_ATTRS = ("w:asciiTheme", "w:hAnsiTheme", "w:eastAsiaTheme", "w:cstheme")
 _HEADING_STYLES = {0: "Title", 1: "Heading 1", 2: "Heading 2", 3: "Heading 3"}
 FOOTER_TEXT = "配风计划审查报告：问题及其严重程度由确定性规则判定，模型意见仅供参考。"
@@ -131,7 +142,9 @@ def _set_default_fonts(doc: DocxDocument) -> None:
 
 def _setup_styles(doc: DocxDocument) -> None:
     """Fonts of the document defaults and of every style that names fonts (theme fonts replaced;
-    headings and the title in 黑体, black), Normal at body size, Chinese as the East-Asian language.
+    headings and the title in 黑体, black), Normal at body size with widow control (Word then leaves no
+    paragraph's first or last line alone at a page break, in a table row that breaks too), Chinese as
+    the East-Asian language.
     The theme fonts of table styles' conditional formats are replaced too, so no style names another face."""
     _set_default_fonts(doc)
     for rfonts in doc.styles.element.iter(qn("w:rFonts")):
@@ -140,6 +153,7 @@ def _setup_styles(doc: DocxDocument) -> None:
     heading_names |= {f"{name} Char" for name in heading_names}
     normal = doc.styles["Normal"]
     normal.font.size = BODY_SIZE
+    normal.paragraph_format.widow_control = True
     for style in doc.styles:
         rpr = style.element.rPr
         if style.name != "Normal" and (rpr is None or rpr.rFonts is None):
@@ -340,6 +354,24 @@ def _keep_together(row: _Row) -> None:
     row._tr.get_or_add_trPr().append(cant_split)
 
 
+def _printed_cm(text: str, size: Pt) -> float:
+    """The printed width of one line of ``text`` (cm), roughly: a full-width character (CJK, full-width
+    punctuation) one em of ``size``, any other :data:`NARROW_EM` of an em."""
+    em: float = size.cm
+    return sum(em if unicodedata.east_asian_width(c) in "WF" else NARROW_EM * em for c in text)
+
+
+def row_lines(cells: tuple[str, ...], widths_cm: tuple[float, ...], size: Pt = TABLE_SIZE) -> int:
+    """How many printed lines the tallest of a row's ``cells`` takes in columns ``widths_cm`` wide
+    (estimated: each of a cell's lines wrapped at the column's width less :data:`CELL_MARGINS_CM`)."""
+
+    def lines(text: str, width: float) -> int:
+        usable = max(width - CELL_MARGINS_CM, size.cm)
+        return sum(max(1, math.ceil(_printed_cm(line, size) / usable)) for line in text.split("\n"))
+
+    return max((lines(text, width) for text, width in zip(cells, widths_cm, strict=True)), default=1)
+
+
 def _add_table(doc: DocxDocument, table: Table, grid: BaseStyle) -> None:
     """A bordered table: shaded header row repeated on each page, then the rows; the severity column
     shaded by each row's severity."""
@@ -350,16 +382,18 @@ def _add_table(doc: DocxDocument, table: Table, grid: BaseStyle) -> None:
         _fill_cell(cell, text, bold=True)
         shade(cell, HEADER_FILL)
     _repeat_header(out.rows[0])
+    widths = COLUMN_WIDTHS_CM.get(table.header)
+    estimate = widths or (TEXT_WIDTH_CM / len(table.header),) * len(table.header)
     for row in table.rows:
         added = out.add_row()
-        _keep_together(added)
+        if row_lines(row.cells, estimate) <= KEEP_ROW_LINES:
+            _keep_together(added)
         cells = added.cells
         for i, (cell, text) in enumerate(zip(cells, row.cells, strict=True)):
             if i == table.severity_col and row.severity is not None:
                 _severity_label(cell, text, SEVERITY_FILLS[row.severity])
             else:
                 _fill_cell(cell, text)
-    widths = COLUMN_WIDTHS_CM.get(table.header)
     if widths:
         out.autofit = False
         for column, width in zip(out.columns, widths, strict=True):

@@ -19,8 +19,8 @@ from reports.front import HANDWRITE, Issuer
 from reports.labels import NO_FINDINGS, VERDICT_CRITICAL
 from reports.markdown import render_markdown
 from tests.helpers import present
-from tests.report_samples import CJK, make_result
-from vent_agent.review.findings import Severity
+from tests.report_samples import CJK, finding, make_result
+from vent_agent.review.findings import Category, Severity
 from vent_agent.review.result import ReviewerOutcome, sorted_findings
 
 
@@ -323,3 +323,28 @@ def test_docx_appendix_has_no_empty_heading(tmp_path: Path) -> None:
     for (style, _), (next_style, _) in zip(appendix, appendix[1:], strict=False):
         assert not (style.startswith("Heading") and next_style.startswith("Heading")), appendix
     assert not any(text == "核算明细见正文第三部分。" for _, text in appendix)
+
+
+def _kept_whole(row) -> bool:
+    return row._tr.trPr is not None and row._tr.trPr.find(qn("w:cantSplit")) is not None
+
+
+def test_a_short_row_is_kept_on_one_page_and_a_tall_one_may_break(tmp_path: Path) -> None:
+    """A tall finding that does not fit at the foot of a page breaks across two instead of moving on
+    whole and leaving the rest of the page blank; a short one is never cut (and widow control keeps a
+    single line from being left alone)."""
+    tall = finding(Severity.MAJOR, Category.DATA, "\n".join(f"第{i}行说明" for i in range(1, 21)))
+    short = finding(Severity.MINOR, Category.DATA, "一行说明")
+    result = make_result(reviewers=[ReviewerOutcome(agent="data-checker", findings=[tall, short])])
+    doc = Document(str(render_docx(result, tmp_path / "r.docx")))
+    rows = findings_table(doc).rows[1:]
+    assert [_kept_whole(r) for r in rows] == [False, True]
+    assert doc.styles["Normal"].paragraph_format.widow_control
+
+
+def test_a_rows_printed_lines_are_estimated_from_its_widest_cell() -> None:
+    widths = (1.2, 6.6)
+    assert docx_report.row_lines(("1", "一行"), widths) == 1
+    assert docx_report.row_lines(("1", "两行\n第二行"), widths) == 2
+    assert docx_report.row_lines(("1", "字" * 40), widths) == 3  # 19 characters a line in 6.6 cm at 9 pt
+    assert docx_report.row_lines(("12345678901234", ""), widths) == 3  # digits half as wide
