@@ -15,6 +15,7 @@ from tests.fake_openai import FakeOpenAI
 from tests.helpers import live_server, parse_spec_stream, parse_standard_stream
 from vent_agent.api.sse import RunEventsResponse
 from vent_agent.app import create_app
+from vent_agent.event_parts import merge_parts
 from vent_agent.settings import Settings
 from vent_agent.upstream.demo_mine import DemoMine
 
@@ -213,3 +214,33 @@ async def test_unknown_id_done_says_it_failed(client: httpx.AsyncClient) -> None
     _, events = await _stream(client, "/api/interpret/click/device", {**FAN, "device_id": "../../etc"})
     assert events[-1]["type"] == "done" and events[-1]["message"] == "解读失败"
     assert sum(e["type"] == "done" for e in events) == 1
+
+
+@pytest.mark.parametrize(
+    "path,body",
+    [
+        ("/api/interpret/click/tun", {**TUN, "tun_id": "15220-HF"}),
+        ("/api/interpret/click/device", FAN),
+        ("/api/interpret/click/device", {**FAN, "device_id": "JF-15220-YS-1", "device_type": "aux_fan"}),
+        ("/api/interpret/click/device", {**FAN, "device_id": "CH4-15216", "device_type": "ch4_sensor"}),
+        ("/api/interpret/click/device", {**FAN, "device_id": "FM-01", "device_type": "door"}),
+        ("/api/interpret/click/device", {**FAN, "device_id": "ZYBDS-HF", "device_type": "regulator"}),
+    ],
+)
+async def test_an_interpretation_numbers_its_clauses_without_gaps(
+    client: httpx.AsyncClient, path: str, body: dict[str, Any]
+) -> None:
+    """The run's markers follow what it looked up, some of it not cited; the clauses shown are R1, R2…"""
+    _, events = await _stream(client, path, body)
+    (refs,) = [e for e in merge_parts(events) if e["type"] == "references"]
+    markers = [r["marker"] for r in refs["references"] if r.get("marker")]
+    assert markers and markers == [f"R{i}" for i in range(1, len(markers) + 1)], markers
+
+
+def test_a_model_interpretation_numbers_its_clauses_without_gaps(tmp_path) -> None:
+    """The model cites one of the provisions the facts carry, not the first: it is R1."""
+    events = merge_parts(
+        _click_through_fake_model(FakeOpenAI(reply="一氧化碳浓度正常（第156条）。"), tmp_path)
+    )
+    (refs,) = [e for e in events if e["type"] == "references"]
+    assert [(r["marker"], r["article"]) for r in refs["references"]] == [("R1", 156)]

@@ -14,7 +14,7 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMe
 from langchain_core.outputs import ChatGeneration, ChatResult
 
 from tests.helpers import present
-from vent_agent.kb.citations import CitationRegistry, ValidatedText, validate_citations
+from vent_agent.kb.citations import CitationRegistry, ValidatedText, consecutive, validate_citations
 from vent_agent.kb.search import KnowledgeBase, get_knowledge_base
 from vent_agent.tools.kb_tools import kb_tools
 
@@ -335,3 +335,19 @@ def test_other_document_in_kb_dir(tmp_path) -> None:
     result = validate_citations("矿井应当建立防治水技术管理制度[[R1]]（《煤矿防治水细则》第10条）。", reg)
     assert result.warnings == []
     assert [(r.label, r.in_kb) for r in result.references] == [("《煤矿防治水细则》（2018版）第10条", True)]
+
+
+def test_a_one_off_text_numbers_its_references_without_gaps(registry: CitationRegistry) -> None:
+    """R2 (第192条) retrieved but not cited: the text's R1 and R3 become R1 and R2, in the text, the
+    reference list and the warnings alike."""
+    text = "采煤工作面最高允许风速为4 m/s[[R1]]。掘进工作面甲烷浓度达到7%时停止工作[[R3]]，另见[[R3]]。"
+    checked = validate_citations(text, registry)
+    assert [r.marker for r in checked.references] == ["R1", "R3"]
+    result = consecutive(checked)
+    assert [(r.marker, r.article) for r in result.references] == [("R1", 157), ("R2", 193)]
+    assert result.text == text.replace("[[R3]]", "[[R2]]")
+    (w,) = result.warnings
+    assert (w.kind, w.citation) == ("figure_mismatch", "[[R2]]")
+    # nothing to change: the same object back
+    gapless = validate_citations("风速4 m/s[[R1]]，甲烷1.0%[[R2]]。", registry)
+    assert consecutive(gapless) is gapless

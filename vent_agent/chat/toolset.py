@@ -14,7 +14,7 @@ from langchain_core.tools import BaseTool
 
 from vent_agent.events import References
 from vent_agent.events import Send as Emit
-from vent_agent.kb.citations import CitationRegistry, validate_citations
+from vent_agent.kb.citations import CitationRegistry, consecutive, validate_citations
 from vent_agent.kb.numerals import find_article_refs
 from vent_agent.kb.search import get_knowledge_base
 from vent_agent.skills import CLICK_INTERPRET, VENT_CHAT, render_prompt_index
@@ -92,6 +92,7 @@ async def references_event(
     *,
     check_figures: bool = True,
     attachments: Iterable[str] = (),
+    one_off: bool = False,
 ) -> None:
     """Check the answer's citations against what the run retrieved and send the additive
     ``references`` event (before ``done``): the reference list, the warnings, and — when a citation had
@@ -99,10 +100,13 @@ async def references_event(
     figure check (the deterministic interpretation writes measured readings beside the clauses it
     cites: its figures are not the clause's); removed citations are warned about either way.
     ``attachments``: the names of the files the user attached in the conversation, never listed as
-    sources when the answer names them in 《》."""
+    sources when the answer names them in 《》. ``one_off``: a text no later turn reads (an
+    interpretation), its references numbered without gaps (:func:`~vent_agent.kb.citations.consecutive`)."""
     if not answer.strip() and not citations.retrieved():
         return
     checked = validate_citations(answer, citations, figures=check_figures, attachments=attachments)
+    if one_off:
+        checked = consecutive(checked)
     removed = sum(1 for w in checked.warnings if w.removed)
     await emit(
         References(

@@ -109,7 +109,7 @@ async def _plan_agent(emitter: Emitter, state: AppState, target: ClickTarget) ->
     )
 
     async def finish(answer: str) -> None:
-        await references_event(emitter.send, answer, citations)
+        await references_event(emitter.send, answer, citations, one_off=True)
 
     return await interpret_with_agent(
         emitter,
@@ -181,7 +181,7 @@ async def interpret_click(
                 if kind == "token":
                     answer.append(text)
             async with state.click_slots:
-                await references_event(emitter.send, "".join(answer), citations)
+                await references_event(emitter.send, "".join(answer), citations, one_off=True)
             return
         except Exception as exc:  # fall back to the rule-based text, never a bare failure
             log.warning("interpretation model call failed: %s", exc)
@@ -201,7 +201,7 @@ async def interpret_click(
                 Token(source="fast", content=piece, replace=True if replace and i == 0 else None)
             )
         record_text_articles(citations, text)
-        await references_event(emitter.send, text, citations, check_figures=False)
+        await references_event(emitter.send, text, citations, check_figures=False, one_off=True)
 
 
 def click_done_fields(run_id: str) -> dict[str, Any]:

@@ -265,6 +265,34 @@ def validate_citations(
     return ValidatedText(text=cleaned, warnings=_dedupe(warnings), references=references)
 
 
+def consecutive(checked: ValidatedText) -> ValidatedText:
+    """``checked`` with its 规程 references numbered ``R1``, ``R2``… in the order listed, and the markers
+    of its text and warnings changed to match. A run's markers follow its retrievals, so the articles
+    a text cites may leave gaps (``[R1]``, ``[R3]`` when R2 was retrieved but not cited); a one-off text
+    (an interpretation) shows them numbered without gaps. A conversation keeps the run's markers, which
+    its later turns and the tool results they read cite."""
+    listed = [r.marker for r in checked.references if r.marker]
+    new = {old: f"R{i}" for i, old in enumerate(listed, start=1)}
+    if all(old == to for old, to in new.items()):
+        return checked
+
+    def renumber(text: str) -> str:
+        return MARKER.sub(lambda m: f"[[{new.get(f'R{m.group(1)}', f'R{m.group(1)}')}]]", text)
+
+    return checked.model_copy(
+        update={
+            "text": renumber(checked.text),
+            "references": [
+                r.model_copy(update={"marker": new[r.marker]}) if r.marker else r for r in checked.references
+            ],
+            "warnings": [
+                w.model_copy(update={"citation": renumber(w.citation), "message": renumber(w.message)})
+                for w in checked.warnings
+            ],
+        }
+    )
+
+
 def _check_number(
     kb: KnowledgeBase,
     registry: CitationRegistry,
