@@ -11,6 +11,7 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from tests.helpers import present
+from vent_agent.interpret.assess import assess
 from vent_agent.interpret.facts import (
     InterpretationFacts,
     device_anomalies,
@@ -24,7 +25,7 @@ from vent_agent.interpret.render import chunk_text, render_interpretation
 from vent_agent.kb.thresholds import ThresholdTable
 from vent_agent.settings import Settings
 from vent_agent.upstream.demo_mine import DemoMine
-from vent_agent.upstream.models import NotFoundError, Reading
+from vent_agent.upstream.models import NotFoundError, Reading, reading_text
 
 TZ = ZoneInfo("Asia/Shanghai")
 NOW = datetime(2026, 8, 20, 10, 37, tzinfo=TZ)
@@ -282,3 +283,28 @@ def test_the_facts_cache_keeps_the_most_recently_used() -> None:
     cache._entries.move_to_end(("tunnel", "a"))  # a used last
     cache.put(("tunnel", "c"), table, kb, b"x", facts["c"])  # type: ignore[arg-type]
     assert list(cache._entries) == [("tunnel", "a"), ("tunnel", "c")]
+
+
+@pytest.mark.parametrize(
+    ("quantity", "value", "unit", "text"),
+    [
+        ("wind_speed", 0.236, "m/s", "0.24 m/s"),
+        ("wind_speed", 0.2, "m/s", "0.20 m/s"),
+        ("ch4", 0.5, "%", "0.50 %"),
+        ("co", 7.4, "ppm", "7 ppm"),
+        ("measured_q", 645.8, "m³/min", "646 m³/min"),
+        ("temperature", 19.06, "°C", "19.1 °C"),
+        (
+            "unlisted",
+            0.236,
+            "x",
+            "0.236 x",
+        ),  # a quantity without a precision: as the regulation writes figures
+    ],
+)
+def test_a_reading_is_shown_at_its_quantity_precision(
+    quantity: str, value: float, unit: str, text: str
+) -> None:
+    """The service's texts show a reading as the console does: one precision per quantity."""
+    assert reading_text(value, quantity, unit) == text
+    assert assess(quantity, "x", value, unit, []).value_text == text

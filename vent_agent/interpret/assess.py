@@ -27,7 +27,7 @@ from vent_agent.kb.thresholds import (
     op_holds,
 )
 from vent_agent.review.findings import SEVERITY_ORDER, Severity
-from vent_agent.upstream.models import AlarmLimit
+from vent_agent.upstream.models import AlarmLimit, reading_text
 
 Status = Literal["ok", "warning", "breach"]
 Level = Literal["warning", "breach"]
@@ -156,7 +156,7 @@ class Assessment(BaseModel):
 
     ``quantity`` (glossary name) with Chinese ``label``; ``device_id``/``point`` the measuring device
     and its position (None for a derived value such as Q = 60·v·S); ``value`` in ``unit`` and
-    ``value_text`` as shown; ``limit``/``breach_op`` the governing limit (the one crossed; when ok, the
+    ``value_text`` as shown (:func:`~vent_agent.upstream.models.reading_text`); ``limit``/``breach_op`` the governing limit (the one crossed; when ok, the
     nearest; for a warning, the limit it anticipates, with ``warn_at`` the warning value crossed);
     ``limit_text`` the allowed range; ``status`` ok/warning/breach; ``severity``, ``article`` (label,
     None for a device limit), ``source`` and ``action`` of the governing rule (``action`` empty when
@@ -214,7 +214,7 @@ def assess(
     shown = reported_limit(rule, rules) if rule else None
     return assessment(
         value=value,
-        value_text=value_text or f"{fmt_number(value, unit)} {unit}".strip(),
+        value_text=value_text or reading_text(value, quantity, unit),
         limit=shown.limit if shown else None,
         breach_op=shown.breach_op if shown else None,
         warn_at=rule.limit if rule and rule.level == "warning" else None,

@@ -18,8 +18,9 @@ from zoneinfo import ZoneInfo
 from vent_agent.interpret.assess import STATUS_CN, Assessment
 from vent_agent.interpret.cite import NOT_IN_KB
 from vent_agent.interpret.facts import Anomaly, InterpretationFacts
-from vent_agent.kb.thresholds import breach_text, fmt_number
+from vent_agent.kb.thresholds import breach_text
 from vent_agent.network.device_effect import effect_lines
+from vent_agent.upstream.models import reading_text
 
 
 def _local(t: datetime, tz: str, fmt: str = "%Y-%m-%d %H:%M") -> str:
@@ -106,7 +107,7 @@ def _anomaly_line(a: Anomaly, tz: str) -> str:
     tail = "，仍在持续" if a.ongoing else "，已恢复"
     ref = a.article or a.source or ""
     return (
-        f"- {_status(a.status)} {span} {a.label}（{a.device_name}）峰值 {fmt_number(a.value, a.unit)} {a.unit}"
+        f"- {_status(a.status)} {span} {a.label}（{a.device_name}）峰值 {reading_text(a.value, a.quantity, a.unit)}"
         f"（{_local(a.time, tz, '%H:%M')}），{cond}{tail}" + (f"；依据：{ref}" if ref else "")
     )
 

@@ -12,7 +12,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from vent_agent.kb.thresholds import BreachOp, op_holds
+from vent_agent.kb.thresholds import BreachOp, fmt_number, op_holds
 
 TunnelKind = Literal["coal_face", "heading", "chamber", "roadway", "shaft"]
 DeviceType = Literal["fan", "aux_fan", "ch4_sensor", "co_sensor", "wind_sensor", "temp_sensor"]
@@ -35,6 +35,37 @@ QUANTITY_UNITS: dict[str, str] = {
     "running": "",
 }
 """The unit of each measured quantity (glossary names)."""
+
+QUANTITY_DIGITS: dict[str, int] = {
+    "wind_speed": 2,
+    "measured_q": 0,
+    "air_volume": 0,
+    "ch4": 2,
+    "co2": 2,
+    "o2": 1,
+    "co": 0,
+    "temperature": 1,
+    "negative_pressure": 0,
+    "motor_current": 1,
+    "power": 0,
+    "bearing_temp": 1,
+    "vibration": 2,
+    "running": 0,
+}
+"""The decimals a reading of each quantity is shown with, as a ventilation engineer reads it (wind speed
+0.24 m/s, air volume 646 m³/min, CH₄ 1.12 %, CO 7 ppm): the service's texts and the console alike
+(``GET /api/console/config``)."""
+
+
+def reading_text(value: float, quantity: str, unit: str | None = None) -> str:
+    """A reading with its unit at :data:`QUANTITY_DIGITS` decimals (``0.236`` m/s → ``0.24 m/s``);
+    a quantity not listed as the regulation writes figures (:func:`~vent_agent.kb.thresholds.fmt_number`).
+    ``unit`` defaults to the quantity's (:data:`QUANTITY_UNITS`)."""
+    unit = QUANTITY_UNITS.get(quantity, "") if unit is None else unit
+    digits = QUANTITY_DIGITS.get(quantity)
+    figure = fmt_number(value, unit) if digits is None else f"{value:.{digits}f}"
+    return f"{figure} {unit}".strip()
+
 
 QUANTITY_LABELS: dict[str, str] = {
     "wind_speed": "风速",
