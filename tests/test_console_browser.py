@@ -372,6 +372,44 @@ def test_operator_overview_strip_alarms_acknowledged_and_sparklines(
         context.close()
 
 
+WIND_CELLS = """() => Object.fromEntries([...document.querySelectorAll('table.tunnels-table tbody tr')]
+  .map((r) => [r.dataset.tunId, r.cells[2].textContent.trim()]))"""
+MAP_WINDS = """() => Object.fromEntries([...document.querySelectorAll('g.labels text.label')]
+  .filter((t) => t.querySelector('tspan.value')).map((t) => [t.dataset.branch, t.querySelector('tspan.value').textContent]))"""
+
+
+def test_the_map_the_overview_and_the_panel_write_a_figure_alike(server: tuple[str, Any], page: Any) -> None:
+    """One reading, one figure: the map's label, the overview's cell and the side panel's table show a
+    tunnel's wind speed at the same two decimals (never 0.236 beside 0.24)."""
+    base, _ = server
+    network = httpx.get(f"{base}/api/mine/network", timeout=60).json()
+    overview = httpx.get(f"{base}/api/mine/overview", timeout=60).json()
+    # the tunnels whose map figure (the first wind sensor) is the overview's (the worst wind reading)
+    rows = {t["tun_id"]: t["values"].get("wind_speed") for t in overview["tunnels"]}
+    same = {
+        t["tun_id"]: t["wind_speed"]
+        for t in network["tunnels"]
+        if t["wind_speed"] is not None and (rows.get(t["tun_id"]) or {}).get("value") == t["wind_speed"]
+    }
+    fine = [i for i, v in same.items() if round(v, 2) != v]
+    assert fine, "the data has a wind speed finer than the figures' two decimals"
+    page.goto(f"{base}/#map")
+    sync_api.expect(page.locator("table.tunnels-table tbody tr").first).to_be_attached()
+    sync_api.expect(page.locator("g.labels text.label tspan.value").first).to_be_attached()
+    cells = page.evaluate(WIND_CELLS)
+    winds = page.evaluate(MAP_WINDS)
+    for tun_id, value in same.items():
+        assert cells[tun_id] == f"{value:.2f} m/s", (tun_id, cells[tun_id])
+        assert winds[tun_id] == f"实测 {cells[tun_id]}", (tun_id, winds[tun_id])
+    tun_id = fine[0]
+    page.locator(f'g.tunnel[data-tun-id="{tun_id}"]').focus()
+    page.keyboard.press("Enter")
+    sync_api.expect(page.locator("#panel-body .status")).to_have_text("解读完成")
+    wind_row = page.locator("#panel-body table tr", has_text="风速").first
+    sync_api.expect(wind_row).to_contain_text(cells[tun_id])
+    assert f"{same[tun_id]:g} m/s" not in page.locator("#panel-body").inner_text()
+
+
 def plan_script() -> list[AIMessage]:
     return [
         says(

@@ -15,6 +15,7 @@ from fastapi.staticfiles import StaticFiles
 
 from vent_agent.api.deps import StateDep
 from vent_agent.api.json_body import ApiRoute
+from vent_agent.upstream.models import QUANTITY_DIGITS, QUANTITY_UNITS
 
 CONSOLE_DIR = Path(__file__).resolve().parent.parent / "static" / "console"
 router = APIRouter(tags=["console"], route_class=ApiRoute)
@@ -32,14 +33,18 @@ async def console_page() -> FileResponse:
 
 @router.get("/api/console/config")
 async def console_config(state: StateDep) -> dict[str, Any]:
-    """``{"demo_tokens": [{"token", "user_name"}], "auth": "builtin" | "external"}``: the demo tokens
-    only when the built-in demo user service is in use (no ``VENT_AUTH_URL``), so the console can offer
-    them; with the mine's user service the list is empty."""
+    """``{"demo_tokens": [{"token", "user_name"}], "auth": "builtin" | "external", "figures"}``: the demo
+    tokens only when the built-in demo user service is in use (no ``VENT_AUTH_URL``), so the console can
+    offer them; with the mine's user service the list is empty. ``figures``: each quantity's unit and
+    the decimals its readings are shown with (``{"wind_speed": {"unit": "m/s", "digits": 2}, …}``,
+    :data:`~vent_agent.upstream.models.QUANTITY_DIGITS`), so the console writes a figure as the
+    service's texts do."""
     builtin = not state.settings.auth_url
     tokens = state.settings.demo_tokens if builtin else {}
     return {
         "auth": "builtin" if builtin else "external",
         "demo_tokens": [{"token": t, "user_name": u} for t, u in tokens.items()],
+        "figures": {q: {"unit": QUANTITY_UNITS.get(q, ""), "digits": d} for q, d in QUANTITY_DIGITS.items()},
     }
 
 

@@ -7,6 +7,7 @@
 // airway shows the solve's air volume, 模拟, always.
 
 import { api, el } from './api.js';
+import { reading } from './format.js';
 import { refit } from './map.js';
 
 const SVG = 'http://www.w3.org/2000/svg';
@@ -30,7 +31,7 @@ const svgEl = (tag, attrs = {}) => {
   return node;
 };
 
-const m3min = (q) => `${Math.round(Math.abs(q) * 60)} m³/min`;
+const m3min = (q) => reading(Math.abs(q) * 60, 'air_volume'); // the solve's q is in m³/s
 
 const ARROW_REACH = 34; // user units: the arrow's half-length (its path below)
 const SPOTS = [0.5, 0.4, 0.6, 0.3, 0.7, 0.2, 0.8];
@@ -63,7 +64,7 @@ function flowText(row, measuredSpeed, modelled, delta, isShort) {
   const sep = measuredSpeed ? '  ' : '';
   if (measuredSpeed && !modelled) {
     const q = measured[row.id];
-    return q == null ? '' : `${sep}${Math.round(q)} m³/min`;
+    return q == null ? '' : `${sep}${reading(q, 'air_volume')}`;
   }
   const change = delta ? `（${delta > 0 ? '+' : '−'}${Math.abs(delta)}）` : '';
   return `${sep}模拟 ${m3min(row.q)}${change}${isShort ? ' 不足' : ''}`;

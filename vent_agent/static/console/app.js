@@ -1,9 +1,11 @@
-// app.js — the console's entry: the token box (localStorage; the demo tokens offered when the service
-// uses its built-in demo user service), the views switched by the URL hash (运行总览 first).
+// app.js — the console's entry: the service's config (the figures' precision, format.js), the token box
+// (localStorage; the demo tokens offered when the service uses its built-in demo user service), the views
+// switched by the URL hash (运行总览 first).
 
 import { api, banner, currentView, getToken, setToken, showBanner } from './api.js';
 import { initChat, loadSessions } from './chat.js';
 import { initAirflow } from './airflow.js';
+import { setFigures } from './format.js';
 import { initMap } from './map.js';
 import { initOverview } from './overview.js';
 import { initReview } from './review.js';
@@ -17,7 +19,16 @@ function show() {
   showBanner(); // each tab its own message
 }
 
-async function initToken() {
+/** The service's settings for the page (GET /api/console/config): the demo tokens, the figures' precision. */
+async function loadConfig() {
+  try {
+    return await api('/api/console/config');
+  } catch (err) {
+    return { demo_tokens: [], figures: {} };
+  }
+}
+
+async function initToken(cfg) {
   const input = document.getElementById('token-input');
   const note = document.getElementById('token-note');
   input.value = getToken();
@@ -28,26 +39,23 @@ async function initToken() {
     banner('');
     loadSessions();
   });
-  try {
-    const cfg = await api('/api/console/config');
-    const list = document.getElementById('demo-tokens');
-    list.replaceChildren(...cfg.demo_tokens.map((t) => Object.assign(document.createElement('option'), { value: t.token, label: `示范用户 ${t.user_name}` })));
-    if (cfg.demo_tokens.length) {
-      note.textContent = '内置示范用户';
-      note.title = `内置示范用户服务：可用 ${cfg.demo_tokens.map((t) => `${t.token}（${t.user_name}）`).join('、')}`;
-      if (!getToken()) {
-        setToken(cfg.demo_tokens[0].token);
-        input.value = cfg.demo_tokens[0].token;
-      }
+  const list = document.getElementById('demo-tokens');
+  list.replaceChildren(...cfg.demo_tokens.map((t) => Object.assign(document.createElement('option'), { value: t.token, label: `示范用户 ${t.user_name}` })));
+  if (cfg.demo_tokens.length) {
+    note.textContent = '内置示范用户';
+    note.title = `内置示范用户服务：可用 ${cfg.demo_tokens.map((t) => `${t.token}（${t.user_name}）`).join('、')}`;
+    if (!getToken()) {
+      setToken(cfg.demo_tokens[0].token);
+      input.value = cfg.demo_tokens[0].token;
     }
-  } catch (err) {
-    note.textContent = '';
   }
 }
 
 window.addEventListener('hashchange', show);
 show();
-await initToken();
+const config = await loadConfig();
+setFigures(config.figures);
+initToken(config);
 initOverview();
 initMap();
 initAirflow();

@@ -2,6 +2,7 @@
 // compliance, devices as symbols; a click streams the interpretation into the side panel.
 
 import { api, bannerFor, el, openStream } from './api.js';
+import { reading } from './format.js';
 import { placeLabels } from './labels.js';
 import { TurnView, play } from './turn.js';
 
@@ -40,7 +41,7 @@ async function interpret(kind, item) {
   body.replaceChildren();
   const mode = clickMode();
   const meta = kind === 'tun'
-    ? `${item.roadway_class} · 风速 ${item.wind_speed ?? '—'} m/s（${COMPLIANCE[item.compliance][0]}）`
+    ? `${item.roadway_class} · 风速 ${reading(item.wind_speed, 'wind_speed')}（${COMPLIANCE[item.compliance][0]}）`
     : `${item.type_label} · ${item.position || ''}`;
   body.append(el('p', { class: 'muted' }, `${meta} · ${mode === 'plan' ? '计划模式' : '快速模式'}`));
   const view = new TurnView(body);
@@ -166,7 +167,7 @@ function makeLabel(branch, name, rank, wind) {
   const label = svgEl('text', { class: 'label', 'text-anchor': 'middle', 'data-branch': branch, 'data-rank': rank },
     svgEl('tspan', { class: 'name' }, name));
   const line2 = svgEl('tspan', { class: 'line2', dy: '1.2em' });
-  if (wind) line2.append(svgEl('tspan', { class: `value ${wind.compliance}` }, `实测 ${wind.speed} m/s`));
+  if (wind) line2.append(svgEl('tspan', { class: `value ${wind.compliance}` }, `实测 ${reading(wind.speed, 'wind_speed')}`));
   line2.append(svgEl('tspan', { class: 'flow' }));
   label.append(line2);
   return label;
@@ -204,7 +205,7 @@ function draw(net) {
     if (!t.points) return;
     const [[ax, ay], [bx, by]] = t.points;
     const colour = COMPLIANCE[t.compliance]?.[1] || '#888';
-    const tip = `${t.name}（${t.roadway_class}）\n风速：${t.wind_speed ?? '无数据'} m/s；允许 ${t.wind_min ?? '—'}–${t.wind_max ?? '—'} m/s`;
+    const tip = `${t.name}（${t.roadway_class}）\n风速：${t.wind_speed == null ? '无数据' : reading(t.wind_speed, 'wind_speed')}；允许 ${t.wind_min ?? '—'}–${t.wind_max ?? '—'} m/s`;
     const g = svgEl('g', { class: `tunnel ${t.compliance}`, 'data-tun-id': t.tun_id, tabindex: 0 },
       svgEl('title', {}, tip),
       svgEl('polygon', { points: hitArea(X(ax), Y(ay), X(bx), Y(by), 30), class: 'hit' }),

@@ -6,6 +6,7 @@
 // 'vent:overview' window event to mark the devices in alarm.
 
 import { api, bannerFor, el, getToken } from './api.js';
+import { reading } from './format.js';
 
 const say = bannerFor('overview');
 const REFRESH_MS = 60_000;
@@ -16,15 +17,13 @@ let shown = null; // the overview on screen, so an acknowledgement recounts the 
 /** A status word on its colour. */
 export const statusTag = (word) => el('span', { class: `st st-${STATUS_CLASS[word] || 'none'}` }, word || '无数据');
 
-const num = (v, digits = 1) => (v == null ? '—' : Number(v).toFixed(digits).replace(/\.0+$/, ''));
-
-/** A 24-hour sparkline (SVG polyline, oldest left), its last value marked; gaps (null) are skipped. */
-export function sparkline(values, cls = '') {
+/** A 24-hour sparkline (SVG polyline, oldest left) of `quantity`, its last value marked; gaps (null) are skipped. */
+export function sparkline(values, quantity) {
   const W = 120;
   const H = 26;
   const svg = document.createElementNS(SVG, 'svg');
   svg.setAttribute('viewBox', `0 0 ${W} ${H}`);
-  svg.setAttribute('class', `spark ${cls}`);
+  svg.setAttribute('class', `spark ${quantity}`);
   const known = values.filter((v) => v != null);
   if (!known.length) return svg;
   const lo = Math.min(...known);
@@ -39,7 +38,7 @@ export function sparkline(values, cls = '') {
   dot.setAttribute('cy', last[1]);
   dot.setAttribute('r', 2.5);
   const title = document.createElementNS(SVG, 'title');
-  title.textContent = `近24小时：最低 ${num(lo, 2)}，最高 ${num(hi, 2)}`;
+  title.textContent = `近24小时：最低 ${reading(lo, quantity)}，最高 ${reading(hi, quantity)}`;
   svg.append(title, line, dot);
   return svg;
 }
@@ -54,21 +53,21 @@ function ageText(view) {
 
 /** A total air volume with where it comes from: in a word beside it, in full in its tooltip. */
 const total = (name, q, from) => el('span', { class: 'item total', title: from?.source || '' }, `${name} `,
-  el('b', {}, `${num(q, 0)} m³/min`), from ? el('small', { class: 'muted' }, `（${from.label}）`) : null);
+  el('b', {}, reading(q, 'air_volume')), from ? el('small', { class: 'muted' }, `（${from.label}）`) : null);
 
 function stripView(view, alarms) {
   const fans = view.fans.map((f) => el('span', { class: 'item' }, el('b', {}, f.name), ' ',
     el('span', { class: `st st-${f.running ? 'ok' : 'none'}` }, f.running ? '运行' : (f.state || '停止')),
-    f.running ? ` ${num(f.air_volume, 0)} m³/min ${num(f.negative_pressure, 0)} Pa` : ''));
-  const gas = (label, w) => el('span', { class: 'item', title: w ? `${w.tunnel}：${w.point || ''}` : '' },
-    `最高 ${label} `, el('b', {}, w ? `${num(w.value, 2)} ${w.unit}` : '—'), ' ', statusTag(w?.status));
+    f.running ? ` ${reading(f.air_volume, 'air_volume')} ${reading(f.negative_pressure, 'negative_pressure')}` : ''));
+  const gas = (label, quantity, w) => el('span', { class: 'item', title: w ? `${w.tunnel}：${w.point || ''}` : '' },
+    `最高 ${label} `, el('b', {}, w ? reading(w.value, quantity, w.unit) : '—'), ' ', statusTag(w?.status));
   const open = alarms.filter((a) => !a.acked_at).length;
   return [
     ...fans,
     total('总进风', view.intake_q, view.air_totals?.intake),
     total('总回风', view.return_q, view.air_totals?.return),
-    gas('CH₄', view.worst.ch4),
-    gas('CO', view.worst.co),
+    gas('CH₄', 'ch4', view.worst.ch4),
+    gas('CO', 'co', view.worst.co),
     el('a', { class: 'item', href: '#overview' }, '报警 ', el('b', { class: alarms.length ? 'alarm-count' : '' }, String(alarms.length)),
       alarms.length ? `（未确认 ${open}）` : ''),
     ageText(view),
@@ -106,14 +105,14 @@ function alarmsView(alarms, canAck) {
 }
 
 function tunnelsView(rows) {
-  const cell = (v, digits) => (v ? el('span', { class: `val ${STATUS_CLASS[v.status]}` }, `${num(v.value, digits)} ${v.unit}`) : el('span', { class: 'muted' }, '—'));
+  const cell = (v, quantity) => (v ? el('span', { class: `val ${STATUS_CLASS[v.status]}` }, reading(v.value, quantity, v.unit)) : el('span', { class: 'muted' }, '—'));
   return el('table', { class: 'tunnels-table' },
     el('thead', {}, el('tr', {}, ...['巷道', '状态', '风速', '风量', 'CH₄', 'CO', '风速 24 h', 'CH₄ 24 h'].map((h) => el('th', {}, h)))),
     el('tbody', {}, ...rows.map((t) => el('tr', { 'data-tun-id': t.tun_id },
       el('td', {}, t.name), el('td', {}, statusTag(t.status)),
-      el('td', {}, cell(t.values.wind_speed, 2)), el('td', {}, t.q == null ? '—' : `${num(t.q, 0)} m³/min`),
-      el('td', {}, cell(t.values.ch4, 2)), el('td', {}, cell(t.values.co, 0)),
-      el('td', {}, t.sparks.wind_speed ? sparkline(t.sparks.wind_speed, 'wind') : '—'),
+      el('td', {}, cell(t.values.wind_speed, 'wind_speed')), el('td', {}, reading(t.q, 'air_volume')),
+      el('td', {}, cell(t.values.ch4, 'ch4')), el('td', {}, cell(t.values.co, 'co')),
+      el('td', {}, t.sparks.wind_speed ? sparkline(t.sparks.wind_speed, 'wind_speed') : '—'),
       el('td', {}, t.sparks.ch4 ? sparkline(t.sparks.ch4, 'ch4') : '—')))));
 }
 
