@@ -410,6 +410,49 @@ def test_the_map_the_overview_and_the_panel_write_a_figure_alike(server: tuple[s
     assert f"{same[tun_id]:g} m/s" not in page.locator("#panel-body").inner_text()
 
 
+LINE_COLOURS = """() => Object.fromEntries([...document.querySelectorAll('g.tunnel')]
+  .map((g) => [g.dataset.tunId, getComputedStyle(g.querySelector('line.stroke')).stroke]))"""
+TAG_COLOURS = """() => Object.fromEntries([...document.querySelectorAll('table.tunnels-table tbody tr')]
+  .map((r) => [r.dataset.tunId, getComputedStyle(r.cells[1].querySelector('.st')).backgroundColor]))"""
+RINGS = """(sel) => [...document.querySelectorAll(sel)].map((n) => getComputedStyle(n)[n.tagName === 'I' ? 'borderTopColor' : 'stroke'])"""
+
+
+def test_the_map_colours_each_tunnel_by_its_worst_status_and_its_legend_says_so(
+    server: tuple[str, Any], page: Any
+) -> None:
+    """A tunnel whose wind speed is fine but whose CH₄ is over its limit is drawn in the 超限 colour: each
+    line in the colour of the overview's 状态 of its tunnel; the legend names the statuses and the alarm
+    rings the map draws round the devices."""
+    base, _ = server
+    network = httpx.get(f"{base}/api/mine/network", timeout=60).json()
+    overview = httpx.get(f"{base}/api/mine/overview", timeout=60).json()
+    status = {t["tun_id"]: t["status"] for t in overview["tunnels"]}
+    wind_ok = {t["tun_id"] for t in network["tunnels"] if t["compliance"] == "ok"}
+    assert any(status[i] not in ("正常", "无数据") for i in wind_ok), (
+        "the data has a tunnel wind alone calls fine"
+    )
+    page.goto(f"{base}/#map")
+    sync_api.expect(page.locator("table.tunnels-table tbody tr").first).to_be_attached()
+    sync_api.expect(page.locator("g.device.alarm").first).to_be_attached()  # the overview is on the map
+    lines = page.evaluate(LINE_COLOURS)
+    tags = page.evaluate(TAG_COLOURS)
+    drawn = [i for i in lines if i in status]
+    assert len(drawn) == len(lines) > 10
+    wrong = {i: (status[i], lines[i], tags[i]) for i in drawn if lines[i] != tags[i]}
+    assert not wrong, f"a line not in its tunnel's status colour: {wrong}"
+    legend = page.locator("#map-legend")
+    for word in ("正常", "偏低", "预警", "超限", "无数据", "最差", "设备报警", "设备预警"):
+        sync_api.expect(legend).to_contain_text(word)
+    rings = set(page.evaluate(RINGS, "g.device.alarm > :is(circle, rect)"))
+    assert rings <= set(page.evaluate(RINGS, "#map-legend i.ring")), (
+        "every alarm ring on the map is in the legend"
+    )
+    tip = page.locator("g.tunnel", has=page.locator("title")).evaluate_all(
+        "(gs) => gs.filter((g) => g.dataset.status === '超限').map((g) => g.querySelector('title').textContent)"
+    )
+    assert tip and all("超限：" in t for t in tip), f"the tooltip says which reading is over its limit: {tip}"
+
+
 def plan_script() -> list[AIMessage]:
     return [
         says(

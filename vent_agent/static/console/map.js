@@ -1,21 +1,23 @@
-// map.js — the ventilation network (GET /api/mine/network) as SVG: tunnels coloured by wind-speed
-// compliance, devices as symbols; a click streams the interpretation into the side panel.
+// map.js — the ventilation network (GET /api/mine/network) as SVG: each tunnel coloured by its status in
+// the overview (GET /api/mine/overview, the 'vent:overview' event: the worst of all its monitored values
+// against the regulation's thresholds and the devices' alarm limits, the overview's 状态 column), the
+// devices in alarm ringed; a click streams the interpretation into the side panel.
 
 import { api, bannerFor, el, openStream } from './api.js';
 import { reading } from './format.js';
+import { STATUS_CLASS } from './overview.js';
 import { placeLabels } from './labels.js';
 import { TurnView, play } from './turn.js';
 
 const say = bannerFor('map'); // this tab's banner
 
 const SVG = 'http://www.w3.org/2000/svg';
-const COMPLIANCE = {
-  ok: ['风速合规', '#2e9d57'],
-  low: ['风速低于下限', '#e08a00'],
-  high: ['风速超过上限', '#d43a3a'],
-  no_data: ['无风速数据', '#8a94a6'],
-  no_limit: ['表6 无该类巷道', '#b9c0cc'],
-};
+const WIND = { ok: '风速合规', low: '风速低于下限', high: '风速超过上限', no_data: '无风速数据', no_limit: '表6 无该类巷道' };
+const STATUS_WORDS = Object.keys(STATUS_CLASS); // 正常 / 偏低 / 预警 / 超限 / 无数据, the overview's
+const STATUS_NOTE = '巷道颜色为该巷道全部监测值（风速、CH₄、CO、温度、局部通风机等）对照《煤矿安全规程》阈值与设备报警限值的最差状态，'
+  + '与运行总览“状态”列相同，随总览每分钟刷新';
+let overview = null; // the last overview (vent:overview): each tunnel's status, the alarms
+let drawn = { tunnels: new Map(), devices: 0 }; // what the map draws: its tunnels by id, its devices' count
 const DEVICE_SYMBOL = {
   fan: ['F', '#1f5fbf', 34], aux_fan: ['J', '#5b3fb0', 22], wind_sensor: ['V', '#0f8a8a', 15],
   ch4_sensor: ['M', '#b5651d', 15], co_sensor: ['C', '#a02c5b', 15], temp_sensor: ['T', '#6b7a2a', 15],
@@ -41,7 +43,7 @@ async function interpret(kind, item) {
   body.replaceChildren();
   const mode = clickMode();
   const meta = kind === 'tun'
-    ? `${item.roadway_class} · 风速 ${reading(item.wind_speed, 'wind_speed')}（${COMPLIANCE[item.compliance][0]}）`
+    ? `${item.roadway_class} · 状态 ${statusOf(item.tun_id) || '读取中'} · 风速 ${reading(item.wind_speed, 'wind_speed')}（${WIND[item.compliance]}）`
     : `${item.type_label} · ${item.position || ''}`;
   body.append(el('p', { class: 'muted' }, `${meta} · ${mode === 'plan' ? '计划模式' : '快速模式'}`));
   const view = new TurnView(body);
@@ -204,12 +206,10 @@ function draw(net) {
   net.tunnels.forEach((t, i) => {
     if (!t.points) return;
     const [[ax, ay], [bx, by]] = t.points;
-    const colour = COMPLIANCE[t.compliance]?.[1] || '#888';
-    const tip = `${t.name}（${t.roadway_class}）\n风速：${t.wind_speed == null ? '无数据' : reading(t.wind_speed, 'wind_speed')}；允许 ${t.wind_min ?? '—'}–${t.wind_max ?? '—'} m/s`;
     const g = svgEl('g', { class: `tunnel ${t.compliance}`, 'data-tun-id': t.tun_id, tabindex: 0 },
-      svgEl('title', {}, tip),
+      svgEl('title', {}, ''),
       svgEl('polygon', { points: hitArea(X(ax), Y(ay), X(bx), Y(by), 30), class: 'hit' }),
-      svgEl('line', { x1: X(ax), y1: Y(ay), x2: X(bx), y2: Y(by), stroke: colour, class: 'stroke',
+      svgEl('line', { x1: X(ax), y1: Y(ay), x2: X(bx), y2: Y(by), class: 'stroke',
         'data-path': path(t.points), 'data-branch': t.tun_id,
         'stroke-dasharray': t.compliance === 'no_limit' ? '30 18' : null }));
     g.addEventListener('click', () => interpret('tun', t));
@@ -239,9 +239,15 @@ function draw(net) {
   svg.append(joins, links, lines, devices, labels); // the names above the symbols, never under them
   box.replaceChildren(svg);
   fitLabels(svg, W, H);
+  showOverview();
   const legend = document.getElementById('map-legend');
+  const dashed = net.tunnels.some((t) => t.points && t.compliance === 'no_limit');
   legend.replaceChildren(
-    ...Object.values(COMPLIANCE).map(([name, c]) => el('span', {}, el('i', { class: 'swatch', style: `background:${c}` }), name)),
+    el('span', { class: 'legend-head', title: STATUS_NOTE }, '巷道状态（全部监测值的最差者，同运行总览）：'),
+    ...STATUS_WORDS.map((word) => el('span', {}, el('i', { class: `swatch status-${STATUS_CLASS[word]}` }), word)),
+    ...(dashed ? [el('span', {}, el('i', { class: 'swatch dashed' }), '虚线：表6 未列该类巷道（无风速限值）')] : []),
+    el('span', {}, el('i', { class: 'ring breach' }), '设备报警（超限/偏低）'),
+    el('span', {}, el('i', { class: 'ring warn' }), '设备预警'),
     el('span', {}, el('i', { class: 'swatch link' }), '无监测巷道（网络解算）'),
     el('span', {}, el('i', { class: 'swatch duct' }), '局部通风机风筒'),
     ...Object.entries(DEVICE_SYMBOL).map(([type, [letter, c]]) => el('span', {},
@@ -253,13 +259,40 @@ export async function loadMap() {
   status.textContent = '正在读取通风网络...';
   try {
     const net = await api('/api/mine/network');
+    drawn = { tunnels: new Map(net.tunnels.map((t) => [t.tun_id, t])), devices: net.devices.length };
     draw(net);
-    const counts = net.tunnels.reduce((m, t) => ({ ...m, [t.compliance]: (m[t.compliance] || 0) + 1 }), {});
-    status.textContent = `巷道 ${net.tunnels.length} 条（合规 ${counts.ok || 0}，偏低 ${counts.low || 0}，偏高 ${counts.high || 0}，无数据 ${counts.no_data || 0}），设备 ${net.devices.length} 台`;
   } catch (err) {
     status.textContent = '';
     say(`通风网络读取失败：${err.message}`);
   }
+}
+
+/** A tunnel's status word in the overview (无数据 for a tunnel it lacks); null until an overview has come. */
+function statusOf(tunId) {
+  return overview ? overview.tunnels.find((t) => t.tun_id === tunId)?.status || '无数据' : null;
+}
+
+/** A tunnel's tooltip: its status with the readings behind it (the overview's alarms of the tunnel),
+ * its wind speed against 表6. */
+function tunnelTip(t) {
+  const alarms = (overview?.alarms || []).filter((a) => a.tun_id === t.tun_id)
+    .map((a) => `${a.status}：${a.label} ${a.value_text}（限值 ${a.limit_text}，${a.point || ''}）`);
+  const wind = `风速：${t.wind_speed == null ? '无数据' : reading(t.wind_speed, 'wind_speed')}；允许 ${t.wind_min ?? '—'}–${t.wind_max ?? '—'} m/s`;
+  return [`${t.name}（${t.roadway_class}）`, `状态：${statusOf(t.tun_id) || '读取中'}`, ...alarms, wind].join('\n');
+}
+
+/** Colour each tunnel by its status in the overview, write its tooltip, and count the statuses. */
+function colourTunnels() {
+  const counts = {};
+  document.querySelectorAll('#net-map g.tunnel').forEach((g) => {
+    const word = statusOf(g.dataset.tunId);
+    if (word) counts[word] = (counts[word] || 0) + 1;
+    g.dataset.status = word || '';
+    for (const cls of Object.values(STATUS_CLASS)) g.classList.toggle(`status-${cls}`, STATUS_CLASS[word] === cls);
+    g.querySelector('title').textContent = tunnelTip(drawn.tunnels.get(g.dataset.tunId));
+  });
+  const parts = STATUS_WORDS.filter((w) => counts[w]).map((w) => `${w} ${counts[w]}`).join('，') || '状态读取中';
+  document.getElementById('map-status').textContent = `巷道 ${drawn.tunnels.size} 条（${parts}），设备 ${drawn.devices} 台`;
 }
 
 /** Mark the devices in alarm (the overview's alarms) with their status colour. */
@@ -276,6 +309,12 @@ function markAlarms(view) {
   age.className = view.stale ? 'st st-breach' : 'muted';
 }
 
+/** The overview on the map: the tunnels' colours and the devices in alarm (kept across a redraw). */
+function showOverview() {
+  colourTunnels();
+  if (overview) markAlarms(overview);
+}
+
 /** Place the labels again (the map's box changed, or airflow.js wrote the air volumes into them). */
 export function refit() {
   const svg = document.querySelector('#net-map svg.net');
@@ -283,7 +322,10 @@ export function refit() {
 }
 
 export function initMap() {
-  window.addEventListener('vent:overview', (e) => markAlarms(e.detail));
+  window.addEventListener('vent:overview', (e) => {
+    overview = e.detail;
+    showOverview();
+  });
   // the map's box changes with the window, the tab being shown and the side panel: labels refitted each time
   new ResizeObserver(() => refit()).observe(document.getElementById('net-map'));
   document.getElementById('map-refresh').addEventListener('click', loadMap);

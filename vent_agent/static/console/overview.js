@@ -10,7 +10,8 @@ import { reading } from './format.js';
 
 const say = bannerFor('overview');
 const REFRESH_MS = 60_000;
-const STATUS_CLASS = { 正常: 'ok', 偏低: 'low', 预警: 'warn', 超限: 'breach', 无数据: 'none' };
+/** Each status word's class (st-*, status-*: its colour, console.css), mildest first; the map uses them too. */
+export const STATUS_CLASS = { 正常: 'ok', 偏低: 'low', 预警: 'warn', 超限: 'breach', 无数据: 'none' };
 const SVG = 'http://www.w3.org/2000/svg';
 let shown = null; // the overview on screen, so an acknowledgement recounts the strip's open alarms
 
