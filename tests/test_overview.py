@@ -155,3 +155,17 @@ async def test_alarms_are_acknowledged_per_user_and_persisted(tmp_path: Path) ->
     async for client in _client(data_dir):  # a restart: the acknowledgement is in the store
         mine = {a["key"]: a for a in (await client.get("/api/alarms", headers=ZHANGSAN)).json()["alarms"]}
         assert mine[key]["acked_at"] == first
+
+
+async def test_a_sparkline_follows_the_reading_its_row_shows(tmp_path: Path) -> None:
+    """A tunnel with two CH₄ sensors shows its worst reading, and the sparkline beside it is that
+    sensor's (its last hour the reading shown), not the first sensor's."""
+    view = await mine_overview(DemoMine(), Settings(_env_file=None, data_dir=tmp_path), now=NOW)
+    pairs = [
+        (r["tun_id"], q, r["values"][q]["value"], spark[-1])
+        for r in view["tunnels"]
+        for q, spark in r["sparks"].items()
+        if q in r["values"]
+    ]
+    assert len(pairs) > 10
+    assert [p for p in pairs if p[2] != p[3]] == []

@@ -32,7 +32,7 @@ RETURN_CLASS = "总回风巷"
 """表6 classes (第157条) whose air volume stands for the mine's total intake / return air when the service
 holds no network of the mine (:func:`~vent_agent.monitor.air_totals.roadway_totals`)."""
 SPARK_QUANTITIES = ("wind_speed", "ch4")
-"""The quantities drawn as 24-hour sparklines of a tunnel (first sensor of each)."""
+"""The quantities drawn as 24-hour sparklines of a tunnel (:func:`_spark_sensor`)."""
 SPARK_SENSORS = {"wind_speed": "wind_sensor", "ch4": "ch4_sensor"}
 ROW_QUANTITIES = ("wind_speed", "ch4", "co")
 """The quantities a tunnel's row of the overview shows (its worst reading of each)."""
@@ -77,11 +77,28 @@ def _first(devices: list[Device], device_type: str) -> Device | None:
     return next((d for d in devices if d.device_type == device_type), None)
 
 
-async def _sparks(source: VentilationSource, devices: list[Device]) -> dict[str, list[float | None]]:
-    """The last 24 hourly values of each :data:`SPARK_QUANTITIES` of a tunnel (its first sensor of it)."""
+def _worst_reading(facts: InterpretationFacts, quantity: str) -> Assessment | None:
+    """The worst assessment of ``quantity`` in a tunnel (breach, then warning, then the highest value)."""
+    rank = {"breach": 2, "warning": 1, "ok": 0}
+    found = [a for a in facts.assessments if a.quantity == quantity and a.value is not None]
+    return max(found, key=lambda a: (rank[a.status], a.value or 0.0), default=None)
+
+
+def _spark_sensor(facts: InterpretationFacts, devices: list[Device], quantity: str) -> Device | None:
+    """The sensor a tunnel's sparkline of ``quantity`` follows: the one whose reading its row shows
+    (:func:`_worst_reading`), else its first sensor of the quantity."""
+    worst = _worst_reading(facts, quantity)
+    shown = next((d for d in devices if worst is not None and d.device_id == worst.device_id), None)
+    return shown or _first(devices, SPARK_SENSORS[quantity])
+
+
+async def _sparks(
+    source: VentilationSource, facts: InterpretationFacts, devices: list[Device]
+) -> dict[str, list[float | None]]:
+    """The last 24 hourly values of each :data:`SPARK_QUANTITIES` of a tunnel (:func:`_spark_sensor`)."""
     out: dict[str, list[float | None]] = {}
     for quantity in SPARK_QUANTITIES:
-        sensor = _first(devices, SPARK_SENSORS[quantity])
+        sensor = _spark_sensor(facts, devices, quantity)
         if sensor is not None:
             history = await source.list_ventanaly_monitor_data_days(sensor.device_id, days=1)
             out[quantity] = [r.value(quantity) for r in history[-24:]]
@@ -89,12 +106,10 @@ async def _sparks(source: VentilationSource, devices: list[Device]) -> dict[str,
 
 
 def _value(facts: InterpretationFacts, quantity: str) -> dict[str, Any] | None:
-    """The worst assessment of ``quantity`` in a tunnel (breach, then warning, then the highest value)."""
-    rank = {"breach": 2, "warning": 1, "ok": 0}
-    found = [a for a in facts.assessments if a.quantity == quantity and a.value is not None]
-    if not found:
+    """A row's value of ``quantity``: its worst reading (:func:`_worst_reading`) with its status word."""
+    worst = _worst_reading(facts, quantity)
+    if worst is None:
         return None
-    worst = max(found, key=lambda a: (rank[a.status], a.value or 0.0))
     return {
         "value": worst.value,
         "unit": worst.unit,
@@ -209,7 +224,7 @@ async def mine_overview(
     facts = await asyncio.gather(
         *(gather_tunnel_facts(source, t.tun_id, settings, now, cache=cache) for t in tunnels)
     )
-    sparks = await asyncio.gather(*(_sparks(source, d.devices) for d in datas))
+    sparks = await asyncio.gather(*(_sparks(source, f, d.devices) for f, d in zip(facts, datas, strict=True)))
     rows = [_tunnel_row(f, d, s) for f, d, s in zip(facts, datas, sparks, strict=True)]
     alarms = sorted(
         (_alarm(f, a) for f in facts for a in f.assessments if is_alarm(a)),
