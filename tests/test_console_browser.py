@@ -292,6 +292,7 @@ def test_operator_overview_strip_alarms_acknowledged_and_sparklines(
         sync_api.expect(alarms.first).to_be_visible()
         assert alarms.first.locator(".st").inner_text() in ("超限", "偏低")  # worst first, in words
         assert page.locator("table.tunnels-table svg.spark").count() >= 10
+        assert page.locator("table.tunnels-table svg.spark.co").count() > 0, "CO's 24 h sparklines"
         unread = page.evaluate(
             "[...document.querySelectorAll('table.tunnels-table tbody tr')]"
             ".filter((r) => [2, 4, 5].every((i) => r.cells[i].textContent.trim() === '—'))"

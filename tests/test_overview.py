@@ -169,3 +169,6 @@ async def test_a_sparkline_follows_the_reading_its_row_shows(tmp_path: Path) -> 
     ]
     assert len(pairs) > 10
     assert [p for p in pairs if p[2] != p[3]] == []
+    # every quantity of a row has its sparkline: wind speed, CH₄ and CO
+    assert {q for _, q, _, _ in pairs} == {"wind_speed", "ch4", "co"}
+    assert all(set(r["values"]) <= set(r["sparks"]) for r in view["tunnels"])

@@ -31,9 +31,9 @@ INTAKE_CLASS = "总进风巷"
 RETURN_CLASS = "总回风巷"
 """表6 classes (第157条) whose air volume stands for the mine's total intake / return air when the service
 holds no network of the mine (:func:`~vent_agent.monitor.air_totals.roadway_totals`)."""
-SPARK_QUANTITIES = ("wind_speed", "ch4")
+SPARK_QUANTITIES = ("wind_speed", "ch4", "co")
 """The quantities drawn as 24-hour sparklines of a tunnel (:func:`_spark_sensor`)."""
-SPARK_SENSORS = {"wind_speed": "wind_sensor", "ch4": "ch4_sensor"}
+SPARK_SENSORS = {"wind_speed": "wind_sensor", "ch4": "ch4_sensor", "co": "co_sensor"}
 ROW_QUANTITIES = ("wind_speed", "ch4", "co")
 """The quantities a tunnel's row of the overview shows (its worst reading of each)."""
 WORST_QUANTITIES = ("ch4", "co")

@@ -105,16 +105,18 @@ function alarmsView(alarms, canAck) {
     })));
 }
 
+const SPARKS = [['wind_speed', '风速'], ['ch4', 'CH₄'], ['co', 'CO']]; // the overview's sparklines, in its order
+
 function tunnelsView(rows) {
   const cell = (v, quantity) => (v ? el('span', { class: `val ${STATUS_CLASS[v.status]}` }, reading(v.value, quantity, v.unit)) : el('span', { class: 'muted' }, '—'));
+  const heads = ['巷道', '状态', '风速', '风量', 'CH₄', 'CO', ...SPARKS.map(([, name]) => `${name} 24 h`)];
   return el('table', { class: 'tunnels-table' },
-    el('thead', {}, el('tr', {}, ...['巷道', '状态', '风速', '风量', 'CH₄', 'CO', '风速 24 h', 'CH₄ 24 h'].map((h) => el('th', {}, h)))),
+    el('thead', {}, el('tr', {}, ...heads.map((h) => el('th', {}, h)))),
     el('tbody', {}, ...rows.map((t) => el('tr', { 'data-tun-id': t.tun_id },
       el('td', {}, t.name), el('td', {}, statusTag(t.status)),
       el('td', {}, cell(t.values.wind_speed, 'wind_speed')), el('td', {}, reading(t.q, 'air_volume')),
       el('td', {}, cell(t.values.ch4, 'ch4')), el('td', {}, cell(t.values.co, 'co')),
-      el('td', {}, t.sparks.wind_speed ? sparkline(t.sparks.wind_speed, 'wind_speed') : '—'),
-      el('td', {}, t.sparks.ch4 ? sparkline(t.sparks.ch4, 'ch4') : '—')))));
+      ...SPARKS.map(([q]) => el('td', { class: 'spark-cell' }, t.sparks[q] ? sparkline(t.sparks[q], q) : '—'))))));
 }
 
 export async function loadOverview() {
