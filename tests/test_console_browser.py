@@ -454,6 +454,53 @@ def test_the_map_colours_each_tunnel_by_its_worst_status_and_its_legend_says_so(
     assert tip and all("超限：" in t for t in tip), f"the tooltip says which reading is over its limit: {tip}"
 
 
+SPARKS = """() => [...document.querySelectorAll('table.tunnels-table svg.spark')].map((svg) => ({
+  tun: svg.closest('tr').dataset.tunId, quantity: svg.classList[1],
+  title: svg.querySelector(':scope > title')?.textContent || '',
+  limits: [...svg.querySelectorAll('line.limit')].map((l) => [l.querySelector('title').textContent, +l.getAttribute('y1')]),
+}))"""
+
+
+@pytest.mark.parametrize("size", [(1280, 720), (1920, 1080)])
+def test_each_sparkline_shows_its_limits_near_its_values(
+    server: tuple[str, Any], browser: Any, size: tuple[int, int]
+) -> None:
+    """Wind speed, CH₄ and CO each have a 24 h sparkline; a limit the values cross or come near is a dashed
+    line in it, a far one is not drawn (it would flatten the curve), every one is named in its tooltip;
+    the table still fits the screen."""
+    base, _ = server
+    context = browser.new_context(viewport={"width": size[0], "height": size[1]}, locale="zh-CN")
+    page = context.new_page()
+    page.set_default_timeout(TIMEOUT_MS)
+    try:
+        with page.expect_response(lambda r: r.url.endswith("/api/mine/overview")) as got:
+            page.goto(f"{base}/")
+        rows = {t["tun_id"]: t for t in got.value.json()["tunnels"]}
+        sync_api.expect(page.locator("table.tunnels-table svg.spark").first).to_be_attached()
+        sparks = page.evaluate(SPARKS)
+        assert {s["quantity"] for s in sparks} == {"wind_speed", "ch4", "co"}
+        crossed = 0
+        for s in sparks:
+            row = rows[s["tun"]]
+            values = [v for v in row["sparks"][s["quantity"]] if v is not None]
+            low, high = min(values), max(values)
+            drawn = {title for title, _ in s["limits"]}
+            assert all(0 <= y <= 26 for _, y in s["limits"]), s
+            for limit in row["spark_limits"][s["quantity"]]:
+                assert limit["text"] in s["title"], (s, limit)  # the tooltip names every limit
+                shown = any(limit["text"] in t for t in drawn)
+                gap = max(low - limit["value"], limit["value"] - high, 0)
+                if gap == 0:  # crossed, or touched, in the last 24 h
+                    crossed += 1
+                    assert shown, (s, limit)
+                if gap > max(high - low, abs(limit["value"])):  # far from the values
+                    assert not shown, (s, limit)
+        assert crossed, "the data has a limit crossed in the last 24 h"
+        assert page.evaluate("document.scrollingElement.scrollWidth") <= size[0], "no sideways scrolling"
+    finally:
+        context.close()
+
+
 def plan_script() -> list[AIMessage]:
     return [
         says(

@@ -12,6 +12,7 @@ import httpx
 
 from vent_agent.app import create_app
 from vent_agent.interpret.assess import Assessment
+from vent_agent.kb.thresholds import fmt_number
 from vent_agent.monitor.air_totals import shaft_totals
 from vent_agent.monitor.overview import mine_overview, status_word
 from vent_agent.network.service import demo_mine_solved
@@ -172,3 +173,23 @@ async def test_a_sparkline_follows_the_reading_its_row_shows(tmp_path: Path) -> 
     # every quantity of a row has its sparkline: wind speed, CH₄ and CO
     assert {q for _, q, _, _ in pairs} == {"wind_speed", "ch4", "co"}
     assert all(set(r["values"]) <= set(r["sparks"]) for r in view["tunnels"])
+
+
+async def test_a_sparkline_carries_the_limits_of_its_row(tmp_path: Path) -> None:
+    """The limits drawn in a sparkline are those its row's reading is judged by: its allowed range,
+    e.g. 表6's two wind-speed bounds of a heading, with the clause that sets each."""
+    view = await mine_overview(DemoMine(), Settings(_env_file=None, data_dir=tmp_path), now=NOW)
+    checked = 0
+    for row in view["tunnels"]:
+        for q, limits in row["spark_limits"].items():
+            value = row["values"].get(q)
+            if value is None:
+                continue
+            assert bool(limits) == (value["limit_text"] != "—"), (row["tun_id"], q)
+            for limit in limits:
+                assert fmt_number(limit["value"], value["unit"]) in value["limit_text"], (row["tun_id"], q)
+                assert limit["text"] and limit["source"] and limit["op"] in ("<", "<=", ">", ">=")
+                checked += 1
+    assert checked > 20
+    both = [r for r in view["tunnels"] if len(r["spark_limits"].get("wind_speed", [])) == 2]
+    assert both, "a tunnel whose wind speed has a minimum and a maximum"

@@ -137,14 +137,19 @@ def reported_limit(rule: Rule, rules: Sequence[Rule]) -> Rule:
     return min(same, key=lambda r: abs(r.limit - rule.limit), default=rule)
 
 
-def limit_text(rules: Iterable[Rule], unit: str) -> str:
-    """The allowed range of the breach rules as an engineer writes it: ``0.25–6 m/s``, ``< 1.0 %``,
-    ``≥ 560 m³/min``; ``—`` when there is none."""
+def allowed_bounds(rules: Iterable[Rule]) -> tuple[Rule | None, Rule | None]:
+    """The breach rules bounding the allowed range: the highest lower limit and the lowest upper limit
+    (None for a side without one), e.g. 表6's 0.25 and 4 m/s of a heading's wind speed."""
     breach = [r for r in rules if r.level == "breach"]
     uppers = [r for r in breach if is_upper_limit(r.breach_op)]
     lowers = [r for r in breach if not is_upper_limit(r.breach_op)]
-    hi = min(uppers, key=lambda r: r.limit, default=None)
-    lo = max(lowers, key=lambda r: r.limit, default=None)
+    return max(lowers, key=lambda r: r.limit, default=None), min(uppers, key=lambda r: r.limit, default=None)
+
+
+def limit_text(rules: Iterable[Rule], unit: str) -> str:
+    """The allowed range of the breach rules (:func:`allowed_bounds`) as an engineer writes it:
+    ``0.25–6 m/s``, ``< 1.0 %``, ``≥ 560 m³/min``; ``—`` when there is none."""
+    lo, hi = allowed_bounds(rules)
     if hi and lo:
         return f"{fmt_number(lo.limit, unit)}–{fmt_number(hi.limit, unit)} {unit}".strip()
     one = hi or lo

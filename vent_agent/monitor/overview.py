@@ -15,11 +15,13 @@ import hashlib
 from datetime import datetime
 from typing import Any, Literal
 
-from vent_agent.interpret.assess import DEVICE_LIMIT_SOURCE, Assessment
-from vent_agent.interpret.facts import InterpretationFacts, gather_tunnel_facts
+from vent_agent.interpret.assess import DEVICE_LIMIT_SOURCE, Assessment, allowed_bounds
+from vent_agent.interpret.cite import kb_label
+from vent_agent.interpret.facts import InterpretationFacts, device_rules, gather_tunnel_facts
 from vent_agent.interpret.facts_cache import FactsCache
 from vent_agent.interpret.network import wind_speed_of
-from vent_agent.kb.thresholds import is_upper_limit
+from vent_agent.kb.search import KnowledgeBase, get_knowledge_base
+from vent_agent.kb.thresholds import ThresholdTable, allowed_text, is_upper_limit
 from vent_agent.monitor.air_totals import roadway_totals, shaft_totals
 from vent_agent.settings import Settings
 from vent_agent.upstream.base import VentilationSource
@@ -40,6 +42,8 @@ WORST_QUANTITIES = ("ch4", "co")
 """The gases of the status strip: the highest reading of each, mine-wide."""
 ALARM_ORDER: tuple[StatusWord, ...] = ("超限", "偏低", "预警")
 """Alarm statuses, worst first."""
+Rulebook = tuple[ThresholdTable, KnowledgeBase]
+"""The regulation edition's thresholds and the knowledge base its clauses are cited from."""
 
 
 def status_word(a: Assessment | None) -> StatusWord:
@@ -92,17 +96,42 @@ def _spark_sensor(facts: InterpretationFacts, devices: list[Device], quantity: s
     return shown or _first(devices, SPARK_SENSORS[quantity])
 
 
+def _spark_limits(
+    sensor: Device, data: TunnelData, quantity: str, rulebook: Rulebook
+) -> list[dict[str, Any]]:
+    """The limits bounding the allowed range of a sparkline's sensor (the rules its reading is judged
+    by, :func:`~vent_agent.interpret.facts.device_rules`; the row's ``limit_text``): each ``{"value",
+    "op", "text", "source"}``, the value in the quantity's unit, ``op`` the breach comparison, ``text``
+    the allowed side (``< 1.0 %``), ``source`` the clause as the interpretation cites it (e.g. 第157条
+    for 表6's wind speeds; :func:`~vent_agent.interpret.cite.kb_label`)."""
+    table, kb = rulebook
+    rules = device_rules(sensor, quantity, data.tunnel, table)
+    return [
+        {
+            "value": r.limit,
+            "op": r.breach_op,
+            "text": allowed_text(r.breach_op, r.limit, r.unit),
+            "source": kb_label(r.source, kb),
+        }
+        for r in allowed_bounds(rules)
+        if r is not None
+    ]
+
+
 async def _sparks(
-    source: VentilationSource, facts: InterpretationFacts, devices: list[Device]
-) -> dict[str, list[float | None]]:
-    """The last 24 hourly values of each :data:`SPARK_QUANTITIES` of a tunnel (:func:`_spark_sensor`)."""
-    out: dict[str, list[float | None]] = {}
+    source: VentilationSource, facts: InterpretationFacts, data: TunnelData, rulebook: Rulebook
+) -> tuple[dict[str, list[float | None]], dict[str, list[dict[str, Any]]]]:
+    """The last 24 hourly values of each :data:`SPARK_QUANTITIES` of a tunnel (:func:`_spark_sensor`),
+    and the limits of each (:func:`_spark_limits`)."""
+    values: dict[str, list[float | None]] = {}
+    limits: dict[str, list[dict[str, Any]]] = {}
     for quantity in SPARK_QUANTITIES:
-        sensor = _spark_sensor(facts, devices, quantity)
+        sensor = _spark_sensor(facts, data.devices, quantity)
         if sensor is not None:
             history = await source.list_ventanaly_monitor_data_days(sensor.device_id, days=1)
-            out[quantity] = [r.value(quantity) for r in history[-24:]]
-    return out
+            values[quantity] = [r.value(quantity) for r in history[-24:]]
+            limits[quantity] = _spark_limits(sensor, data, quantity, rulebook)
+    return values, limits
 
 
 def _value(facts: InterpretationFacts, quantity: str) -> dict[str, Any] | None:
@@ -119,8 +148,11 @@ def _value(facts: InterpretationFacts, quantity: str) -> dict[str, Any] | None:
     }
 
 
-def _tunnel_row(facts: InterpretationFacts, data: TunnelData, sparks: dict[str, Any]) -> dict[str, Any]:
-    """A tunnel's row: its :data:`ROW_QUANTITIES` values, its worst status and sparklines. The status is an
+def _tunnel_row(
+    facts: InterpretationFacts, data: TunnelData, sparks: tuple[dict[str, Any], dict[str, Any]]
+) -> dict[str, Any]:
+    """A tunnel's row: its :data:`ROW_QUANTITIES` values, its worst status, sparklines and their limits
+    (:func:`_sparks`). The status is an
     alarm's when one stands (a device limit included), else 正常 when the row shows a value and 无数据 when
     it shows none (a fan drift's fan readings are the strip's, not a tunnel reading)."""
     alarms = [a for a in facts.assessments if is_alarm(a)]
@@ -134,7 +166,8 @@ def _tunnel_row(facts: InterpretationFacts, data: TunnelData, sparks: dict[str, 
         "q": _air_volume(data),
         "values": values,
         "status": worst,
-        "sparks": sparks,
+        "sparks": sparks[0],
+        "spark_limits": sparks[1],
     }
 
 
@@ -217,14 +250,20 @@ async def mine_overview(
     ``network`` and its solve when given, else the :data:`INTAKE_CLASS`/:data:`RETURN_CLASS` roadways;
     None without a reading); ``alarms`` the
     readings beyond a threshold (:func:`is_alarm`), worst first; each tunnel row has ``q``, its worst
-    ``values`` of wind speed, CH₄ and CO with their status word, ``status`` and ``sparks`` (24 hourly
-    values by quantity, oldest first). Source errors propagate."""
+    ``values`` of wind speed, CH₄ and CO with their status word, ``status``, ``sparks`` (24 hourly
+    values by quantity, oldest first) and ``spark_limits`` (the limits of each, :func:`_spark_limits`). Source errors propagate."""
     tunnels = await source.query_tunnels_by_model()
     datas = await asyncio.gather(*(source.query_tun_data_by_id(t.tun_id) for t in tunnels))
     facts = await asyncio.gather(
         *(gather_tunnel_facts(source, t.tun_id, settings, now, cache=cache) for t in tunnels)
     )
-    sparks = await asyncio.gather(*(_sparks(source, f, d.devices) for f, d in zip(facts, datas, strict=True)))
+    rulebook = (
+        ThresholdTable.load(settings.regulation_edition),
+        get_knowledge_base(settings.kb_dir, settings.regulation_edition),
+    )
+    sparks = await asyncio.gather(
+        *(_sparks(source, f, d, rulebook) for f, d in zip(facts, datas, strict=True))
+    )
     rows = [_tunnel_row(f, d, s) for f, d, s in zip(facts, datas, sparks, strict=True)]
     alarms = sorted(
         (_alarm(f, a) for f in facts for a in f.assessments if is_alarm(a)),

@@ -18,29 +18,50 @@ let shown = null; // the overview on screen, so an acknowledgement recounts the 
 /** A status word on its colour. */
 export const statusTag = (word) => el('span', { class: `st st-${STATUS_CLASS[word] || 'none'}` }, word || '无数据');
 
-/** A 24-hour sparkline (SVG polyline, oldest left) of `quantity`, its last value marked; gaps (null) are skipped. */
-export function sparkline(values, quantity) {
+const NEAR = 0.3; // a limit beyond the plotted values by at most their range, or 30 % of itself, is drawn
+const svgEl = (tag, attrs = {}) => {
+  const node = document.createElementNS(SVG, tag);
+  for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, v);
+  return node;
+};
+const isUpper = (limit) => limit.op.startsWith('>'); // breached above: a maximum
+
+/** The limits worth a line in a sparkline of values from `min` to `max`: those within the range or near
+ * it (NEAR); a far one would flatten the curve, and is named in the tooltip only. */
+export function limitsNear(limits, min, max) {
+  return limits.filter((l) => Math.max(min - l.value, l.value - max, 0) <= Math.max(max - min, NEAR * Math.abs(l.value)));
+}
+
+/** A 24-hour sparkline (SVG polyline, oldest left) of `quantity` at `point`, its last value marked, gaps
+ * (null) skipped; each limit within or near the values (limitsNear) a thin dashed line, every limit
+ * ({value, op, text, source}: the overview's spark_limits) named in its tooltip. */
+export function sparkline(values, quantity, limits = [], point = '') {
   const W = 120;
   const H = 26;
-  const svg = document.createElementNS(SVG, 'svg');
-  svg.setAttribute('viewBox', `0 0 ${W} ${H}`);
-  svg.setAttribute('class', `spark ${quantity}`);
+  const svg = svgEl('svg', { viewBox: `0 0 ${W} ${H}`, class: `spark ${quantity}` });
   const known = values.filter((v) => v != null);
   if (!known.length) return svg;
-  const lo = Math.min(...known);
-  const hi = Math.max(...known);
+  const min = Math.min(...known);
+  const max = Math.max(...known);
+  const drawn = limitsNear(limits, min, max);
+  const lo = Math.min(min, ...drawn.map((l) => l.value));
+  const hi = Math.max(max, ...drawn.map((l) => l.value));
   const span = hi - lo || 1;
-  const pts = values.map((v, i) => (v == null ? null : [(i / Math.max(values.length - 1, 1)) * (W - 4) + 2, H - 3 - ((v - lo) / span) * (H - 6)]));
-  const line = document.createElementNS(SVG, 'polyline');
-  line.setAttribute('points', pts.filter(Boolean).map((p) => p.map((x) => x.toFixed(1)).join(',')).join(' '));
-  const last = pts.filter(Boolean).at(-1);
-  const dot = document.createElementNS(SVG, 'circle');
-  dot.setAttribute('cx', last[0]);
-  dot.setAttribute('cy', last[1]);
-  dot.setAttribute('r', 2.5);
-  const title = document.createElementNS(SVG, 'title');
-  title.textContent = `近24小时：最低 ${reading(lo, quantity)}，最高 ${reading(hi, quantity)}`;
-  svg.append(title, line, dot);
+  const y = (v) => H - 3 - ((v - lo) / span) * (H - 6);
+  for (const l of drawn) {
+    const mark = svgEl('line', { x1: 0, x2: W, y1: y(l.value).toFixed(1), y2: y(l.value).toFixed(1), class: `limit ${isUpper(l) ? 'upper' : 'lower'}` });
+    mark.append(Object.assign(svgEl('title'), { textContent: `限值 ${l.text}（${l.source}）` }));
+    svg.append(mark);
+  }
+  const pts = values.map((v, i) => (v == null ? null : [(i / Math.max(values.length - 1, 1)) * (W - 4) + 2, y(v)]));
+  const line = svgEl('polyline', { points: pts.filter(Boolean).map((p) => p.map((x) => x.toFixed(1)).join(',')).join(' ') });
+  const [cx, cy] = pts.filter(Boolean).at(-1);
+  const dot = svgEl('circle', { cx, cy, r: 2.5 });
+  const title = svgEl('title');
+  const named = limits.map((l) => `${l.text}（${l.source}）`).join('；') || '无';
+  title.textContent = [point, `近24小时：最低 ${reading(min, quantity)}，最高 ${reading(max, quantity)}`, `限值：${named}`].filter(Boolean).join('\n');
+  svg.prepend(title);
+  svg.append(line, dot);
   return svg;
 }
 
@@ -116,7 +137,8 @@ function tunnelsView(rows) {
       el('td', {}, t.name), el('td', {}, statusTag(t.status)),
       el('td', {}, cell(t.values.wind_speed, 'wind_speed')), el('td', {}, reading(t.q, 'air_volume')),
       el('td', {}, cell(t.values.ch4, 'ch4')), el('td', {}, cell(t.values.co, 'co')),
-      ...SPARKS.map(([q]) => el('td', { class: 'spark-cell' }, t.sparks[q] ? sparkline(t.sparks[q], q) : '—'))))));
+      ...SPARKS.map(([q]) => el('td', { class: 'spark-cell' },
+        t.sparks[q] ? sparkline(t.sparks[q], q, t.spark_limits?.[q] || [], t.values[q]?.point) : '—'))))));
 }
 
 export async function loadOverview() {
