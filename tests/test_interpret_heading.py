@@ -90,6 +90,9 @@ def test_flow_above_the_fans_delivery_is_a_data_inconsistency(v: float, status: 
     _, c = heading_air_volume(heading(), v, [fan(), fan("JF-2", "备用")], latest, TABLE)
     assert c.status == status and c.severity is None and c.source == "数据核查"
     assert ("非安全判定" in c.action) == (status == "warning")
+    # the table's cells hold figures (the side panel's six columns); the notes say what they mean
+    assert (c.value_text, c.limit_text) == (f"{60 * v * 10:.0f} m³/min", "≤ 300 m³/min +10%")
+    assert f"为其 {v * 10 * 60 / 300:.2f} 倍" in c.basis and "≤ 330 m³/min" in c.basis
 
 
 def test_two_running_fans_deliver_together() -> None:

@@ -21,7 +21,7 @@ from calc.tables import DEFAULT_TABLES
 from vent_agent.interpret.assess import Assessment, Rule, assess
 from vent_agent.kb.thresholds import ThresholdTable
 from vent_agent.review.findings import Severity
-from vent_agent.upstream.models import Device, Reading, Tunnel
+from vent_agent.upstream.models import Device, Reading, Tunnel, reading_text
 
 FLOW_MARGIN = 0.10
 """Allowed excess of the heading's measured flow over the fans' delivery before the two are called
@@ -145,21 +145,23 @@ def heading_air_volume(
 def _consistency(q: float, fan_q: float, fan_how: str) -> Assessment:
     """The heading flow against the forcing fans' delivery (see the module doc)."""
     ratio = q / fan_q if fan_q else float("inf")
-    ok = round(q, 1) <= round(fan_q * (1 + FLOW_MARGIN), 1)  # as shown, to 0.1 m³/min
+    limit = round(fan_q * (1 + FLOW_MARGIN), 1)
+    ok = round(q, 1) <= limit  # to 0.1 m³/min
     return Assessment(
         quantity="flow_consistency",
         label="风量与局部通风机供风一致性",
         value=round(q, 1),
-        value_text=f"{q:.1f} m³/min（为局部通风机供风的 {ratio:.2f} 倍）",
+        value_text=reading_text(q, "measured_q"),
         unit="m³/min",
-        limit=round(fan_q * (1 + FLOW_MARGIN), 1),
+        limit=limit,
         breach_op=">",
-        limit_text=f"≤ {fan_q:g} m³/min（局部通风机供风，容差 {FLOW_MARGIN:.0%}）",
+        limit_text=f"≤ {fan_q:g} m³/min +{FLOW_MARGIN:.0%}",
         status="ok" if ok else "warning",
         source="数据核查",
         action=""
         if ok
         else "数据不一致（非安全判定）：压入式供风的掘进工作面风量不应超过局部通风机供风量，"
         "请核查风速传感器位置与读数、巷道断面及局部通风机风量数据",
-        basis=f"局部通风机供风：{fan_how}；压入式通风时工作面风量不超过风机供风量",
+        basis=f"局部通风机供风：{fan_how}；工作面风量为其 {ratio:.2f} 倍；压入式通风时工作面风量不超过风机供风量"
+        f"（容差 {FLOW_MARGIN:.0%}，即 ≤ {limit:g} m³/min）",
     )
