@@ -501,6 +501,66 @@ def test_each_sparkline_shows_its_limits_near_its_values(
         context.close()
 
 
+PANEL_CELL_LINES = """() => [...document.querySelectorAll('#panel-body table')].flatMap((t) => [...t.querySelectorAll('th, td')]
+  .map((c) => {
+    const r = document.createRange();
+    r.selectNodeContents(c);
+    const lines = new Set([...r.getClientRects()].filter((x) => x.width > 0).map((x) => Math.round(x.top))).size;
+    return [lines, c.textContent.trim()];
+  }))"""
+
+
+def _open_panel(page: Any, selector: str) -> None:
+    """Open the side panel on a map item (by keyboard: a symbol may lie over a line's middle)."""
+    page.locator(selector).focus()
+    page.keyboard.press("Enter")
+    sync_api.expect(page.locator("#panel-body .status")).to_have_text("解读完成")
+
+
+@pytest.mark.parametrize("size", [(1280, 720), (1920, 1080)])
+def test_the_side_panel_grows_with_the_screen(
+    server: tuple[str, Any], browser: Any, size: tuple[int, int]
+) -> None:
+    """On a wall screen the panel is wide enough that no cell of a 监测值与限值 table wraps more than two
+    lines, for every tunnel and every kind of device; at 1280 it stays narrow and the map usable."""
+    base, _ = server
+    context = browser.new_context(viewport={"width": size[0], "height": size[1]}, locale="zh-CN")
+    page = context.new_page()
+    page.set_default_timeout(TIMEOUT_MS)
+    try:
+        page.goto(f"{base}/#map")
+        sync_api.expect(page.locator("g.tunnel").first).to_be_visible()
+        panel = page.locator("#map-panel")
+        if size[0] < 1920:
+            _open_panel(page, 'g.tunnel[data-tun-id="15220-HF"]')
+            assert panel.bounding_box()["width"] <= 380
+            assert page.locator("#net-map").bounding_box()["width"] >= 0.6 * size[0], (
+                "the map keeps the screen"
+            )
+            page.locator('g.tunnel[data-tun-id="15216"]').click()  # the map still takes a click
+            sync_api.expect(page.locator("#panel-title")).to_have_text("15216 辅运起坡段")
+            return
+        tunnels = page.evaluate("[...document.querySelectorAll('g.tunnel')].map((g) => g.dataset.tunId)")
+        devices = page.evaluate(
+            "Object.values(Object.fromEntries([...document.querySelectorAll('g.device')]"
+            ".map((g) => [g.querySelector('text').textContent, g.dataset.deviceId])))"
+        )
+        assert len(devices) >= 6, devices  # one device of each kind
+        items = [f'g.tunnel[data-tun-id="{t}"]' for t in tunnels]
+        items += [f'g.device[data-device-id="{d}"]' for d in devices]
+        tables = 0
+        for item in items:
+            _open_panel(page, item)
+            assert panel.bounding_box()["width"] >= 560
+            cells = page.evaluate(PANEL_CELL_LINES)
+            tables += bool(cells)
+            wrapped = [(n, text) for n, text in cells if n > 2]
+            assert not wrapped, f"{item}: cells over two lines at {size}: {wrapped}"
+        assert tables > len(tunnels)
+    finally:
+        context.close()
+
+
 def plan_script() -> list[AIMessage]:
     return [
         says(
