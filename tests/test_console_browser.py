@@ -9,6 +9,8 @@ Skipped (with the reason) when Playwright or a Chromium binary is missing, excep
 
 from __future__ import annotations
 
+import itertools
+import math
 import os
 import re
 import shutil
@@ -415,7 +417,15 @@ LINE_COLOURS = """() => Object.fromEntries([...document.querySelectorAll('g.tunn
   .map((g) => [g.dataset.tunId, getComputedStyle(g.querySelector('line.stroke')).stroke]))"""
 TAG_COLOURS = """() => Object.fromEntries([...document.querySelectorAll('table.tunnels-table tbody tr')]
   .map((r) => [r.dataset.tunId, getComputedStyle(r.cells[1].querySelector('.st')).backgroundColor]))"""
+SWATCH_COLOURS = """() => Object.fromEntries([...document.querySelectorAll('#map-legend i.swatch[class*="status-"]')]
+  .map((i) => [i.parentElement.textContent, getComputedStyle(i).backgroundColor]))"""
 RINGS = """(sel) => [...document.querySelectorAll(sel)].map((n) => getComputedStyle(n)[n.tagName === 'I' ? 'borderTopColor' : 'stroke'])"""
+
+
+def _colour_distance(a: str, b: str) -> float:
+    """Euclidean distance of two CSS ``rgb(r, g, b)`` colours (0–441)."""
+    ra, rb = (tuple(int(v) for v in re.findall(r"\d+", c)[:3]) for c in (a, b))
+    return math.dist(ra, rb)
 
 
 def test_the_map_colours_each_tunnel_by_its_worst_status_and_its_legend_says_so(
@@ -444,6 +454,10 @@ def test_the_map_colours_each_tunnel_by_its_worst_status_and_its_legend_says_so(
     legend = page.locator("#map-legend")
     for word in ("正常", "偏低", "预警", "超限", "无数据", "最差", "设备报警", "设备预警"):
         sync_api.expect(legend).to_contain_text(word)
+    swatches = page.evaluate(SWATCH_COLOURS)
+    assert len(swatches) == 5
+    for (a, ca), (b, cb) in itertools.combinations(swatches.items(), 2):
+        assert _colour_distance(ca, cb) > 80, f"{a} and {b} look alike on the map: {ca} vs {cb}"
     rings = set(page.evaluate(RINGS, "g.device.alarm > :is(circle, rect)"))
     assert rings <= set(page.evaluate(RINGS, "#map-legend i.ring")), (
         "every alarm ring on the map is in the legend"
