@@ -5,8 +5,9 @@ the drawn network is connected as the solved one is (``GET /api/mine/network``: 
 A link is a network branch the layout draws (:class:`~vent_agent.upstream.layout.Layout`) and the data
 source does not list; its ends are the layout's positions of the branch's two nodes. A join is a node the
 network merges with another (``Network.joined``: one node, zero resistance, e.g. a chamber's entrance at the
-shaft bottom), drawn as a line between the two positions. The network's doors and regulators are drawn as
-devices (:func:`network_facilities`), so a click on one can ask what opening or closing it would do.
+shaft bottom), drawn as a line from the one position through the layout's bends of it to the other. The
+network's doors and regulators are drawn as devices (:func:`network_facilities`), so a click on one can ask
+what opening or closing it would do.
 """
 
 from __future__ import annotations
@@ -24,8 +25,9 @@ def network_links(layout: Layout, network: Network, listed: Iterable[str]) -> di
     """``{"links": [{"id", "name", "kind", "from", "to", "points"}], "joins": [{"node", "partner",
     "points"}]}``: the branches of ``network`` the layout draws that are not in ``listed`` (the tunnel ids
     of the data source), each with its polyline (m, ``[[x, y], …]`` from its first drawn end), and the
-    joined node pairs the layout places. Raises ``ValueError`` when the layout draws a branch between
-    other nodes than the network's (the map would draw a connection the network does not have)."""
+    joined node pairs the layout places, each with its line (through the layout's bends of it). Raises
+    ``ValueError`` when the layout draws a branch between other nodes than the network's (the map would
+    draw a connection the network does not have)."""
     known = set(listed)
     links: list[dict[str, Any]] = []
     for branch in network.branches:
@@ -50,7 +52,7 @@ def network_links(layout: Layout, network: Network, listed: Iterable[str]) -> di
             }
         )
     joins = [
-        {"node": node, "partner": partner, "points": [_xy(layout, node), _xy(layout, partner)]}
+        {"node": node, "partner": partner, "points": _join_path(layout, node, partner)}
         for node, partner in sorted(network.joined.items())
         if node in layout.nodes and partner in layout.nodes
     ]
@@ -111,6 +113,8 @@ def _beside_halfway(points: list[tuple[float, float]]) -> tuple[float, float]:
     return points[0]
 
 
-def _xy(layout: Layout, node: str) -> list[float]:
-    n = layout.nodes[node]
-    return [n.x, n.y]
+def _join_path(layout: Layout, node: str, partner: str) -> list[list[float]]:
+    """The line joining a merged node to its partner (m): from the one through the layout's bends of
+    the join to the other."""
+    a, b = layout.nodes[node], layout.nodes[partner]
+    return [[a.x, a.y], *([x, y] for x, y in layout.join_vias.get(node, [])), [b.x, b.y]]

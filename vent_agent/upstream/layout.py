@@ -32,13 +32,15 @@ class Node(BaseModel):
 
 class Layout(BaseModel):
     """Nodes by id, each tunnel's ``(from, to)`` node ids, the bends of a tunnel drawn as a polyline
-    (``vias``: its inner points, m, from its first end to its second), fixed device spots
-    ``{node, dx, dy}``."""
+    (``vias``: its inner points, m, from its first end to its second), the bends of the line joining a
+    node the network merges with another (``join_vias``: by the merged node, m, from it to its partner, e.g.
+    a bar the chambers at the shaft bottom hang from), fixed device spots ``{node, dx, dy}``."""
 
     units: str = "m"
     nodes: dict[str, Node]
     tunnels: dict[str, tuple[str, str]]
     vias: dict[str, list[tuple[float, float]]] = {}
+    join_vias: dict[str, list[tuple[float, float]]] = {}
     devices: dict[str, dict[str, float | str]]
 
     def ends(self, tun_id: str) -> tuple[Node, Node] | None:
@@ -92,11 +94,13 @@ def load_layout(path: Path = LAYOUT_FILE) -> Layout:
         nodes=nodes,
         tunnels=raw["tunnels"],
         vias=raw.get("vias", {}),
+        join_vias=raw.get("join_vias", {}),
         devices=raw.get("devices", {}),
     )
     used = [n for pair in layout.tunnels.values() for n in pair] + [
         str(s["node"]) for s in layout.devices.values()
     ]
+    used += list(layout.join_vias)
     missing = sorted({n for n in used if n not in nodes})
     if missing:
         raise ValueError(f"layout {path.name}: unknown nodes {missing}")

@@ -1,0 +1,33 @@
+"""How the console's map draws the network (``GET /api/mine/network``): a join through the layout's bends
+of it."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from vent_agent.network.demo import demo_network
+from vent_agent.network.drawing import network_links
+from vent_agent.upstream.layout import LAYOUT_FILE, load_layout
+
+
+def _layout_file(tmp_path: Path, change: dict[str, dict[str, object]]) -> Path:
+    """The demo layout with some of its tables' entries replaced (``None`` drops an entry), as a file."""
+    raw = json.loads(LAYOUT_FILE.read_text(encoding="utf-8"))
+    for table, entries in change.items():
+        for key, value in entries.items():
+            if value is None:
+                raw.setdefault(table, {}).pop(key, None)
+            else:
+                raw.setdefault(table, {})[key] = value
+    path = tmp_path / "layout.json"
+    path.write_text(json.dumps(raw, ensure_ascii=False), encoding="utf-8")
+    return path
+
+
+def test_a_join_is_drawn_through_the_layouts_bends(tmp_path: Path) -> None:
+    bends = [[120.0, 560.0], [120.0, 900.0]]
+    layout = load_layout(_layout_file(tmp_path, {"join_vias": {"CDDS-IN": bends}}))
+    joins = {j["node"]: j for j in network_links(layout, demo_network(), [])["joins"]}
+    node, shaft = layout.nodes["CDDS-IN"], layout.nodes["JDCC"]
+    assert joins["CDDS-IN"]["points"] == [[node.x, node.y], *bends, [shaft.x, shaft.y]]
