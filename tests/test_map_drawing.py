@@ -1,14 +1,16 @@
-"""How the console's map draws the network (``GET /api/mine/network``): a join through the layout's bends
-of it."""
+"""How the console's map draws the network (``GET /api/mine/network``): a tunnel's devices on one side of
+its line; a join through the layout's bends of it."""
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
 
+from tests.helpers import present
 from vent_agent.network.demo import demo_network
 from vent_agent.network.drawing import network_links
 from vent_agent.upstream.layout import LAYOUT_FILE, load_layout
+from vent_agent.upstream.models import Device
 
 
 def _layout_file(tmp_path: Path, change: dict[str, dict[str, object]]) -> Path:
@@ -23,6 +25,18 @@ def _layout_file(tmp_path: Path, change: dict[str, dict[str, object]]) -> Path:
     path = tmp_path / "layout.json"
     path.write_text(json.dumps(raw, ensure_ascii=False), encoding="utf-8")
     return path
+
+
+def test_a_tunnels_devices_stand_on_one_side_of_its_line() -> None:
+    layout = load_layout()
+    a, b = present(layout.ends("15220-YS"))
+    devices = [
+        Device(device_id=f"S{i}", name=f"S{i}", device_type="ch4_sensor", tun_id="15220-YS") for i in range(5)
+    ]
+    spots = layout.device_spots("15220-YS", devices)
+    # the cross product of the drawn direction and the way to each spot: negative to the right of it
+    sides = {(b.x - a.x) * (y - a.y) - (b.y - a.y) * (x - a.x) < 0 for x, y in spots.values()}
+    assert sides == {True}, "all on the right of the tunnel's drawn direction"
 
 
 def test_a_join_is_drawn_through_the_layouts_bends(tmp_path: Path) -> None:

@@ -2,9 +2,10 @@
 
 Data, not code: ``vent_agent/data/demo_layout.json`` holds the demo mine's schematic plan (metres, x east,
 y north), including the airways of the network (``demo_ventnet.json``) that have no monitoring, so the map
-draws the network as connected as it is solved. A tunnel the layout does not name has no coordinates (the map leaves it out); a device without a
-fixed spot is placed along its tunnel, the tunnel's devices spread evenly between 20 % and 80 % of its
-length and set off to one side so they do not hide the line.
+draws the network as connected as it is solved. A tunnel the layout does not name has no coordinates (the
+map leaves it out); a device without a fixed spot is placed along its tunnel, the tunnel's devices spread
+evenly between 20 % and 80 % of its length and set off to one side so they do not hide the line, the other
+side left to the tunnel's name.
 """
 
 from __future__ import annotations
@@ -59,8 +60,9 @@ class Layout(BaseModel):
 
     def device_spots(self, tun_id: str, devices: list[Device]) -> dict[str, tuple[float, float]]:
         """``device_id → (x, y)`` (m) for the devices of one tunnel: a fixed spot where the layout has
-        one, else evenly along the tunnel (20–80 % of its length), set off by :data:`DEVICE_OFFSET_M`.
-        Devices of an undrawn tunnel without a fixed spot are left out."""
+        one, else evenly along the tunnel (20–80 % of its length), set off by :data:`DEVICE_OFFSET_M` to
+        the right of its drawn direction, all on that side so the other is free for its name. Devices of
+        an undrawn tunnel without a fixed spot are left out."""
         spots: dict[str, tuple[float, float]] = {}
         loose = []
         for d in devices:
@@ -75,11 +77,13 @@ class Layout(BaseModel):
             return spots
         a, b = ends
         length = max(((b.x - a.x) ** 2 + (b.y - a.y) ** 2) ** 0.5, 1e-9)
-        nx, ny = -(b.y - a.y) / length, (b.x - a.x) / length  # unit normal
+        nx, ny = -(b.y - a.y) / length, (b.x - a.x) / length  # unit normal, to the left
         for i, d in enumerate(loose):
             f = 0.5 if len(loose) == 1 else 0.2 + 0.6 * i / (len(loose) - 1)
-            side = DEVICE_OFFSET_M if i % 2 == 0 else -DEVICE_OFFSET_M
-            spots[d.device_id] = (a.x + f * (b.x - a.x) + side * nx, a.y + f * (b.y - a.y) + side * ny)
+            spots[d.device_id] = (
+                a.x + f * (b.x - a.x) - DEVICE_OFFSET_M * nx,
+                a.y + f * (b.y - a.y) - DEVICE_OFFSET_M * ny,
+            )
         return spots
 
 
