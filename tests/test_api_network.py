@@ -33,10 +33,12 @@ async def test_the_demo_mine_is_solved_when_no_network_is_named(client: httpx.As
     assert flows["ZHFX"] == pytest.approx(107.3, rel=0.05)
     assert [fan["id"] for fan in body["fans"]] == ["FD-01"]
     assert body["findings"] == []  # the undisturbed demo mine meets its plan and 表6
-    # the map's drawing order: headings are drawn mouth → face, their air returns face → mouth
+    # the map's drawing order: 总进风巷 is drawn from its far end to the shaft bottom (its air runs
+    # against it), a heading face → mouth (its air returns along it); the lumped district is not drawn
     rows = {row["id"]: row for row in body["branches"]}
-    assert rows["ZJFX"]["map_direction"] == 1 and rows["15220-YS"]["map_direction"] == -1
-    assert rows["FM-01"]["kind"] == "door" and rows["FM-01"]["map_direction"] is None
+    assert rows["ZJFX"]["map_direction"] == -1 and rows["15220-YS"]["map_direction"] == 1
+    assert rows["YCQ"]["kind"] == "district" and rows["YCQ"]["map_direction"] is None
+    assert rows["FM-01"]["kind"] == "door" and rows["FM-01"]["map_direction"] == 1
     assert rows["FM-01"]["added_resistance"] > 0 and rows["ZJFX"]["added_resistance"] == 0  # a closed door
 
 

@@ -1,5 +1,5 @@
-"""How the console's map draws the network (``GET /api/mine/network``): a tunnel's devices on one side of
-its line; a join through the layout's bends of it."""
+"""How the console's map draws the network (``GET /api/mine/network``): every door's and regulator's
+airway drawn; a tunnel's devices on one side of its line; a join through the layout's bends of it."""
 
 from __future__ import annotations
 
@@ -25,6 +25,13 @@ def _layout_file(tmp_path: Path, change: dict[str, dict[str, object]]) -> Path:
     path = tmp_path / "layout.json"
     path.write_text(json.dumps(raw, ensure_ascii=False), encoding="utf-8")
     return path
+
+
+def test_the_demo_layout_draws_every_doors_and_regulators_airway() -> None:
+    layout = load_layout()
+    facilities = [b.id for b in demo_network().branches if b.kind in ("door", "regulator")]
+    assert len(facilities) >= 8
+    assert not [f for f in facilities if f not in layout.tunnels], "each one's airway, to draw it on"
 
 
 def test_a_tunnels_devices_stand_on_one_side_of_its_line() -> None:
