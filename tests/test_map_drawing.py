@@ -1,16 +1,30 @@
-"""How the console's map draws the network (``GET /api/mine/network``): every door's and regulator's
-airway drawn; a tunnel's devices on one side of its line; a join through the layout's bends of it."""
+"""How the console's map draws the network (``GET /api/mine/network``): a door or regulator across its
+own airway's line; a tunnel's devices on one side of its line; a join through the layout's bends of it."""
 
 from __future__ import annotations
 
+import itertools
 import json
+import math
 from pathlib import Path
 
 from tests.helpers import present
 from vent_agent.network.demo import demo_network
-from vent_agent.network.drawing import network_links
+from vent_agent.network.drawing import FACILITY_LABELS, network_facilities, network_links
 from vent_agent.upstream.layout import LAYOUT_FILE, load_layout
 from vent_agent.upstream.models import Device
+
+Point = tuple[float, float]
+
+
+def _distance(points: list[Point] | list[list[float]], p: Point) -> float:
+    """The distance (m) from ``p`` to a polyline."""
+    best = math.inf
+    for (ax, ay), (bx, by) in itertools.pairwise(points):
+        dx, dy = bx - ax, by - ay
+        t = max(0.0, min(1.0, ((p[0] - ax) * dx + (p[1] - ay) * dy) / ((dx * dx + dy * dy) or 1.0)))
+        best = min(best, math.dist(p, (ax + t * dx, ay + t * dy)))
+    return best
 
 
 def _layout_file(tmp_path: Path, change: dict[str, dict[str, object]]) -> Path:
@@ -25,6 +39,21 @@ def _layout_file(tmp_path: Path, change: dict[str, dict[str, object]]) -> Path:
     path = tmp_path / "layout.json"
     path.write_text(json.dumps(raw, ensure_ascii=False), encoding="utf-8")
     return path
+
+
+def test_each_door_and_regulator_sits_on_its_own_airways_line() -> None:
+    layout, network = load_layout(), demo_network()
+    facilities = network_facilities(layout, network)
+    assert len(facilities) == len([b for b in network.branches if b.kind in FACILITY_LABELS])
+    for f in facilities:
+        path = present(layout.path(f["tun_id"]))
+        assert _distance(path, (f["x"], f["y"])) < 0.1, f["device_id"]
+
+
+def test_a_facility_whose_airway_the_layout_does_not_draw_is_left_off(tmp_path: Path) -> None:
+    layout = load_layout(_layout_file(tmp_path, {"tunnels": {"FM-01": None}, "vias": {"FM-01": None}}))
+    drawn = {f["device_id"] for f in network_facilities(layout, demo_network())}
+    assert "FM-01" not in drawn and "DY-LF" in drawn
 
 
 def test_the_demo_layout_draws_every_doors_and_regulators_airway() -> None:

@@ -6,18 +6,17 @@ A link is a network branch the layout draws (:class:`~vent_agent.upstream.layout
 source does not list; its ends are the layout's positions of the branch's two nodes. A join is a node the
 network merges with another (``Network.joined``: one node, zero resistance, e.g. a chamber's entrance at the
 shaft bottom), drawn as a line from the one position through the layout's bends of it to the other. The
-network's doors and regulators are drawn as devices (:func:`network_facilities`), so a click on one can ask
-what opening or closing it would do.
+network's doors and regulators are drawn as devices on their airways' lines (:func:`network_facilities`),
+so a click on one can ask what opening or closing it would do.
 """
 
 from __future__ import annotations
 
-import itertools
-import math
 from collections.abc import Iterable
 from typing import Any
 
-from vent_agent.upstream.layout import DEVICE_OFFSET_M, Layout
+from vent_agent.network.polyline import length, point_at
+from vent_agent.upstream.layout import Layout
 from ventnet import Network
 
 
@@ -67,16 +66,17 @@ def network_facilities(layout: Layout, network: Network) -> list[dict[str, Any]]
     """The doors and regulators of ``network`` as map devices, in the shape of the view's devices
     (``device_id``, ``name``, ``device_type`` ``"door"``/``"regulator"``, ``type_label``, ``tun_id``,
     ``state``, ``position``, ``x``, ``y`` m): the branch id is the device id (what a click on it sends),
-    placed halfway along its drawn path, else halfway between its two ends; a facility whose ends the
-    layout does not place is left out. A door's state is 关闭 while it has an added resistance."""
+    drawn on its own airway's line, halfway along the path the layout draws it by, as a ventilation plan
+    sets a door or regulator across the airway it is built in; a facility whose branch the layout does
+    not draw is left out (the map has no line to put it on). A door's state is 关闭 while it has an added
+    resistance."""
     out = []
     for branch in network.branches:
         label = FACILITY_LABELS.get(branch.kind)
-        if label is None or not {branch.from_node, branch.to_node} <= set(layout.nodes):
+        points = layout.path(branch.id) if label else None
+        if label is None or points is None:
             continue
-        ends = [layout.nodes[branch.from_node], layout.nodes[branch.to_node]]
-        points = layout.path(branch.id) or [(n.x, n.y) for n in ends]
-        x, y = _beside_halfway(points)
+        x, y = point_at(points, length(points) / 2)
         state = ("关闭" if branch.added_resistance > 0 else "打开") if branch.kind == "door" else None
         out.append(
             {
@@ -92,25 +92,6 @@ def network_facilities(layout: Layout, network: Network) -> list[dict[str, Any]]
             }
         )
     return out
-
-
-def _beside_halfway(points: list[tuple[float, float]]) -> tuple[float, float]:
-    """The point halfway along a polyline, set off from it by :data:`DEVICE_OFFSET_M` on the side the
-    layout's single sensors do not take (a facility in parallel with a drawn tunnel, e.g. a regulator
-    beside its roadway, is not drawn over that tunnel's line or its sensor); its first point when it has
-    no length."""
-    legs = [(a, b, math.dist(a, b)) for a, b in itertools.pairwise(points)]
-    rest = sum(length for _, _, length in legs) / 2
-    for a, b, length in legs:
-        if length > 0 and rest <= length:
-            t = rest / length
-            nx, ny = -(b[1] - a[1]) / length, (b[0] - a[0]) / length  # unit normal, as device_spots
-            return (
-                a[0] + t * (b[0] - a[0]) - DEVICE_OFFSET_M * nx,
-                a[1] + t * (b[1] - a[1]) - DEVICE_OFFSET_M * ny,
-            )
-        rest -= length
-    return points[0]
 
 
 def _join_path(layout: Layout, node: str, partner: str) -> list[list[float]]:
