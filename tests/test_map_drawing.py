@@ -1,5 +1,7 @@
 """How the console's map draws the network (``GET /api/mine/network``): a door or regulator across its
-own airway's line; a tunnel's devices on one side of its line; a join through the layout's bends of it."""
+own airway's line; a local fan in the intake airway outside its heading, its duct running from the intake
+node into the heading through its mouth to the face (《煤矿安全规程》第164条); a tunnel's devices on one side
+of its line; a join through the layout's bends of it."""
 
 from __future__ import annotations
 
@@ -8,9 +10,12 @@ import json
 import math
 from pathlib import Path
 
+import httpx
+
 from tests.helpers import present
 from vent_agent.network.demo import demo_network
 from vent_agent.network.drawing import FACILITY_LABELS, network_facilities, network_links
+from vent_agent.network.local_fans import DUCT_OFFSET_M
 from vent_agent.upstream.layout import LAYOUT_FILE, load_layout
 from vent_agent.upstream.models import Device
 
@@ -54,6 +59,44 @@ def test_a_facility_whose_airway_the_layout_does_not_draw_is_left_off(tmp_path: 
     layout = load_layout(_layout_file(tmp_path, {"tunnels": {"FM-01": None}, "vias": {"FM-01": None}}))
     drawn = {f["device_id"] for f in network_facilities(layout, demo_network())}
     assert "FM-01" not in drawn and "DY-LF" in drawn
+
+
+async def test_local_fans_stand_in_the_intake_airway_outside_their_heading(client: httpx.AsyncClient) -> None:
+    """Each aux fan stands on the line of an airway whose air arrives at its duct's first node, clear of
+    its heading's line and at least 10 m from the heading's mouth; its duct runs from that node into the
+    heading's mouth and along the heading, beside its line, to the face."""
+    net = (await client.get("/api/mine/network")).json()
+    layout, network = load_layout(), demo_network()
+    branches = {b.id: b for b in network.branches}
+    lines = {t["tun_id"]: t["points"] for t in net["tunnels"]} | {x["id"]: x["points"] for x in net["links"]}
+    fans = [d for d in net["devices"] if d["device_type"] == "aux_fan"]
+    assert len(fans) == 8
+
+    def at(node: str) -> Point:
+        return (layout.nodes[node].x, layout.nodes[node].y)
+
+    for fan in fans:
+        heading = branches[fan["tun_id"]]
+        duct = next(
+            b
+            for b in network.branches
+            if b.kind == "local_fan" and b.to_node in (heading.from_node, heading.to_node)
+        )
+        mouth = at(heading.to_node if heading.from_node == duct.to_node else heading.from_node)
+        intakes = [b.id for b in network.branches if b.to_node == duct.from_node and b.id in lines]
+        spot = (fan["x"], fan["y"])
+        assert min(_distance(lines[i], spot) for i in intakes if i != duct.id) < 0.5, fan["device_id"]
+        assert _distance(lines[heading.id], spot) > 40, f"{fan['device_id']} stands outside its heading"
+        assert math.dist(spot, mouth) >= 10, "第164条: at least 10 m outside the heading's return mouth"
+        points = [tuple(p) for p in lines[duct.id]]
+        assert {points[0], points[-1]} == {at(duct.from_node), at(duct.to_node)}
+        if points[0] != at(duct.from_node):
+            points.reverse()
+        entry = min(range(len(points)), key=lambda i: math.dist(points[i], mouth))
+        assert math.dist(points[entry], mouth) <= DUCT_OFFSET_M + 0.5, "the duct enters at the mouth"
+        inside = points[entry:]
+        assert all(_distance(lines[heading.id], p) <= DUCT_OFFSET_M + 0.5 for p in inside)
+        assert math.dist(inside[0], inside[-1]) > 0.9 * math.dist(*lines[heading.id]), "…to the face"
 
 
 def test_the_demo_layout_draws_every_doors_and_regulators_airway() -> None:

@@ -28,6 +28,7 @@ from vent_agent.kb.thresholds import ThresholdTable
 from vent_agent.monitor.overview import mine_overview
 from vent_agent.network.demo import demo_network
 from vent_agent.network.drawing import network_facilities, network_links
+from vent_agent.network.local_fans import place_local_fans
 from vent_agent.network.service import demo_mine_solved
 from vent_agent.store.alarm_acks import acks_of
 from vent_agent.times import local_time
@@ -43,8 +44,10 @@ router = APIRouter(prefix="/api/mine", tags=["mine"], route_class=ApiRoute)
 async def mine_network(state: StateDep) -> dict[str, Any]:
     """The network view (shape in :func:`~vent_agent.interpret.network.network_view`) with the network's
     unmonitored airways and joined nodes the layout draws (``links``, ``joins``:
-    :func:`~vent_agent.network.drawing.network_links`), ``bounds`` covering them too, and, on the demo
-    mine's data, its doors and regulators among the ``devices`` (``device_type`` ``door``/``regulator``:
+    :func:`~vent_agent.network.drawing.network_links`), ``bounds`` covering them too, the local fans
+    (``aux_fan``) in their headings' intake airways
+    (:func:`~vent_agent.network.local_fans.place_local_fans`), and, on the demo mine's data, its doors and
+    regulators among the ``devices`` (``device_type`` ``door``/``regulator``:
     :func:`~vent_agent.network.drawing.network_facilities`)."""
     table = ThresholdTable.load(state.settings.regulation_edition)
     layout = load_layout()
@@ -53,11 +56,13 @@ async def mine_network(state: StateDep) -> dict[str, Any]:
     except (UpstreamError, OSError) as exc:
         log.warning("network view: data source failed: %s", exc)
         raise ApiError(502, f"通风数据源不可用：{exc}") from exc
-    view.update(network_links(layout, demo_network(), (t["tun_id"] for t in view["tunnels"])))
-    facilities = network_facilities(layout, demo_network()) if demo_network_source(state.settings) else []
+    network = demo_network()
+    view.update(network_links(layout, network, (t["tun_id"] for t in view["tunnels"])))
+    place_local_fans(view["devices"], layout, network)  # in the intake airway, outside the heading
+    facilities = network_facilities(layout, network) if demo_network_source(state.settings) else []
     view["devices"] += facilities  # the doors and regulators a click can find (interpret.device_network)
     points = [p for link in view["links"] + view["joins"] for p in link["points"]]
-    points += [[d["x"], d["y"]] for d in facilities]
+    points += [[d["x"], d["y"]] for d in view["devices"]]
     if points and view["bounds"]:
         x0, y0, x1, y1 = view["bounds"]
         xs, ys = [p[0] for p in points], [p[1] for p in points]

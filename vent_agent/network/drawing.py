@@ -1,13 +1,15 @@
 """The airways of the ventilation network that the monitoring data does not list (the second intake shaft,
-connecting roadways, local fans' ducts), as the console's map draws them beside the monitored tunnels, so
-the drawn network is connected as the solved one is (``GET /api/mine/network``: ``links``, ``joins``).
+connecting roadways, chambers' returns, local fans' ducts), as the console's map draws them beside the
+monitored tunnels, so the drawn network is connected as the solved one is (``GET /api/mine/network``:
+``links``, ``joins``).
 
 A link is a network branch the layout draws (:class:`~vent_agent.upstream.layout.Layout`) and the data
 source does not list; its ends are the layout's positions of the branch's two nodes. A join is a node the
 network merges with another (``Network.joined``: one node, zero resistance, e.g. a chamber's entrance at the
 shaft bottom), drawn as a line from the one position through the layout's bends of it to the other. The
 network's doors and regulators are drawn as devices on their airways' lines (:func:`network_facilities`),
-so a click on one can ask what opening or closing it would do.
+so a click on one can ask what opening or closing it would do; a local fan's duct and the fans are drawn
+as :mod:`vent_agent.network.local_fans` places them.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+from vent_agent.network.local_fans import ducts_by_branch
 from vent_agent.network.polyline import length, point_at
 from vent_agent.upstream.layout import Layout
 from ventnet import Network
@@ -23,11 +26,13 @@ from ventnet import Network
 def network_links(layout: Layout, network: Network, listed: Iterable[str]) -> dict[str, Any]:
     """``{"links": [{"id", "name", "kind", "from", "to", "points"}], "joins": [{"node", "partner",
     "points"}]}``: the branches of ``network`` the layout draws that are not in ``listed`` (the tunnel ids
-    of the data source), each with its polyline (m, ``[[x, y], …]`` from its first drawn end), and the
-    joined node pairs the layout places, each with its line (through the layout's bends of it). Raises
-    ``ValueError`` when the layout draws a branch between other nodes than the network's (the map would
-    draw a connection the network does not have)."""
+    of the data source), each with its polyline (m, ``[[x, y], …]`` from its first drawn end; a local
+    fan's duct from its intake node into its heading's mouth and along it to the face:
+    :func:`~vent_agent.network.local_fans.duct_path`), and the joined node pairs the layout places, each
+    with its line (through the layout's bends of it). Raises ``ValueError`` when the layout draws a branch
+    between other nodes than the network's (the map would draw a connection the network does not have)."""
     known = set(listed)
+    ducts = ducts_by_branch(layout, network)
     links: list[dict[str, Any]] = []
     for branch in network.branches:
         drawn = layout.tunnels.get(branch.id)
@@ -39,7 +44,7 @@ def network_links(layout: Layout, network: Network, listed: Iterable[str]) -> di
             )
         if branch.id in known:
             continue
-        path = layout.path(branch.id) or []
+        path = ducts.get(branch.id) or layout.path(branch.id) or []
         links.append(
             {
                 "id": branch.id,

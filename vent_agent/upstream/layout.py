@@ -59,28 +59,32 @@ class Layout(BaseModel):
         return [(a.x, a.y), *self.vias.get(tun_id, []), (b.x, b.y)]
 
     def device_spots(self, tun_id: str, devices: list[Device]) -> dict[str, tuple[float, float]]:
-        """``device_id → (x, y)`` (m) for the devices of one tunnel: a fixed spot where the layout has
-        one, else evenly along the tunnel (20–80 % of its length), set off by :data:`DEVICE_OFFSET_M` to
-        the right of its drawn direction, all on that side so the other is free for its name. Devices of
+        """``device_id → (x, y)`` (m) for the devices of one tunnel (:meth:`spots_of`)."""
+        return self.spots_of(tun_id, [d.device_id for d in devices])
+
+    def spots_of(self, tun_id: str, device_ids: list[str]) -> dict[str, tuple[float, float]]:
+        """``device_id → (x, y)`` (m) for the devices of one tunnel, by id: a fixed spot where the layout
+        has one, else evenly along the tunnel (20–80 % of its length), set off by :data:`DEVICE_OFFSET_M`
+        to the right of its drawn direction, all on that side so the other is free for its name. Devices of
         an undrawn tunnel without a fixed spot are left out."""
         spots: dict[str, tuple[float, float]] = {}
         loose = []
-        for d in devices:
-            fixed = self.devices.get(d.device_id)
+        for device_id in device_ids:
+            fixed = self.devices.get(device_id)
             if fixed:
                 node = self.nodes[str(fixed["node"])]
-                spots[d.device_id] = (node.x + float(fixed.get("dx", 0)), node.y + float(fixed.get("dy", 0)))
+                spots[device_id] = (node.x + float(fixed.get("dx", 0)), node.y + float(fixed.get("dy", 0)))
             else:
-                loose.append(d)
+                loose.append(device_id)
         ends = self.ends(tun_id)
         if ends is None or not loose:
             return spots
         a, b = ends
         length = max(((b.x - a.x) ** 2 + (b.y - a.y) ** 2) ** 0.5, 1e-9)
         nx, ny = -(b.y - a.y) / length, (b.x - a.x) / length  # unit normal, to the left
-        for i, d in enumerate(loose):
+        for i, device_id in enumerate(loose):
             f = 0.5 if len(loose) == 1 else 0.2 + 0.6 * i / (len(loose) - 1)
-            spots[d.device_id] = (
+            spots[device_id] = (
                 a.x + f * (b.x - a.x) - DEVICE_OFFSET_M * nx,
                 a.y + f * (b.y - a.y) - DEVICE_OFFSET_M * ny,
             )
