@@ -1,7 +1,8 @@
 """The console's solved air and what-if panel (airflow.js) in a real headless browser: arrows and air
-volumes on the map, each figure saying whether it was measured or modelled, then opening the door FM-01
-shows the change on the map, names the door by its modelled state and the branches that fall short with
-their clauses; closing a closed door shows the service's note. Fixtures and skip rules are those of tests/test_console_browser.py."""
+volumes on the map, each figure saying whether it was measured or modelled, the arrows clear of each
+other; then opening the door FM-01 shows the change on the map, names the door by its modelled state and
+the branches that fall short with their clauses; closing a closed door shows the service's note. Fixtures
+and skip rules are those of tests/test_console_browser.py."""
 
 from __future__ import annotations
 
@@ -51,3 +52,28 @@ def test_opening_a_door_shows_the_change_on_the_map_and_the_short_branches(
     page.select_option("#what-if-action", "close_door")
     page.get_by_role("button", name="模拟").click()
     sync_api.expect(result.locator("#what-if-notes")).to_contain_text("已处于关闭状态")
+
+
+ARROW_BOXES = (
+    "[...document.querySelectorAll('g.airflow g.flow path')].map((p) => {"
+    " const r = p.getBoundingClientRect(); return [p.parentNode.dataset.branch, r.left, r.top, r.right, r.bottom]; })"
+)
+
+
+def test_the_air_arrows_keep_clear_of_each_other(
+    server: tuple[str, Any],  # noqa: F811
+    page: Any,  # noqa: F811
+) -> None:
+    """A local fan's duct runs beside its heading: each line's arrow stands clear of the others."""
+    base, _ = server
+    page.goto(f"{base}/#map")
+    sync_api.expect(page.locator("g.airflow g.flow").first).to_be_attached()
+    boxes = page.evaluate(ARROW_BOXES)
+    assert len(boxes) >= 15
+    overlapping = [
+        (a[0], b[0])
+        for i, a in enumerate(boxes)
+        for b in boxes[i + 1 :]
+        if a[1] < b[3] and b[1] < a[3] and a[2] < b[4] and b[2] < a[4]
+    ]
+    assert not overlapping, f"arrows on top of each other: {overlapping}"

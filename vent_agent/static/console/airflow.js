@@ -34,7 +34,7 @@ const svgEl = (tag, attrs = {}) => {
 const m3min = (q) => reading(Math.abs(q) * 60, 'air_volume'); // the solve's q is in m³/s
 
 const ARROW_REACH = 34; // user units: the arrow's half-length (its path below)
-const SPOTS = [0.5, 0.4, 0.6, 0.3, 0.7, 0.2, 0.8];
+const SPOTS = [0.5, 0.45, 0.55, 0.4, 0.6, 0.35, 0.65, 0.3, 0.7, 0.25, 0.75, 0.2, 0.8, 0.15, 0.85];
 
 /** The device symbols' boxes as map.js placed them ({x, y, r}: centre and half-size, user units). */
 const symbolsOf = (svg) => [...svg.querySelectorAll('g.device')].map((g) => ({
@@ -42,9 +42,10 @@ const symbolsOf = (svg) => [...svg.querySelectorAll('g.device')].map((g) => ({
 }));
 
 /** Where an arrow goes on a drawn line (its data-path): on its longest segment, at the spot nearest the
- * middle whose arrow clears every device symbol (the middle when none does), with that segment's
- * direction. */
-function arrowSpot(node, symbols) {
+ * middle whose arrow clears the arrows already placed (`arrows`: a local fan's duct runs beside its
+ * heading) and the device symbols, else the one that covers the fewest (an arrow first, then a symbol);
+ * with that segment's direction. `arrows` and `symbols` are boxes {x, y, r} (centre, half-size). */
+function arrowSpot(node, symbols, arrows) {
   const pts = node.dataset.path.split(' ').map((p) => p.split(',').map(Number));
   let seg = null;
   for (let i = 1; i < pts.length; i += 1) {
@@ -53,8 +54,9 @@ function arrowSpot(node, symbols) {
     if (!seg || len > seg.len) seg = { len, ax, ay, bx, by };
   }
   const at = (f) => ({ mx: seg.ax + f * (seg.bx - seg.ax), my: seg.ay + f * (seg.by - seg.ay) });
-  const clear = ({ mx, my }) => symbols.every((s) => Math.abs(s.x - mx) >= s.r + ARROW_REACH || Math.abs(s.y - my) >= s.r + ARROW_REACH);
-  const spot = SPOTS.map(at).find(clear) || at(0.5);
+  const hits = (boxes, { mx, my }) => boxes.filter((s) => Math.abs(s.x - mx) < s.r + ARROW_REACH && Math.abs(s.y - my) < s.r + ARROW_REACH).length;
+  const cost = (spot) => 10 * hits(arrows, spot) + hits(symbols, spot);
+  const spot = SPOTS.map(at).reduce((best, next) => (cost(next) < cost(best) ? next : best));
   return { ...spot, angle: (Math.atan2(seg.by - seg.ay, seg.bx - seg.ax) * 180) / Math.PI };
 }
 
@@ -82,16 +84,18 @@ function overlay(result, before = null, change = null) {
   const short = new Set(result.findings.filter((f) => SHORT_KINDS.has(f.kind)).map((f) => f.branch));
   const old = before ? Object.fromEntries(before.branches.map((b) => [b.id, b])) : {};
   const symbols = symbolsOf(svg);
+  const arrows = [];
   for (const row of result.branches) {
     const line = svg.querySelector(`[data-path][data-branch="${CSS.escape(row.id)}"]`);
     if (!line || row.map_direction === null) continue;
-    const { mx, my, angle } = arrowSpot(line, symbols);
+    const { mx, my, angle } = arrowSpot(line, symbols, arrows);
     const flipped = old[row.id] && old[row.id].map_direction * row.map_direction < 0;
     const cls = ['flow', short.has(row.id) ? 'short' : '', flipped ? 'reversed' : ''].join(' ').trim();
     const g = svgEl('g', { class: cls, 'data-branch': row.id });
     if (row.map_direction !== 0) {
       const turn = angle + (row.map_direction < 0 ? 180 : 0);
       g.append(svgEl('path', { d: 'M -34 -22 L 30 0 L -34 22 Z', transform: `translate(${mx} ${my}) rotate(${turn})` }));
+      arrows.push({ x: mx, y: my, r: ARROW_REACH });
     }
     layer.append(g);
     const label = svg.querySelector(`text.label[data-branch="${CSS.escape(row.id)}"]`);
