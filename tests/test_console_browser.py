@@ -523,7 +523,8 @@ def test_the_side_panel_grows_with_the_screen(
     server: tuple[str, Any], browser: Any, size: tuple[int, int]
 ) -> None:
     """On a wall screen the panel is wide enough that no cell of a 监测值与限值 table wraps more than two
-    lines, for every tunnel and every kind of device; at 1280 it stays narrow and the map usable."""
+    lines, for every tunnel and every kind of device; at 1280 it stays narrow and the map usable, and its
+    table's rows are set as cards (表头：值 lines) so no cell wraps a few characters a line."""
     base, _ = server
     context = browser.new_context(viewport={"width": size[0], "height": size[1]}, locale="zh-CN")
     page = context.new_page()
@@ -535,6 +536,9 @@ def test_the_side_panel_grows_with_the_screen(
         if size[0] < 1920:
             _open_panel(page, 'g.tunnel[data-tun-id="15220-HF"]')
             assert panel.bounding_box()["width"] <= 380
+            cells = page.evaluate(PANEL_CELL_LINES)
+            wrapped = [(n, text) for n, text in cells if n > 2]
+            assert cells and not wrapped, f"a narrow panel sets each row as a card: {wrapped}"
             assert page.locator("#net-map").bounding_box()["width"] >= 0.6 * size[0], (
                 "the map keeps the screen"
             )

@@ -57,9 +57,14 @@ export const SHORT_CELL = 6;
 const plain = (escaped) => escaped.replace(/&[a-z]+;|&#\d+;/g, '&').replace(/&lt;br\s*\/?&gt;/gi, '\n');
 const isShort = (escaped) => plain(escaped).split('\n').every((line) => line.trim().length <= SHORT_CELL);
 
+/** A table; each body cell carries its column's header in `data-label`, so a narrow container (the map's
+ * side panel at 1280 px) can set each row as a card of "header：value" lines instead of columns a few
+ * characters wide (console.css). */
 function tableHtml(head, rows) {
   const nowrap = head.map((h, c) => isShort(h) && rows.every((r) => isShort(r[c] ?? '')));
-  const cell = (tag, text, c) => `<${tag}${nowrap[c] ? ' class="nowrap"' : ''}>${cellText(text)}</${tag}>`;
+  const label = head.map((h) => h.replace(/[*`]/g, '')); // escaped already: safe in an attribute
+  const cell = (tag, text, c) => `<${tag}${nowrap[c] ? ' class="nowrap"' : ''}${
+    tag === 'td' && label[c] ? ` data-label="${label[c]}"` : ''}>${cellText(text)}</${tag}>`;
   const body = rows.map((r) => `<tr>${r.map((c, i) => cell('td', c, i)).join('')}</tr>`).join('');
   return `<table><thead><tr>${head.map((h, i) => cell('th', h, i)).join('')}</tr></thead><tbody>${body}</tbody></table>`;
 }
