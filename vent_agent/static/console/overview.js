@@ -18,7 +18,10 @@ let shown = null; // the overview on screen, so an acknowledgement recounts the 
 /** A status word on its colour. */
 export const statusTag = (word) => el('span', { class: `st st-${STATUS_CLASS[word] || 'none'}` }, word || '无数据');
 
-const NEAR = 0.3; // a limit beyond the plotted values by at most their range, or 30 % of itself, is drawn
+// a limit beyond the plotted values by at most half their range, or 15 % of itself, is drawn: a farther one
+// would squeeze the curve into a flat line (总回风巷's 5.9 m/s under its 8 m/s maximum)
+const NEAR_SPAN = 0.5;
+const NEAR_SELF = 0.15;
 const svgEl = (tag, attrs = {}) => {
   const node = document.createElementNS(SVG, tag);
   for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, v);
@@ -27,9 +30,10 @@ const svgEl = (tag, attrs = {}) => {
 const isUpper = (limit) => limit.op.startsWith('>'); // breached above: a maximum
 
 /** The limits worth a line in a sparkline of values from `min` to `max`: those within the range or near
- * it (NEAR); a far one would flatten the curve, and is named in the tooltip only. */
+ * it (NEAR_SPAN, NEAR_SELF); a far one would flatten the curve, and is named in the tooltip only. */
 export function limitsNear(limits, min, max) {
-  return limits.filter((l) => Math.max(min - l.value, l.value - max, 0) <= Math.max(max - min, NEAR * Math.abs(l.value)));
+  return limits.filter((l) => Math.max(min - l.value, l.value - max, 0)
+    <= Math.max(NEAR_SPAN * (max - min), NEAR_SELF * Math.abs(l.value)));
 }
 
 /** A 24-hour sparkline (SVG polyline, oldest left) of `quantity` at `point`, its last value marked, gaps
