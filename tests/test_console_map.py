@@ -1,0 +1,186 @@
+"""The console's network map laid out in a real headless browser, at 1280×720 and 1920×1080, with the side
+panel closed: no label over another, over a symbol, across another line or hidden; each door and regulator
+on its airway's line, each local fan on its intake's. Fixtures and skip rules are those of
+tests/test_console_browser.py."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from tests.test_console_browser import (  # noqa: F401  (fixtures)
+    TIMEOUT_MS,
+    browser,
+    server,
+    shots,
+    sync_api,
+)
+from vent_agent.network.demo import demo_network
+
+SIZES = [(1280, 720), (1920, 1080)]
+
+BOX = "(({{left, top, right, bottom}}) => [left, top, right, bottom])({}.getBoundingClientRect())"
+LABEL_BOXES = (
+    "[...document.querySelectorAll('g.labels text.label')].map((t) => [t.textContent, "
+    + BOX.format("t")
+    + ", t.getAttribute('display') !== 'none'])"
+)
+
+LABELS_CROSSING = """() => import('/static/console/labels.js').then(({ segmentHitsBox }) => {
+  const segs = [...document.querySelectorAll('svg.net [data-path]')].flatMap((n) => {
+    const pts = n.dataset.path.split(' ').map((p) => p.split(',').map(Number));
+    return pts.slice(1).map((b, i) => [n.dataset.branch, [...pts[i], ...b]]);
+  });
+  return [...document.querySelectorAll('g.labels text.label:not([display=none])')].flatMap((t) => {
+    const { x, y, width, height } = t.getBBox();
+    const box = { left: x, top: y, right: x + width, bottom: y + height };
+    return segs.filter(([b, seg]) => b !== t.dataset.branch && segmentHitsBox(seg, box))
+      .map(([b]) => `${t.querySelector('.name').textContent} × ${b}`);
+  });
+})"""
+
+HIDDEN_BRANCHES = (
+    "[...document.querySelectorAll('g.labels text.label[display=none]')].map((t) => t.dataset.branch)"
+)
+
+LABEL_PX = (
+    "[...document.querySelectorAll('g.labels text')].map((t) => parseFloat(getComputedStyle(t).fontSize)"
+    " * Math.hypot(t.getScreenCTM().a, t.getScreenCTM().b))"
+)
+
+
+def _overlap(a: list[float], b: list[float]) -> bool:
+    return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
+
+
+@pytest.fixture(
+    params=[(size, False) for size in SIZES],
+    ids=lambda p: f"{p[0][0]}-{'panel' if p[1] else 'no-panel'}",
+)
+def map_view(
+    request: pytest.FixtureRequest,
+    server: tuple[str, Any],  # noqa: F811
+    browser: Any,  # noqa: F811
+) -> Iterator[tuple[Any, tuple[int, int], str | None]]:
+    """The map tab at a screen size, its air volumes in its labels, with the side panel closed: (tab, size,
+    the clicked tunnel: None)."""
+    size, _ = request.param
+    context = browser.new_context(viewport={"width": size[0], "height": size[1]}, locale="zh-CN")
+    tab = context.new_page()
+    tab.set_default_timeout(TIMEOUT_MS)
+    try:
+        tab.goto(f"{server[0]}/#map")
+        tab.wait_for_function(
+            "document.querySelector('text.label[data-branch=\"ZJFX\"] tspan.flow')?.textContent"
+        )
+        yield tab, size, None
+    finally:
+        context.close()
+
+
+def test_the_map_labels_stay_clear(
+    map_view: tuple[Any, tuple[int, int], str | None],
+    shots: Path,  # noqa: F811
+) -> None:
+    """Every label readable, none over another or a symbol or across another line, none of a monitored
+    tunnel hidden."""
+    tab, size, clicked = map_view
+    view = f"{size} {'panel on ' + clicked if clicked else 'no panel'}"
+    tab.screenshot(path=str(shots / f"console-map-{size[0]}{'-panel' if clicked else ''}.png"))
+    sizes = tab.evaluate(LABEL_PX)
+    assert min(sizes) >= 11, f"map labels readable at {view}: {min(sizes):.1f} px"
+    order = tab.evaluate(
+        "[...document.querySelector('svg.net').children].map((g) => g.getAttribute('class'))"
+    )
+    assert order.index("labels") > order.index("devices"), "labels drawn above the device symbols"
+    assert order.index("airflow") < order.index("devices"), "the air's arrows under the device symbols"
+    boxes = [(text, box) for text, box, shown in tab.evaluate(LABEL_BOXES) if shown]
+    overlaps = [(a, b) for i, (a, p) in enumerate(boxes) for b, q in boxes[i + 1 :] if _overlap(p, q)]
+    assert not overlaps, f"map labels overlap at {view}: {overlaps}"
+    svg = tab.evaluate(BOX.format("document.querySelector('svg.net')"))
+    outside = [t for t, b in boxes if b[0] < svg[0] or b[1] < svg[1] or b[2] > svg[2] or b[3] > svg[3]]
+    assert not outside, f"map labels cut at the map's edge at {view}: {outside}"
+    icons = tab.evaluate(f"[...document.querySelectorAll('g.device')].map((d) => {BOX.format('d')})")
+    covering = [t for t, b in boxes if any(_overlap(b, i) for i in icons)]
+    assert not covering, f"map labels over device symbols at {view}: {covering}"
+    small = [round(b[2] - b[0], 1) for b in icons if b[2] - b[0] < 14 or b[3] - b[1] < 14]
+    assert not small, f"device symbols under 14 px at {view}: {small}"
+    stacked = [(a, b) for i, a in enumerate(icons) for b in icons[i + 1 :] if _overlap(a, b)]
+    assert not stacked, f"device symbols overlap each other at {view}: {stacked}"
+    crossing = tab.evaluate(LABELS_CROSSING)
+    assert not crossing, f"map labels across other lines at {view}: {crossing}"
+    tunnels = tab.evaluate("[...document.querySelectorAll('g.tunnel')].map((g) => g.dataset.tunId)")
+    lost = set(tab.evaluate(HIDDEN_BRANCHES)) & set(tunnels)
+    assert not lost, f"monitored tunnels' labels hidden at {view}: {lost}"
+
+
+def _fans_and_facilities(net: dict[str, Any]) -> tuple[dict[str, tuple[list[str], str]], list[str]]:
+    """The map data's local fans, each with the drawn airways its duct's first node is fed by (its intake)
+    and its heading, and the doors and regulators (each a device named by its own branch)."""
+    network = demo_network()
+    drawn = {t["tun_id"] for t in net["tunnels"]} | {x["id"] for x in net["links"]}
+    fans = {}
+    for fan in (d for d in net["devices"] if d["device_type"] == "aux_fan"):
+        heading = next(b for b in network.branches if b.id == fan["tun_id"])
+        duct = next(
+            b
+            for b in network.branches
+            if b.kind == "local_fan" and b.to_node in (heading.from_node, heading.to_node)
+        )
+        intakes = [b.id for b in network.branches if b.to_node == duct.from_node and b.id in drawn]
+        fans[fan["device_id"]] = ([i for i in intakes if i != duct.id], heading.id)
+    facilities = [d["device_id"] for d in net["devices"] if d["device_type"] in ("door", "regulator")]
+    return fans, facilities
+
+
+# per [device id, [branch ids]]: the screen distance (px) from the device symbol's drawn centre to the
+# nearest of those branches' drawn lines, and the symbol's half-width (px)
+SYMBOL_TO_LINES = """(pairs) => {
+  const svg = document.querySelector('svg.net');
+  const m = svg.getScreenCTM();
+  const screen = ([x, y]) => [m.a * x + m.c * y + m.e, m.b * x + m.d * y + m.f];
+  const toSegment = ([px, py], [ax, ay], [bx, by]) => {
+    const dx = bx - ax, dy = by - ay;
+    const t = Math.max(0, Math.min(1, ((px - ax) * dx + (py - ay) * dy) / (dx * dx + dy * dy || 1)));
+    return Math.hypot(ax + t * dx - px, ay + t * dy - py);
+  };
+  const toLine = (branch, p) => {
+    const node = svg.querySelector(`[data-path][data-branch="${CSS.escape(branch)}"]`);
+    const pts = node.dataset.path.split(' ').map((q) => screen(q.split(',').map(Number)));
+    return Math.min(...pts.slice(1).map((b, i) => toSegment(p, pts[i], b)));
+  };
+  return pairs.map(([device, branches]) => {
+    const box = svg.querySelector(`g.device[data-device-id="${CSS.escape(device)}"]`).getBoundingClientRect();
+    const centre = [box.left + box.width / 2, box.top + box.height / 2];
+    return [device, Math.min(...branches.map((b) => toLine(b, centre))), box.width / 2];
+  });
+}"""
+
+
+def test_doors_regulators_and_local_fans_sit_on_their_airways(
+    server: tuple[str, Any],  # noqa: F811
+    map_view: tuple[Any, tuple[int, int], str | None],
+) -> None:
+    """A door or regulator is drawn across its own airway's line; a local fan on the line of the intake
+    airway its duct starts from, clear of its heading's line (《煤矿安全规程》第164条), its duct dashed."""
+    fans, facilities = _fans_and_facilities(httpx.get(f"{server[0]}/api/mine/network", timeout=60).json())
+    assert len(fans) == 8 and len(facilities) >= 8
+    tab, size, clicked = map_view
+    view = f"{size} {'panel on ' + clicked if clicked else 'no panel'}"
+    placed = tab.evaluate(SYMBOL_TO_LINES, [[f, [f]] for f in facilities])
+    off = [(f, round(px, 1)) for f, px, _ in placed if px > 3]
+    assert not off, f"doors and regulators off their airway's line at {view} (px): {off}"
+    in_intake = tab.evaluate(SYMBOL_TO_LINES, [[f, intakes] for f, (intakes, _) in fans.items()])
+    off = [(f, round(px, 1)) for f, px, _ in in_intake if px > 3]
+    assert not off, f"local fans off their intake airway's line at {view} (px): {off}"
+    by_heading = tab.evaluate(SYMBOL_TO_LINES, [[f, [heading]] for f, (_, heading) in fans.items()])
+    inside = [(f, round(px, 1)) for f, px, half in by_heading if px <= half]
+    assert not inside, f"local fans drawn on their heading's line at {view} (px): {inside}"
+    dashes = tab.evaluate(
+        "[...document.querySelectorAll('g.link.local_fan .stroke')].map((l) => getComputedStyle(l).strokeDasharray)"
+    )
+    assert len(dashes) == 4 and "none" not in dashes, f"ducts drawn dashed: {dashes}"
