@@ -1,7 +1,7 @@
 """The console's network map laid out in a real headless browser, at 1280×720 and 1920×1080, with the side
-panel closed: no label over another, over a symbol, across another line or hidden; each door and regulator
-on its airway's line, each local fan on its intake's. Fixtures and skip rules are those of
-tests/test_console_browser.py."""
+panel closed: no label over another, over a symbol, across another line or hidden; each label nearest its
+own line (or tied to it by a leader); each door and regulator on its airway's line, each local fan on its
+intake's. Fixtures and skip rules are those of tests/test_console_browser.py."""
 
 from __future__ import annotations
 
@@ -47,6 +47,51 @@ HIDDEN_BRANCHES = (
     "[...document.querySelectorAll('g.labels text.label[display=none]')].map((t) => t.dataset.branch)"
 )
 
+# Each placed label that would read as naming another line than its own: its own line is to be strictly
+# the nearest to the label's centre (a label beside a line along it) or to its edge (beside a line across
+# its end, a wide label beside an upright line), else the label has a leader from a point of its own
+# line to its edge that crosses no other line. In the SVG's user units (the map's one scale).
+LABELS_MISREAD = """() => import('/static/console/labels.js').then(({ segmentHitsBox }) => {
+  const svg = document.querySelector('svg.net');
+  const lines = [...svg.querySelectorAll('[data-path]')].flatMap((n) => {
+    const pts = n.dataset.path.split(' ').map((p) => p.split(',').map(Number));
+    return pts.slice(1).map((b, i) => [n.dataset.branch, [...pts[i], ...b]]);
+  });
+  const toSegment = (px, py, [ax, ay, bx, by]) => {
+    const dx = bx - ax, dy = by - ay;
+    const t = Math.max(0, Math.min(1, ((px - ax) * dx + (py - ay) * dy) / (dx * dx + dy * dy || 1)));
+    return Math.hypot(ax + t * dx - px, ay + t * dy - py);
+  };
+  const toBox = (px, py, b) => Math.hypot(Math.max(b.left - px, 0, px - b.right), Math.max(b.top - py, 0, py - b.bottom));
+  const boxToSegment = (b, s) => (segmentHitsBox(s, b) ? 0 : Math.min(toBox(s[0], s[1], b), toBox(s[2], s[3], b),
+    ...[[b.left, b.top], [b.right, b.top], [b.left, b.bottom], [b.right, b.bottom]].map(([x, y]) => toSegment(x, y, s))));
+  const turn = (p, q, r) => Math.sign((q[0] - p[0]) * (r[1] - p[1]) - (q[1] - p[1]) * (r[0] - p[0]));
+  const cross = ([a, b, c, d], [e, f, g, h]) => turn([a, b], [c, d], [e, f]) * turn([a, b], [c, d], [g, h]) <= 0
+    && turn([e, f], [g, h], [a, b]) * turn([e, f], [g, h], [c, d]) <= 0;
+  return [...svg.querySelectorAll('g.labels text.label:not([display=none])')].flatMap((t) => {
+    const { x, y, width, height } = t.getBBox();
+    const box = { left: x, top: y, right: x + width, bottom: y + height };
+    const name = t.querySelector('.name').textContent;
+    const own = lines.filter(([b]) => b === t.dataset.branch).map(([, s]) => s);
+    const others = lines.filter(([b]) => b !== t.dataset.branch);
+    const leader = svg.querySelector(`line.leader[data-branch="${CSS.escape(t.dataset.branch)}"]`);
+    if (leader) {
+      const seg = ['x1', 'y1', 'x2', 'y2'].map((a) => +leader.getAttribute(a));
+      const fromOwn = Math.min(...own.map((s) => toSegment(seg[0], seg[1], s))) < 1;
+      const across = others.filter(([, s]) => cross(s, seg)).map(([b]) => b);
+      return fromOwn && toBox(seg[2], seg[3], box) < 1 && !across.length ? [] : [`${name}: leader across ${across}`];
+    }
+    const nearest = (dist) => {
+      const [branch, d] = others.map(([b, s]) => [b, dist(s)]).sort((p, q) => p[1] - q[1])[0];
+      return [Math.min(...own.map(dist)), branch, d];
+    };
+    const centre = nearest((s) => toSegment(x + width / 2, y + height / 2, s));
+    const edge = nearest((s) => boxToSegment(box, s));
+    return centre[0] < centre[2] || edge[0] < edge[2]
+      ? [] : [`${name}: centre ${centre.map(String)}, edge ${edge.map(String)}`];
+  });
+})"""
+
 LABEL_PX = (
     "[...document.querySelectorAll('g.labels text')].map((t) => parseFloat(getComputedStyle(t).fontSize)"
     " * Math.hypot(t.getScreenCTM().a, t.getScreenCTM().b))"
@@ -82,12 +127,13 @@ def map_view(
         context.close()
 
 
-def test_the_map_labels_stay_clear(
+def test_the_map_labels_stay_clear_and_by_their_own_lines(
     map_view: tuple[Any, tuple[int, int], str | None],
     shots: Path,  # noqa: F811
 ) -> None:
     """Every label readable, none over another or a symbol or across another line, none of a monitored
-    tunnel hidden."""
+    tunnel hidden, each nearest its own line (a label squeezed against another tunnel's line reads as
+    naming it)."""
     tab, size, clicked = map_view
     view = f"{size} {'panel on ' + clicked if clicked else 'no panel'}"
     tab.screenshot(path=str(shots / f"console-map-{size[0]}{'-panel' if clicked else ''}.png"))
@@ -116,6 +162,8 @@ def test_the_map_labels_stay_clear(
     tunnels = tab.evaluate("[...document.querySelectorAll('g.tunnel')].map((g) => g.dataset.tunId)")
     lost = set(tab.evaluate(HIDDEN_BRANCHES)) & set(tunnels)
     assert not lost, f"monitored tunnels' labels hidden at {view}: {lost}"
+    misread = tab.evaluate(LABELS_MISREAD)
+    assert not misread, f"map labels nearer another line than their own at {view}: {misread}"
 
 
 def _fans_and_facilities(net: dict[str, Any]) -> tuple[dict[str, tuple[list[str], str]], list[str]]:

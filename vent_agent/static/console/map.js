@@ -94,10 +94,13 @@ function fitDevices(svg, k, avoid = []) {
   }
 }
 const DEVICE_REACH = 45; // m: the device symbols' band beside a line (28 m offset + 15 m radius)
+const LINE_HALF = 13; // user units: half a tunnel's line as drawn when hovered (console.css, stroke-width 26)
+const LABEL_GAP_PX = 3; // px: a label close beside its line clears it by this much
 
 /** Size the device symbols (fitDevices), then the labels for the screen (labelPx() pixels at the map's current scale: the SVG is fitted into its
  * box, so one user unit is k = min(width/W, height/H) pixels) and place them (labels.js): the monitored
- * tunnels first, problems first, then the unmonitored airways; a label with no free spot is hidden. */
+ * tunnels first, problems first, then the unmonitored airways; a label with no free spot is hidden, one
+ * that stands off its line gets a leader. */
 function fitLabels(svg, W, H) {
   if (!svg.clientWidth) return; // the map's tab is hidden: fitted when it is shown
   const k = Math.min(svg.clientWidth / W, svg.clientHeight / H);
@@ -112,7 +115,7 @@ function fitLabels(svg, W, H) {
     right: (W + svg.clientWidth / k) / 2 - margin,
     bottom: (H + svg.clientHeight / k) / 2 - margin,
   };
-  const lines = [...svg.querySelectorAll('[data-path]')].flatMap((node) => segmentsOf(node).map((seg) => ({ seg })));
+  const lines = [...svg.querySelectorAll('[data-path]')].flatMap((node) => segmentsOf(node).map((seg) => ({ seg, branch: node.dataset.branch })));
   const symbols = [...svg.querySelectorAll('g.device')].map((d) => ({ x: +d.dataset.x, y: +d.dataset.y, r: +d.dataset.r + 1 / k }));
   const texts = [...g.querySelectorAll('text.label')];
   const items = texts.map((text) => {
@@ -121,14 +124,16 @@ function fitLabels(svg, W, H) {
     const bb = text.getBBox();
     const line = svg.querySelector(`[data-path][data-branch="${CSS.escape(text.dataset.branch)}"]`);
     const rank = +text.dataset.rank;
-    return { key: text, w: bb.width + 4 / k, h: bb.height, bb, segments: segmentsOf(line), rank, essential: rank < LINK_RANK };
+    return { key: text, branch: text.dataset.branch, w: bb.width + 4 / k, h: bb.height, pad: 2 / k, bb, segments: segmentsOf(line), rank, essential: rank < LINK_RANK };
   }).sort((a, b) => a.rank - b.rank);
-  const placed = placeLabels(items, lines, symbols, view, Math.max(DEVICE_REACH, 6 / k));
+  const { spots: placed } = placeLabels(items, lines, symbols, view, { near: LINE_HALF + LABEL_GAP_PX / k, far: Math.max(DEVICE_REACH, 6 / k) });
   // a label that found no spot clear of the symbols: the symbols it covers step aside
   const boxes = [...placed.values()].map((spot) => spot.box);
   if (symbols.some((sym) => boxes.some((b) => sym.x + sym.r > b.left && sym.x - sym.r < b.right && sym.y + sym.r > b.top && sym.y - sym.r < b.bottom))) {
     fitDevices(svg, k, boxes);
   }
+  const leaders = svg.querySelector('g.leaders');
+  leaders.replaceChildren();
   for (const item of items) {
     const spot = placed.get(item.key);
     if (!spot) {
@@ -136,6 +141,10 @@ function fitLabels(svg, W, H) {
       continue;
     }
     moveLabel(item.key, spot.cx - (item.bb.x + item.bb.width / 2), spot.cy - (item.bb.y + item.bb.height / 2));
+    if (spot.leader) {
+      const [x1, y1, x2, y2] = spot.leader;
+      leaders.append(svgEl('line', { class: 'leader', x1, y1, x2, y2, 'data-branch': item.branch }));
+    }
   }
 }
 
@@ -236,7 +245,9 @@ function draw(net) {
     });
     devices.append(g);
   }
-  svg.append(joins, links, lines, devices, labels); // the names above the symbols, never under them
+  // the names above the symbols, never under them; a name that stands off its line tied to it by a leader,
+  // which passes under the symbols
+  svg.append(joins, links, lines, svgEl('g', { class: 'leaders' }), devices, labels);
   box.replaceChildren(svg);
   fitLabels(svg, W, H);
   showOverview();
