@@ -1,7 +1,8 @@
 """The console's network map laid out in a real headless browser, at 1280×720 and 1920×1080, with the side
-panel closed: no label over another, over a symbol, across another line or hidden; each label nearest its
-own line (or tied to it by a leader); each door and regulator on its airway's line, each local fan on its
-intake's. Fixtures and skip rules are those of tests/test_console_browser.py."""
+panel closed and open (a click on the tunnel drawn furthest right): no label over another, over a symbol,
+across another line or hidden; each label nearest its own line (or tied to it by a leader); each door and
+regulator on its airway's line, each local fan on its intake's; the clicked tunnel highlighted and in the
+map's view. Fixtures and skip rules are those of tests/test_console_browser.py."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ import pytest
 
 from tests.test_console_browser import (  # noqa: F401  (fixtures)
     TIMEOUT_MS,
+    _open_panel,
     browser,
     server,
     shots,
@@ -96,6 +98,9 @@ LABEL_PX = (
     "[...document.querySelectorAll('g.labels text')].map((t) => parseFloat(getComputedStyle(t).fontSize)"
     " * Math.hypot(t.getScreenCTM().a, t.getScreenCTM().b))"
 )
+RIGHTMOST_TUNNEL = """() => [...document.querySelectorAll('g.tunnel')]
+  .map((g) => [g.dataset.tunId, g.querySelector('line').getBoundingClientRect().right])
+  .sort((a, b) => b[1] - a[1])[0][0]"""
 
 
 def _overlap(a: list[float], b: list[float]) -> bool:
@@ -103,7 +108,7 @@ def _overlap(a: list[float], b: list[float]) -> bool:
 
 
 @pytest.fixture(
-    params=[(size, False) for size in SIZES],
+    params=[(size, panel) for size in SIZES for panel in (False, True)],
     ids=lambda p: f"{p[0][0]}-{'panel' if p[1] else 'no-panel'}",
 )
 def map_view(
@@ -111,9 +116,9 @@ def map_view(
     server: tuple[str, Any],  # noqa: F811
     browser: Any,  # noqa: F811
 ) -> Iterator[tuple[Any, tuple[int, int], str | None]]:
-    """The map tab at a screen size, its air volumes in its labels, with the side panel closed: (tab, size,
-    the clicked tunnel: None)."""
-    size, _ = request.param
+    """The map tab at a screen size, its air volumes in its labels, with the side panel closed or open on
+    the tunnel drawn furthest right (by keyboard, as a user may): (tab, size, the clicked tunnel or None)."""
+    size, panel = request.param
     context = browser.new_context(viewport={"width": size[0], "height": size[1]}, locale="zh-CN")
     tab = context.new_page()
     tab.set_default_timeout(TIMEOUT_MS)
@@ -122,7 +127,10 @@ def map_view(
         tab.wait_for_function(
             "document.querySelector('text.label[data-branch=\"ZJFX\"] tspan.flow')?.textContent"
         )
-        yield tab, size, None
+        clicked = tab.evaluate(RIGHTMOST_TUNNEL) if panel else None
+        if clicked:
+            _open_panel(tab, f'g.tunnel[data-tun-id="{clicked}"]')
+        yield tab, size, clicked
     finally:
         context.close()
 
@@ -133,7 +141,8 @@ def test_the_map_labels_stay_clear_and_by_their_own_lines(
 ) -> None:
     """Every label readable, none over another or a symbol or across another line, none of a monitored
     tunnel hidden, each nearest its own line (a label squeezed against another tunnel's line reads as
-    naming it)."""
+    naming it): with the side panel open the map keeps a width where that holds, scrolled sideways in its
+    box, the clicked tunnel highlighted and in view."""
     tab, size, clicked = map_view
     view = f"{size} {'panel on ' + clicked if clicked else 'no panel'}"
     tab.screenshot(path=str(shots / f"console-map-{size[0]}{'-panel' if clicked else ''}.png"))
@@ -164,6 +173,12 @@ def test_the_map_labels_stay_clear_and_by_their_own_lines(
     assert not lost, f"monitored tunnels' labels hidden at {view}: {lost}"
     misread = tab.evaluate(LABELS_MISREAD)
     assert not misread, f"map labels nearer another line than their own at {view}: {misread}"
+    if clicked:
+        item = tab.locator(f'g.tunnel[data-tun-id="{clicked}"]')
+        assert "selected" in (item.get_attribute("class") or ""), "the tunnel in the panel stays highlighted"
+        box = tab.evaluate(BOX.format("document.getElementById('net-map')"))
+        line = tab.evaluate(BOX.format(f"document.querySelector('g.tunnel[data-tun-id=\"{clicked}\"] line')"))
+        assert box[0] <= line[0] and line[2] <= box[2], f"the clicked tunnel in the map's view at {view}"
 
 
 def _fans_and_facilities(net: dict[str, Any]) -> tuple[dict[str, tuple[list[str], str]], list[str]]:

@@ -7,6 +7,7 @@ import { api, bannerFor, el, openStream } from './api.js';
 import { reading } from './format.js';
 import { STATUS_CLASS } from './overview.js';
 import { placeLabels } from './labels.js';
+import { MapWidth, scrollToItem } from './mapwidth.js';
 import { TurnView, play } from './turn.js';
 
 const say = bannerFor('map'); // this tab's banner
@@ -18,6 +19,8 @@ const STATUS_NOTE = '巷道颜色为该巷道全部监测值（风速、CH₄、
   + '与运行总览“状态”列相同，随总览每分钟刷新';
 let overview = null; // the last overview (vent:overview): each tunnel's status, the alarms
 let drawn = { tunnels: new Map(), devices: 0 }; // what the map draws: its tunnels by id, its devices' count
+let selected = null; // the selector of the map item shown in the side panel (highlighted on the map)
+const width = new MapWidth(); // the map's drawn width: its box's, or wider and scrolled (mapwidth.js)
 const DEVICE_SYMBOL = {
   fan: ['F', '#1f5fbf', 34], aux_fan: ['J', '#5b3fb0', 22], wind_sensor: ['V', '#0f8a8a', 15],
   ch4_sensor: ['M', '#b5651d', 15], co_sensor: ['C', '#a02c5b', 15], temp_sensor: ['T', '#6b7a2a', 15],
@@ -35,10 +38,24 @@ function clickMode() {
   return document.querySelector('input[name="click-mode"]:checked').value;
 }
 
+/** Highlight the item shown in the side panel (`selected`) and, with `scroll`, bring it into the map's view. */
+function showSelected(scroll = false) {
+  const box = document.getElementById('net-map');
+  box.querySelectorAll('.selected').forEach((node) => node.classList.remove('selected'));
+  const node = selected && box.querySelector(selected);
+  node?.classList.add('selected');
+  if (node && scroll) scrollToItem(box, node);
+}
+
 async function interpret(kind, item) {
   const panel = document.getElementById('map-panel');
   const body = document.getElementById('panel-body');
   panel.hidden = false;
+  selected = kind === 'tun'
+    ? `g.tunnel[data-tun-id="${CSS.escape(item.tun_id)}"]`
+    : `g.device[data-device-id="${CSS.escape(item.device_id)}"]`;
+  layoutMap(); // the map's box narrowed by the panel: laid out again (or scrolled) before the item is shown
+  showSelected(true);
   document.getElementById('panel-title').textContent = item.name;
   body.replaceChildren();
   const mode = clickMode();
@@ -97,12 +114,14 @@ const DEVICE_REACH = 45; // m: the device symbols' band beside a line (28 m offs
 const LINE_HALF = 13; // user units: half a tunnel's line as drawn when hovered (console.css, stroke-width 26)
 const LABEL_GAP_PX = 3; // px: a label close beside its line clears it by this much
 
-/** Size the device symbols (fitDevices), then the labels for the screen (labelPx() pixels at the map's current scale: the SVG is fitted into its
- * box, so one user unit is k = min(width/W, height/H) pixels) and place them (labels.js): the monitored
- * tunnels first, problems first, then the unmonitored airways; a label with no free spot is hidden, one
- * that stands off its line gets a leader. */
+/** Size the device symbols (fitDevices), then the labels for the screen (labelPx() pixels at the map's
+ * current scale: the SVG is fitted into its drawn size, so one user unit is k = min(width/W, height/H)
+ * pixels) and place them (labels.js): the monitored tunnels first, problems first, then the unmonitored
+ * airways; a label with no free spot is hidden, one that stands off its line gets a leader. Returns the
+ * count of monitored tunnels' labels left across a line or hidden (0: clean), null when the map is not
+ * shown. */
 function fitLabels(svg, W, H) {
-  if (!svg.clientWidth) return; // the map's tab is hidden: fitted when it is shown
+  if (!svg.clientWidth) return null; // the map's tab is hidden: fitted when it is shown
   const k = Math.min(svg.clientWidth / W, svg.clientHeight / H);
   fitDevices(svg, k);
   const g = svg.querySelector('g.labels');
@@ -126,7 +145,7 @@ function fitLabels(svg, W, H) {
     const rank = +text.dataset.rank;
     return { key: text, branch: text.dataset.branch, w: bb.width + 4 / k, h: bb.height, pad: 2 / k, bb, segments: segmentsOf(line), rank, essential: rank < LINK_RANK };
   }).sort((a, b) => a.rank - b.rank);
-  const { spots: placed } = placeLabels(items, lines, symbols, view, { near: LINE_HALF + LABEL_GAP_PX / k, far: Math.max(DEVICE_REACH, 6 / k) });
+  const { spots: placed, stuck } = placeLabels(items, lines, symbols, view, { near: LINE_HALF + LABEL_GAP_PX / k, far: Math.max(DEVICE_REACH, 6 / k) });
   // a label that found no spot clear of the symbols: the symbols it covers step aside
   const boxes = [...placed.values()].map((spot) => spot.box);
   if (symbols.some((sym) => boxes.some((b) => sym.x + sym.r > b.left && sym.x - sym.r < b.right && sym.y + sym.r > b.top && sym.y - sym.r < b.bottom))) {
@@ -146,6 +165,7 @@ function fitLabels(svg, W, H) {
       leaders.append(svgEl('line', { class: 'leader', x1, y1, x2, y2, 'data-branch': item.branch }));
     }
   }
+  return stuck;
 }
 
 /** The segments [ax, ay, bx, by] of a drawn line (its data-path: "x,y x,y …" in user units). */
@@ -249,7 +269,9 @@ function draw(net) {
   // which passes under the symbols
   svg.append(joins, links, lines, svgEl('g', { class: 'leaders' }), devices, labels);
   box.replaceChildren(svg);
-  fitLabels(svg, W, H);
+  width.reset();
+  layoutMap(true);
+  showSelected();
   showOverview();
   const legend = document.getElementById('map-legend');
   const dashed = net.tunnels.some((t) => t.points && t.compliance === 'no_limit');
@@ -326,10 +348,17 @@ function showOverview() {
   if (overview) markAlarms(overview);
 }
 
-/** Place the labels again (the map's box changed, or airflow.js wrote the air volumes into them). */
+/** Lay the map out for its box (mapwidth.js: its width, the labels placed): when the box changed size, or
+ * with `force` whatever its size. */
+function layoutMap(force = false) {
+  const box = document.getElementById('net-map');
+  const svg = box.querySelector('svg.net');
+  if (svg) width.layout(box, svg, () => fitLabels(svg, ...svg.getAttribute('viewBox').split(' ').slice(2).map(Number)), force);
+}
+
+/** Place the labels again: airflow.js wrote the air volumes into them. */
 export function refit() {
-  const svg = document.querySelector('#net-map svg.net');
-  if (svg) fitLabels(svg, ...svg.getAttribute('viewBox').split(' ').slice(2).map(Number));
+  layoutMap(true);
 }
 
 export function initMap() {
@@ -337,11 +366,13 @@ export function initMap() {
     overview = e.detail;
     showOverview();
   });
-  // the map's box changes with the window, the tab being shown and the side panel: labels refitted each time
-  new ResizeObserver(() => refit()).observe(document.getElementById('net-map'));
+  // the map's box changes with the window, the tab being shown and the side panel: laid out each time
+  new ResizeObserver(() => layoutMap()).observe(document.getElementById('net-map'));
   document.getElementById('map-refresh').addEventListener('click', loadMap);
   document.getElementById('panel-close').addEventListener('click', () => {
     document.getElementById('map-panel').hidden = true;
+    selected = null;
+    showSelected();
   });
   loadMap();
 }
