@@ -24,6 +24,7 @@ from tests.test_console_browser import (  # noqa: F401  (fixtures)
 from vent_agent.network.demo import demo_network
 
 SIZES = [(1280, 720), (1920, 1080)]
+SMALL_LABEL_PX = 13  # the labels' size on a map about as wide as a 1280 screen's (map.js labelPx)
 
 BOX = "(({{left, top, right, bottom}}) => [left, top, right, bottom])({}.getBoundingClientRect())"
 LABEL_BOXES = (
@@ -148,6 +149,10 @@ def test_the_map_labels_stay_clear_and_by_their_own_lines(
     tab.screenshot(path=str(shots / f"console-map-{size[0]}{'-panel' if clicked else ''}.png"))
     sizes = tab.evaluate(LABEL_PX)
     assert min(sizes) >= 11, f"map labels readable at {view}: {min(sizes):.1f} px"
+    if clicked or size[0] == 1280:  # a map about as wide as a 1280 screen's: that screen's labels
+        assert round(max(sizes)) == SMALL_LABEL_PX, f"labels of {max(sizes):.1f} px at {view}"
+    if clicked and size[0] == 1920:  # a wall screen's map beside the side panel: wide enough, unscrolled
+        assert tab.locator("#net-map").evaluate("(m) => m.scrollWidth <= m.clientWidth")
     order = tab.evaluate(
         "[...document.querySelector('svg.net').children].map((g) => g.getAttribute('class'))"
     )

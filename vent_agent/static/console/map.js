@@ -77,8 +77,10 @@ async function interpret(kind, item) {
   }
 }
 
-// the labels' size on screen, whatever the map's scale: 13 px, larger on a wall screen
-const labelPx = () => Math.max(13, Math.round(window.innerWidth / 115));
+/** The labels' size on screen (px) for a map drawn `width` px wide, whatever its scale: 13 px up to a map
+ * about 1480 px wide (a 1280 screen's, or a 1920 screen's beside the side panel), larger on a wall
+ * screen's full width (17 px on a 1920 screen's 1886 px map). */
+const labelPx = (width) => Math.max(13, Math.round(width / 110));
 const ICON_PX = 15; // a device symbol's least size on screen: its letter readable
 const ICON_GAP_PX = 2;
 const RING = [[1, 0], [-1, 0], [0, -1], [0, 1], [1, -1], [-1, -1], [1, 1], [-1, 1]];
@@ -125,7 +127,7 @@ function fitLabels(svg, W, H) {
   const k = Math.min(svg.clientWidth / W, svg.clientHeight / H);
   fitDevices(svg, k);
   const g = svg.querySelector('g.labels');
-  g.setAttribute('font-size', (labelPx() / k).toFixed(1));
+  g.setAttribute('font-size', (labelPx(svg.clientWidth) / k).toFixed(1));
   g.setAttribute('stroke-width', (3 / k).toFixed(1));
   const margin = 4 / k;
   const view = {
