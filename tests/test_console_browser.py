@@ -248,6 +248,9 @@ def test_operator_overview_strip_alarms_acknowledged_and_sparklines(
     server: tuple[str, Any], browser: Any, shots: Path, size: tuple[int, int]
 ) -> None:
     base, _ = server
+    overview = httpx.get(f"{base}/api/mine/overview", timeout=60).json()
+    alarmed = {a["device_id"] for a in overview["alarms"] if a.get("device_id")}
+    assert alarmed, "the data has devices in alarm"
     context = browser.new_context(viewport={"width": size[0], "height": size[1]}, locale="zh-CN")
     page = context.new_page()
     page.set_default_timeout(TIMEOUT_MS)
@@ -290,7 +293,12 @@ def test_operator_overview_strip_alarms_acknowledged_and_sparklines(
         page.goto(f"{base}/#map")  # its address typed or linked: the page's top, the strip, stays in view
         sync_api.expect(page.locator("g.tunnel").first).to_be_visible()
         assert page.evaluate("window.scrollY") == 0, "no element of the page is named like a tab's address"
-        assert page.locator("g.device.alarm").count() > 0, "devices in alarm marked on the map"
+        # the devices in alarm ringed on the map, once the overview has reached it (the map may be drawn
+        # before the overview arrives)
+        rings = page.locator("#net-map g.device.alarm")
+        sync_api.expect(rings).to_have_count(len(alarmed))
+        ringed = {r.get_attribute("data-device-id") for r in rings.all()}
+        assert ringed == alarmed, "the overview's devices in alarm, and only they, ringed on the map"
     finally:
         context.close()
 

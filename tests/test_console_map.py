@@ -2,7 +2,8 @@
 panel closed and open (a click on the tunnel drawn furthest right): no label over another, over a symbol,
 across another line or hidden; each label nearest its own line (or tied to it by a leader); each door and
 regulator on its airway's line, each local fan on its intake's; the clicked tunnel highlighted and in the
-map's view. Fixtures and skip rules are those of tests/test_console_browser.py."""
+map's view. And the devices in alarm ringed whether the overview or the map comes first. Fixtures and skip
+rules are those of tests/test_console_browser.py."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ from tests.test_console_browser import (  # noqa: F401  (fixtures)
     TIMEOUT_MS,
     _open_panel,
     browser,
+    page,
     server,
     shots,
     sync_api,
@@ -252,3 +254,30 @@ def test_doors_regulators_and_local_fans_sit_on_their_airways(
         "[...document.querySelectorAll('g.link.local_fan .stroke')].map((l) => getComputedStyle(l).strokeDasharray)"
     )
     assert len(dashes) == 4 and "none" not in dashes, f"ducts drawn dashed: {dashes}"
+
+
+RINGED = "[...document.querySelectorAll('#net-map g.device.alarm')].map((g) => g.dataset.deviceId)"
+
+
+def test_the_map_rings_the_devices_in_alarm_whichever_comes_first(
+    server: tuple[str, Any],  # noqa: F811
+    page: Any,  # noqa: F811
+) -> None:
+    """The map and the overview load side by side: the devices in the overview's alarms are ringed when the
+    overview comes after the map is drawn, and stay ringed when the map is drawn again after it."""
+    base, _ = server
+    overview = httpx.get(f"{base}/api/mine/overview", timeout=60).json()
+    alarmed = {a["device_id"] for a in overview["alarms"] if a.get("device_id")}
+    assert alarmed, "the data has devices in alarm"
+    held: list[Any] = []
+    page.route("**/api/mine/overview", lambda route: held.append(route))  # held back until the map is drawn
+    page.goto(f"{base}/#map")
+    sync_api.expect(page.locator("g.tunnel").first).to_be_visible()
+    assert held and not page.evaluate(RINGED)
+    held[0].continue_()
+    sync_api.expect(page.locator("#net-map g.device.alarm")).to_have_count(len(alarmed))
+    assert set(page.evaluate(RINGED)) == alarmed
+    drawn = page.locator("svg.net").element_handle()
+    page.locator("#map-refresh").click()  # the map drawn again, the overview already there
+    page.wait_for_function("(svg) => !svg.isConnected && document.querySelector('svg.net')", arg=drawn)
+    assert set(page.evaluate(RINGED)) == alarmed, "the rings kept across a redraw"
