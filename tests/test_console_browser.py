@@ -455,9 +455,12 @@ PANEL_CELL_LINES = """() => [...document.querySelectorAll('#panel-body table')].
 
 
 def _open_panel(page: Any, selector: str) -> None:
-    """Open the side panel on a map item (by keyboard: a symbol may lie over a line's middle)."""
-    page.locator(selector).focus()
+    """Open the side panel on a map item (by keyboard: a symbol may lie over a line's middle), and wait for
+    that item's interpretation (its name in the panel's title: not the previous item's still showing)."""
+    item = page.locator(selector)
+    item.focus()
     page.keyboard.press("Enter")
+    sync_api.expect(page.locator("#panel-title")).to_have_text(item.get_attribute("data-name"))
     sync_api.expect(page.locator("#panel-body .status")).to_have_text("解读完成")
 
 

@@ -237,7 +237,7 @@ function draw(net) {
   net.tunnels.forEach((t, i) => {
     if (!t.points) return;
     const [[ax, ay], [bx, by]] = t.points;
-    const g = svgEl('g', { class: `tunnel ${t.compliance}`, 'data-tun-id': t.tun_id, tabindex: 0 },
+    const g = svgEl('g', { class: `tunnel ${t.compliance}`, 'data-tun-id': t.tun_id, 'data-name': t.name, tabindex: 0, role: 'button' },
       svgEl('title', {}, ''),
       svgEl('polygon', { points: hitArea(X(ax), Y(ay), X(bx), Y(by), 30), class: 'hit' }),
       svgEl('line', { x1: X(ax), y1: Y(ay), x2: X(bx), y2: Y(by), class: 'stroke',
@@ -259,12 +259,14 @@ function draw(net) {
       : svgEl('circle', { cx: X(d.x), cy: Y(d.y), r, fill: colour });
     const text = svgEl('text', { x: X(d.x), y: Y(d.y) + r * 0.45, class: 'glyph', 'font-size': r * 1.2 });
     text.textContent = letter;
-    const g = svgEl('g', { class: 'device', 'data-device-id': d.device_id, tabindex: 0, 'data-x0': X(d.x), 'data-y0': Y(d.y), 'data-r0': r },
+    const g = svgEl('g', { class: 'device', 'data-device-id': d.device_id, 'data-name': d.name, tabindex: 0, role: 'button',
+      'data-x0': X(d.x), 'data-y0': Y(d.y), 'data-r0': r },
       svgEl('title', {}, `${d.name}\n${d.type_label}${d.position ? `：${d.position}` : ''}`), shape, text);
     g.addEventListener('click', (e) => {
       e.stopPropagation();
       interpret('device', d);
     });
+    g.addEventListener('keydown', (e) => e.key === 'Enter' && interpret('device', d)); // as a tunnel's
     devices.append(g);
   }
   // the names above the symbols, never under them; a name that stands off its line tied to it by a leader,
