@@ -435,7 +435,9 @@ def test_each_sparkline_shows_its_limits_near_its_values(
                 if gap == 0:  # crossed, or touched, in the last 24 h
                     crossed += 1
                     assert shown, (s, limit)
-                if gap > max(0.5 * (high - low), 0.15 * abs(limit["value"])):  # far: it would flatten the curve
+                if gap > max(
+                    0.5 * (high - low), 0.15 * abs(limit["value"])
+                ):  # far: it would flatten the curve
                     assert not shown, (s, limit)
                     far += 1
         assert crossed, "the data has a limit crossed in the last 24 h"
