@@ -61,9 +61,10 @@ function arrowSpot(node, symbols, arrows) {
 }
 
 /** A label's air-volume text: measured for a monitored tunnel when nothing is modelled, else the solve's,
- * called 模拟, with its change and a shortfall. `measuredSpeed`: the label shows a measured wind speed. */
+ * called 模拟, with its change and a shortfall. `measuredSpeed`: the label shows a measured wind speed
+ * (only while nothing is modelled: a modelled label gives the modelled air alone). */
 function flowText(row, measuredSpeed, modelled, delta, isShort) {
-  const sep = measuredSpeed ? '  ' : '';
+  const sep = measuredSpeed && !modelled ? '  ' : '';
   if (measuredSpeed && !modelled) {
     const q = measured[row.id];
     return q == null ? '' : `${sep}${reading(q, 'air_volume')}`;
@@ -85,6 +86,8 @@ function overlay(result, before = null, change = null) {
   const old = before ? Object.fromEntries(before.branches.map((b) => [b.id, b])) : {};
   const symbols = symbolsOf(svg);
   const arrows = [];
+  const rankOf = (id) => +(svg.querySelector(`text.label[data-branch="${CSS.escape(id)}"]`)?.dataset.rank ?? Infinity);
+  const kept = before ? keptBranches(result, old, short, change, rankOf) : new Map();
   for (const row of result.branches) {
     const line = svg.querySelector(`[data-path][data-branch="${CSS.escape(row.id)}"]`);
     if (!line || row.map_direction === null) continue;
@@ -102,10 +105,14 @@ function overlay(result, before = null, change = null) {
     const flow = label?.querySelector('tspan.flow');
     if (flow) {
       const delta = old[row.id] ? Math.round((row.q - old[row.id].q) * 60) : 0;
-      const speed = Boolean(flow.previousSibling);
-      flow.textContent = flowText(row, speed, Boolean(before), delta, short.has(row.id));
+      const speed = flow.previousSibling;
+      if (speed && before) speed.setAttribute('display', 'none');
+      else speed?.removeAttribute('display');
+      flow.textContent = flowText(row, Boolean(speed), Boolean(before), delta, short.has(row.id));
       flow.setAttribute('class', speed && !before ? 'flow measured' : cls);
     }
+    if (label && before) Object.assign(label.dataset, { whatif: kept.has(row.id) ? 'key' : 'quiet', whatifRank: kept.get(row.id) ?? '' });
+    else if (label) delete label.dataset.whatif;
     const name = label?.querySelector('tspan.name');
     if (name) {
       name.dataset.name ??= name.textContent;
@@ -113,7 +120,38 @@ function overlay(result, before = null, change = null) {
     }
   }
   svg.querySelector('g.devices').before(layer); // the device symbols and the labels stay on top
-  refit();
+  document.getElementById('map-legend')?.classList.toggle('modelled', Boolean(before));
+  refit(Boolean(before));
+}
+
+const KEPT_MOVED = 8; // a change modelled: the labels kept on the map, beside the changed, short and reversed ones
+
+/** The branches whose labels a modelled change keeps on the map (the others only where they fit), in the
+ * order they are placed: the one changed, those short of air, those whose air reversed, then the
+ * KEPT_MOVED whose air moved most (by at least 1 m³/min); a branch carrying the same air with the same
+ * change as one kept before it (in series with it) is left to fit where it can. `rankOf(id)`: a label's
+ * place in the plain map's order. Returns branch id → its order. */
+function keptBranches(result, old, short, change, rankOf) {
+  const delta = (b) => (old[b.id] ? Math.round((b.q - old[b.id].q) * 60) : 0);
+  // most moved first; of those moved alike, the one whose label the plain map places first (a monitored
+  // tunnel before an airway)
+  const moved = result.branches.filter((b) => Math.abs(delta(b)) >= 1)
+    .sort((a, b) => Math.abs(delta(b)) - Math.abs(delta(a)) || rankOf(a.id) - rankOf(b.id));
+  const reversed = result.branches.filter((b) => old[b.id] && b.map_direction * old[b.id].map_direction < 0);
+  const order = [
+    ...(change ? result.branches.filter((b) => b.id === change.branch) : []),
+    ...moved.filter((b) => short.has(b.id)), ...result.branches.filter((b) => short.has(b.id)),
+    ...reversed, ...moved.slice(0, KEPT_MOVED),
+  ];
+  const kept = new Map();
+  const carried = new Set();
+  for (const b of order) {
+    const air = `${Math.round(Math.abs(b.q) * 60)} ${delta(b)}`;
+    if (kept.has(b.id) || (carried.has(air) && b.id !== change?.branch)) continue;
+    carried.add(air);
+    kept.set(b.id, kept.size);
+  }
+  return kept;
 }
 
 function panel() {

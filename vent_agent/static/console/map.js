@@ -19,6 +19,7 @@ const STATUS_NOTE = '巷道颜色为该巷道全部监测值（风速、CH₄、
   + '与运行总览“状态”列相同，随总览每分钟刷新';
 let overview = null; // the last overview (vent:overview): each tunnel's status, the alarms
 let drawn = { tunnels: new Map(), devices: 0 }; // what the map draws: its tunnels by id, its devices' count
+let modelled = false; // a change is modelled on the map (airflow.js): its labels are laid out for it
 let selected = null; // the selector of the map item shown in the side panel (highlighted on the map)
 const width = new MapWidth(); // the map's drawn width: its box's, or wider and scrolled (mapwidth.js)
 const DEVICE_SYMBOL = {
@@ -144,8 +145,12 @@ function fitLabels(svg, W, H) {
     moveLabel(text, 0, 0);
     const bb = text.getBBox();
     const line = svg.querySelector(`[data-path][data-branch="${CSS.escape(text.dataset.branch)}"]`);
-    const rank = +text.dataset.rank;
-    return { key: text, branch: text.dataset.branch, w: bb.width + 4 / k, h: bb.height, pad: 2 / k, bb, segments: segmentsOf(line), rank, essential: rank < LINK_RANK };
+    // a change modelled: the labels of the branches it moves most (airflow.js) are placed first and kept,
+    // the others shown only where they find a clean spot
+    const kept = modelled && text.dataset.whatif === 'key';
+    const rank = kept ? +text.dataset.whatifRank - WHATIF_FIRST : +text.dataset.rank;
+    const essential = modelled ? kept : rank < LINK_RANK;
+    return { key: text, branch: text.dataset.branch, w: bb.width + 4 / k, h: bb.height, pad: 2 / k, bb, segments: segmentsOf(line), rank, essential };
   }).sort((a, b) => a.rank - b.rank);
   const { spots: placed, stuck } = placeLabels(items, lines, symbols, view, { near: LINE_HALF + LABEL_GAP_PX / k, far: Math.max(DEVICE_REACH, 6 / k) });
   // a label that found no spot clear of the symbols: the symbols it covers step aside
@@ -192,6 +197,7 @@ function hitArea(ax, ay, bx, by, half) {
 
 const SHAFT_RANK = 500; // after the tunnels with a problem (0 + i), before those that meet their limits (1000 + i)
 const LINK_RANK = 2000; // the unmonitored airways' labels (but the shafts') come after every tunnel's, and may be hidden
+const WHATIF_FIRST = 10000; // a change modelled: the labels of the branches it moves most come before all others
 const LINK_KINDS = { local_fan: '局部通风机及风筒', regulator: '调节风窗', door: '风门', shaft: '井筒', fan: '主要通风机' };
 
 /** A label: its name on the first line, its values on the second (the measured wind speed, 实测, here; the
@@ -357,11 +363,13 @@ function showOverview() {
 function layoutMap(force = false) {
   const box = document.getElementById('net-map');
   const svg = box.querySelector('svg.net');
-  if (svg) width.layout(box, svg, () => fitLabels(svg, ...svg.getAttribute('viewBox').split(' ').slice(2).map(Number)), force);
+  if (svg) width.layout(box, svg, () => fitLabels(svg, ...svg.getAttribute('viewBox').split(' ').slice(2).map(Number)), force, !modelled);
 }
 
-/** Place the labels again: airflow.js wrote the air volumes into them. */
-export function refit() {
+/** Place the labels again: airflow.js wrote the air volumes into them; `isModelled`: a change is modelled
+ * (the labels marked data-whatif="key" are the ones kept, the map keeps the plain map's width). */
+export function refit(isModelled = false) {
+  modelled = isModelled;
   layoutMap(true);
 }
 
