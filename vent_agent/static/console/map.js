@@ -293,6 +293,10 @@ function draw(net) {
     el('span', {}, el('i', { class: 'ring warn' }), '设备预警'),
     el('span', {}, el('i', { class: 'swatch link' }), '无监测巷道（网络解算）'),
     el('span', {}, el('i', { class: 'swatch duct' }), '局部通风机风筒'),
+    ...(net.joins?.length ? [el('span', {}, el('i', { class: 'swatch join' }), '井底车场连接（同一节点，不计阻力）')] : []),
+    el('span', {}, el('i', { class: 'arrow' }), '风流方向（网络解算）'),
+    el('span', { class: 'modelled-only' }, el('i', { class: 'arrow short' }), '模拟：低于计划风量（不足）'),
+    el('span', { class: 'modelled-only' }, el('i', { class: 'arrow reversed' }), '模拟：风流反向'),
     ...Object.entries(DEVICE_SYMBOL).map(([type, [letter, c]]) => el('span', {},
       el('i', { class: 'sym', style: `background:${c}` }, letter), net.devices.find((d) => d.device_type === type)?.type_label || type)));
 }
