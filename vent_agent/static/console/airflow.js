@@ -33,6 +33,7 @@ const svgEl = (tag, attrs = {}) => {
 
 const m3min = (q) => reading(Math.abs(q) * 60, 'air_volume'); // the solve's q is in m³/s
 
+const MIN_ARROW_Q = 0.5; // m³/min: air slower than this (a stopped fan's mine) gets no arrow
 const ARROW_REACH = 34; // user units: the arrow's half-length (its path below)
 const SPOTS = [0.5, 0.45, 0.55, 0.4, 0.6, 0.35, 0.65, 0.3, 0.7, 0.25, 0.75, 0.2, 0.8, 0.15, 0.85];
 
@@ -95,7 +96,7 @@ function overlay(result, before = null, change = null) {
     const flipped = old[row.id] && old[row.id].map_direction * row.map_direction < 0;
     const cls = ['flow', short.has(row.id) ? 'short' : '', flipped ? 'reversed' : ''].join(' ').trim();
     const g = svgEl('g', { class: cls, 'data-branch': row.id });
-    if (row.map_direction !== 0) {
+    if (row.map_direction !== 0 && Math.abs(row.q) * 60 >= MIN_ARROW_Q) {
       const turn = angle + (row.map_direction < 0 ? 180 : 0);
       g.append(svgEl('path', { d: 'M -34 -22 L 30 0 L -34 22 Z', transform: `translate(${mx} ${my}) rotate(${turn})` }));
       arrows.push({ x: mx, y: my, r: ARROW_REACH });
