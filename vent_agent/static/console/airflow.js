@@ -185,7 +185,7 @@ function renderPanel(solved) {
   const pick = el('select', { id: 'what-if-branch' },
     ...controls.map((b) => el('option', { value: b.id }, `${CONTROLS[b.kind]} ${b.id} ${b.name || ''}`)));
   const action = el('select', { id: 'what-if-action' });
-  const value = el('input', { id: 'what-if-value', type: 'number', min: '0', step: 'any', placeholder: '附加风阻', hidden: true });
+  const value = el('input', { id: 'what-if-value', type: 'number', min: '0', step: 'any', placeholder: '附加风阻 N·s²/m⁸', title: '调节风窗的附加风阻，N·s²/m⁸，0 为全开', hidden: true });
   const fill = () => {
     const row = controls.find((b) => b.id === pick.value);
     action.replaceChildren(...actionsOf(row).map(([k, label]) => el('option', { value: k }, label)));
@@ -199,6 +199,11 @@ function renderPanel(solved) {
   const out = el('div', { id: 'what-if-result' });
   run.addEventListener('click', async () => {
     const row = controls.find((b) => b.id === pick.value);
+    if (action.value === 'set_regulator' && !(value.value.trim() !== '' && Number(value.value) >= 0)) {
+      out.replaceChildren(el('p', { class: 'error' }, '请填写调节风窗的附加风阻（N·s²/m⁸，不小于 0；0 为全开）。'));
+      value.focus();
+      return;
+    }
     out.replaceChildren(el('p', { class: 'muted' }, '正在解算...'));
     try {
       const change = changeFor(row, action.value, value.value);
