@@ -218,11 +218,17 @@ function renderPanel(solved) {
   box.replaceChildren(
     el('h3', {}, '如果……会怎样（通风网络模拟）'),
     el('p', { class: 'muted' },
-      `现状解算：${solved.iterations} 次迭代收敛，风量残差 ${solved.residual_q.toExponential(1)} m³/s；箭头为风流方向。`
+      `现状解算：${solved.iterations} 次迭代收敛（${balance(solved.residual_q)}）；箭头为风流方向。`
       + '图上“实测”为监测数据（风量 = 60 × 风速 × 断面），“模拟”为通风网络解算的风量。'),
     el('div', { class: 'what-if-form' }, pick, action, value, run, reset),
     out,
   );
+}
+
+/** The solve's closure in words: its largest node imbalance `residualQ` (m³/s) in m³/min. */
+function balance(residualQ) {
+  const perMinute = Math.abs(residualQ) * 60;
+  return perMinute < 0.01 ? '各节点风量平衡，误差小于 0.01 m³/min' : `各节点风量平衡误差 ${perMinute.toFixed(2)} m³/min`;
 }
 
 /** The what-if's outcome: the change, the service's notes (e.g. a door already in that state), the
@@ -230,8 +236,8 @@ function renderPanel(solved) {
 function describe(result, change) {
   const moved = result.branches.filter((b) => b.dq !== null && Math.abs(b.dq) * 60 >= 1)
     .sort((a, b) => Math.abs(b.dq) - Math.abs(a.dq)).slice(0, 15);
-  const table = el('table', {},
-    el('thead', {}, el('tr', {}, ...['分支', '名称', '原风量', '新风量', '变化'].map((h) => el('th', {}, h)))),
+  const table = el('table', {}, el('caption', {}, '风量 m³/min，均为通风网络模拟值'),
+    el('thead', {}, el('tr', {}, ...['分支', '名称', '现状（模拟）', '调整后（模拟）', '变化'].map((h) => el('th', {}, h)))),
     el('tbody', {}, ...moved.map((b) => el('tr', {},
       el('td', {}, b.id), el('td', {}, nameAfter(b.name, b.id, change)), el('td', {}, m3min(b.q_before)), el('td', {}, m3min(b.q)),
       el('td', {}, `${b.dq > 0 ? '+' : ''}${Math.round(b.dq * 60)}`)))));
