@@ -77,3 +77,53 @@ def test_the_air_arrows_keep_clear_of_each_other(
         if a[1] < b[3] and b[1] < a[3] and a[2] < b[4] and b[2] < a[4]
     ]
     assert not overlapping, f"arrows on top of each other: {overlapping}"
+
+
+MAP_STATE = (
+    "(() => { const svg = document.querySelector('#net-map svg.net');"
+    " return {width: svg.clientWidth, box: document.getElementById('net-map').clientWidth,"
+    " size: document.querySelector('g.labels').getAttribute('font-size'),"
+    " shown: [...document.querySelectorAll('g.labels text.label:not([display])')].map((t) => t.dataset.branch)}; })()"
+)
+
+
+def test_a_modelled_change_keeps_the_maps_width_and_its_changed_branches_labels(
+    server: tuple[str, Any],  # noqa: F811
+    page: Any,  # noqa: F811
+) -> None:
+    """At 1280×720, opening a door keeps the map at the plain map's width and label size (the longer 模拟
+    labels hide the airways that do not fit, never widen the map off the screen); the door's own label and
+    the short faces' are kept; the measured speed steps aside while the change is shown; the legend explains
+    the what-if's arrows; a regulator without its added resistance is refused in words."""
+    base, _ = server
+    page.set_viewport_size({"width": 1280, "height": 720})
+    page.goto(f"{base}/#map")
+    sync_api.expect(page.locator("g.airflow g.flow").first).to_be_attached()
+    page.wait_for_timeout(300)
+    plain = page.evaluate(MAP_STATE)
+    assert plain["width"] == plain["box"]
+    legend = page.locator("#map-legend")
+    sync_api.expect(legend).to_contain_text("风流方向")
+    assert not legend.get_by_text("模拟：风流反向").is_visible()
+    assert "e-" not in (page.locator("#what-if").text_content() or "")
+    page.select_option("#what-if-branch", "FM-01")
+    page.get_by_role("button", name="模拟").click()
+    sync_api.expect(page.locator("#what-if-result table tbody tr").first).to_be_visible()
+    sync_api.expect(page.locator('text.label[data-branch="FM-01"] tspan.name')).to_contain_text("（打开）")
+    modelled = page.evaluate(MAP_STATE)
+    assert modelled["width"] == plain["width"], "the map keeps its width while a change is modelled"
+    assert modelled["size"] == plain["size"], "and its labels their size"
+    assert "FM-01" in modelled["shown"], "the changed door's label is kept"
+    face = page.locator('text.label[data-branch="15216-GZM"]')
+    assert "15216-GZM" in modelled["shown"] and "不足" in (face.text_content() or "")
+    assert not face.locator("tspan.value").is_visible()
+    sync_api.expect(legend.get_by_text("模拟：低于计划风量（不足）")).to_be_visible()
+    page.get_by_role("button", name="恢复现状").click()
+    sync_api.expect(face.locator("tspan.value")).to_be_visible()
+    assert page.evaluate(MAP_STATE)["width"] == plain["width"]
+    assert not legend.get_by_text("模拟：风流反向").is_visible()
+    regulator = page.locator("#what-if-branch option", has_text="调节风窗").first.get_attribute("value")
+    page.select_option("#what-if-branch", regulator)
+    page.select_option("#what-if-action", "set_regulator")
+    page.get_by_role("button", name="模拟").click()
+    sync_api.expect(page.locator("#what-if-result .error")).to_contain_text("附加风阻")
