@@ -148,9 +148,13 @@ async def test_alarms_are_acknowledged_per_user_and_persisted(tmp_path: Path) ->
         assert bad.status_code == 400 and "error" in bad.json()
         mine_view = (await client.get("/api/mine/overview", headers=ZHANGSAN)).json()["alarms"]
         assert [a["acked_at"] for a in mine_view if a["key"] == key] == [first], "the overview says mine"
+        assert [a["acked_by"] for a in mine_view if a["key"] == key] == ["zhangsan"], "and whose"
+        assert (await client.get("/api/mine/overview", headers=ZHANGSAN)).json()["user_name"] == "zhangsan"
         for headers in ({}, LISI, {"x-access-token": "no-such-token"}):  # no token, another user, a bad one
             resp = await client.get("/api/mine/overview", headers=headers)
             assert resp.status_code == 200 and all(a["acked_at"] is None for a in resp.json()["alarms"])
+            assert all(a["acked_by"] is None for a in resp.json()["alarms"])
+            assert resp.json()["user_name"] == ("lisi" if headers is LISI else None)
         other = (await client.get("/api/alarms", headers=LISI)).json()["alarms"]
         assert all(a["acked_at"] is None for a in other), "another user's acknowledgement is not mine"
     async for client in _client(data_dir):  # a restart: the acknowledgement is in the store

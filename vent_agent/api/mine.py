@@ -87,19 +87,22 @@ async def overview_of(state: StateDep) -> dict[str, Any]:
 
 
 async def mark_acks(state: StateDep, user_name: str | None, alarms: list[dict[str, Any]]) -> None:
-    """Set each alarm's ``acked_at`` (the mine's local time) when ``user_name`` acknowledged it, else None
-    (always None without a user)."""
+    """Set each alarm's ``acked_at`` (the mine's local time) and ``acked_by`` (``user_name``) when
+    ``user_name`` acknowledged it, else both None (always None without a user)."""
     acked = await acks_of(state.db, user_name, [a["key"] for a in alarms]) if user_name else {}
     tz = state.settings.timezone
     for a in alarms:
         a["acked_at"] = local_time(acked[a["key"]], tz) if a["key"] in acked else None
+        a["acked_by"] = user_name if a["key"] in acked else None
 
 
 @router.get("/overview")
 async def mine_overview_route(state: StateDep, user: OptionalUser) -> dict[str, Any]:
     """The operator's overview: ``{"time", "age_minutes", "stale", "stale_after_minutes", "fans",
-    "intake_q", "return_q", "worst", "alarms", "tunnels"}`` (m³/min, m/s, %, ppm, Pa); each alarm's
-    ``acked_at`` is the caller's acknowledgement (null without a token the user service accepts)."""
+    "intake_q", "return_q", "worst", "alarms", "tunnels", "user_name"}`` (m³/min, m/s, %, ppm, Pa); each
+    alarm's ``acked_at`` and ``acked_by`` are the caller's acknowledgement, and ``user_name`` the caller
+    (null without a token the user service accepts: the console then offers no acknowledgement)."""
     view = await overview_of(state)
-    await mark_acks(state, user.user_name if user else None, view["alarms"])
-    return view
+    user_name = user.user_name if user else None
+    await mark_acks(state, user_name, view["alarms"])
+    return {**view, "user_name": user_name}
