@@ -100,6 +100,34 @@ def test_the_token_box_offers_the_demo_tokens(server: tuple[str, Any], page: Any
     sync_api.expect(note).to_have_attribute("title", re.compile("demo-token（zhangsan）"))
     assert page.input_value("#token-input") == "demo-token"
     assert page.locator("#demo-tokens option").count() == 2
+    sync_api.expect(note).to_have_text("用户 zhangsan")  # who the service knows the token as
+
+
+def test_a_token_saved_or_cleared_says_whose_and_stays(server: tuple[str, Any], page: Any) -> None:
+    """Another token saved: the note names its user and the alarm list is that user's at once; a bad one
+    is 令牌无效 and offers no acknowledgement; a cleared one stays cleared across a reload (the demo
+    token is offered only to a browser that never chose one)."""
+    base, _ = server
+    page.goto(f"{base}/")
+    note = page.locator("#token-note")
+    sync_api.expect(note).to_have_text("用户 zhangsan")
+    alarms = page.locator("table.alarms tbody tr")
+    sync_api.expect(alarms.first.locator("button.ack")).to_have_attribute("title", re.compile("zhangsan"))
+    cell = alarms.first.locator("td").last
+    page.fill("#token-input", "demo-token-2")
+    page.get_by_role("button", name="保存").click()
+    sync_api.expect(note).to_have_text("用户 lisi")
+    sync_api.expect(cell.locator("button.ack")).to_have_attribute("title", re.compile("lisi"))
+    page.fill("#token-input", "no-such-token")
+    page.get_by_role("button", name="保存").click()
+    sync_api.expect(note).to_have_text("令牌无效")
+    sync_api.expect(cell).to_have_text("令牌无效")
+    page.fill("#token-input", "")
+    page.get_by_role("button", name="保存").click()
+    page.reload()
+    sync_api.expect(note).to_have_text("未设置令牌")
+    assert page.input_value("#token-input") == ""
+    sync_api.expect(alarms.first.locator("td").last).to_have_text("需令牌")
 
 
 def test_click_a_tunnel_streams_its_interpretation(server: tuple[str, Any], page: Any, shots: Path) -> None:
@@ -285,10 +313,12 @@ def test_operator_overview_strip_alarms_acknowledged_and_sparklines(
             count = alarms.count()
             sync_api.expect(strip).to_contain_text(f"未确认 {count}")
             alarms.first.locator("button.ack").click()
-            sync_api.expect(alarms.first).to_contain_text("已确认")
+            sync_api.expect(alarms.first).to_contain_text("zhangsan 已确认")  # who and when
             sync_api.expect(strip).to_contain_text(f"未确认 {count - 1}")  # the strip recounts
             page.reload()
-            sync_api.expect(page.locator(f'table.alarms tr[data-key="{key}"]')).to_contain_text("已确认")
+            sync_api.expect(page.locator(f'table.alarms tr[data-key="{key}"]')).to_contain_text(
+                "zhangsan 已确认"
+            )
             sync_api.expect(strip).to_contain_text(f"未确认 {count - 1}")
         page.goto(f"{base}/#map")  # its address typed or linked: the page's top, the strip, stays in view
         sync_api.expect(page.locator("g.tunnel").first).to_be_visible()

@@ -6,7 +6,10 @@ import { followRun, streamWithRecovery } from '/static/vent-client.js';
 const TOKEN_KEY = 'vent-console.token';
 
 export const getToken = () => localStorage.getItem(TOKEN_KEY) || '';
-export const setToken = (t) => (t ? localStorage.setItem(TOKEN_KEY, t) : localStorage.removeItem(TOKEN_KEY));
+/** Keep the token (an empty one too: a token cleared stays cleared across a reload). */
+export const setToken = (t) => localStorage.setItem(TOKEN_KEY, t);
+/** Whether this browser has ever kept a token, or a cleared one (else the demo token is offered). */
+export const tokenChosen = () => localStorage.getItem(TOKEN_KEY) !== null;
 
 /** Request headers with the x-access-token (when one is set). */
 export function authHeaders(extra = {}) {

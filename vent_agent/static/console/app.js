@@ -2,7 +2,7 @@
 // (localStorage; the demo tokens offered when the service uses its built-in demo user service), the views
 // switched by the URL hash (运行总览 first).
 
-import { api, banner, currentView, getToken, setToken, showBanner } from './api.js';
+import { api, banner, currentView, getToken, setToken, showBanner, tokenChosen } from './api.js';
 import { initChat, loadSessions } from './chat.js';
 import { initAirflow } from './airflow.js';
 import { setFigures } from './format.js';
@@ -35,16 +35,22 @@ async function initToken(cfg) {
   document.getElementById('token-form').addEventListener('submit', (e) => {
     e.preventDefault();
     setToken(input.value.trim());
-    note.textContent = input.value.trim() ? '已保存' : '已清除';
+    note.textContent = input.value.trim() ? '已保存，正在核对...' : '已清除';
     banner('');
     loadSessions();
+    window.dispatchEvent(new CustomEvent('vent:token')); // the overview again: this user's acknowledgements
+  });
+  // who the service knows the token as (the overview's user_name): said beside the box
+  window.addEventListener('vent:overview', (e) => {
+    const user = e.detail.user_name;
+    note.textContent = user ? `用户 ${user}` : getToken() ? '令牌无效' : '未设置令牌';
+    note.className = !user && getToken() ? 'st st-breach' : 'muted';
   });
   const list = document.getElementById('demo-tokens');
   list.replaceChildren(...cfg.demo_tokens.map((t) => Object.assign(document.createElement('option'), { value: t.token, label: `示范用户 ${t.user_name}` })));
   if (cfg.demo_tokens.length) {
-    note.textContent = '内置示范用户';
     note.title = `内置示范用户服务：可用 ${cfg.demo_tokens.map((t) => `${t.token}（${t.user_name}）`).join('、')}`;
-    if (!getToken()) {
+    if (!tokenChosen()) {
       setToken(cfg.demo_tokens[0].token);
       input.value = cfg.demo_tokens[0].token;
     }

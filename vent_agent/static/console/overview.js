@@ -104,8 +104,8 @@ async function acknowledge(alarm, button) {
   button.disabled = true;
   try {
     const res = await api(`/api/alarms/${alarm.key}/ack`, { method: 'POST' });
-    alarm.acked_at = res.acked_at;
-    button.replaceWith(el('span', { class: 'muted' }, `已确认 ${res.acked_at.slice(11, 16)}`));
+    Object.assign(alarm, { acked_at: res.acked_at, acked_by: res.user_name });
+    button.replaceWith(ackedView(alarm));
     if (shown) document.getElementById('strip').replaceChildren(...stripView(shown, shown.alarms));
   } catch (err) {
     button.disabled = false;
@@ -113,14 +113,20 @@ async function acknowledge(alarm, button) {
   }
 }
 
-function alarmsView(alarms, canAck) {
+/** An acknowledged alarm's cell: who acknowledged it and when (the mine's time, HH:MM). */
+const ackedView = (a) => el('span', { class: 'muted' }, `${a.acked_by || ''} 已确认 ${a.acked_at.slice(11, 16)}`.trim());
+
+/** The alarms' table; `user`: the caller the service knows by the token (null: none, or one it refused),
+ * who may acknowledge. */
+function alarmsView(alarms, user) {
   if (!alarms.length) return el('p', { class: 'quiet' }, statusTag('正常'), ' 当前没有超过规程阈值或设备报警限值的读数。');
   return el('table', { class: 'alarms' },
     el('thead', {}, el('tr', {}, ...['状态', '地点', '测点', '参数', '当前值', '限值', '依据', '确认'].map((h) => el('th', {}, h)))),
     el('tbody', {}, ...alarms.map((a) => {
       const ack = a.acked_at
-        ? el('span', { class: 'muted' }, `已确认 ${a.acked_at.slice(11, 16)}`)
-        : canAck ? el('button', { type: 'button', class: 'ack', title: a.action }, '确认') : el('span', { class: 'muted' }, '需令牌');
+        ? ackedView(a)
+        : user ? el('button', { type: 'button', class: 'ack', title: `以 ${user} 的身份确认。${a.action || ''}` }, '确认')
+          : el('span', { class: 'muted', title: '确认按用户保存：请在右上角填写有效的访问令牌' }, getToken() ? '令牌无效' : '需令牌');
       if (ack.tagName === 'BUTTON') ack.addEventListener('click', () => acknowledge(a, ack));
       return el('tr', { class: `alarm ${STATUS_CLASS[a.status]}${a.acked_at ? ' acked' : ''}`, 'data-key': a.key },
         el('td', {}, statusTag(a.status)), el('td', {}, a.tunnel),
@@ -155,13 +161,14 @@ export async function loadOverview() {
   }
   shown = view;
   document.getElementById('strip').replaceChildren(...stripView(view, view.alarms));
-  document.getElementById('alarm-list').replaceChildren(alarmsView(view.alarms, Boolean(getToken())));
+  document.getElementById('alarm-list').replaceChildren(alarmsView(view.alarms, view.user_name));
   document.getElementById('tunnel-list').replaceChildren(tunnelsView(view.tunnels));
   window.dispatchEvent(new CustomEvent('vent:overview', { detail: view }));
 }
 
 export function initOverview() {
   document.getElementById('overview-refresh').addEventListener('click', loadOverview);
+  window.addEventListener('vent:token', loadOverview); // another user: their acknowledgements
   loadOverview();
   setInterval(loadOverview, REFRESH_MS);
 }
