@@ -24,7 +24,7 @@ from langchain_core.messages import AIMessage
 
 from reports.docx_report import SUBSCRIPT
 from reports.markdown import render_markdown
-from tests.chat_helpers import TOKEN, use_model
+from tests.chat_helpers import TOKEN, answering, use_model
 from tests.helpers import live_server
 from tests.pg import in_ci
 from tests.report_samples import make_result
@@ -557,6 +557,23 @@ def plan_script() -> list[AIMessage]:
         says("## 结果\n\n按人数计算需风量为 **160 m³/min**。"),
         says("1. 按瓦斯涌出量计算是多少？\n2. 15216 当前风量是否满足？"),
     ]
+
+
+def test_the_chat_says_before_sending_that_the_service_has_no_model(
+    server: tuple[str, Any], page: Any
+) -> None:
+    base, app = server
+    with answering(app, None):
+        page.goto(f"{base}/#chat")
+        notice = page.locator("#chat-model")
+        sync_api.expect(notice).to_be_visible()
+        sync_api.expect(notice).to_contain_text("未配置语言模型")
+        assert "配风计划审查不需要模型" in notice.inner_text()
+    with answering(app, ScriptedChatModel(script=[], fallback=says("好"))):
+        page.reload()
+        sync_api.expect(page.locator("#chat-input")).to_be_visible()
+        page.wait_for_load_state("networkidle")
+        sync_api.expect(notice).to_be_hidden()
 
 
 def test_plan_mode_approval_then_answer_and_reload_keeps_the_session(

@@ -213,8 +213,23 @@ export async function loadSessions() {
   highlight();
 }
 
+/** Say before anything is sent when the service has no language model (GET /api/model): chat then
+ * answers only with an error, while the map's interpretations and the plan review work without one. */
+async function showModel() {
+  const box = document.getElementById('chat-model');
+  try {
+    const info = await api('/api/model');
+    box.hidden = Boolean(info.current);
+    box.textContent = info.current ? '' : '服务未配置语言模型（VENT_MODELS 或 VENT_LLM_*）：对话需要模型，发送的问题会得到“未配置模型”的错误。'
+      + '通风网络图的点击解读与配风计划审查不需要模型，照常可用。';
+  } catch {
+    box.hidden = true; // the service unreachable: the banner says so when a request fails
+  }
+}
+
 export function initChat() {
   const input = document.getElementById('chat-input');
+  showModel();
   document.getElementById('chat-form').addEventListener('submit', (e) => {
     e.preventDefault();
     if (busy) {
