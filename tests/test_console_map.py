@@ -281,3 +281,34 @@ def test_the_map_rings_the_devices_in_alarm_whichever_comes_first(
     page.locator("#map-refresh").click()  # the map drawn again, the overview already there
     page.wait_for_function("(svg) => !svg.isConnected && document.querySelector('svg.net')", arg=drawn)
     assert set(page.evaluate(RINGED)) == alarmed, "the rings kept across a redraw"
+
+
+def test_an_unmonitored_branch_opens_its_solved_air_in_the_panel(
+    server: tuple[str, Any],  # noqa: F811
+    page: Any,  # noqa: F811
+) -> None:
+    """A click on an airway without sensors opens the side panel: no readings, its solved air (模拟) and
+    resistance, the solve's figure the map's label gives; a regulator's airway points to its symbol."""
+    base, _ = server
+    page.goto(f"{base}/#map")
+    sync_api.expect(page.locator("g.airflow g.flow").first).to_be_attached()
+    links = httpx.get(f"{base}/api/mine/network", timeout=60).json()["links"]
+    regulator = next(link for link in links if link["kind"] == "regulator")
+    plain = next(link for link in links if link["kind"] == "roadway")
+    link = page.locator(f'g.link[data-tun-id="{regulator["id"]}"]')
+    link.dispatch_event("click")  # its middle carries the regulator's symbol, which opens the device
+    panel = page.locator("#map-panel")
+    sync_api.expect(panel).to_be_visible()
+    sync_api.expect(page.locator("#panel-title")).to_have_text(regulator["name"])
+    body = page.locator("#panel-body")
+    sync_api.expect(body).to_contain_text("没有监测数据")
+    sync_api.expect(body).to_contain_text("点击图上的调节风窗符号")
+    label = page.locator(f'text.label[data-branch="{regulator["id"]}"] tspan.flow')
+    label_flow = label.text_content() or ""
+    q = label_flow.split("模拟 ")[1].split(" ")[0]
+    sync_api.expect(body).to_contain_text(f"现状解算风量 {q} m³/min（模拟）")
+    assert "selected" in (link.get_attribute("class") or "")
+    page.locator(f'g.link[data-tun-id="{plain["id"]}"]').focus()
+    page.keyboard.press("Enter")
+    sync_api.expect(page.locator("#panel-title")).to_have_text(plain["name"])
+    assert "符号" not in (body.text_content() or "")

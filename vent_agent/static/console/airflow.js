@@ -19,6 +19,10 @@ let shown = [null, null, null]; // the overlay's arguments: what the map shows n
 const DOOR_STATE = { open_door: '打开', close_door: '关闭' };
 const STATE_SUFFIX = /（(关闭|打开|开启|常闭|常开)）$/;
 
+/** The current state's solved branch `id` ({id, q m³/s, h Pa, kind, added_resistance N·s²/m⁸, …}), or
+ * null before the solve has come or for a branch it lacks. */
+export const solvedBranch = (id) => baseline?.branches.find((b) => b.id === id) || null;
+
 /** A branch's name after `change` ({action, branch}): a door's state in its name is the modelled one. */
 export function nameAfter(name, id, change) {
   const state = change && change.branch === id ? DOOR_STATE[change.action] : null;

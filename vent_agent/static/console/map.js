@@ -8,6 +8,7 @@ import { reading } from './format.js';
 import { STATUS_CLASS } from './overview.js';
 import { placeLabels } from './labels.js';
 import { MapWidth, scrollToItem } from './mapwidth.js';
+import { solvedBranch } from './airflow.js';
 import { TurnView, play } from './turn.js';
 
 const say = bannerFor('map'); // this tab's banner
@@ -49,16 +50,7 @@ function showSelected(scroll = false) {
 }
 
 async function interpret(kind, item) {
-  const panel = document.getElementById('map-panel');
-  const body = document.getElementById('panel-body');
-  panel.hidden = false;
-  selected = kind === 'tun'
-    ? `g.tunnel[data-tun-id="${CSS.escape(item.tun_id)}"]`
-    : `g.device[data-device-id="${CSS.escape(item.device_id)}"]`;
-  layoutMap(); // the map's box narrowed by the panel: laid out again (or scrolled) before the item is shown
-  showSelected(true);
-  document.getElementById('panel-title').textContent = item.name;
-  body.replaceChildren();
+  const body = openPanel(kind, kind === 'tun' ? item.tun_id : item.device_id, item.name);
   const mode = clickMode();
   const meta = kind === 'tun'
     ? `${item.roadway_class} · 状态 ${statusOf(item.tun_id) || '读取中'} · 风速 ${reading(item.wind_speed, 'wind_speed')}（${WIND[item.compliance]}）`
@@ -77,6 +69,39 @@ async function interpret(kind, item) {
     view.setStatus(`请求失败：${err.message}`, 'error');
   }
 }
+
+/** Open the side panel on the map item `id` of `kind` ('tun' a tunnel, 'device', 'link' an unmonitored
+ * branch) titled `title`, highlight the item and bring it into view; returns the panel's emptied body. */
+function openPanel(kind, id, title) {
+  document.getElementById('map-panel').hidden = false;
+  const group = { tun: 'g.tunnel[data-tun-id', device: 'g.device[data-device-id', link: 'g.link[data-tun-id' }[kind];
+  selected = `${group}="${CSS.escape(id)}"]`;
+  layoutMap(); // the map's box narrowed by the panel: laid out again (or scrolled) before the item is shown
+  showSelected(true);
+  document.getElementById('panel-title').textContent = title;
+  const body = document.getElementById('panel-body');
+  body.replaceChildren();
+  return body;
+}
+
+/** An unmonitored branch of the network (an airway, a shaft, a door's or regulator's airway, a local fan's
+ * duct) in the side panel: no readings to judge, its air from the network solve. */
+function showLink(l) {
+  const body = openPanel('link', l.id, l.name);
+  const row = solvedBranch(l.id);
+  const kind = LINK_KINDS[l.kind] || '无监测巷道';
+  const solved = row
+    ? `现状解算风量 ${reading(Math.abs(row.q) * 60, 'air_volume')}（模拟），通风阻力 ${Math.round(Math.abs(row.h))} Pa`
+      + `${row.added_resistance ? `，附加风阻 ${row.added_resistance.toFixed(1)} N·s²/m⁸` : ''}。`
+    : '通风网络解算尚未完成，稍后再点。';
+  body.append(
+    el('p', { class: 'muted' }, `${kind} · 通风网络解算分支 · 没有监测数据（无测点）`),
+    el('p', {}, solved),
+    el('p', { class: 'muted' }, '该分支没有传感器，无法对照规程判定；风量来自通风网络解算（各分支风阻与主要通风机特性），供参考。'
+      + (l.kind in CONTROL_KINDS ? `点击图上的${CONTROL_KINDS[l.kind]}符号，可看调整它对全矿风流的影响。` : '')),
+  );
+}
+const CONTROL_KINDS = { door: '风门', regulator: '调节风窗', fan: '主要通风机' };
 
 /** The labels' size on screen (px) for a map drawn `width` px wide, whatever its scale: 13 px up to a map
  * about 1480 px wide (a 1280 screen's, or a 1920 screen's beside the side panel), larger on a wall
@@ -231,9 +256,13 @@ function draw(net) {
   const labels = svgEl('g', { class: 'labels' });
   for (const l of net.links || []) {
     const duct = l.kind === 'local_fan';
-    links.append(svgEl('g', { class: `link ${l.kind}`, 'data-tun-id': l.id },
+    const link = svgEl('g', { class: `link ${l.kind}`, 'data-tun-id': l.id, 'data-name': l.name, tabindex: 0, role: 'button' },
       svgEl('title', {}, `${l.name}（${LINK_KINDS[l.kind] || '无监测巷道'}，通风网络解算分支，无监测数据）`),
-      svgEl('polyline', { points: path(l.points), class: 'stroke', 'data-path': path(l.points), 'data-branch': l.id })));
+      svgEl('polyline', { points: path(l.points), class: 'hit' }),
+      svgEl('polyline', { points: path(l.points), class: 'stroke', 'data-path': path(l.points), 'data-branch': l.id }));
+    link.addEventListener('click', () => showLink(l));
+    link.addEventListener('keydown', (e) => e.key === 'Enter' && showLink(l));
+    links.append(link);
     // a shaft is one of the mine's few ways in or out: named like a monitored tunnel, never hidden, and
     // placed before the tunnels that meet their limits (its few spots beside a long bare line go first)
     const rank = (l.kind === 'shaft' ? SHAFT_RANK : LINK_RANK) + links.children.length;
