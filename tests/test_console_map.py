@@ -312,3 +312,27 @@ def test_an_unmonitored_branch_opens_its_solved_air_in_the_panel(
     page.keyboard.press("Enter")
     sync_api.expect(page.locator("#panel-title")).to_have_text(plain["name"])
     assert "符号" not in (body.text_content() or "")
+
+
+def test_a_standby_fan_is_drawn_hollow_and_the_legend_says_so(
+    server: tuple[str, Any],  # noqa: F811
+    page: Any,  # noqa: F811
+) -> None:
+    """A fan that moves no air (备用) must not look like the running one: hollow, dashed, named in its tooltip
+    and in the legend; the running fans keep their filled symbol."""
+    base, _ = server
+    devices = httpx.get(f"{base}/api/mine/network", timeout=60).json()["devices"]
+    fans = [d for d in devices if d["device_type"] in ("fan", "aux_fan")]
+    standby = {d["device_id"] for d in fans if d["state"] == "备用"}
+    assert standby and len(standby) < len(fans), "the demo mine has running and standby fans"
+    page.goto(f"{base}/#map")
+    sync_api.expect(page.locator("g.device").first).to_be_attached()
+    fills = page.evaluate(
+        "Object.fromEntries([...document.querySelectorAll('g.device')].map((g) => [g.dataset.deviceId,"
+        " getComputedStyle(g.querySelector('rect, circle')).fill]))"
+    )
+    white = "rgb(255, 255, 255)"
+    assert {d["device_id"] for d in fans if fills[d["device_id"]] == white} == standby
+    title = page.locator(f'g.device[data-device-id="{sorted(standby)[0]}"] title').text_content() or ""
+    assert "（备用）" in title
+    sync_api.expect(page.locator("#map-legend")).to_contain_text("主要通风机（备用 / 停止）")

@@ -23,6 +23,7 @@ let drawn = { tunnels: new Map(), devices: 0 }; // what the map draws: its tunne
 let modelled = false; // a change is modelled on the map (airflow.js): its labels are laid out for it
 let selected = null; // the selector of the map item shown in the side panel (highlighted on the map)
 const width = new MapWidth(); // the map's drawn width: its box's, or wider and scrolled (mapwidth.js)
+const STANDBY = new Set(['备用', '停止', '停机']); // a fan's state when it moves no air: drawn hollow
 const DEVICE_SYMBOL = {
   fan: ['F', '#1f5fbf', 34], aux_fan: ['J', '#5b3fb0', 22], wind_sensor: ['V', '#0f8a8a', 15],
   ch4_sensor: ['M', '#b5651d', 15], co_sensor: ['C', '#a02c5b', 15], temp_sensor: ['T', '#6b7a2a', 15],
@@ -294,9 +295,13 @@ function draw(net) {
       : svgEl('circle', { cx: X(d.x), cy: Y(d.y), r, fill: colour });
     const text = svgEl('text', { x: X(d.x), y: Y(d.y) + r * 0.45, class: 'glyph', 'font-size': r * 1.2 });
     text.textContent = letter;
-    const g = svgEl('g', { class: 'device', 'data-device-id': d.device_id, 'data-name': d.name, tabindex: 0, role: 'button',
+    const g = svgEl('g', { class: `device${STANDBY.has(d.state) ? ' standby' : ''}`, 'data-device-id': d.device_id, 'data-name': d.name, tabindex: 0, role: 'button',
       'data-x0': X(d.x), 'data-y0': Y(d.y), 'data-r0': r },
-      svgEl('title', {}, `${d.name}\n${d.type_label}${d.position ? `：${d.position}` : ''}`), shape, text);
+      svgEl('title', {}, `${d.name}${d.state ? `（${d.state}）` : ''}\n${d.type_label}${d.position ? `：${d.position}` : ''}`), shape, text);
+    if (STANDBY.has(d.state)) {
+      shape.setAttribute('stroke', colour);
+      text.style.fill = colour;
+    }
     g.addEventListener('click', (e) => {
       e.stopPropagation();
       interpret('device', d);
@@ -327,7 +332,10 @@ function draw(net) {
     el('span', { class: 'modelled-only' }, el('i', { class: 'arrow short' }), '模拟：低于计划风量（不足）'),
     el('span', { class: 'modelled-only' }, el('i', { class: 'arrow reversed' }), '模拟：风流反向'),
     ...Object.entries(DEVICE_SYMBOL).map(([type, [letter, c]]) => el('span', {},
-      el('i', { class: 'sym', style: `background:${c}` }, letter), net.devices.find((d) => d.device_type === type)?.type_label || type)));
+      el('i', { class: 'sym', style: `background:${c}` }, letter), net.devices.find((d) => d.device_type === type)?.type_label || type)),
+    ...[...new Set(net.devices.filter((d) => STANDBY.has(d.state) && DEVICE_SYMBOL[d.device_type]).map((d) => d.device_type))]
+      .map((type) => el('span', {}, el('i', { class: 'sym standby', style: `color:${DEVICE_SYMBOL[type][1]};border-color:${DEVICE_SYMBOL[type][1]}` }, DEVICE_SYMBOL[type][0]),
+        `${net.devices.find((d) => d.device_type === type).type_label}（备用 / 停止）`)));
 }
 
 export async function loadMap() {
