@@ -99,7 +99,8 @@ function overlay(result, before = null, change = null) {
     const { mx, my, angle } = arrowSpot(line, symbols, arrows);
     const flipped = old[row.id] && old[row.id].map_direction * row.map_direction < 0;
     const cls = ['flow', short.has(row.id) ? 'short' : '', flipped ? 'reversed' : ''].join(' ').trim();
-    const g = svgEl('g', { class: cls, 'data-branch': row.id });
+    const arrowCls = row.kind === 'local_fan' ? `${cls} duct` : cls; // a duct's air in the duct's colour
+    const g = svgEl('g', { class: arrowCls, 'data-branch': row.id });
     if (row.map_direction !== 0 && Math.abs(row.q) * 60 >= MIN_ARROW_Q) {
       const turn = angle + (row.map_direction < 0 ? 180 : 0);
       g.append(svgEl('path', { d: 'M -34 -22 L 30 0 L -34 22 Z', transform: `translate(${mx} ${my}) rotate(${turn})` }));

@@ -329,6 +329,7 @@ function draw(net) {
     el('span', {}, el('i', { class: 'swatch duct' }), '局部通风机风筒'),
     ...(net.joins?.length ? [el('span', {}, el('i', { class: 'swatch join' }), '井底车场连接（同一节点，不计阻力）')] : []),
     el('span', {}, el('i', { class: 'arrow' }), '风流方向（网络解算）'),
+    ...(net.links?.some((l) => l.kind === 'local_fan') ? [el('span', {}, el('i', { class: 'arrow duct' }), '风筒内风流（压入工作面）')] : []),
     el('span', { class: 'modelled-only' }, el('i', { class: 'arrow short' }), '模拟：低于计划风量（不足）'),
     el('span', { class: 'modelled-only' }, el('i', { class: 'arrow reversed' }), '模拟：风流反向'),
     ...Object.entries(DEVICE_SYMBOL).map(([type, [letter, c]]) => el('span', {},
