@@ -3,10 +3,12 @@ it, with its clause; and the demo mine's own local fans starved by a what-if."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 
 from tests.network_cases import bridge
 from vent_agent.kb.thresholds import ThresholdTable
+from vent_agent.network.device_effect import changes_for
 from vent_agent.network.fan_stop import mine_what_if
 from vent_agent.network.judge import NetworkFinding, judge_solution, judge_what_if
 from vent_agent.network.requests import demo_mine_network
@@ -128,3 +130,42 @@ def test_stopping_the_main_fan_cuts_the_local_fans_and_says_what_the_rules_requi
     # a main fan still running elsewhere: the local fans keep running
     kept, _, none = mine_what_if(network, [Change("open_door", "FM-01")], solve(network), TABLE)
     assert none == [] and all(b.carried_q for b in kept.network.branches if b.kind == "local_fan")
+
+
+def _one_branch(flow: float, area: float) -> Network:
+    """A district return (表6: 0.25–6 m/s) carrying ``flow`` m³/s through ``area`` m²."""
+    branch = Branch("r", "in", "out", 0.5, area=area, roadway_class="采区回风巷")
+    return Network((branch,), frozenset({"in"}), injections={"out": -flow})
+
+
+def test_a_wind_speed_next_to_its_limit_is_written_on_the_side_of_it_it_is_judged() -> None:
+    # 0.2483 and 6.003 m/s: at two decimals 0.25 and 6.00, the limits themselves
+    for flow, area, kind, written in ((2.483, 10.0, "wind_low", "0.248"), (6.003, 1.0, "wind_high", "6.003")):
+        network = _one_branch(flow, area)
+        (finding,) = _kinds(judge_solution(network, solve(network), TABLE))[kind]
+        m = re.search(r"风速 ([\d.]+) m/s (低于最低|超过最高)允许风速 ([\d.]+) m/s", finding.message)
+        assert m, finding.message
+        shown, limit = float(m[1]), float(m[3])
+        assert m[1] == written and (shown < limit if kind == "wind_low" else shown > limit), finding.message
+    # away from the limit, two decimals as the console writes a wind speed
+    network = _one_branch(2.0, 10.0)
+    (low,) = _kinds(judge_solution(network, solve(network), TABLE))["wind_low"]
+    assert "风速 0.20 m/s 低于" in low.message
+
+
+def test_every_what_if_of_the_demo_mines_devices_writes_its_air_in_whole_m3_per_min() -> None:
+    network = demo_mine_network()
+    baseline = solve(network)
+    devices = [b for b in network.branches if b.kind in ("door", "regulator") or b.fan or b.fixed_q]
+    messages = [
+        f.message
+        for branch in devices
+        for change in changes_for(branch)
+        for f in mine_what_if(network, [change], baseline, TABLE)[1]
+    ]
+    figures = [(x, m) for m in messages for x in re.findall(r"(-?[\d.]+) m³/min", m)]
+    assert len(figures) > 50
+    # whole, but for a flow turned round that whole would write as 0: its sign kept (16 → -0.1)
+    odd = [(x, m) for x, m in figures if not re.fullmatch(r"-?\d+", x)]
+    assert all(abs(float(x)) < 0.5 and "风流反向" in m for x, m in odd), odd
+    assert not [m for m in messages if "m³/s" in m]  # one unit for air: the fans' and reversals' too

@@ -17,9 +17,11 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from vent_agent.kb.thresholds import ThresholdTable
 from vent_agent.network.fan_stop import mine_what_if
+from vent_agent.network.figures import air, air_change
 from vent_agent.network.judge import NetworkFinding, judge_solution
 from ventnet import Branch, Network, NetworkError, NotConverged, Solution
 from ventnet.changes import CLOSED_DOOR_RESISTANCE, Change
+from ventnet.solution import REVERSE_TOLERANCE
 
 STANDBY = "备用"
 SHOWN_CHANGES = 8
@@ -154,7 +156,7 @@ def network_effects(
             note="该设备不在矿井通风网络模型中（没有与之对应的分支），无法模拟调整它对风流的影响。",
         )
     found = NetworkEffects(
-        on_network=True, branch=branch.id, branch_name=branch.name, q_now=_m3min(baseline.q[branch.id])
+        on_network=True, branch=branch.id, branch_name=branch.name, q_now=baseline.q[branch.id] * 60
     )
     if device_type in ("fan", "aux_fan") and state == STANDBY:
         note = "该风机为备用风机，当前未运行：停止它不改变风流；主用风机停止时的影响见主用风机的解读。"
@@ -197,9 +199,9 @@ def _effect(
             BranchChange(
                 id=k,
                 name=names.get(k, k),
-                q_before=_m3min(baseline.q[k]),
-                q=_m3min(q),
-                dq=_m3min(q - baseline.q[k]),
+                q_before=baseline.q[k] * 60,
+                q=q * 60,
+                dq=(q - baseline.q[k]) * 60,
             )
             for k, q in result.after.q.items()
             if k in baseline.q
@@ -221,11 +223,6 @@ def _effect(
     )
 
 
-def _m3min(q: float) -> float:
-    """``q`` m³/s in m³/min to one decimal, without a negative zero."""
-    return round(q * 60, 1) + 0.0
-
-
 def _change_words(network: Network, change: Change) -> str:
     branch = network.branch(change.branch)
     label = f"{branch.name}（{branch.id}）" if branch.name else branch.id
@@ -244,7 +241,8 @@ def effect_lines(effects: NetworkEffects) -> list[str]:
     """The effects as Chinese Markdown lines (the interpretation's 调整影响 section, without its title)."""
     if not effects.on_network:
         return [effects.note]
-    lines = [f"该设备在通风网络模型中为分支 {effects.branch}，当前解算风量 {effects.q_now:g} m³/min。"]
+    now = "—" if effects.q_now is None else air(effects.q_now)
+    lines = [f"该设备在通风网络模型中为分支 {effects.branch}，当前解算风量 {now} m³/min。"]
     if effects.note:
         lines.append(effects.note + ("" if effects.note.endswith("。") else "。"))
     for effect in effects.effects:
@@ -253,10 +251,7 @@ def effect_lines(effects: NetworkEffects) -> list[str]:
             lines.append(f"- 无法给出结果：{effect.error}")
             continue
         lines += [f"- 说明：{note}" for note in effect.notes]
-        lines += [
-            f"- {c.name or c.id}（{c.id}）：{c.q_before:g} → {c.q:g} m³/min（{c.dq:+g}）"
-            for c in effect.changes
-        ]
+        lines += [_change_line(c) for c in effect.changes]
         if not effect.changes:
             lines.append("- 各分支风量变化均小于 1 m³/min")
         if effect.finding_counts:
@@ -271,3 +266,13 @@ def effect_lines(effects: NetworkEffects) -> list[str]:
     if effects.effects:
         lines += ["", ADVICE]
     return lines
+
+
+def _change_line(change: BranchChange) -> str:
+    """A branch's change of air as a Markdown item, in whole m³/min (a flow that turns round keeps the sign
+    that says so: ``-0.3``), the change the difference of the figures written."""
+    turned = REVERSE_TOLERANCE * 60  # m³/min: a flow this small has no direction (ventnet.solution)
+    reversed_ = change.q_before * change.q < 0 and min(abs(change.q_before), abs(change.q)) > turned
+    before = air(change.q_before, 0.0 if reversed_ else None)
+    after = air(change.q, 0.0 if reversed_ else None)
+    return f"- {change.name or change.id}（{change.id}）：{before} → {after} m³/min（{air_change(before, after)}）"

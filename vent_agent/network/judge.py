@@ -9,7 +9,9 @@ from collections.abc import Collection
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from vent_agent.kb.thresholds import Threshold, ThresholdTable
+from vent_agent.kb.thresholds import Threshold, ThresholdTable, fmt_number
+from vent_agent.network.figures import air
+from vent_agent.network.figures import speed as speed_text
 from ventnet import Network, Solution
 from ventnet.whatif import WhatIf
 
@@ -22,7 +24,10 @@ taken (AQ 1056-2008 gives the methods); a branch below its plan's required air b
 class NetworkFinding:
     """One judgement: ``kind`` (``short_air``, ``wind_low``, ``wind_high``, ``aux_fan_intake``,
     ``reversed``, ``diagonal_flip``, ``fan_reversed``, ``fan_rising``, ``fan_off_range``), the branch, the figure and
-    the limit it is judged against (units in the message), the Chinese ``message`` and its ``clause``."""
+    the limit it is judged against (in the message's units: air volumes in m³/min, a fan's too, wind speeds
+    in m/s), the Chinese ``message`` and its ``clause``. The message writes its figures as
+    :mod:`.figures` does: whole m³/min, wind speeds to two decimals, more where the rounded figure would
+    stand on the limit it is judged against."""
 
     kind: str
     branch: str
@@ -56,7 +61,7 @@ def judge_solution(
                 NetworkFinding(
                     "short_air",
                     branch.id,
-                    f"{label}风量 {q * 60:.0f} m³/min 低于计划风量 {branch.required_q * 60:.0f} m³/min（配风计划的需风量，未给出时为配风量）",
+                    f"{label}风量 {air(q * 60)} m³/min 低于计划风量 {air(branch.required_q * 60)} m³/min（配风计划的需风量，未给出时为配风量）",
                     table.article_label(REQUIRED_AIR_ARTICLE),
                     q * 60,
                     branch.required_q * 60,
@@ -74,9 +79,9 @@ def judge_solution(
                 NetworkFinding(
                     "fan_reversed",
                     fan.branch_id,
-                    f"{label}风流反向通过风机：Q = {fan.q:.1f} m³/s{weak}，须核查风机特性曲线与运行方向",
+                    f"{label}风流反向通过风机：Q = {air(fan.q * 60, 0.0)} m³/min{weak}，须核查风机特性曲线与运行方向",
                     "风机特性曲线（docs/DOMAIN.md §7）",
-                    fan.q,
+                    fan.q * 60,
                 )
             )
         if fan.rising:
@@ -84,9 +89,9 @@ def judge_solution(
                 NetworkFinding(
                     "fan_rising",
                     fan.branch_id,
-                    f"{label}工况点 Q = {fan.q:.1f} m³/s 落在特性曲线的上升（不稳定）段",
+                    f"{label}工况点 Q = {air(fan.q * 60)} m³/min 落在特性曲线的上升（不稳定）段",
                     "风机特性曲线（docs/DOMAIN.md §7）",
-                    fan.q,
+                    fan.q * 60,
                 )
             )
         if fan.off_range:
@@ -94,9 +99,9 @@ def judge_solution(
                 NetworkFinding(
                     "fan_off_range",
                     fan.branch_id,
-                    f"{label}工况点 Q = {fan.q:.1f} m³/s 超出特性曲线的给定范围",
+                    f"{label}工况点 Q = {air(fan.q * 60)} m³/min 超出特性曲线的给定范围",
                     "风机特性曲线（docs/DOMAIN.md §7）",
-                    fan.q,
+                    fan.q * 60,
                 )
             )
     return out
@@ -111,7 +116,7 @@ def judge_what_if(result: WhatIf, table: ThresholdTable) -> list[NetworkFinding]
         before, after = result.before.q[branch_id], result.after.q[branch_id]
         branch = result.network.branch(branch_id)
         planned = (
-            f"，计划风量 {branch.required_q * 60:.0f} m³/min 的风流已反向，不能按计划供风"
+            f"，计划风量 {air(branch.required_q * 60)} m³/min 的风流已反向，不能按计划供风"
             if branch.required_q
             else ""
         )
@@ -120,12 +125,12 @@ def judge_what_if(result: WhatIf, table: ThresholdTable) -> list[NetworkFinding]
                 "diagonal_flip" if diagonal else "reversed",
                 branch_id,
                 f"{_label(branch_id, branch.name)}风流反向"
-                f"（{before:.2f} → {after:.2f} m³/s）{planned}"
+                f"（{air(before * 60, 0.0)} → {air(after * 60, 0.0)} m³/min）{planned}"
                 + ("，该分支为角联分支，风向不稳定" if diagonal else ""),
                 "通风网络角联分支（docs/DOMAIN.md §7）"
                 if diagonal
                 else "通风网络风流方向（docs/DOMAIN.md §7）",
-                after,
+                after * 60,
             )
         )
     return out
@@ -151,7 +156,7 @@ def _wind_finding(
     return NetworkFinding(
         kind,
         branch_id,
-        f"{label}风速 {speed:.2f} m/s {word}允许风速 {threshold.limit:g} m/s（{roadway_class}）",
+        f"{label}风速 {speed_text(speed, threshold.limit)} m/s {word}允许风速 {fmt_number(threshold.limit)} m/s（{roadway_class}）",
         f"{threshold.article_label()} 表6",
         speed,
         threshold.limit,
@@ -180,7 +185,7 @@ def _local_fans(network: Network, solution: Solution, table: ThresholdTable) -> 
                 NetworkFinding(
                     "aux_fan_intake",
                     node,
-                    f"节点 {node} 的局部通风机吸风量 {draw * 60:.0f} m³/min 不小于全风压供风量 {supplied * 60:.0f} m³/min："
+                    f"节点 {node} 的局部通风机吸风量 {air(draw * 60)} m³/min 不小于全风压供风量 {air(supplied * 60)} m³/min："
                     "局部通风机取不到足够的新鲜风，不能按其定风量供风，将产生循环风",
                     threshold.article_label(),
                     supplied * 60,
