@@ -20,6 +20,7 @@ async def test_solve_matches_the_published_solutions(name: str, client: httpx.As
     body = resp.json()
     assert body["converged"] is True and body["network"] == "request"
     flows = {row["id"]: row["q"] for row in body["branches"]}
+    assert {row["map_direction"] for row in body["branches"]} == {None}  # a network the map does not draw
     for reference in published(name).values():
         assert max(abs(flows[k] - q) for k, (q, _) in reference.branches.items()) <= 1e-3
 
@@ -34,10 +35,11 @@ async def test_the_demo_mine_is_solved_when_no_network_is_named(client: httpx.As
     assert [fan["id"] for fan in body["fans"]] == ["FD-01"]
     assert body["findings"] == []  # the undisturbed demo mine meets its plan and 表6
     # the map's drawing order: 总进风巷 is drawn from its far end to the shaft bottom (its air runs
-    # against it), a heading face → mouth (its air returns along it); the lumped district is not drawn
+    # against it), a heading face → mouth (its air returns along it); the lumped district from the shaft
+    # bottom to the district's return, as its air runs
     rows = {row["id"]: row for row in body["branches"]}
     assert rows["ZJFX"]["map_direction"] == -1 and rows["15220-YS"]["map_direction"] == 1
-    assert rows["YCQ"]["kind"] == "district" and rows["YCQ"]["map_direction"] is None
+    assert rows["YCQ"]["kind"] == "district" and rows["YCQ"]["map_direction"] == 1
     assert rows["FM-01"]["kind"] == "door" and rows["FM-01"]["map_direction"] == 1
     assert rows["FM-01"]["added_resistance"] > 0 and rows["ZJFX"]["added_resistance"] == 0  # a closed door
 

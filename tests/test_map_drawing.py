@@ -1,5 +1,5 @@
-"""How the console's map draws the network (``GET /api/mine/network``): a door or regulator across its
-own airway's line; a local fan in the intake airway outside its heading, its duct running from the intake
+"""How the console's map draws the network (``GET /api/mine/network``): every branch the solve gives air
+drawn; a door or regulator across its own airway's line; a local fan in the intake airway outside its heading, its duct running from the intake
 node into the heading through its mouth to the face (《煤矿安全规程》第164条); a tunnel's devices on one side
 of its line; a join through the layout's bends of it."""
 
@@ -16,6 +16,7 @@ from tests.helpers import present
 from vent_agent.network.demo import demo_network
 from vent_agent.network.drawing import FACILITY_LABELS, network_facilities, network_links
 from vent_agent.network.local_fans import DUCT_OFFSET_M
+from vent_agent.network.service import demo_mine_solved
 from vent_agent.upstream.layout import LAYOUT_FILE, load_layout
 from vent_agent.upstream.models import Device
 
@@ -44,6 +45,27 @@ def _layout_file(tmp_path: Path, change: dict[str, dict[str, object]]) -> Path:
     path = tmp_path / "layout.json"
     path.write_text(json.dumps(raw, ensure_ascii=False), encoding="utf-8")
     return path
+
+
+async def test_every_branch_the_solve_gives_air_is_drawn(client: httpx.AsyncClient) -> None:
+    """The map data draws each branch of the demo mine's solve that carries air (1 m³/min or more, as the
+    map writes air volumes): a monitored tunnel or a link, with a line of two points at least, from one
+    of its nodes to the other (a merged branch standing for a district's other consumers too: the air it
+    carries is the mine's as much as any tunnel's)."""
+    net = (await client.get("/api/mine/network")).json()
+    network, solution = demo_mine_solved()
+    layout = load_layout()
+    lines = {t["tun_id"]: t["points"] for t in net["tunnels"]} | {x["id"]: x["points"] for x in net["links"]}
+    carrying = [b for b in network.branches if abs(solution.q[b.id]) * 60 >= 1.0]
+    assert len(carrying) > 30
+    missing = [
+        f"{b.id} {b.name} {abs(solution.q[b.id]) * 60:.0f} m³/min" for b in carrying if b.id not in lines
+    ]
+    assert not missing, f"solved branches with air the map does not draw: {missing}"
+    for b in carrying:
+        ends = {tuple(lines[b.id][0]), tuple(lines[b.id][-1])}
+        nodes = {(layout.nodes[n].x, layout.nodes[n].y) for n in (b.from_node, b.to_node)}
+        assert len(lines[b.id]) >= 2 and ends == nodes, b.id
 
 
 def test_each_door_and_regulator_sits_on_its_own_airways_line() -> None:
