@@ -108,6 +108,36 @@ async def test_provenance_and_the_15216_maximum_trace(reviewed: Reviewed) -> Non
     assert calc["status"] == "ok" and calc["detail"]["recomputed"] == calc["detail"]["value"]
 
 
+async def test_a_trace_names_its_calculators_and_tools_and_their_inputs_in_chinese(
+    reviewed: Reviewed,
+) -> None:
+    """Each trace of plan b's findings names a calculator by its title and a reference tool by what it
+    queries, never by its program name; a calculator's inputs come as rows of label, value and unit."""
+    client, report_id, _ = reviewed
+    prov = (await client.get(f"/api/reports/{report_id}/provenance")).json()
+    links = [
+        link
+        for f in prov["findings"]
+        for link in (await client.get(f"/api/reports/{report_id}/findings/{f['index']}/trace")).json()[
+            "links"
+        ]
+    ]
+    calcs = [lk for lk in links if lk["kind"] == "calc" and lk["status"] == "ok"]
+    refs = [lk for lk in links if lk["kind"] == "reference"]
+    assert calcs and refs
+    assert not [lk["what"] for lk in calcs + refs if re.search(r"\b(?:calc|query)_[a-z_]+", lk["what"])]
+    climate = next(lk for lk in calcs if lk["detail"]["method"] == "calc_face_by_climate")
+    assert (
+        climate["what"].startswith("采煤工作面按气象条件计算")
+        and climate["detail"]["title"] in climate["what"]
+    )
+    rows = {r["name"]: r for r in climate["detail"]["arguments"]}
+    assert set(rows) == set(climate["detail"]["inputs"])
+    assert (rows["mining_height"]["label"], rows["mining_height"]["unit"]) == ("采高 h", "m")
+    assert rows["mining_height"]["value"] == f"{climate['detail']['inputs']['mining_height']:g}"
+    assert any("查询瓦斯等级鉴定报告" in lk["what"] for lk in refs)
+
+
 async def test_data_finding_traces_to_its_mcp_record(reviewed: Reviewed) -> None:
     client, report_id, _ = reviewed
     prov = (await client.get(f"/api/reports/{report_id}/provenance")).json()

@@ -21,6 +21,7 @@ from vent_agent.kb.citations import MARKER
 from vent_agent.kb.numerals import find_article_refs
 from vent_agent.review.findings import Evidence, Finding
 from vent_agent.review.outputs.provenance import ProvenanceRecord
+from vent_agent.review.outputs.trace_words import method_title, threshold_words, tool_title
 
 MAX_ANSWER_CLAIMS = 40
 """Claims taken from one answer at most (its first sentences with a citation or a figure)."""
@@ -61,7 +62,7 @@ def _reference_records(g: GraphBuilder, record: ProvenanceRecord) -> dict[str, t
             )
         )
         tool_call = g.find("ToolCall", tool=tool) or g.node(
-            Node(id=f"call:{g.run_id}:ref:{i}", kind="ToolCall", label=tool, props={"tool": tool})
+            Node(id=f"call:{g.run_id}:ref:{i}", kind="ToolCall", label=tool_title(tool), props={"tool": tool})
         )
         g.edge(tool_call, evidence, "produces")
         g.edge(evidence, source, "extracts")
@@ -81,11 +82,14 @@ def _evidence_node(g: GraphBuilder, claim: Node, k: int, ev: Evidence, clause: s
         label, props = f"PDF {where}：{ev.text or ''}", {"page": ev.page, "table": ev.table, "row": ev.row}
         props |= {"column": ev.column, "text": ev.text, "cell_row": ev.detail.get("cell_row")}
     elif ev.kind == "clause":
-        key = ev.detail.get("key")
-        label = f"条文记录{f' {key}' if key else ''}：{clause}"
+        limits = threshold_words(ev.detail.get("key"), str(ev.detail.get("edition") or "2025"))
+        label = f"条文记录{f'（{limits}）' if limits else ''}：{clause}"
         props = {"detail": ev.detail, "text": ev.text}
     else:
-        label = f"{ev.detail.get('method', '核算')}：{ev.detail.get('substituted') or ''}".rstrip("：")
+        method = str(ev.detail.get("method") or "")
+        label = f"{method_title(method) if method else '核算'}：{ev.detail.get('substituted') or ''}".rstrip(
+            "："
+        )
         props = {"detail": ev.detail}
     return g.node(
         Node(

@@ -20,7 +20,7 @@ from vent_agent.graph.builder import GraphBuilder
 from vent_agent.graph.claims import answer_claims, review_claims
 from vent_agent.graph.model import ARTIFACT_PREFIX, Node, RunGraph, RunOwner
 from vent_agent.graphs.stream import tool_label
-from vent_agent.mcp.data_checker import TOOL_LABELS as REFERENCE_TOOL_LABELS
+from vent_agent.mcp.schemas import TOOL_LABELS as REFERENCE_TOOL_LABELS
 from vent_agent.review.outputs.provenance import ProvenanceRecord
 
 RecordLoader = Callable[[str], ProvenanceRecord | None]

@@ -9,7 +9,7 @@ import re
 from vent_agent.graph.model import Node
 from vent_agent.kb.citations import KNOWN_STANDARDS
 from vent_agent.kb.numerals import find_article_refs
-from vent_agent.mcp.data_checker import TOOL_LABELS as REFERENCE_TOOLS
+from vent_agent.mcp.schemas import TOOL_LABELS as REFERENCE_TOOLS
 
 REGULATION = "《煤矿安全规程》"
 REFERENCE_DOCS = {tool: label.removeprefix("查询") for tool, label in REFERENCE_TOOLS.items()}

@@ -21,13 +21,7 @@ from vent_agent.mcp.client import (
     ToolCallRecord,
     load_reference,
 )
-from vent_agent.mcp.schemas import (
-    FACE_PROCEDURE_TOOL,
-    GAS_REPORT_TOOL,
-    MINING_PLAN_TOOL,
-    TOOL_NAMES,
-    VENTILATION_REPORT_TOOL,
-)
+from vent_agent.mcp.schemas import TOOL_LABELS, TOOL_NAMES
 from vent_agent.review.checks.data_rules import review_data
 from vent_agent.review.findings import Finding
 from vent_agent.review.reference import ReferenceData
@@ -35,12 +29,6 @@ from vent_agent.settings import Settings
 
 AGENT = "data-checker"
 CN = "数据一致性审查"
-TOOL_LABELS = {
-    MINING_PLAN_TOOL: "查询月度采掘计划",
-    FACE_PROCEDURE_TOOL: "查询工作面作业规程",
-    GAS_REPORT_TOOL: "查询瓦斯等级鉴定报告",
-    VENTILATION_REPORT_TOOL: "查询测风报表",
-}
 
 
 @dataclass

@@ -30,6 +30,13 @@ GAS_REPORT_TOOL = "query_gas_identification_report"
 VENTILATION_REPORT_TOOL = "query_ventilation_report"
 TOOL_NAMES = (MINING_PLAN_TOOL, FACE_PROCEDURE_TOOL, GAS_REPORT_TOOL, VENTILATION_REPORT_TOOL)
 """The review's MCP tools, in the order they are called (spec: MCP 配风计划审查工具)."""
+TOOL_LABELS = {
+    MINING_PLAN_TOOL: "查询月度采掘计划",
+    FACE_PROCEDURE_TOOL: "查询工作面作业规程",
+    GAS_REPORT_TOOL: "查询瓦斯等级鉴定报告",
+    VENTILATION_REPORT_TOOL: "查询测风报表",
+}
+"""Each review tool's Chinese name, as the review's events, its trace and its provenance graph name it."""
 
 MineArg = Annotated[
     str,

@@ -38,6 +38,7 @@ from vent_agent.event_parts import merge_parts
 from vent_agent.events import parse_event
 from vent_agent.kb.search import KnowledgeBase
 from vent_agent.review.findings import Evidence, Finding
+from vent_agent.review.outputs.trace_words import argument_rows, method_title, tool_title
 from vent_agent.review.result import LocationRecalc, ReviewResult, sorted_findings
 
 log = logging.getLogger(__name__)
@@ -262,7 +263,7 @@ def _rerun(method: str, inputs: dict[str, Any], coefficients: list[Coefficient])
 
 def _calc_link(ev: Evidence, finding: Finding, recalcs: list[LocationRecalc]) -> TraceLink:
     method = str(ev.detail.get("method", ""))
-    what = f"{method}：{ev.detail.get('substituted') or ''}".strip("：")
+    what = f"{method_title(method)}：{ev.detail.get('substituted') or ''}".strip("：")
     recalc = next((r for r in recalcs if r.location == finding.location and r.result is not None), None)
     if recalc is None or recalc.result is None:
         reason = "没有该地点的核算记录" if finding.location else "全矿汇总项：没有单一地点的核算记录可复核"
@@ -276,7 +277,9 @@ def _calc_link(ev: Evidence, finding: Finding, recalcs: list[LocationRecalc]) ->
     again = _rerun(step.method, step.inputs, step.coefficients)
     detail = {
         **ev.detail,
+        "title": method_title(step.method),
         "inputs": step.inputs,
+        "arguments": argument_rows(step.inputs),
         "value": step.value,
         "unit": step.unit,
         "formula": step.formula,
@@ -311,7 +314,9 @@ def _recalc_links(finding: Finding, recalcs: list[LocationRecalc]) -> list[Trace
 
 def _reference_link(ev: Evidence, record: ProvenanceRecord) -> TraceLink:
     tool = str(ev.detail.get("tool", ""))
-    what = f"{tool}（{ev.detail.get('mine')} {ev.detail.get('month')}）{ev.detail.get('key') or ''}"
+    what = (
+        f"{tool_title(tool)}（{ev.detail.get('mine')} {ev.detail.get('month')}）{ev.detail.get('key') or ''}"
+    )
     calls = [c for c in record.reference_calls if c.get("tool") == tool]
     if not record.reference_calls:
         return TraceLink(
