@@ -218,6 +218,61 @@ def test_review_plan_b_lists_findings_traces_and_downloads(
     sync_api.expect(page.locator(".pagebar").first).to_contain_text("沿用此前的提取结果", timeout=240_000)
 
 
+# per chain in the review tab: whether its graph shows whole in its box (no part past its right edge, no
+# sideways scroll), and per node its full label (tooltip), its lines and the widest line's drawn width
+CHAINS = """() => [...document.querySelectorAll('div.chain')].filter((c) => c.querySelector('svg')).map((c) => {
+  const svg = c.querySelector('svg');
+  const fits = svg.getBoundingClientRect().right <= c.getBoundingClientRect().right + 0.5
+    && c.scrollWidth <= c.clientWidth + 1;
+  const nodes = [...svg.querySelectorAll('g.node')].map((g) => {
+    const spans = [...g.querySelectorAll('text.label tspan')];
+    return { title: g.querySelector('title').textContent, lines: spans.map((t) => t.textContent),
+      widest: Math.max(0, ...spans.map((t) => t.getComputedTextLength())),
+      box: +g.querySelector('rect').getAttribute('width') };
+  });
+  return { fits, nodes };
+})"""
+
+
+def test_a_review_trace_reads_in_chinese_and_its_graph_fits_its_box_at_1280(
+    server: tuple[str, Any], page: Any, shots: Path
+) -> None:
+    """At 1280×720, every finding's trace names its calculators and reference tools in Chinese and gives a
+    calculator's inputs as 名称 = 值 单位 lines, no program names or JSON; each chain in the provenance graph
+    shows whole in its box, each node's label wrapped inside it and in full in its tooltip."""
+    base, _ = server
+    page.set_viewport_size({"width": 1280, "height": 720})
+    page.goto(f"{base}/#review")
+    page.set_input_files("#pdf-input", str(DATA / "plan-2026-08-b.pdf"))
+    sync_api.expect(page.locator("#report-link")).to_be_visible(timeout=240_000)
+    buttons = page.locator("table.findings .trace-btn")
+    total = buttons.count()
+    assert total >= 10
+    for i in range(total):
+        buttons.nth(i).click()
+    sync_api.expect(page.locator("div.chain svg")).to_have_count(total)
+    text = "\n".join(page.locator(".trace").all_inner_texts())
+    program_name = re.compile(
+        r"\b[a-z]{2,}\d*_[a-z0-9_]{2,}"
+    )  # calc_face_by_climate, ch4_return_stop; not k_h
+    assert not program_name.findall(text), "program names in the traces"
+    assert not re.search(r"[{}]|\":", text), "JSON in the traces"
+    assert "采煤工作面按气象条件计算" in text and "查询瓦斯等级鉴定报告" in text
+    assert re.search(r"采高 h = [\d.]+ m\n", text) and re.search(r"结果：[\d.]+ m³/min", text)
+    chains = page.evaluate(CHAINS)
+    assert len(chains) == total and all(c["fits"] for c in chains), "a chain's graph cut at its box's edge"
+    nodes = [n for c in chains for n in c["nodes"]]
+    squeezed = [n["title"] for n in nodes if n["widest"] + 6 > n["box"] + 3]
+    assert not squeezed, f"labels wider than their boxes: {squeezed}"
+    assert not [n["title"] for n in nodes if program_name.search(n["title"])], "program names in the graph"
+    for n in nodes:
+        shown = "".join(n["lines"]).removesuffix("…").replace(" ", "")
+        assert n["lines"] and shown in n["title"].replace(" ", ""), n
+    assert any(len(n["lines"]) > 1 for n in nodes), "long labels wrapped over lines"
+    page.locator("tr.trace-row").first.scroll_into_view_if_needed()
+    page.screenshot(path=str(shots / "console-review-trace-1280.png"))
+
+
 def test_the_coverage_gives_each_parts_pages_as_runs(server: tuple[str, Any], page: Any) -> None:
     """The coverage's page column: each part's pages from ``part_pages``, consecutive pages as a run."""
     base, _ = server

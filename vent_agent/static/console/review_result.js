@@ -78,15 +78,39 @@ export function coverageView(cov) {
   return root;
 }
 
+/** A recorded value as text, not JSON: a list joined by 、, a map as "key value" pairs joined by ；. */
+function valueText(v) {
+  if (Array.isArray(v)) return v.map(valueText).join('、');
+  if (v && typeof v === 'object') return Object.entries(v).map(([k, x]) => `${k} ${valueText(x)}`).join('；');
+  return typeof v === 'number' ? String(Number(v.toFixed(6))) : String(v);
+}
+
+/** A calculator's inputs as "名称 = 值 单位" lines: the service's labelled rows (`detail.arguments`), else the
+ * recorded inputs by name. */
+function argumentList(d) {
+  const rows = d.arguments || Object.entries(d.inputs || {}).filter(([, v]) => v != null)
+    .map(([name, v]) => ({ label: name, value: valueText(v), unit: '' }));
+  if (!rows.length) return null;
+  return el('div', { class: 'args' }, '输入：',
+    el('ul', {}, ...rows.map((r) => el('li', { html: formulaHtml(`${r.label} = ${r.value}${r.unit ? ` ${r.unit}` : ''}`) }))));
+}
+
 function traceView(trace) {
   const detail = (l) => {
     const d = l.detail || {};
     const parts = [];
-    if (d.cells) parts.push(el('div', {}, '该行：', el('code', {}, d.cells.map((c) => String(c).replace(/\n/g, '')).join(' | '))));
+    if (d.cells) parts.push(el('div', {}, '该行：', el('span', { class: 'cells' }, d.cells.map((c) => String(c).replace(/\n/g, '')).join(' | '))));
     if (d.text) parts.push(el('div', {}, '原文：', el('q', {}, d.text)));
-    if (d.inputs) parts.push(el('div', {}, '输入：', el('code', {}, JSON.stringify(d.inputs))));
-    if (d.value !== undefined && l.kind === 'calc') parts.push(el('div', {}, '结果：', el('code', {}, JSON.stringify(d.value))));
-    if (d.steps) parts.push(el('div', {}, '过程：', el('code', {}, JSON.stringify(d.steps))));
+    if (l.kind === 'calc') {
+      const args = argumentList(d);
+      if (args) parts.push(args);
+      if (d.formula) parts.push(el('div', {}, '公式：', el('span', { html: formulaHtml(d.formula) })));
+      const unit = d.unit ? ` ${d.unit}` : '';
+      if (d.value !== undefined) {
+        const again = d.recomputed !== undefined ? `（按记录的输入重新计算得 ${valueText(d.recomputed)}${unit}）` : '';
+        parts.push(el('div', {}, `结果：${valueText(d.value)}${unit}${again}`));
+      }
+    }
     return parts;
   };
   return el('div', { class: 'trace' },
