@@ -42,6 +42,12 @@ def test_opening_a_door_shows_the_change_on_the_map_and_the_short_branches(
     sync_api.expect(face.locator("tspan.flow")).to_contain_text("模拟 ")
     sync_api.expect(face.locator("tspan.flow")).to_contain_text("（−")
     assert (face.locator("tspan.value").text_content() or "").startswith("实测 ")
+    rows = result.locator("table tbody tr").evaluate_all(
+        "(rows) => rows.map((r) => [...r.cells].slice(2).map((c) => c.textContent))"
+    )
+    for before, after, change in rows:  # the change is the difference of the figures shown
+        figure = [int(re.sub(r"[^\d]", "", t)) for t in (before, after)]
+        assert figure[1] - figure[0] == int(change.replace("−", "-")), (before, after, change)
     door = result.locator("table tbody tr", has_text="FM-01")
     sync_api.expect(door).to_contain_text("风门（打开）")
     assert "（关闭）" not in door.inner_text(), "the door named by its state after the change"

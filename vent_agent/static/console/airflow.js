@@ -36,6 +36,10 @@ const svgEl = (tag, attrs = {}) => {
 };
 
 const m3min = (q) => reading(Math.abs(q) * 60, 'air_volume'); // the solve's q is in m³/s
+/** The change between two air volumes as they are shown (m³/min, whole): the difference of the two
+ * figures written, so that before + change = after on the screen. `q`, `before`: m³/s. */
+const shownChange = (q, before) => Math.round(Math.abs(q) * 60) - Math.round(Math.abs(before) * 60);
+const signed = (n) => (n > 0 ? `+${n}` : n < 0 ? `−${-n}` : '0');
 
 const MIN_ARROW_Q = 0.5; // m³/min: air slower than this (a stopped fan's mine) gets no arrow
 const ARROW_REACH = 34; // user units: the arrow's half-length (its path below)
@@ -110,7 +114,7 @@ function overlay(result, before = null, change = null) {
     const label = svg.querySelector(`text.label[data-branch="${CSS.escape(row.id)}"]`);
     const flow = label?.querySelector('tspan.flow');
     if (flow) {
-      const delta = old[row.id] ? Math.round((row.q - old[row.id].q) * 60) : 0;
+      const delta = old[row.id] ? shownChange(row.q, old[row.id].q) : 0;
       const speed = flow.previousSibling;
       if (speed && before) speed.setAttribute('display', 'none');
       else speed?.removeAttribute('display');
@@ -138,7 +142,7 @@ const KEPT_MOVED = 8; // a change modelled: the labels kept on the map, beside t
  * change as one kept before it (in series with it) is left to fit where it can. `rankOf(id)`: a label's
  * place in the plain map's order. Returns branch id → its order. */
 function keptBranches(result, old, short, change, rankOf) {
-  const delta = (b) => (old[b.id] ? Math.round((b.q - old[b.id].q) * 60) : 0);
+  const delta = (b) => (old[b.id] ? shownChange(b.q, old[b.id].q) : 0);
   // most moved first; of those moved alike, the one whose label the plain map places first (a monitored
   // tunnel before an airway)
   const moved = result.branches.filter((b) => Math.abs(delta(b)) >= 1)
@@ -245,7 +249,7 @@ function describe(result, change) {
     el('thead', {}, el('tr', {}, ...['分支', '名称', '现状（模拟）', '调整后（模拟）', '变化'].map((h) => el('th', {}, h)))),
     el('tbody', {}, ...moved.map((b) => el('tr', {},
       el('td', {}, b.id), el('td', {}, nameAfter(b.name, b.id, change)), el('td', {}, m3min(b.q_before)), el('td', {}, m3min(b.q)),
-      el('td', {}, `${b.dq > 0 ? '+' : ''}${Math.round(b.dq * 60)}`)))));
+      el('td', {}, signed(shownChange(b.q, b.q_before)))))));
   const findings = result.findings.length
     ? el('ul', { class: 'findings' }, ...result.findings.map((f) => el('li', {}, `${f.message}（${f.clause}）`)))
     : el('p', {}, '无低于计划风量或风速超限的分支。');
