@@ -77,10 +77,13 @@ COLUMN_WIDTHS_CM: dict[tuple[str, ...], tuple[float, ...]] = {
     SIGNOFF_HEADER: (3.5, 7.5, 3.0, 3.0),
     PLAN_HEADER: (3.2, 13.8),
 }
-KEEP_ROW_LINES = 6
+KEEP_ROW_LINES = 8
 """A table row of at most this many printed lines (:func:`row_lines`) is kept on one page; a taller one
-may break across two, so that a row that does not fit at the foot of a page does not leave the rest of
-that page blank (a twelve-line finding moved on whole used to leave the foot of a page empty)."""
+may break across two. Moved on whole, a kept row leaves at most this many lines less one blank at the
+foot of a page (about an eighth of an A4 page of 9 pt table lines); broken, a row of up to this height
+leaves a few lines on each page, a finding read across a page turn (an eight-line finding used to run
+four lines onto the next page). Only a taller row gains by breaking: moved on whole, a twelve-line
+finding used to leave the foot of a page empty."""
 NARROW_EM = 0.55
 """The width of a Latin letter, digit, space or symbol relative to a CJK character (one em), on average
 in Arial / Liberation Sans."""

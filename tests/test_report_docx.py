@@ -342,6 +342,19 @@ def test_a_short_row_is_kept_on_one_page_and_a_tall_one_may_break(tmp_path: Path
     assert doc.styles["Normal"].paragraph_format.widow_control
 
 
+def test_a_finding_of_a_few_lines_is_kept_whole_up_to_eight_lines(tmp_path: Path) -> None:
+    """A finding of a message, its figures, the reference and the cell read (eight printed lines) is not
+    cut across a page: moved on whole it leaves a few lines blank, broken it is read across a page turn;
+    a row of nine lines may break."""
+    lines = [f"第{i}行说明" for i in range(1, 10)]
+    eight = finding(Severity.MINOR, Category.DATA, "\n".join(lines[:8]))
+    nine = finding(Severity.MINOR, Category.DATA, "\n".join(lines))
+    result = make_result(reviewers=[ReviewerOutcome(agent="data-checker", findings=[eight, nine])])
+    rows = findings_table(Document(str(render_docx(result, tmp_path / "r.docx")))).rows[1:]
+    assert [len(r.cells[4].paragraphs) for r in rows] == [8, 9]
+    assert [_kept_whole(r) for r in rows] == [True, False]
+
+
 def test_a_rows_printed_lines_are_estimated_from_its_widest_cell() -> None:
     widths = (1.2, 6.6)
     assert docx_report.row_lines(("1", "一行"), widths) == 1
