@@ -50,8 +50,11 @@ EAST_ASIAN_LANG = "zh-CN"
 """The languages every run and style declares: ``zh-CN`` makes a renderer without 微软雅黑 pick the
 simplified-Chinese face of a pan-CJK family (Noto Sans CJK SC, not the Japanese glyph forms of JP)."""
 CJK_SYMBOLS = re.compile(r"[\u2100-\u214f]+")
-"""Letterlike symbols (℃, №) that Latin faces such as Liberation Sans lack: set in the CJK face, which has
-them, instead of letting the renderer fall back to a third face."""
+"""Letterlike symbols (℃, №) that the Latin face (Arial; Liberation Sans) lacks: a run of their own with the
+report's two faces like every run, marked East-Asian (``w:hint="eastAsia"``: Word sets them in the
+East-Asian face, ECMA-376 §17.3.2.26) and Chinese (``w:lang``: LibreOffice, which reads no hint, takes the
+missing glyph from the simplified-Chinese face): never a third face. Symbols the Latin face has (±, ≥, ×,
+³, ₄) stay in the runs of the text around them."""
 HEADING_CJK_FONT = CJK_FONT
 BODY_SIZE = Pt(10.5)
 TABLE_SIZE = Pt(9)
@@ -100,11 +103,13 @@ calculators' one pattern (:data:`calc.symbols.SUBSCRIPT`), which every finding m
 # --- fonts ----------------------------------------------------------------------------------------
 
 
-def _apply_fonts(rfonts: BaseOxmlElement, east_asia: str, latin: str) -> None:
+def _apply_fonts(rfonts: BaseOxmlElement, east_asia: str, latin: str, *, hint: str | None = None) -> None:
     """Set the fonts on a ``w:rFonts`` element and drop its theme-font attributes, which Word would
-    otherwise prefer."""
+    otherwise prefer; ``hint`` (``eastAsia``) is the script Word sets a shared symbol in."""
     for attr in _THEME_FONT_ATTRS:
         rfonts.attrib.pop(qn(attr), None)
+    if hint is not None:
+        rfonts.set(qn("w:hint"), hint)
     for attr in ("w:ascii", "w:hAnsi", "w:cs"):
         rfonts.set(qn(attr), latin)
     rfonts.set(qn("w:eastAsia"), east_asia)
@@ -191,14 +196,15 @@ def _run_properties(
     size: Pt | None,
     subscript: bool = False,
     *,
-    latin: str = LATIN_FONT,
+    symbol: bool = False,
     fill: str | None = None,
 ) -> BaseOxmlElement:
     """A fresh ``w:rPr``: both fonts, bold (with its complex-script twin), size, character shading
-    (``fill``, hex RGB), subscript and the languages, in schema order."""
+    (``fill``, hex RGB), subscript and the languages, in schema order; a ``symbol`` run (one of
+    :data:`CJK_SYMBOLS`) hinted East-Asian and Chinese."""
     rpr = OxmlElement("w:rPr")
     rfonts = OxmlElement("w:rFonts")
-    _apply_fonts(rfonts, east_asia, latin)
+    _apply_fonts(rfonts, east_asia, LATIN_FONT, hint="eastAsia" if symbol else None)
     rpr.append(rfonts)
     if bold:
         rpr.append(OxmlElement("w:b"))
@@ -219,21 +225,21 @@ def _run_properties(
         align = OxmlElement("w:vertAlign")
         align.set(qn("w:val"), "subscript")
         rpr.append(align)
-    # a run whose Latin face is the CJK one (a letterlike symbol) is Chinese text, so that a renderer
-    # without that face substitutes the SC face for it, not a Latin fallback
-    rpr.append(_lang(EAST_ASIAN_LANG if latin == CJK_FONT else LATIN_LANG))
+    # a letterlike symbol is Chinese text, so that a renderer without it in the Latin face takes it from
+    # the SC face, not from a third face
+    rpr.append(_lang(EAST_ASIAN_LANG if symbol else LATIN_LANG))
     return rpr
 
 
 def _add_plain(
     paragraph: Paragraph, text: str, *, bold: bool, size: Pt | None, subscript: bool = False
 ) -> None:
-    """Add text as runs, the :data:`CJK_SYMBOLS` in it as runs in the CJK face."""
+    """Add text as runs, the :data:`CJK_SYMBOLS` in it as runs of their own, hinted East-Asian."""
     at = 0
     for match in CJK_SYMBOLS.finditer(text):
         if match.start() > at:
             add_run(paragraph, text[at : match.start()], bold=bold, size=size, subscript=subscript)
-        add_run(paragraph, match[0], bold=bold, size=size, subscript=subscript, latin=CJK_FONT)
+        add_run(paragraph, match[0], bold=bold, size=size, subscript=subscript, symbol=True)
         at = match.end()
     if at < len(text) or not text:
         add_run(paragraph, text[at:], bold=bold, size=size, subscript=subscript)
@@ -261,14 +267,14 @@ def add_run(
     size: Pt | None = None,
     east_asia: str = CJK_FONT,
     subscript: bool = False,
-    latin: str = LATIN_FONT,
+    symbol: bool = False,
     fill: str | None = None,
 ) -> Run:
     """Add a run with both fonts and the languages set; every run of the report goes through here. The
     run properties are built as one element (python-docx's per-property setters search the tree each
     time)."""
     run = paragraph.add_run()
-    run._r.insert(0, _run_properties(east_asia, bold, size, subscript, latin=latin, fill=fill))
+    run._r.insert(0, _run_properties(east_asia, bold, size, subscript, symbol=symbol, fill=fill))
     if "\n" in text or "\t" in text:
         run.text = text  # python-docx turns these into w:br / w:tab
     else:

@@ -232,13 +232,13 @@ def test_docx_runs_and_styles_declare_one_face_per_script_and_simplified_chinese
     for run in runs:
         fonts, lang = declared(run.rPr)
         assert lang == "zh-CN", run.xml
-        assert fonts in ((latin, latin, cjk, latin), (cjk, cjk, cjk, cjk)), run.xml
+        assert fonts == (latin, latin, cjk, latin), run.xml  # ℃ too: hinted, not another face
     styles = doc.styles.element
     assert declared(styles.find(qn("w:docDefaults")).find(f"{qn('w:rPrDefault')}/{qn('w:rPr')}")) == (
         (latin, latin, cjk, latin),
         "zh-CN",
     )
-    for rfonts in styles.iter(qn("w:rFonts")):
+    for rfonts in styles.iter(qn("w:rFonts")):  # and no hint: a style holds text of either script
         assert {k.split("}")[1] for k in rfonts.attrib} == {"ascii", "hAnsi", "eastAsia", "cs"}, rfonts.xml
     for name in ("Normal", "Heading 1", "Heading 2", "Title"):
         assert declared(doc.styles[name].element.rPr) == ((latin, latin, cjk, latin), "zh-CN")
@@ -254,16 +254,22 @@ def test_docx_runs_and_styles_declare_one_face_per_script_and_simplified_chinese
             assert declared(lvl.find(qn("w:rPr")))[0] == (latin, latin, cjk, latin)
 
 
-def test_docx_sets_letterlike_symbols_in_the_cjk_face(tmp_path: Path) -> None:
-    """℃ is not in Liberation Sans (Arial's stand-in on Linux): a run in the CJK face, not a third face."""
+def test_docx_sets_letterlike_symbols_in_the_documents_faces(tmp_path: Path) -> None:
+    """℃ is not in Arial or Liberation Sans: a run of its own that names the report's two faces like every
+    run, hinted East-Asian (Word sets it in 微软雅黑) and Chinese (LibreOffice takes it from the SC face);
+    the symbols the Latin face has stay in the text's runs, with no hint."""
     doc = Document()
     paragraph = doc.add_paragraph()
-    docx_report.add_text(paragraph, "温度 26 ℃，k_h")
-    by_text = {r.text: declared(r._r.rPr)[0] for r in paragraph.runs}
-    assert by_text["℃"] == (docx_report.CJK_FONT,) * 4
-    symbol = present(next(r for r in paragraph.runs if r.text == "℃")._r.rPr).find(qn("w:lang"))
+    docx_report.add_text(paragraph, "温度 26 ℃ ± 2，v ≥ 0.25 m/s，3 × 4 m³，CH₄，k_h")
+    runs = {r.text: present(r._r.rPr) for r in paragraph.runs}
+    text = " ± 2，v ≥ 0.25 m/s，3 × 4 m³，CH₄，"
+    assert list(runs) == ["温度 26 ", "℃", text, "k", "h"]
+    latin, cjk = docx_report.LATIN_FONT, docx_report.CJK_FONT
+    assert all(declared(rpr)[0] == (latin, latin, cjk, latin) for rpr in runs.values())
+    hints = {t: present(rpr.find(qn("w:rFonts"))).get(qn("w:hint")) for t, rpr in runs.items()}
+    assert hints == {"温度 26 ": None, "℃": "eastAsia", text: None, "k": None, "h": None}
+    symbol = present(runs["℃"].find(qn("w:lang")))
     assert symbol.get(qn("w:val")) == "zh-CN", "Chinese text, so a stand-in face is the SC one"
-    assert by_text["温度 26 "][0] == docx_report.LATIN_FONT and "h" in by_text
 
 
 def test_docx_without_findings(tmp_path: Path) -> None:

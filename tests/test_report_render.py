@@ -1,7 +1,9 @@
 """The Word report as LibreOffice lays it out (``soffice --headless --convert-to pdf``, then the PDF's
-text per page): a finding kept whole is never cut across a page.
+text per page and the face of each character): a finding kept whole is never cut across a page; every
+character, symbols included, is set in the report's two faces' stand-ins.
 
-Skipped when ``soffice`` is missing (LibreOffice is not a dependency of the service).
+Skipped when ``soffice`` is missing (LibreOffice is not a dependency of the service), the faces test when
+the stand-ins are not installed.
 """
 
 from __future__ import annotations
@@ -47,6 +49,15 @@ def to_pdf(docx: Path) -> Path:
     return docx.with_suffix(".pdf")
 
 
+def installed(family: str) -> bool:
+    """Whether fontconfig knows a face of ``family``."""
+    fc_list = shutil.which("fc-list")
+    if fc_list is None:
+        return False
+    out = subprocess.run([fc_list, ":", "family"], capture_output=True, text=True, check=False).stdout
+    return family in out
+
+
 def page_texts(pdf: Path) -> list[str]:
     """Each page's text."""
     with pdfplumber.open(pdf) as doc:
@@ -74,3 +85,30 @@ def test_no_finding_kept_whole_is_cut_across_a_page(tmp_path: Path) -> None:
     assert len({page for page in where.values()}) >= 3, "the findings fill several pages"
     cut = [i for i in range(1, 31) if where[(i, 1)] != where[(i, LINES)]]
     assert not cut, f"findings cut across a page: {cut}"
+
+
+STAND_INS = ("Liberation Sans", "Noto Sans CJK SC")
+"""What LibreOffice sets Arial and 微软雅黑 in on a machine without them."""
+
+
+@pytest.mark.skipif(
+    not all(installed(f) for f in STAND_INS), reason="Liberation Sans or Noto Sans CJK missing"
+)
+def test_every_character_is_set_in_the_reports_two_faces(tmp_path: Path) -> None:
+    """℃ (which Liberation Sans lacks), ±, ≥, ×, ³ and ₄ after Latin text and after Chinese text, in a
+    paragraph and in a table cell: each in Liberation Sans or Noto Sans CJK, never a third face
+    (DejaVu Sans, OpenSymbol)."""
+    symbols = "℃±≥×³₄"
+    message = "温度 19.0 ℃，偏差 ±10 %，风速 ≥ 0.25 m/s，4 × 1.2 m³/min，CH₄ 浓度；T = 26 ℃ ≥ 20 ℃"
+    result = make_result(
+        reviewers=[
+            ReviewerOutcome(agent="data-checker", findings=[finding(Severity.MAJOR, Category.DATA, message)])
+        ]
+    )
+    pdf = to_pdf(render_docx(result, tmp_path / "r.docx"))
+    with pdfplumber.open(pdf) as doc:
+        chars = [c for page in doc.pages for c in page.chars if c["text"].strip()]
+    faces = {c["fontname"].split("+")[-1] for c in chars}
+    assert all(re.match("LiberationSans|NotoSansCJK", face) for face in faces), faces
+    seen = {c["text"] for c in chars}
+    assert set(symbols) <= seen
