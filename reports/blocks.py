@@ -57,11 +57,13 @@ Block = Heading | Para | Bullets | Table
 
 @dataclass
 class ReportContent:
-    """The report's blocks, plus what a renderer needs besides them (document properties)."""
+    """The report's blocks, plus what a renderer needs besides them (document properties, the running
+    footer's notice)."""
 
     title: str
     subject: str
     blocks: list[Block] = field(default_factory=list)
+    footer: str = ""
 
 
 def fmt_num(value: float | int | str | None) -> str:

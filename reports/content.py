@@ -52,6 +52,8 @@ H_REVIEWERS = "四、各审查环节情况"
 H_REMARKS = "五、模型审查意见（语言与逻辑，仅供参考）"
 H_SIGNOFF = "六、审阅签字"
 BASIS_STANDARDS = "AQ 1056-2008《煤矿通风能力核定标准》"
+FOOTER = "配风计划审查报告：问题及其严重程度由确定性规则判定。"
+FOOTER_REMARKS = "配风计划审查报告：问题及其严重程度由确定性规则判定，模型意见仅供参考。"
 
 
 # --- findings -------------------------------------------------------------------------------------
@@ -262,6 +264,12 @@ def _reviewer_status(agent: str, outcome: ReviewerOutcome | None) -> str:
     return f"{name}：完成，发现问题 {len(outcome.findings)} 项"
 
 
+def footer_text(result: ReviewResult) -> str:
+    """The notice under every page: how the findings were judged, and that the model remarks do not
+    count only when a model wrote some (a review with no model says nothing of one)."""
+    return FOOTER if _remarks_model(result) is None else FOOTER_REMARKS
+
+
 def remarks_summary(result: ReviewResult) -> str:
     """One line on the model remarks: how many, by which model, and that they do not count."""
     model = _remarks_model(result)
@@ -448,4 +456,9 @@ def build_report(result: ReviewResult, issuer: Issuer | None = None) -> ReportCo
     blocks.append(Para(L.NOTICE))
     blocks += appendix_blocks(result, H_APPENDIX, flagged)
     subject = " ".join(x for x in (result.mine, fmt_month(result.month) if result.month else None) if x)
-    return ReportContent(title="配风计划审查报告", subject=subject or result.file_name, blocks=blocks)
+    return ReportContent(
+        title="配风计划审查报告",
+        subject=subject or result.file_name,
+        blocks=blocks,
+        footer=footer_text(result),
+    )

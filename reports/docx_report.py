@@ -94,7 +94,6 @@ CELL_MARGINS_CM = 0.38
 """A table cell's left and right margins together (Word's default 0.19 cm each)."""
 _THEME_FONT_ATTRS = ("w:asciiTheme", "w:hAnsiTheme", "w:eastAsiaTheme", "w:cstheme")
 _HEADING_STYLES = {0: "Title", 1: "Heading 1", 2: "Heading 2", 3: "Heading 3"}
-FOOTER_TEXT = "配风计划审查报告：问题及其严重程度由确定性规则判定，模型意见仅供参考。"
 SUBSCRIPT = symbols.SUBSCRIPT
 """A symbol with a subscript as the calculators write it (``k_h``, ``L_max``, ``q_CO₂``, ``Q_f``): the
 calculators' one pattern (:data:`calc.symbols.SUBSCRIPT`), which every finding message is written in."""
@@ -305,12 +304,12 @@ def _add_field(paragraph: Paragraph, instr: str) -> None:
     paragraph._p.append(field)
 
 
-def _add_footer(doc: DocxDocument) -> None:
-    """The footer of the first section (later sections link to it): the notice and
-    ``第 N 页 共 M 页`` (PAGE and NUMPAGES fields)."""
+def _add_footer(doc: DocxDocument, notice: str) -> None:
+    """The footer of the first section (later sections link to it): the ``notice``
+    (:func:`reports.content.footer_text`) and ``第 N 页 共 M 页`` (PAGE and NUMPAGES fields)."""
     paragraph = doc.sections[0].footer.paragraphs[0]
     paragraph.alignment = WD_ALIGN_PARAGRAPH.CENTER
-    add_run(paragraph, FOOTER_TEXT + "第 ", size=Pt(8))
+    add_run(paragraph, notice + "第 ", size=Pt(8))
     _add_field(paragraph, "PAGE")
     add_run(paragraph, " 页 共 ", size=Pt(8))
     _add_field(paragraph, "NUMPAGES")
@@ -463,7 +462,7 @@ def build_document(result: ReviewResult, issuer: Issuer | None = None) -> DocxDo
     _setup_styles(doc)
     _plain_bullets(doc)
     _shape_section(doc.sections[0])
-    _add_footer(doc)
+    _add_footer(doc, content.footer)
     styles = _report_styles(doc)
     for block in content.blocks:
         _add_block(doc, block, styles)

@@ -313,6 +313,23 @@ def test_docx_footer_says_page_n_of_m(docx_path: Path) -> None:
     assert "第 1 页 共 1 页" in "".join(t.text or "" for t in footer._p.iter(qn("w:t")))
 
 
+def no_model(result):
+    """``result`` as a review with no language model: no reviewer asked one for remarks."""
+    for outcome in result.reviewers:
+        outcome.remarks, outcome.remarks_model, outcome.remarks_note = [], None, None
+    return result
+
+
+def test_docx_footer_speaks_of_model_remarks_only_when_a_model_wrote_some(tmp_path: Path) -> None:
+    def footer(result) -> str:
+        doc = Document(str(render_docx(result, tmp_path / "r.docx")))
+        return str(doc.sections[0].footer.paragraphs[0].text)
+
+    assert "确定性规则判定" in footer(make_result()) and "模型意见仅供参考" in footer(make_result())
+    deterministic = footer(no_model(make_result()))
+    assert "确定性规则判定" in deterministic and "模型" not in deterministic
+
+
 def test_docx_formula_symbols_carry_real_subscripts(docx_path: Path) -> None:
     doc = Document(str(docx_path))
     runs = [r for t in doc.tables for row in t.rows for c in row.cells for p in c.paragraphs for r in p.runs]
