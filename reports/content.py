@@ -5,8 +5,10 @@ same thing in the same order.
 Chapters: the report's number, issuer and the plan's metadata (the month checked against the review's
 date, :mod:`reports.front`); 一 the conclusion (the verdict, each critical and major item in a line,
 counts of rule findings by severity, the regulation edition, which reviewer failed and why, the model remarks' count); 二 the findings table;
-三 each location's recomputation; 四 each reviewer's status; 五 the model remarks, marked as such;
-六 the sign-off block. Everything is a pure function of the :class:`ReviewResult`.
+三 each location's recomputation; 四 each reviewer's status; 五 the model remarks, marked as such, when a
+language model was asked for some (a review with no model has no such chapter: the conclusion says in
+one line that none was used); then the sign-off block, numbered next. Everything is a pure function of
+the :class:`ReviewResult`.
 """
 
 from __future__ import annotations
@@ -44,13 +46,15 @@ SIGNOFF_HEADER = ("职务", "审阅意见", "签字", "日期")
 PLAN_HEADER = ("项目", "内容")
 SIGNOFF_ROLES = ("通风区长", "通风副总工程师", "总工程师")
 
-H_SUMMARY = "一、审查结论"
-H_FINDINGS = "二、问题清单"
-H_RECALC = "三、有问题地点的需风量核算"
+H_SUMMARY = "审查结论"
+H_FINDINGS = "问题清单"
+H_RECALC = "有问题地点的需风量核算"
 H_APPENDIX = "附录  各用风地点需风量核算明细"
-H_REVIEWERS = "四、各审查环节情况"
-H_REMARKS = "五、模型审查意见（语言与逻辑，仅供参考）"
-H_SIGNOFF = "六、审阅签字"
+H_REVIEWERS = "各审查环节情况"
+H_REMARKS = "模型审查意见（语言与逻辑，仅供参考）"
+H_SIGNOFF = "审阅签字"
+NUMERALS = "一二三四五六七八九十"
+"""The chapters' numerals, in order (``一、审查结论``)."""
 BASIS_STANDARDS = "AQ 1056-2008《煤矿通风能力核定标准》"
 FOOTER = "配风计划审查报告：问题及其严重程度由确定性规则判定。"
 FOOTER_REMARKS = "配风计划审查报告：问题及其严重程度由确定性规则判定，模型意见仅供参考。"
@@ -226,6 +230,27 @@ def _remarks_model(result: ReviewResult) -> str | None:
     return next((r.remarks_model for r in result.reviewers if r.remarks_model), None)
 
 
+def numerals(result: ReviewResult) -> dict[str, str]:
+    """Each chapter's title → its numeral, in order, without a gap: the model remarks' chapter only when
+    a language model was asked for remarks."""
+    titles = [H_SUMMARY, H_FINDINGS, H_RECALC, H_REVIEWERS]
+    titles += [H_REMARKS] if _remarks_model(result) is not None else []
+    titles.append(H_SIGNOFF)
+    return dict(zip(titles, NUMERALS, strict=False))
+
+
+def chapters(result: ReviewResult) -> dict[str, str]:
+    """Each chapter's title → its numbered heading (``一、审查结论``), as :func:`numerals` numbers them."""
+    return {title: f"{numeral}、{title}" for title, numeral in numerals(result).items()}
+
+
+def notice(result: ReviewResult) -> str:
+    """The closing 说明: where the figures come from, that the rules judge, and, when a model wrote
+    remarks, that its chapter does not change that."""
+    remarks = numerals(result).get(H_REMARKS)
+    return L.NOTICE + (L.NOTICE_REMARKS.format(chapter=remarks) if remarks else "")
+
+
 # --- summary --------------------------------------------------------------------------------------
 
 
@@ -271,12 +296,14 @@ def footer_text(result: ReviewResult) -> str:
 
 
 def remarks_summary(result: ReviewResult) -> str:
-    """One line on the model remarks: how many, by which model, and that they do not count."""
+    """One line on the model remarks: how many, by which model, and that they do not count; or that no
+    language model was used (none configured, or no reviewer got as far as asking one)."""
     model = _remarks_model(result)
     if model is None:
-        return "模型审查意见：未配置语言模型，本次审查无模型意见。"
+        return "模型审查意见：本次审查未使用语言模型，无模型意见。"
+    chapter = numerals(result)[H_REMARKS]
     return (
-        f"模型审查意见：{len(result.remarks)} 条（语言模型 {model} 撰写，见第五部分），"
+        f"模型审查意见：{len(result.remarks)} 条（语言模型 {model} 撰写，见第{chapter}部分），"
         "不计入上表，不影响审查结论。"
     )
 
@@ -296,7 +323,7 @@ def summary_blocks(result: ReviewResult) -> list[Block]:
     items = key_items(sorted_findings(result))
     late = month_check(result.month, result.created_at)
     blocks: list[Block] = [
-        Heading(H_SUMMARY, 1),
+        Heading(chapters(result)[H_SUMMARY], 1),
         Para(f"结论：{verdict(result)}", strong=True),
         *_key_blocks(items),
         Table(header=header, rows=(Row(cells),)),
@@ -371,7 +398,7 @@ def reviewer_blocks(outcome: ReviewerOutcome) -> list[Block]:
 
 def reviewers_section(result: ReviewResult) -> list[Block]:
     """Every reviewer's section, in the standard order; a standard reviewer that did not run is said so."""
-    blocks: list[Block] = [Heading(H_REVIEWERS, 1)]
+    blocks: list[Block] = [Heading(chapters(result)[H_REVIEWERS], 1)]
     for agent, outcome in _outcomes(result):
         if outcome is not None:
             blocks += reviewer_blocks(outcome)
@@ -405,11 +432,12 @@ def remark_row(index: int, remark: Remark) -> Row:
 
 
 def remarks_section(result: ReviewResult) -> list[Block]:
-    """The model remarks in their own chapter, marked as model-written; the reasons where none came."""
-    blocks: list[Block] = [Heading(H_REMARKS, 1)]
+    """The model remarks in their own chapter, marked as model-written; the reasons where none came.
+    Nothing when no language model was asked (the conclusion says so in one line)."""
     model = _remarks_model(result)
     if model is None:
-        return blocks + [Para("未配置语言模型，本次审查无模型意见；以上结论全部由确定性规则得出。")]
+        return []
+    blocks: list[Block] = [Heading(chapters(result)[H_REMARKS], 1)]
     blocks.append(
         Para(
             f"以下意见由语言模型（{model}）按各审查环节撰写，仅就语言与逻辑作补充，未经确定性规则判定，"
@@ -433,10 +461,10 @@ def remarks_section(result: ReviewResult) -> list[Block]:
     return blocks
 
 
-def signoff_blocks() -> list[Block]:
-    """An empty sign-off table for the mine's reviewers."""
+def signoff_blocks(heading: str) -> list[Block]:
+    """An empty sign-off table for the mine's reviewers under ``heading``."""
     rows = tuple(Row((role, "", "", "")) for role in SIGNOFF_ROLES)
-    return [Heading(H_SIGNOFF, 1), Table(header=SIGNOFF_HEADER, rows=rows)]
+    return [Heading(heading, 1), Table(header=SIGNOFF_HEADER, rows=rows)]
 
 
 # --- the whole report -----------------------------------------------------------------------------
@@ -448,12 +476,13 @@ def build_report(result: ReviewResult, issuer: Issuer | None = None) -> ReportCo
     reviewing unit and reviewer (settings); unset ones are said to be unset."""
     findings = sorted_findings(result)
     blocks: list[Block] = plan_blocks(result, issuer or Issuer()) + summary_blocks(result)
-    blocks += [Heading(H_FINDINGS, 1)]
+    numbered = chapters(result)
+    blocks += [Heading(numbered[H_FINDINGS], 1)]
     blocks.append(findings_table(findings) if findings else Para(L.NO_FINDINGS))
     flagged = {f.location for f in findings if f.location}
-    blocks += recalc_blocks(result, H_RECALC, flagged)
-    blocks += reviewers_section(result) + remarks_section(result) + signoff_blocks()
-    blocks.append(Para(L.NOTICE))
+    blocks += recalc_blocks(result, numbered[H_RECALC], flagged)
+    blocks += reviewers_section(result) + remarks_section(result) + signoff_blocks(numbered[H_SIGNOFF])
+    blocks.append(Para(notice(result)))
     blocks += appendix_blocks(result, H_APPENDIX, flagged)
     subject = " ".join(x for x in (result.mine, fmt_month(result.month) if result.month else None) if x)
     return ReportContent(

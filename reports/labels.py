@@ -175,9 +175,10 @@ EMPTY = "—"
 
 NOTICE = (
     "说明：本报告中的数值取自计划原文、参考数据（采掘计划、瓦斯等级鉴定报告、作业规程、测风报表）"
-    "和确定性计算模块；问题及其严重程度由确定性规则判定。第五部分的模型意见由语言模型撰写，仅作补充说明，"
-    "不改变、不隐藏规则判定的结论。"
+    "和确定性计算模块；问题及其严重程度由确定性规则判定。"
 )
+NOTICE_REMARKS = "第{chapter}部分的模型意见由语言模型撰写，仅作补充说明，不改变、不隐藏规则判定的结论。"
+"""What :data:`NOTICE` adds when a language model wrote remarks (``chapter``: their chapter's numeral)."""
 
 
 def severity_label(severity: Severity | str) -> str:

@@ -34,8 +34,27 @@ def test_model_remarks_do_not_change_counts_or_verdict() -> None:
     rows = findings_rows(render_markdown(base))
     assert rows == findings_rows(render_markdown(bare))
     md = render_markdown(bare)
-    assert "未配置语言模型，本次审查无模型意见" in section(md, "一、审查结论")
-    assert "未配置语言模型" in section(md, "五、模型审查意见（语言与逻辑，仅供参考）")
+    assert "本次审查未使用语言模型，无模型意见" in section(md, "一、审查结论")
+
+
+def test_a_review_with_no_model_has_no_model_chapter_and_no_gap_in_the_numbers() -> None:
+    """No language model asked: the conclusion says so in one line; no chapter of model remarks, empty or
+    not, the sign-off numbered next, and the closing note says nothing of a model."""
+    result = make_result()
+    for outcome in result.reviewers:
+        outcome.remarks, outcome.remarks_model, outcome.remarks_note = [], None, None
+    md = render_markdown(result)
+    headings = [line[3:] for line in md.splitlines() if line.startswith("## ")]
+    assert headings == [
+        "一、审查结论",
+        "二、问题清单",
+        "三、有问题地点的需风量核算",
+        "四、各审查环节情况",
+        "五、审阅签字",
+        "附录  各用风地点需风量核算明细",
+    ]
+    assert md.count("语言模型") == 1 and "模型" not in section(md, "五、审阅签字")
+    assert "确定性规则判定" in section(md, "五、审阅签字")
 
 
 def test_model_asked_but_no_remarks_says_why() -> None:
