@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable
+from datetime import datetime, tzinfo
 from pathlib import Path
 from typing import Any
 
@@ -14,8 +15,10 @@ import pytest
 from docx import Document
 from docx.oxml.ns import qn
 
+from reports.front import month_check
 from tests.helpers import parse_spec_stream, present
 from vent_agent.cli import main
+from vent_agent.review.service import pipeline
 from vent_agent.settings import Settings
 
 DATA = Path(__file__).parent / "data"
@@ -62,6 +65,41 @@ async def test_review_stream_follows_the_spec(client: httpx.AsyncClient, app, pl
     # the verdict the report's page 1 states, on the done and on the "审查完成" progress
     assert done["verdict"] == "存在严重问题，须立即处置" and f"结论：{done['verdict']}" in text
     assert any(e["type"] == "progress" and e.get("verdict") == done["verdict"] for e in events)
+
+
+def review_clock(day: datetime) -> type[datetime]:
+    """A ``datetime`` whose ``now`` is ``day`` (in the zone asked for): the review's date."""
+
+    class Clock(datetime):
+        @classmethod
+        def now(cls, tz: tzinfo | None = None) -> datetime:  # type: ignore[override]
+            return day.replace(tzinfo=tz)
+
+    return Clock
+
+
+async def test_the_done_warns_of_an_out_of_date_plan_month_as_the_report_does(
+    client: httpx.AsyncClient, app, plan_b_pdf: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Reviewed three months after its month, plan b is out of date: the done (and, in a session, the
+    "审查完成" progress it is folded from) carries the sentence page 1 of the report says after 注意：;
+    reviewed the month before its month, nothing."""
+    from vent_agent.sessions import store
+
+    monkeypatch.setattr(pipeline, "datetime", review_clock(datetime(2026, 11, 5, 9, 30)))
+    note = month_check("2026-08", "2026-11-05T09:30:00")
+    assert note is not None and "2026-11-05" in note
+    _, events = await _review(client, plan_b_pdf)
+    assert events[-1]["month_note"] == note and f"注意：{note}" in _report_text(events)
+    session = await store.create_session(app.state.vent.db, "zhangsan", mode="full", title="审查")
+    token = {"x-access-token": "demo-token"}
+    _, events = await _review(client, plan_b_pdf, token, session_id=session.id)
+    assert events[-1]["month_note"] == note
+    assert any(e["type"] == "progress" and e.get("month_note") == note for e in events)
+    monkeypatch.setattr(pipeline, "datetime", review_clock(datetime(2026, 7, 20, 9, 30)))
+    _, events = await _review(client, plan_b_pdf)
+    assert events[-1]["download_url"] and "month_note" not in events[-1]
+    assert "注意：计划月份" not in _report_text(events)
 
 
 async def test_report_download_is_a_docx_with_cjk_fonts(

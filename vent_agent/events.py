@@ -308,6 +308,7 @@ class Progress(EventModel):
     queued: bool | None = None
     summary: SeverityCounts | None = None
     verdict: str | None = None  # a review's conclusion, as page 1 of its report says it
+    month_note: str | None = None  # the plan's month out of date for the review's date, as page 1 says it
     file_name: str | None = None
     coverage: ReviewCoverage | None = None
     finish_reason: str | None = None
@@ -456,6 +457,7 @@ class Done(EventModel):
     download_url: str | None = None
     summary: SeverityCounts | None = None
     verdict: str | None = None  # a review's conclusion, as page 1 of its report says it
+    month_note: str | None = None  # the plan's month out of date for the review's date, as page 1 says it
     incomplete: bool | None = None
     finish_reason: str | None = None
 

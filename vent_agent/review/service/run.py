@@ -8,6 +8,7 @@ import asyncio
 from pathlib import Path as FilePath
 
 from reports.content import verdict
+from reports.front import month_check
 from reports.labels import severity_label
 from vent_agent.documents.upload import sha256_file
 from vent_agent.events import Error, ReviewCoverage, ReviewDone, ReviewProgress, SeverityCounts
@@ -104,6 +105,7 @@ async def _review_run(
                 message="审查完成",
                 summary=SeverityCounts(**counts),
                 verdict=verdict(result),
+                month_note=month_check(result.month, result.created_at),
                 coverage=coverage,
             )
         )
@@ -114,6 +116,7 @@ async def _review_run(
                 download_url=report.download_url,
                 summary=SeverityCounts(**counts),
                 verdict=verdict(result),
+                month_note=month_check(result.month, result.created_at),
                 coverage=coverage,
             )
         )

@@ -38,15 +38,15 @@ async def record_review_answer(state: AppState, emitter: Emitter, session: Sessi
 
 async def review_done_fields(state: AppState, emitter: Emitter, session_id: str) -> dict[str, Any]:
     """The ``done`` event's fields of a review run in a session: session and thread, and from the run's
-    log the ``download_url``, the findings' ``summary``, the ``verdict`` and the ``coverage``, or the
-    failure."""
+    log the ``download_url``, the findings' ``summary``, the ``verdict``, the ``month_note`` (when the
+    plan's month is out of date) and the ``coverage``, or the failure."""
     await emitter.flush()
     events = [ev.payload for ev in await state.runs.events_after(emitter.run_id, 0, limit=100_000)]
     folded = fold_events(events)
     fields: dict[str, Any] = {"session_id": session_id, "thread_id": emitter.run_id}
     if folded.get("download_url"):
         fields.update(download_url=folded["download_url"], message="审查完成")
-        shapes = {"summary": dict, "coverage": dict, "verdict": str}
+        shapes = {"summary": dict, "coverage": dict, "verdict": str, "month_note": str}
         for key, shape in shapes.items():  # from the "审查完成" progress
             value = next((ev[key] for ev in events if isinstance(ev.get(key), shape)), None)
             if value is not None:
