@@ -15,14 +15,17 @@ import os
 import re
 import shutil
 from collections.abc import Iterator
+from datetime import datetime
 from pathlib import Path
 from typing import Any
+from zoneinfo import ZoneInfo
 
 import httpx
 import pytest
 from langchain_core.messages import AIMessage
 
 from reports.docx_report import SUBSCRIPT
+from reports.front import month_check
 from reports.markdown import render_markdown
 from tests.chat_helpers import TOKEN, answering, use_model
 from tests.helpers import live_server
@@ -174,6 +177,14 @@ def test_review_plan_b_lists_findings_traces_and_downloads(
     page.locator(".sev-filter.info input").check()
     # the verdict, the coverage and each finding's consequences, as the stream and the report carry them
     sync_api.expect(page.locator("#verdict")).to_contain_text("存在严重问题，须立即处置")
+    # plan b's month against today's review, as page 1 of the report says it after 注意：
+    today = datetime.now(ZoneInfo(Settings(_env_file=None).timezone)).isoformat()
+    late = month_check("2026-08", today)
+    month_note = page.locator("#verdict + #month-note")
+    if late:
+        sync_api.expect(month_note).to_have_text(f"注意：{late}")
+    else:
+        sync_api.expect(month_note).to_have_count(0)
     coverage = page.locator("#coverage")
     sync_api.expect(coverage).to_contain_text("确认的用风地点 10 个")
     sync_api.expect(coverage).to_contain_text("矿井 示范煤矿，计划月份 2026-08")
@@ -300,6 +311,30 @@ def test_a_findings_formula_symbols_carry_real_subscripts(server: tuple[str, Any
     )
     assert "Q<sub>f</sub> × I" in html and "v<sub>min</sub>" in html and "q<sub>CO₂</sub>" in html
     assert "&lt;b&gt;" in html and not SUBSCRIPT.search(html)
+
+
+def test_the_review_tab_warns_of_an_out_of_date_plan_month_under_the_verdict(
+    server: tuple[str, Any], page: Any
+) -> None:
+    """The done's ``month_note`` (the report's sentence) right under the verdict; none when it has none."""
+    base, _ = server
+    page.goto(f"{base}/#review")
+    note = month_check("2026-08", "2026-11-05T09:30:00+08:00")
+    shown = page.evaluate(
+        """(note) => import('/static/console/review_result.js').then(async (m) => {
+            const out = [];
+            for (const month_note of [note, undefined]) {
+              const root = document.createElement('div');
+              const done = { download_url: '/static/reports/none.docx', summary: { major: 1 }, month_note };
+              await m.showResult(root, done);
+              const after = root.querySelector('#verdict').nextElementSibling;
+              out.push(after.id === 'month-note' ? after.textContent : null);
+            }
+            return out;
+        })""",
+        note,
+    )
+    assert shown == [f"注意：{note}", None]
 
 
 def test_a_failed_review_settles_its_reviewers_and_its_banner_stays_on_its_tab(

@@ -1,5 +1,5 @@
-// review_result.js — a finished review in the review tab: the verdict, the severity counts and the Word
-// report, the coverage (what the reader established: `done.coverage`), then the findings
+// review_result.js — a finished review in the review tab: the verdict, the plan's month when it is out of
+// date for the review's date (`done.month_note`), the severity counts and the Word report, the coverage (what the reader established: `done.coverage`), then the findings
 // (GET /api/reports/{id}/provenance) with severity filters, each finding's consequences and its trace
 // (…/findings/{n}/trace) with its chain in the provenance graph (graph.js).
 
@@ -181,11 +181,19 @@ function findingsTable(record, root) {
       el('thead', {}, el('tr', {}, ...COLUMNS.map(([h, cls]) => el('th', { class: cls }, h)))), body));
 }
 
+/** The plan's month out of date for the review's date: the sentence the report's page 1 states after
+ * 注意： (the service's `done.month_note`, reports/front.py month_check), or null when it is in date. */
+export function monthNote(note) {
+  return note ? el('p', { class: 'month-note', id: 'month-note', role: 'note' }, el('strong', {}, '注意：'), note) : null;
+}
+
 /** Draw a finished review (its `done` event) into `root`. */
 export async function showResult(root, done) {
   const s = done.summary || {};
   const level = verdictLevel(s);
   root.append(el('div', { class: `verdict ${level}`, id: 'verdict' }, el('span', { class: 'lbl' }, '审查结论'), done.verdict || VERDICT[level]));
+  const late = monthNote(done.month_note);
+  if (late) root.append(late);
   root.append(el('div', { class: 'summary' },
     ...Object.entries(SEVERITY).map(([k, name]) => el('span', { class: `sev ${k}` }, `${name} ${s[k] ?? 0}`)),
     el('a', { href: done.download_url, download: '', class: 'button primary', id: 'report-link' }, '下载 Word 审查报告')));
