@@ -337,6 +337,49 @@ def test_the_review_tab_warns_of_an_out_of_date_plan_month_under_the_verdict(
     assert shown == [f"注意：{note}", None]
 
 
+def test_a_long_file_name_is_shortened_in_the_middle_in_the_review_tab(
+    server: tuple[str, Any], page: Any, shots: Path
+) -> None:
+    """A name of some 970 characters: the heading keeps its start and its end (the extension) on one
+    line, the whole name in its title; the status lines shorten the name as the service saved it."""
+    base, _ = server
+    page.goto(f"{base}/#review")
+    name = ("示范煤矿2026年8月份矿井配风计划（修订稿）_" * 40)[:966] + ".pdf"
+    page.evaluate(
+        """() => { window.statuses = [];
+            new MutationObserver(() => { const s = document.querySelector('#review-progress .status');
+                if (s) window.statuses.push(s.textContent); })
+              .observe(document.getElementById('review-progress'), { subtree: true, childList: true, characterData: true }); }"""
+    )
+    pdf = (DATA / "plan-2026-08-b.pdf").read_bytes()
+    page.set_input_files("#pdf-input", files=[{"name": name, "mimeType": "application/pdf", "buffer": pdf}])
+    heading = page.locator("#review-progress h3")
+    sync_api.expect(heading).to_have_attribute("title", name)
+    shown = heading.inner_text()
+    assert len(shown) <= 60 and "…" in shown
+    assert name.startswith(shown.split("…")[0]) and shown.endswith("（修订稿）_.pdf")
+    size = heading.evaluate("(h) => parseFloat(getComputedStyle(h).fontSize)")
+    assert heading.evaluate("(h) => h.getBoundingClientRect().height") < 2 * size  # one line
+    sync_api.expect(page.locator("#report-link")).to_be_visible(timeout=240_000)
+    statuses = page.evaluate("window.statuses")
+    assert any("《" in s and "…" in s for s in statuses), statuses  # 正在保存上传的 PDF 文件《…》
+    assert max(len(s) for s in statuses) < 100, statuses
+    page.screenshot(path=str(shots / "console-review-long-name.png"))
+
+
+def test_short_name_keeps_a_short_name_and_never_cuts_a_character_in_two(
+    server: tuple[str, Any], page: Any
+) -> None:
+    base, _ = server
+    page.goto(f"{base}/#review")
+    got = page.evaluate(
+        """import('/static/console/review.js').then((m) => [
+            m.shortName('配风计划.pdf'), m.shortName('𠀀'.repeat(80) + '.pdf', 30), m.shortName('a'.repeat(60))])"""
+    )
+    assert got[0] == "配风计划.pdf" and got[2] == "a" * 60
+    assert got[1] == "𠀀" * 13 + "…" + "𠀀" * 12 + ".pdf"
+
+
 def test_a_failed_review_settles_its_reviewers_and_its_banner_stays_on_its_tab(
     server: tuple[str, Any], page: Any, tmp_path: Path
 ) -> None:

@@ -1,4 +1,5 @@
-// review.js — plan review: drop a PDF (POST /api/vent/review/pdf), a progress bar per page (text layer
+// review.js — plan review: drop a PDF (POST /api/vent/review/pdf) under a heading of its file name (a long
+// one shortened in the middle, whole in the title), a progress bar per page (text layer
 // and OCR), the reviewers' state (never left 等待 when the review fails), then the result
 // (review_result.js: verdict, coverage, findings with consequences and traces, the Word report).
 
@@ -8,6 +9,23 @@ import { showResult } from './review_result.js';
 const say = bannerFor('review'); // this tab's banner
 
 const REVIEWERS = { 'form-reviewer': '基本形式审查', 'data-checker': '数据一致性审查', 'calc-verifier': '计算核验审查' };
+
+const NAME_CHARS = 60; // a file name in the heading: one line of the tab at 1280 px and wider
+const NAME_TAIL = 16; // its last characters kept (the revision, the date, the extension)
+
+/** A file name of at most `max` characters: a longer one keeps its start and its last `NAME_TAIL`
+ * characters around an ellipsis ("示范煤矿…（修订稿）.pdf"); the full name goes in a title attribute. */
+export function shortName(name, max = NAME_CHARS) {
+  const chars = [...name]; // by code point: a character outside the BMP is never cut in two
+  if (chars.length <= max) return name;
+  const tail = Math.min(NAME_TAIL, max - 2);
+  return `${chars.slice(0, max - tail - 1).join('')}…${chars.slice(-tail).join('')}`;
+}
+
+/** A status message with the file name the service sends (`file_name`, as it saved it) shortened. */
+function shortenedIn(message, name) {
+  return name && name !== shortName(name) ? message.split(name).join(shortName(name)) : message;
+}
 
 /** A bar of one cell per page: cells up to `page` are lit. */
 function pageBar(label) {
@@ -70,21 +88,23 @@ async function review(file) {
   say('');
   const progress = document.getElementById('review-progress');
   const result = document.getElementById('review-result');
-  const status = el('p', { class: 'status' }, `正在上传 ${file.name}…`);
+  const status = el('p', { class: 'status' }, `正在上传 ${shortName(file.name)}…`);
   const text = pageBar('文本提取');
   const ocr = pageBar('OCR 识别');
   ocr.root.hidden = true;
   const agents = reviewerList();
-  progress.replaceChildren(el('h3', {}, file.name), status, text.root, ocr.root, agents.root);
+  progress.replaceChildren(el('h3', { class: 'file-name', title: file.name }, shortName(file.name)), status, text.root, ocr.root, agents.root);
   result.replaceChildren();
   const form = new FormData();
   form.append('file', file);
   let done = null;
   let failure = null;
+  let saved = null; // the file name as the service saved it (its first event's file_name)
   try {
     const { events } = await openStream('/api/vent/review/pdf', { body: form });
     for await (const ev of events) {
-      if (ev.message && ev.type !== 'token') status.textContent = ev.message;
+      saved ??= ev.file_name;
+      if (ev.message && ev.type !== 'token') status.textContent = shortenedIn(ev.message, saved);
       if (ev.page_progress) text.set(ev.page_progress);
       if (ev.ocr_progress) {
         ocr.root.hidden = false;
