@@ -26,7 +26,7 @@ def use_model(app: Any, model: BaseChatModel | None) -> None:
 
 
 @contextmanager
-def answering(app: Any, model: BaseChatModel) -> Iterator[None]:
+def answering(app: Any, model: BaseChatModel | None) -> Iterator[None]:
     """``app`` answers chat turns with ``model`` inside the block, with the model registry it had
     after: a session seeded by a chat turn on a service that has no model (a turn without a model
     opens no session)."""

@@ -171,7 +171,9 @@ def test_each_devices_effect_writes_air_in_whole_m3_per_min_its_change_their_dif
     m³/min (as the console writes air volumes), the change the difference of the two figures written."""
     network, table = demo_mine_network(), ThresholdTable.load("2025")
     baseline = solve(network)
-    clickable = [("door", b.id, None) for b in network.branches if b.kind == "door"]
+    clickable: list[tuple[str, str, str | None]] = [
+        ("door", b.id, None) for b in network.branches if b.kind == "door"
+    ]
     clickable += [("regulator", b.id, None) for b in network.branches if b.kind == "regulator"]
     clickable += [(d.device_type, d.device_id, d.tun_id) for d in DemoMine().devices.values()]
     lines = [
@@ -181,10 +183,8 @@ def test_each_devices_effect_writes_air_in_whole_m3_per_min_its_change_their_dif
             network_effects(network, baseline, table, device_type=kind, device_id=device, tun_id=tunnel)
         )
     ]
-    changes = [
-        re.search(r"：(\S+) → (\S+) m³/min（(\S+)）$", line) for line in lines if line.startswith("- ")
-    ]
-    changes = [m for m in changes if m is not None]
+    found = [re.search(r"：(\S+) → (\S+) m³/min（(\S+)）$", line) for line in lines if line.startswith("- ")]
+    changes = [m for m in found if m is not None]
     assert len(changes) > 40
     for m in changes:
         assert all(re.fullmatch(r"[-+]?\d+", x) for x in m.groups()), m[0]

@@ -47,7 +47,7 @@ def test_the_graph_names_calculators_tools_and_threshold_records_in_chinese() ->
     # the run's events name no reference tool: the record's call gets a ToolCall node of its own
     events = [e for e in review_events("run-w") if e["type"] != "agent_executing"]
     graph = project_run(owner("run-w", "review"), events, lambda rid: record if rid == REPORT else None)
-    labels = {n.kind: [] for n in graph.nodes}
+    labels: dict[str, list[str]] = {n.kind: [] for n in graph.nodes}
     for n in graph.nodes:
         labels[n.kind].append(n.label)
     assert "查询瓦斯等级鉴定报告" in labels["ToolCall"]
