@@ -16,13 +16,13 @@ import pytest
 
 from tests.test_console_browser import (  # noqa: F401  (fixtures)
     TIMEOUT_MS,
-    _open_panel,
     browser,
     page,
     server,
     shots,
     sync_api,
 )
+from tests.test_console_overview import _open_panel
 from vent_agent.network.demo import demo_network
 
 SIZES = [(1280, 720), (1920, 1080)]
