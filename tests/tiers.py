@@ -49,6 +49,7 @@ SLOW_TESTS = frozenset(
         "tests/test_browser_client.py",  # Node
         "tests/test_console_browser.py",  # Chromium
         "tests/test_console_airflow.py",  # Chromium
+        "tests/test_console_fan_air.py",  # Chromium
         "tests/test_fuzz_openapi.py",  # schemathesis over every operation
         "tests/test_mcp_server.py::test_stdio_child_process",
         "tests/test_ocr_engines.py::test_rapidocr_reads_an_image_offline",

@@ -36,6 +36,8 @@ holds no network of the mine (:func:`~vent_agent.monitor.air_totals.roadway_tota
 SPARK_QUANTITIES = ("wind_speed", "ch4", "co")
 """The quantities drawn as 24-hour sparklines of a tunnel (:func:`_spark_sensor`)."""
 SPARK_SENSORS = {"wind_speed": "wind_sensor", "ch4": "ch4_sensor", "co": "co_sensor"}
+AIR_FORMULA = "60 × 风速 × 断面"
+"""Where a tunnel row's air volume comes from when it has a wind speed (m³/min = 60 · m/s · m²)."""
 ROW_QUANTITIES = ("wind_speed", "ch4", "co")
 """The quantities a tunnel's row of the overview shows (its worst reading of each)."""
 WORST_QUANTITIES = ("ch4", "co")
@@ -149,21 +151,34 @@ def _value(facts: InterpretationFacts, quantity: str) -> dict[str, Any] | None:
 
 
 def _tunnel_row(
-    facts: InterpretationFacts, data: TunnelData, sparks: tuple[dict[str, Any], dict[str, Any]]
+    facts: InterpretationFacts,
+    data: TunnelData,
+    sparks: tuple[dict[str, Any], dict[str, Any]],
+    fans: list[dict[str, Any]],
 ) -> dict[str, Any]:
-    """A tunnel's row: its :data:`ROW_QUANTITIES` values, its worst status, sparklines and their limits
-    (:func:`_sparks`). The status is an
-    alarm's when one stands (a device limit included), else 正常 when the row shows a value and 无数据 when
-    it shows none (a fan drift's fan readings are the strip's, not a tunnel reading)."""
+    """A tunnel's row: its :data:`ROW_QUANTITIES` values, its air volume ``q`` (m³/min) with where it
+    comes from (``q_source``), its worst status, sparklines and their limits (:func:`_sparks`).
+
+    ``q`` is Q = 60·v·S from the tunnel's wind speed; a tunnel without one that carries running main
+    fans (their drift) has their measured air volume (the strip's figure, :func:`_fans`). The status is an
+    alarm's when one stands (a device limit included, the fans' too), else 正常 when the row shows a value
+    or the fans' figure, and 无数据 when it shows none."""
     alarms = [a for a in facts.assessments if is_alarm(a)]
     words = {status_word(a) for a in alarms}
     values = {q: v for q in ROW_QUANTITIES if (v := _value(facts, q)) is not None}
-    worst: StatusWord = next((w for w in ALARM_ORDER if w in words), "正常" if values else "无数据")
+    q, q_source = _air_volume(data), AIR_FORMULA
+    carried = [f for f in fans if f["tun_id"] == data.tunnel.tun_id and f["running"]]
+    if q is None and carried and all(f["air_volume"] is not None for f in carried):
+        q = round(sum(f["air_volume"] for f in carried), 1)
+        q_source = "、".join(f["name"] for f in carried) + "（主要通风机监测）"
+    shown = bool(values) or q_source != AIR_FORMULA  # a row showing the fans' figure is judged by them
+    worst: StatusWord = next((w for w in ALARM_ORDER if w in words), "正常" if shown else "无数据")
     return {
         "tun_id": data.tunnel.tun_id,
         "name": data.tunnel.name,
         "roadway_class": data.tunnel.roadway_class,
-        "q": _air_volume(data),
+        "q": q,
+        "q_source": q_source if q is not None else None,
         "values": values,
         "status": worst,
         "sparks": sparks[0],
@@ -249,7 +264,8 @@ async def mine_overview(
     ``{"q", "source", "parts"}``: :func:`~vent_agent.monitor.air_totals.shaft_totals` over the mine's
     ``network`` and its solve when given, else the :data:`INTAKE_CLASS`/:data:`RETURN_CLASS` roadways;
     None without a reading); ``alarms`` the
-    readings beyond a threshold (:func:`is_alarm`), worst first; each tunnel row has ``q``, its worst
+    readings beyond a threshold (:func:`is_alarm`), worst first; each tunnel row has ``q`` and
+    ``q_source`` (:func:`_tunnel_row`), its worst
     ``values`` of wind speed, CH₄ and CO with their status word, ``status``, ``sparks`` (24 hourly
     values by quantity, oldest first) and ``spark_limits`` (the limits of each, :func:`_spark_limits`). Source errors propagate."""
     tunnels = await source.query_tunnels_by_model()
@@ -264,14 +280,14 @@ async def mine_overview(
     sparks = await asyncio.gather(
         *(_sparks(source, f, d, rulebook) for f, d in zip(facts, datas, strict=True))
     )
-    rows = [_tunnel_row(f, d, s) for f, d, s in zip(facts, datas, sparks, strict=True)]
+    fans = await _fans(source)
+    rows = [_tunnel_row(f, d, s, fans) for f, d, s in zip(facts, datas, sparks, strict=True)]
     alarms = sorted(
         (_alarm(f, a) for f in facts for a in f.assessments if is_alarm(a)),
         key=lambda x: (ALARM_ORDER.index(x["status"]), x["tunnel"]),
     )
     timed = [f for f in facts if f.data_time is not None]
     newest = max(timed, key=lambda f: f.data_time or datetime.min) if timed else None
-    fans = await _fans(source)
     totals = _air_totals(rows, fans, network)
     return {
         "time": newest.data_time.isoformat() if newest and newest.data_time else None,

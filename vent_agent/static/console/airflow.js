@@ -3,8 +3,8 @@
 // line's air direction as an arrow, and lets the user pick a door, regulator or fan, change it, and see the
 // change on the map and in a table, with the service's notes. Each figure in a label says where it comes
 // from: a monitored tunnel shows what was measured (实测 wind speed, and the air volume 60·v·S from the
-// overview) until a change is modelled, then 模拟 air volumes beside the measured speed; an unmonitored
-// airway shows the solve's air volume, 模拟, always.
+// overview; a fan drift the 实测 air volume of its main fans) until a change is modelled, then 模拟 air
+// volumes beside the measured speed; an unmonitored airway shows the solve's air volume, 模拟, always.
 
 import { api, el } from './api.js';
 import { reading } from './format.js';
@@ -69,17 +69,21 @@ function arrowSpot(node, symbols, arrows) {
   return { ...spot, angle: (Math.atan2(seg.by - seg.ay, seg.bx - seg.ax) * 180) / Math.PI };
 }
 
-/** A label's air-volume text: measured for a monitored tunnel when nothing is modelled, else the solve's,
- * called 模拟, with its change and a shortfall. `measuredSpeed`: the label shows a measured wind speed
- * (only while nothing is modelled: a modelled label gives the modelled air alone). */
+/** A label's air volume as measured when nothing is modelled: beside the measured wind speed, or called
+ * 实测 on its own (a fan drift's: its main fans' measured air volume, the overview's); null when the
+ * overview has none for the branch. */
+export function measuredText(q, measuredSpeed) {
+  if (q == null) return null;
+  return measuredSpeed ? `  ${reading(q, 'air_volume')}` : `实测 ${reading(q, 'air_volume')}`;
+}
+
+/** A label's air-volume text: measured for a monitored tunnel when nothing is modelled (measuredText),
+ * else the solve's, called 模拟, with its change and a shortfall. `measuredSpeed`: the label shows a
+ * measured wind speed (only while nothing is modelled: a modelled label gives the modelled air alone). */
 function flowText(row, measuredSpeed, modelled, delta, isShort) {
-  const sep = measuredSpeed && !modelled ? '  ' : '';
-  if (measuredSpeed && !modelled) {
-    const q = measured[row.id];
-    return q == null ? '' : `${sep}${reading(q, 'air_volume')}`;
-  }
+  if (!modelled && (measuredSpeed || measured[row.id] != null)) return measuredText(measured[row.id], measuredSpeed) ?? '';
   const change = delta ? `（${delta > 0 ? '+' : '−'}${Math.abs(delta)}）` : '';
-  return `${sep}模拟 ${m3min(row.q)}${change}${isShort ? ' 不足' : ''}`;
+  return `模拟 ${m3min(row.q)}${change}${isShort ? ' 不足' : ''}`;
 }
 
 /** Arrows over the map's lines and each line's air volume in its label (placed again by map.js);
@@ -119,7 +123,7 @@ function overlay(result, before = null, change = null) {
       if (speed && before) speed.setAttribute('display', 'none');
       else speed?.removeAttribute('display');
       flow.textContent = flowText(row, Boolean(speed), Boolean(before), delta, short.has(row.id));
-      flow.setAttribute('class', speed && !before ? 'flow measured' : cls);
+      flow.setAttribute('class', (speed || measured[row.id] != null) && !before ? 'flow measured' : cls);
     }
     if (label && before) Object.assign(label.dataset, { whatif: kept.has(row.id) ? 'key' : 'quiet', whatifRank: kept.get(row.id) ?? '' });
     else if (label) delete label.dataset.whatif;
@@ -228,7 +232,7 @@ function renderPanel(solved) {
     el('h3', {}, '如果……会怎样（通风网络模拟）'),
     el('p', { class: 'muted' },
       `现状解算：${solved.iterations} 次迭代收敛（${balance(solved.residual_q)}）；箭头为风流方向。`
-      + '图上“实测”为监测数据（风量 = 60 × 风速 × 断面），“模拟”为通风网络解算的风量。'),
+      + '图上“实测”为监测数据（风量 = 60 × 风速 × 断面；主要通风机风硐为主要通风机的监测风量），“模拟”为通风网络解算的风量。'),
     el('div', { class: 'what-if-form' }, pick, action, value, run, reset),
     out,
   );

@@ -50,13 +50,31 @@ function showSelected(scroll = false) {
   if (node && scroll) scrollToItem(box, node);
 }
 
+/** A tunnel's subtitle in the side panel: its class, status and wind speed; a tunnel without a wind speed
+ * whose air volume the overview has (a fan drift: its main fans' measured figure) shows that, 实测. */
+function tunnelMeta(item) {
+  const row = overview?.tunnels.find((t) => t.tun_id === item.tun_id);
+  const air = item.wind_speed == null && row?.q != null
+    ? `风量 实测 ${reading(row.q, 'air_volume')}（${row.q_source}）`
+    : `风速 ${reading(item.wind_speed, 'wind_speed')}（${WIND[item.compliance]}）`;
+  return [item.roadway_class, `状态 ${statusOf(item.tun_id) || '读取中'}`, air];
+}
+
+/** A device's subtitle in the side panel: its kind and where it stands (none when the data give no
+ * place); a main fan its state and measured air volume as the overview's strip shows them. */
+function deviceMeta(item) {
+  const fan = overview?.fans.find((f) => f.device_id === item.device_id);
+  const duty = fan && (fan.running
+    ? `运行 · 风量 实测 ${reading(fan.air_volume, 'air_volume')}`
+    : fan.state || '停止');
+  return [item.type_label, item.position, duty].filter(Boolean);
+}
+
 async function interpret(kind, item) {
   const body = openPanel(kind, kind === 'tun' ? item.tun_id : item.device_id, item.name);
   const mode = clickMode();
-  const meta = kind === 'tun'
-    ? `${item.roadway_class} · 状态 ${statusOf(item.tun_id) || '读取中'} · 风速 ${reading(item.wind_speed, 'wind_speed')}（${WIND[item.compliance]}）`
-    : `${item.type_label} · ${item.position || ''}`;
-  body.append(el('p', { class: 'muted' }, `${meta} · ${mode === 'plan' ? '计划模式' : '快速模式'}`));
+  const meta = kind === 'tun' ? tunnelMeta(item) : deviceMeta(item);
+  body.append(el('p', { class: 'muted', id: 'panel-meta' }, [...meta, mode === 'plan' ? '计划模式' : '快速模式'].join(' · ')));
   const view = new TurnView(body);
   view.setStatus('正在请求解读...');
   const json = kind === 'tun'

@@ -145,7 +145,7 @@ function tunnelsView(rows) {
     el('thead', {}, el('tr', {}, ...heads.map((h) => el('th', {}, h)))),
     el('tbody', {}, ...rows.map((t) => el('tr', { 'data-tun-id': t.tun_id },
       el('td', {}, t.name), el('td', {}, statusTag(t.status)),
-      el('td', {}, cell(t.values.wind_speed, 'wind_speed')), el('td', {}, reading(t.q, 'air_volume')),
+      el('td', {}, cell(t.values.wind_speed, 'wind_speed')), el('td', { title: t.q_source || '' }, reading(t.q, 'air_volume')),
       el('td', {}, cell(t.values.ch4, 'ch4')), el('td', {}, cell(t.values.co, 'co')),
       ...SPARKS.map(([q]) => el('td', { class: 'spark-cell' },
         t.sparks[q] ? sparkline(t.sparks[q], q, t.spark_limits?.[q] || [], t.values[q]?.point) : '—'))))));
