@@ -189,5 +189,18 @@ def test_each_devices_effect_writes_air_in_whole_m3_per_min_its_change_their_dif
     for m in changes:
         assert all(re.fullmatch(r"[-+]?\d+", x) for x in m.groups()), m[0]
         assert int(m[3]) == int(m[2]) - int(m[1]), m[0]
-    now = [line for line in lines if "当前解算风量" in line]
-    assert now and all(re.search(r"当前解算风量 \d+ m³/min", line) for line in now), now
+    now = [line for line in lines if "当前风量" in line]
+    assert now and all(re.search(r"通风网络解算（模拟）\d+ m³/min", line) for line in now), now
+
+
+async def test_the_fans_air_now_is_its_measured_figure_beside_the_solves(client: httpx.AsyncClient) -> None:
+    """The section gives the fan's air now as the measured figure the overview's strip shows, called 实测,
+    with the network solve's beside it called 模拟; a standby fan has no measured figure of its own."""
+    overview = (await client.get("/api/mine/overview")).json()
+    running = next(f for f in overview["fans"] if f["running"])
+    text = section(text_of(await click(client, running["device_id"], "fan")))
+    assert f"当前风量：实测 {running['air_volume']:.0f} m³/min" in text
+    assert re.search(r"；通风网络解算（模拟）\d+ m³/min。", text)
+    standby = next(f for f in overview["fans"] if not f["running"])
+    text = section(text_of(await click(client, standby["device_id"], "fan")))
+    assert "实测" not in text and "当前风量：通风网络解算（模拟）" in text

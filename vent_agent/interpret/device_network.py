@@ -13,6 +13,7 @@ says that no network of that mine is loaded.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Mapping
 from datetime import datetime
 from typing import Literal
 
@@ -75,15 +76,32 @@ async def clicked_device_effects(
     """The network section of device ``device_id`` as its data source describes it (or, for a door or
     regulator the source does not know, as the network does); None for a sensor or an unknown device."""
     try:
-        device = (await source.query_device_data_by_id(device_id)).device
+        data = await source.query_device_data_by_id(device_id)
+        device = data.device
     except NotFoundError:
         branch = facility_branch(device_id, settings)
         if branch is None:
             return None
         return await asyncio.to_thread(effects_of, settings, branch.kind, branch.id, None, None)
-    return await asyncio.to_thread(
+    effects = await asyncio.to_thread(
         effects_of, settings, device.device_type, device.device_id, device.tun_id, device.state
     )
+    return with_measured_air(effects, measured_air(data.latest.values if data.latest else {}))
+
+
+def measured_air(values: Mapping[str, float]) -> float | None:
+    """A fan's measured air volume (m³/min) from its reading's ``values``: None when it is not running or
+    the reading has none (a standby fan's figure is not the air it moves)."""
+    if values.get("running", 1.0) < 1.0:
+        return None
+    return values.get("air_volume")
+
+
+def with_measured_air(effects: NetworkEffects | None, q: float | None) -> NetworkEffects | None:
+    """``effects`` with the device's measured air volume (``q_measured``) when it is on the network."""
+    if effects is None or q is None or not effects.on_network:
+        return effects
+    return effects.model_copy(update={"q_measured": q})
 
 
 async def gather_clicked_device_facts(
@@ -108,6 +126,12 @@ async def gather_clicked_device_facts(
     assert facts.device is not None  # device facts always carry their device
     d = facts.device
     effects = effects_of(settings, d.device_type, d.device_id, d.tun_id, d.state)
+    measured = next(
+        (a.value for a in facts.assessments if a.quantity == "air_volume" and a.device_id == d.device_id),
+        None,
+    )
+    running = next((a.value for a in facts.assessments if a.quantity == "running"), 1.0)
+    effects = with_measured_air(effects, measured if (running or 0.0) >= 1.0 else None)
     return facts if effects is None else facts.model_copy(update={"network": effects})
 
 

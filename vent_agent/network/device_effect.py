@@ -101,6 +101,9 @@ class NetworkEffects(_Frozen):
     branch: str | None = None
     branch_name: str = ""
     q_now: float | None = None
+    q_measured: float | None = None
+    """The device's own measured air volume (m³/min, a running fan's reading) when the data give one: the
+    figure the overview and the interpretation's table show, named 实测 beside the solve's 模拟 ``q_now``."""
     note: str = ""
     effects: list[DeviceEffect] = Field(default_factory=list)
 
@@ -237,12 +240,23 @@ def _ordered(findings: Iterable[NetworkFinding]) -> list[NetworkFinding]:
     return sorted(findings, key=lambda f: rank.get(f.kind, len(rank)))
 
 
+def _air_now(effects: NetworkEffects) -> str:
+    """The device's air now: its measured figure (实测) when the data give one, then the solve's (模拟)."""
+    branch = f"{effects.branch}（{effects.branch_name}）" if effects.branch_name else str(effects.branch)
+    solved = f"通风网络解算（模拟）{'—' if effects.q_now is None else air(effects.q_now)} m³/min"
+    if effects.q_measured is None:
+        return f"该设备在通风网络模型中为分支 {branch}，当前风量：{solved}。"
+    return (
+        f"该设备在通风网络模型中为分支 {branch}，当前风量：实测 {air(effects.q_measured)} m³/min（监测数据）；"
+        f"{solved}。"
+    )
+
+
 def effect_lines(effects: NetworkEffects) -> list[str]:
     """The effects as Chinese Markdown lines (the interpretation's 调整影响 section, without its title)."""
     if not effects.on_network:
         return [effects.note]
-    now = "—" if effects.q_now is None else air(effects.q_now)
-    lines = [f"该设备在通风网络模型中为分支 {effects.branch}，当前解算风量 {now} m³/min。"]
+    lines = [_air_now(effects)]
     if effects.note:
         lines.append(effects.note + ("" if effects.note.endswith("。") else "。"))
     for effect in effects.effects:
