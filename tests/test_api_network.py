@@ -90,9 +90,14 @@ async def test_stopping_the_main_fan_stops_the_local_fans_and_names_the_standby_
     assert (
         abs(rows["FD-01"]["q"]) < 1e-3 and abs(rows["JF-15220-YS"]["q"]) < 1e-3
     )  # no air out of a stopped fan
-    assert "停止风机 JF-15220-YS" in body["changes"] and any("切断电源" in n for n in body["notes"])
+    # each change names the fan it stops, as the mine's data name it, not the branch (the drift) modelling it
+    assert body["changes"][0] == "停止主要通风机 1号主通风机（FAN-001）"
+    assert "停止15220 运输顺槽掘进工作面 局部通风机（主机）（JF-15220-YS-1）" in body["changes"]
+    assert any("切断电源" in n and "（JF-15220-YS-1）" in n for n in body["notes"])
+    assert rows["FD-01"]["device"] == "主要通风机 1号主通风机（FAN-001）"
     kinds = {f["kind"]: f for f in body["findings"]}
     assert "第180条" in kinds["main_fan_stopped"]["clause"]
+    assert kinds["main_fan_stopped"]["message"].startswith("主要通风机 1号主通风机（FAN-001）停止运转")
     assert "2号主通风机（FAN-002）" in kinds["main_fan_standby"]["message"]
 
 

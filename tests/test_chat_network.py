@@ -51,7 +51,7 @@ async def test_the_agent_answers_a_what_if_with_the_solvers_figures(app, client:
     content = _tool_content(model, "network_what_if")
     rows = {r["id"]: r for r in content["branches"]}
     assert rows["FM-01"]["q_m3min"] == round(door_q, 1) and rows["15216-GZM"]["q_m3min"] == round(face_q, 1)
-    assert content["changes"] == ["打开风门 FM-01"] and "审批" in content["advice"]
+    assert content["changes"] == ["打开二采区进回风联络巷风门（FM-01）"] and "审批" in content["advice"]
     short = [f for f in content["findings"] if f["kind"] == "short_air"]
     assert short and all("第159条" in f["clause"] for f in short)
     text = "".join(e["content"] for e in events if e["type"] == "token")

@@ -204,3 +204,23 @@ async def test_the_fans_air_now_is_its_measured_figure_beside_the_solves(client:
     standby = next(f for f in overview["fans"] if not f["running"])
     text = section(text_of(await click(client, standby["device_id"], "fan")))
     assert "实测" not in text and "当前风量：通风网络解算（模拟）" in text
+
+
+async def test_each_change_names_the_device_not_the_branch_modelling_it(client: httpx.AsyncClient) -> None:
+    """Stopping a main fan names the fan (its branch is its drift, 风硐), stopping a local fan names the
+    fan (its branch is the fan with its duct), opening a door names the door without its state before."""
+    mine = DemoMine()
+    running = [d for d in mine.devices.values() if d.device_type in ("fan", "aux_fan") and d.state != "备用"]
+    assert {d.device_type for d in running} == {"fan", "aux_fan"}
+    for d in running:
+        text = section(text_of(await click(client, d.device_id, d.device_type)))
+        kind = "主要通风机" if d.device_type == "fan" else "局部通风机"
+        named = d.name if kind in d.name else f"{kind} {d.name}"
+        assert f"**若停止{named}（{d.device_id}）**" in text, text
+        assert (
+            "若停止主要通风机风硐" not in text
+            and f"（{d.device_id}）停止运转" in text
+            or d.device_type == "aux_fan"
+        )
+    door = section(text_of(await click(client, "FM-01", "door")))
+    assert re.search(r"\*\*若打开[^（*]+风门（FM-01）\*\*", door), door

@@ -37,7 +37,7 @@ def test_opening_a_door_shows_the_change_on_the_map_and_the_short_branches(
     assert page.locator("#what-if-action").input_value() == "open_door"
     page.get_by_role("button", name="模拟").click()
     result = page.locator("#what-if-result")
-    sync_api.expect(result).to_contain_text("打开风门 FM-01")
+    sync_api.expect(result).to_contain_text("调整：打开二采区进回风联络巷风门（FM-01）")
     sync_api.expect(result.locator("table tbody tr").first).to_be_visible()
     sync_api.expect(result.locator(".findings")).to_contain_text("第159条")
     assert page.locator("g.airflow g.flow.short").count() > 0

@@ -1,7 +1,7 @@
 """The main fan's air volume in the console, in a real headless browser: one measured figure, the overview's
 (its strip and the fan drift's row), called 实测 wherever it is shown — the drift's label on the map, the
 side panel's subtitle of the fan and of its drift — with the network solve's figure called 模拟 only when a
-change is modelled. Fixtures and skip rules are those of tests/test_console_browser.py."""
+change is modelled; the what-if names the fan, not its drift. Fixtures and skip rules are those of tests/test_console_browser.py."""
 
 from __future__ import annotations
 
@@ -42,8 +42,13 @@ def test_the_main_fans_measured_air_is_shown_alike_everywhere(
     _open_panel(page, f'g.device[data-device-id="{fan["device_id"]}"]')
     sync_api.expect(meta).to_contain_text(f"运行 · 风量 实测 {_figure(fan['air_volume'])}")
     # a modelled change shows the solve's figure, called 模拟
+    # the what-if names the fan it stops, not the drift that models it
+    named = f"主要通风机 {fan['name']}（{fan['device_id']}）"
+    option = page.locator(f'#what-if-branch option[value="{fan["tun_id"]}"]')
+    assert option.text_content() == named
     page.select_option("#what-if-branch", fan["tun_id"])
     page.get_by_role("button", name="模拟").click()
+    sync_api.expect(page.locator("#what-if-result")).to_contain_text(f"调整：停止{named}")
     sync_api.expect(label).to_contain_text("模拟 ")
     page.get_by_role("button", name="恢复现状").click()
     sync_api.expect(label).to_have_text(re.compile(r"^实测 "))

@@ -46,7 +46,7 @@ def test_what_if_json_gives_each_branch_its_change(capsys: pytest.CaptureFixture
     result = json.loads(out)
     row = {r["id"]: r for r in result["branches"]}["26"]
     assert row["q"] > row["q_before"] > 0 and row["dq"] == pytest.approx(row["q"] - row["q_before"])
-    assert result["changes"] == ["设置调节风窗 26"]
+    assert result["changes"] == ["将阻力调节平巷（26）的调节风窗全部打开（附加风阻降为 0）"]
 
 
 def test_text_output_is_chinese(capsys: pytest.CaptureFixture[str]) -> None:
@@ -94,11 +94,15 @@ def test_without_a_topology_the_cli_solves_the_demo_mine_as_the_api_does(
     assert flows.keys() == api.keys() and max(abs(flows[k] - api[k]) for k in api) <= 1e-6
     change = json.dumps({"action": "open_door", "branch": "FM-01"})
     code, out, _ = _run(capsys, "what-if", "--change", change, "--json")
-    assert code == 0 and json.loads(out)["changes"] == ["打开风门 FM-01"]
+    assert code == 0 and json.loads(out)["changes"] == ["打开二采区进回风联络巷风门（FM-01）"]
     # as the API: the main fan stopped, the local fans lose their power and no air leaves through it
     code, out, _ = _run(capsys, "what-if", "--change", '{"action": "stop_fan", "branch": "FD-01"}', "--json")
     stopped = json.loads(out)
-    assert code == 0 and "停止风机 JF-15220-YS" in stopped["changes"] and "切断电源" in stopped["notes"][0]
+    assert (
+        code == 0
+        and "停止主要通风机 1号主通风机（FAN-001）" in stopped["changes"]
+        and "切断电源" in stopped["notes"][0]
+    )
     assert max(abs(row["q"]) for row in stopped["branches"]) <= 1e-3
     code, _, err = _run(capsys, "solve", "--total-airflow", "100")
     assert code == 2 and "示范矿井" in err

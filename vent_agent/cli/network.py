@@ -33,8 +33,9 @@ import typer
 
 from vent_agent.cli.usage import PROG, existing_file
 from vent_agent.network.fan_stop import with_local_fans_cut
+from vent_agent.network.naming import change_words
 from vent_agent.network.requests import demo_mine_network
-from vent_agent.network.service import MAX_FIT_BRANCHES, fit_json
+from vent_agent.network.service import MAX_FIT_BRANCHES, demo_device_names, fit_json
 from ventnet import Network, NetworkError, NotConverged, Solution, require_driver, solve
 from ventnet.changes import Change
 from ventnet.csv_topology import load_survey, load_topology, pose
@@ -86,9 +87,11 @@ def what_if_command(
 ) -> None:
     """调整网络（关风门、设调节风窗、停开风机、增删分支）后重新解算，给出各分支的变化；主要通风机全部停止时局部通风机随之断电。"""
     network = _network(topology, total_airflow)
-    changes, cut = _run(lambda: with_local_fans_cut(network, [_change(text) for text in change]))
+    names = demo_device_names() if topology is None else {}  # the demo mine's fans, as the API names them
+    changes, cut = _run(lambda: with_local_fans_cut(network, [_change(text) for text in change], names))
     result = _run(lambda: what_if(network, changes))
     payload = result.to_json()
+    payload["changes"] = [change_words(network, c, names) for c in result.changes]
     payload["notes"] += cut
     if as_json:
         _print(payload, result.after)

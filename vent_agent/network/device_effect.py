@@ -11,7 +11,7 @@ nothing). Flows are shown in m³/min, as the plans write them.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -19,6 +19,7 @@ from vent_agent.kb.thresholds import ThresholdTable
 from vent_agent.network.fan_stop import mine_what_if
 from vent_agent.network.figures import air, air_change
 from vent_agent.network.judge import NetworkFinding, judge_solution
+from vent_agent.network.naming import change_words
 from ventnet import Branch, Network, NetworkError, NotConverged, Solution
 from ventnet.changes import CLOSED_DOOR_RESISTANCE, Change
 from ventnet.solution import REVERSE_TOLERANCE
@@ -149,9 +150,12 @@ def network_effects(
     tun_id: str | None,
     state: str | None = None,
     standby: Sequence[str] = (),
+    names: Mapping[str, str] | None = None,
 ) -> NetworkEffects:
     """What changing the device would do on ``network`` (solved as ``baseline``), judged by ``table``;
-    ``standby`` names the mine's standby main fans (:func:`.fan_stop.fan_stop_findings`)."""
+    ``standby`` names the mine's standby main fans (:func:`.fan_stop.fan_stop_findings`), ``names`` the
+    devices its branches model (:mod:`.naming`: a change names the fan, not its drift)."""
+    names = names or {}
     branch = device_branch(network, device_type, device_id, tun_id)
     if branch is None:
         return NetworkEffects(
@@ -170,7 +174,9 @@ def network_effects(
     elif branch.kind == "regulator":
         note = f"调节风窗当前附加风阻 {branch.added_resistance:.4g} N·s²/m⁸"
     before = {(f.kind, f.branch) for f in judge_solution(network, baseline, table)}
-    effects = [_effect(network, baseline, table, change, before, standby) for change in changes_for(branch)]
+    effects = [
+        _effect(network, baseline, table, change, before, standby, names) for change in changes_for(branch)
+    ]
     return found.model_copy(update={"note": note, "effects": effects})
 
 
@@ -188,12 +194,13 @@ def _effect(
     change: Change,
     before: set[tuple[str, str]],
     standby: Sequence[str],
+    names: Mapping[str, str],
 ) -> DeviceEffect:
     head = DeviceEffect(
-        branch=change.branch, action=change.action, change=_change_words(network, change), iterations=0
+        branch=change.branch, action=change.action, change=change_words(network, change, names), iterations=0
     )
     try:
-        result, findings, notes = mine_what_if(network, [change], baseline, table, standby)
+        result, findings, notes = mine_what_if(network, [change], baseline, table, standby, names)
     except (NetworkError, NotConverged) as exc:
         return head.model_copy(update={"error": str(exc)})
     names = {b.id: b.name for b in result.network.branches}
@@ -224,15 +231,6 @@ def _effect(
             "notes": notes,
         }
     )
-
-
-def _change_words(network: Network, change: Change) -> str:
-    branch = network.branch(change.branch)
-    label = f"{branch.name}（{branch.id}）" if branch.name else branch.id
-    if change.action == "set_regulator":
-        return f"将{label}的调节风窗全部打开（附加风阻降为 0）"
-    what = {"open_door": "打开", "close_door": "关闭", "stop_fan": "停止"}[change.action]
-    return f"{what}{label}"
 
 
 def _ordered(findings: Iterable[NetworkFinding]) -> list[NetworkFinding]:

@@ -11,11 +11,12 @@ naming it where the mine's data give one.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from functools import lru_cache
 
 from vent_agent.kb.thresholds import ThresholdTable, article_label
 from vent_agent.network.judge import NetworkFinding, judge_what_if
+from vent_agent.network.naming import device_label
 from vent_agent.upstream.demo_mine import DemoMine
 from ventnet import Network, Solution
 from ventnet.changes import Change, apply_changes
@@ -36,35 +37,40 @@ def main_fans_stopped(network: Network, changes: Sequence[Change]) -> bool:
     return stops and not any(b.running_fan is not None for b in network.branches)
 
 
-def with_local_fans_cut(network: Network, changes: Sequence[Change]) -> tuple[list[Change], list[str]]:
+def with_local_fans_cut(
+    network: Network, changes: Sequence[Change], names: Mapping[str, str] | None = None
+) -> tuple[list[Change], list[str]]:
     """``changes``, followed, when they leave no main fan running, by stopping every running local fan
-    (fixed-quantity branch), with a Chinese note saying why; else ``changes`` as given and no note.
+    (fixed-quantity branch), with a Chinese note saying why, the fans named by ``names``
+    (:func:`~vent_agent.network.naming.device_label`); else ``changes`` as given and no note.
     Raises :class:`~ventnet.NetworkError` as :func:`~ventnet.changes.apply_changes` does."""
     after = apply_changes(network, changes)
     if not main_fans_stopped(after, changes):
         return list(changes), []
-    local = [b.id for b in after.branches if b.fixed_q is not None and b.carried_q]
+    cut = [b for b in after.branches if b.fixed_q is not None and b.carried_q]
+    local = [b.id for b in cut]
     if not local:
         return list(changes), []
     note = (
         f"主要通风机全部停止运转时，井下必须立即停止工作、切断电源（{article_label(*STOP_ARTICLE)}），"
-        f"局部通风机随之断电：模拟中按停止计（{'、'.join(local)}），不再按定风量供风"
+        f"局部通风机随之断电：模拟中按停止计（{'、'.join(device_label(b, names or {}) for b in cut)}），不再按定风量供风"
         + ("" if after.elevations else "；网络未给出节点标高（自然风压），停风后各巷道按无风计")
     )
     return [*changes, *(Change("stop_fan", k) for k in local)], [note]
 
 
-def fan_stop_findings(result: WhatIf, table: ThresholdTable, standby: Sequence[str]) -> list[NetworkFinding]:
+def fan_stop_findings(
+    result: WhatIf, table: ThresholdTable, standby: Sequence[str], names: Mapping[str, str] | None = None
+) -> list[NetworkFinding]:
     """What the regulations require when ``result``'s changes leave no main fan running: withdraw
     (第180条) and start the standby main fan within 10 min (第177条; ``standby`` names the mine's standby
-    fans, "名称（编号）"); none otherwise."""
+    fans, "名称（编号）"); none otherwise. The stopped fans are named by ``names`` (branch id → the fan's
+    "名称（编号）", :func:`~vent_agent.network.naming.device_label`), not by their drifts."""
     if not main_fans_stopped(result.network, result.changes):
         return []
     stopped = [c.branch for c in result.changes if c.action == "stop_fan"]
     fans = "、".join(
-        f"{b.name}（{b.id}）" if b.name else b.id
-        for b in result.network.branches
-        if b.id in stopped and b.fan
+        device_label(b, names or {}) for b in result.network.branches if b.id in stopped and b.fan
     )
     running = table.get("main_fan_running")
     named = f"备用主要通风机 {'、'.join(standby)}" if standby else "备用主要通风机（数据中未给出备用风机）"
@@ -92,13 +98,15 @@ def mine_what_if(
     baseline: Solution,
     table: ThresholdTable,
     standby: Sequence[str] = (),
+    names: Mapping[str, str] | None = None,
 ) -> tuple[WhatIf, list[NetworkFinding], list[str]]:
     """The what-if of ``changes`` on ``network`` (solved as ``baseline``) with the local fans cut when
     no main fan is left running (:func:`with_local_fans_cut`), its findings (:func:`judge_what_if` and
-    :func:`fan_stop_findings`) and the notes that cut adds. Raises as :func:`ventnet.whatif.what_if`."""
-    posed, notes = with_local_fans_cut(network, changes)
+    :func:`fan_stop_findings`, the fans named by ``names``) and the notes that cut adds. Raises as
+    :func:`ventnet.whatif.what_if`."""
+    posed, notes = with_local_fans_cut(network, changes, names)
     result = what_if(network, posed, baseline)
-    return result, fan_stop_findings(result, table, standby) + judge_what_if(result, table), notes
+    return result, fan_stop_findings(result, table, standby, names) + judge_what_if(result, table), notes
 
 
 @lru_cache(maxsize=1)

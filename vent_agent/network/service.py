@@ -4,14 +4,18 @@ these in a worker thread."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from functools import lru_cache
+from types import MappingProxyType
 from typing import Any
 
 from vent_agent.kb.thresholds import ThresholdTable
-from vent_agent.network.device_effect import NetworkEffects, network_effects
+from vent_agent.network.device_effect import STANDBY, NetworkEffects, device_branch, network_effects
 from vent_agent.network.fan_stop import demo_standby_fans, mine_what_if
 from vent_agent.network.judge import judge_solution
+from vent_agent.network.naming import change_words, device_label
 from vent_agent.network.requests import FitSpec, NetworkSpec, WhatIfSpec, build_network, demo_mine_network
+from vent_agent.upstream.demo_mine import DemoMine
 from vent_agent.upstream.layout import load_layout
 from ventnet import Network, NetworkError, Solution, require_driver, solve
 from ventnet.diagonal import diagonal_branches
@@ -29,7 +33,7 @@ def solve_payload(spec: NetworkSpec, edition: str | None = None) -> dict[str, An
     out = solution.to_json()
     out["findings"] = [f.to_json() for f in judge_solution(network, solution, ThresholdTable.load(edition))]
     out["network"] = origin
-    _describe_branches(out, network)
+    _describe_branches(out, network, demo_device_names() if origin == "demo" else {})
     return out
 
 
@@ -41,14 +45,21 @@ def what_if_payload(spec: WhatIfSpec, edition: str | None = None) -> dict[str, A
     change that does not apply."""
     network, origin = build_network(spec)
     standby = demo_standby_fans() if origin == "demo" else ()
+    names = demo_device_names() if origin == "demo" else {}
     result, findings, notes = mine_what_if(
-        network, spec.parsed_changes(), _baseline(network, origin), ThresholdTable.load(edition), standby
+        network,
+        spec.parsed_changes(),
+        _baseline(network, origin),
+        ThresholdTable.load(edition),
+        standby,
+        names,
     )
     out = result.to_json()
+    out["changes"] = [change_words(network, c, names) for c in result.changes]
     out["notes"] += notes
     out["findings"] = [f.to_json() for f in findings]
     out["network"] = origin
-    _describe_branches(out, result.network)
+    _describe_branches(out, result.network, names)
     out["advice"] = "以上为模拟结果，仅供参考：对矿井的任何调整须经通风负责人审批后实施，本系统不操作任何设施"
     return out
 
@@ -178,12 +189,30 @@ def _demo_device_effects(
         tun_id=tun_id,
         state=state,
         standby=demo_standby_fans(),
+        names=demo_device_names(),
     )
 
 
-def _describe_branches(out: dict[str, Any], network: Network) -> None:
+@lru_cache(maxsize=1)
+def demo_device_names() -> Mapping[str, str]:
+    """``branch id → "名称（编号）"`` of the device each fan branch of the demo mine's network models: a
+    main fan's drift its running main fan, a local fan's branch its heading's running local fan (the
+    mine's data name them; :mod:`.naming`)."""
+    network = demo_mine_network()
+    names: dict[str, str] = {}
+    for d in DemoMine().devices.values():
+        if d.device_type not in ("fan", "aux_fan") or d.state == STANDBY:
+            continue
+        branch = device_branch(network, d.device_type, d.device_id, d.tun_id)
+        if branch is not None:
+            names.setdefault(branch.id, f"{d.name}（{d.device_id}）")
+    return MappingProxyType(names)
+
+
+def _describe_branches(out: dict[str, Any], network: Network, names: Mapping[str, str]) -> None:
     """Give each branch row its ``name``, ``kind``, ``from`` and ``to``, ``added_resistance`` (N·s²/m⁸: a
-    door's or regulator's, 0 for an open door), and ``map_direction``: +1 when
+    door's or regulator's, 0 for an open door), ``device`` (what a change of it names: the fan it models,
+    :func:`~vent_agent.network.naming.device_label` over ``names``), and ``map_direction``: +1 when
     its air runs from the first to the second end the map draws (``GET /api/mine/network``), −1 when
     against, 0 without flow, None for a branch the map does not draw."""
     ends = load_layout().tunnels
@@ -191,6 +220,7 @@ def _describe_branches(out: dict[str, Any], network: Network) -> None:
     for row in out["branches"]:
         branch = by_id[row["id"]]
         row.update(name=branch.name, kind=branch.kind, added_resistance=branch.added_resistance)
+        row["device"] = device_label(branch, names)
         row.update({"from": branch.from_node, "to": branch.to_node})
         drawn = ends.get(branch.id)
         sign = (row["q"] > 1e-6) - (row["q"] < -1e-6)

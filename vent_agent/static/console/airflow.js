@@ -192,11 +192,17 @@ function actionsOf(row) {
   return [['stop_fan', '停止'], ['start_fan', '开启']];
 }
 
+/** A what-if choice: what it changes as the service names it (a main fan by its name, not its drift's). */
+export function optionText(row) {
+  const named = row.device || `${row.name || ''}（${row.id}）`;
+  return named.startsWith(CONTROLS[row.kind]) ? named : `${CONTROLS[row.kind]} ${named}`;
+}
+
 function renderPanel(solved) {
   const box = panel();
   const controls = solved.branches.filter((b) => b.kind in CONTROLS);
   const pick = el('select', { id: 'what-if-branch' },
-    ...controls.map((b) => el('option', { value: b.id }, `${CONTROLS[b.kind]} ${b.id} ${b.name || ''}`)));
+    ...controls.map((b) => el('option', { value: b.id }, optionText(b))));
   const action = el('select', { id: 'what-if-action' });
   const value = el('input', { id: 'what-if-value', type: 'number', min: '0', step: 'any', placeholder: '附加风阻 N·s²/m⁸', title: '调节风窗的附加风阻，N·s²/m⁸，0 为全开', hidden: true });
   const fill = () => {
