@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import httpx
@@ -169,3 +170,15 @@ async def test_the_console_page_its_modules_and_the_report_route(client: httpx.A
     # the reports route next to the mount still answers in the service's error shape
     missing = await client.get("/static/reports/vent_review_" + "0" * 32 + "_20260101.docx")
     assert missing.status_code == 404 and missing.json() == {"error": "报告不存在"}
+
+
+async def test_no_map_item_is_placed_by_a_node_id(client: httpx.AsyncClient) -> None:
+    """A device's place (the side panel's subtitle) is said in names a person knows, or not at all: never
+    by the network's node ids (a door's airway ``ZJF-END–HF-END``)."""
+    net = (await client.get("/api/mine/network")).json()
+    nodes = {n for b in demo_network().branches for n in (b.from_node, b.to_node)}
+    facilities = [d for d in net["devices"] if d["device_type"] in ("door", "regulator")]
+    assert facilities and all(d["position"] for d in facilities), "the layout names their airways' ends"
+    for d in net["devices"]:
+        words = re.findall(r"[A-Za-z0-9][A-Za-z0-9-]*", d["position"] or "")
+        assert not set(words) & nodes, (d["device_id"], d["position"])

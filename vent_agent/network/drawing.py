@@ -70,7 +70,8 @@ FACILITY_LABELS = {"door": "风门", "regulator": "调节风窗"}
 def network_facilities(layout: Layout, network: Network) -> list[dict[str, Any]]:
     """The doors and regulators of ``network`` as map devices, in the shape of the view's devices
     (``device_id``, ``name``, ``device_type`` ``"door"``/``"regulator"``, ``type_label``, ``tun_id``,
-    ``state``, ``position``, ``x``, ``y`` m): the branch id is the device id (what a click on it sends),
+    ``state``, ``position`` (between which named places: :func:`_between`, never node ids), ``x``, ``y``
+    m): the branch id is the device id (what a click on it sends),
     drawn on its own airway's line, halfway along the path the layout draws it by, as a ventilation plan
     sets a door or regulator across the airway it is built in; a facility whose branch the layout does
     not draw is left out (the map has no line to put it on). A door's state is 关闭 while it has an added
@@ -91,12 +92,22 @@ def network_facilities(layout: Layout, network: Network) -> list[dict[str, Any]]
                 "type_label": label,
                 "tun_id": branch.id,
                 "state": state,
-                "position": f"{branch.from_node}–{branch.to_node}",
+                "position": _between(layout, branch.from_node, branch.to_node),
                 "x": round(x, 1),
                 "y": round(y, 1),
             }
         )
     return out
+
+
+def _between(layout: Layout, a: str, b: str) -> str | None:
+    """Where a facility stands, in the names a person knows: ``二采区进风口与15216回风顺槽口之间`` from
+    the layout's names of its airway's two ends; None when the layout names either end only by its id
+    (a node id is the network's, not a place anyone calls it)."""
+    names = [layout.nodes[n].name if n in layout.nodes else "" for n in (a, b)]
+    if not all(names) or any(name == n for name, n in zip(names, (a, b), strict=True)):
+        return None
+    return f"{names[0]}与{names[1]}之间"
 
 
 def _join_path(layout: Layout, node: str, partner: str) -> list[list[float]]:
