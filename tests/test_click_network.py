@@ -11,12 +11,14 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.helpers import parse_spec_stream
+from tests.helpers import parse_spec_stream, present
 from tests.scripted_model import ScriptedChatModel, says, tool_call
 from vent_agent.interpret.device_network import gather_clicked_device_facts
+from vent_agent.interpret.device_notes import device_notes
 from vent_agent.kb.thresholds import ThresholdTable
 from vent_agent.network.device_effect import device_branch, effect_lines, network_effects
 from vent_agent.network.fan_stop import mine_what_if
+from vent_agent.network.local_fans import intake_airway
 from vent_agent.network.requests import demo_mine_network
 from vent_agent.settings import Settings
 from vent_agent.upstream.demo_mine import DemoMine
@@ -224,3 +226,37 @@ async def test_each_change_names_the_device_not_the_branch_modelling_it(client: 
         )
     door = section(text_of(await click(client, "FM-01", "door")))
     assert re.search(r"\*\*若打开[^（*]+风门（FM-01）\*\*", door), door
+
+
+async def test_a_local_fan_is_placed_in_its_intake_not_in_its_heading(client: httpx.AsyncClient) -> None:
+    """A local fan's tunnel in the data is the heading it ventilates; its panel names the intake airway it
+    stands in (第183条: in the intake, ≥ 10 m outside the heading's return mouth), as the map draws it,
+    and says it ventilates the heading through its duct — never the heading as its 安装巷道."""
+    mine = DemoMine()
+    fans = [d for d in mine.devices.values() if d.device_type == "aux_fan"]
+    assert fans
+    network = demo_mine_network()
+    for fan in fans:
+        heading = mine.tunnels[present(fan.tun_id)]
+        text = text_of(await click(client, fan.device_id, "aux_fan"))
+        intake = intake_airway(network, heading.tun_id)
+        assert intake is not None and intake.id != heading.tun_id
+        assert f"安装巷道：{intake.name}（进风巷道" in text
+        assert f"安装巷道：{heading.name}" not in text
+        assert f"经风筒向{heading.name}（{heading.roadway_class}）压入式供风" in text and "第183条" in text
+
+
+def test_without_a_network_a_local_fan_is_placed_by_its_data() -> None:
+    """A mine whose network is not loaded: the local fan's place is its data's position, and its heading
+    the place it ventilates, not its airway; a sensor of the heading stands in the heading."""
+    mine = DemoMine()
+    fan = next(d for d in mine.devices.values() if d.device_type == "aux_fan")
+    sensor = next(
+        d for d in mine.devices.values() if d.tun_id == fan.tun_id and d.device_type == "wind_sensor"
+    )
+    heading = mine.tunnels[present(fan.tun_id)]
+    notes = device_notes(fan, heading, TABLE)
+    assert f"安装地点：{fan.position}" in notes
+    assert not any(n.startswith("安装巷道") for n in notes)
+    assert notes[-1].startswith(f"供风地点：经风筒向{heading.name}")
+    assert f"安装巷道：{heading.name}（{heading.roadway_class}）" in device_notes(sensor, heading, TABLE)

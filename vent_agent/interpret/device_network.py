@@ -17,10 +17,12 @@ from collections.abc import Mapping
 from datetime import datetime
 from typing import Literal
 
+from vent_agent.interpret.device_notes import intake_note
 from vent_agent.interpret.facts import InterpretationFacts, gather_device_facts, no_data_timing
 from vent_agent.interpret.facts_cache import FactsCache
 from vent_agent.kb.thresholds import ThresholdTable
 from vent_agent.network.device_effect import NetworkEffects
+from vent_agent.network.local_fans import intake_airway
 from vent_agent.network.requests import demo_mine_network
 from vent_agent.network.service import device_effects
 from vent_agent.settings import Settings
@@ -132,7 +134,12 @@ async def gather_clicked_device_facts(
     )
     running = next((a.value for a in facts.assessments if a.quantity == "running"), 1.0)
     effects = with_measured_air(effects, measured if (running or 0.0) >= 1.0 else None)
-    return facts if effects is None else facts.model_copy(update={"network": effects})
+    notes = facts.notes
+    if d.device_type == "aux_fan" and d.tun_id and demo_network_source(settings):
+        intake = intake_airway(demo_mine_network(), d.tun_id)
+        if intake is not None:  # before the heading it ventilates (device_notes: 供风地点, last)
+            notes = [*notes[:-1], intake_note(intake.name or intake.id), *notes[-1:]]
+    return facts.model_copy(update={"network": effects, "notes": notes})
 
 
 def facility_facts(

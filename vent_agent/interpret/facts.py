@@ -45,6 +45,7 @@ from vent_agent.interpret.assess import (
     threshold_rules,
 )
 from vent_agent.interpret.cite import kb_label
+from vent_agent.interpret.device_notes import device_notes
 from vent_agent.interpret.facts_cache import FactsCache, data_json
 from vent_agent.interpret.heading import heading_air_volume
 from vent_agent.kb.numerals import find_article_refs
@@ -467,17 +468,7 @@ async def gather_device_facts(
         return hit
     assessments = device_assessments(device, data.latest, tunnel, table)
     anomalies = device_anomalies(device, window, tunnel, table, since)
-    notes = []
-    if device.model:
-        notes.append(f"型号 {device.model}")
-    if device.rated:
-        r = device.rated
-        pressure = f"、负压 {r.negative_pressure:g} Pa" if r.negative_pressure else ""
-        notes.append(f"额定工况：风量 {r.air_volume:g} m³/min{pressure}；{r.motor_words()}")
-    if device.state == STANDBY:
-        notes.append("备用设备：停机时运行参数不作判断")
-    if tunnel:
-        notes.append(f"安装巷道：{tunnel.name}（{tunnel.roadway_class}）")
+    notes = device_notes(device, tunnel, table)
     classes = [FAN_CLASSES[device.device_type]] if device.is_fan else []
     facts = InterpretationFacts(
         target="device",

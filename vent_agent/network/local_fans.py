@@ -26,7 +26,7 @@ from typing import Any
 
 from vent_agent.network.polyline import Point, length, offset, point_at, side_of
 from vent_agent.upstream.layout import Layout
-from ventnet import Network
+from ventnet import Branch, Network
 
 LOCAL_FAN_SETBACK_M = 80.0  # a heading's first fan: its distance upstream of the intake node, m (schematic)
 FAN_SPACING_M = 75.0  # between two fans in one intake airway, m (schematic: a symbol and a gap at 1280 px)
@@ -66,6 +66,17 @@ def local_fans(layout: Layout, network: Network) -> list[LocalFan]:
         mouth = heading.to_node if heading.from_node == duct.to_node else heading.from_node
         out.append(LocalFan(duct.id, heading.id, intake.id, duct.from_node, duct.to_node, mouth))
     return out
+
+
+def intake_airway(network: Network, heading: str) -> Branch | None:
+    """The intake airway the local fan of ``heading`` (a branch id) stands in: the airway, not a local
+    fan's, whose air arrives at the node the fan's branch draws from (as :func:`local_fans` finds it for
+    the map); None when the network models no local fan for the heading."""
+    start = next((b.from_node for b in network.branches if b.id == heading), None)
+    duct = next((b for b in network.branches if b.kind == "local_fan" and b.to_node == start), None)
+    if duct is None:
+        return None
+    return next((b for b in network.branches if b.to_node == duct.from_node and b.kind != "local_fan"), None)
 
 
 def path_from(layout: Layout, branch_id: str, start: str) -> list[Point]:
