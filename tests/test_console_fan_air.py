@@ -52,3 +52,19 @@ def test_the_main_fans_measured_air_is_shown_alike_everywhere(
     sync_api.expect(label).to_contain_text("模拟 ")
     page.get_by_role("button", name="恢复现状").click()
     sync_api.expect(label).to_have_text(re.compile(r"^实测 "))
+
+
+def test_the_overview_lists_the_data_notes_apart_from_the_alarms(
+    server: tuple[str, Any],  # noqa: F811
+    page: Any,  # noqa: F811
+) -> None:
+    """The overview's data-consistency notes (a heading's air above its local fans', a return's above the
+    main fans') are listed under the alarms as figures to check, none of them among the alarms."""
+    base, _ = server
+    overview = httpx.get(f"{base}/api/mine/overview", timeout=60).json()
+    assert overview["notes"], "the demo's headings carry more air than their local fans read"
+    page.goto(f"{base}/#overview")
+    notes = page.locator("#data-notes li")
+    sync_api.expect(notes).to_have_count(len(overview["notes"]))
+    sync_api.expect(page.locator("#data-notes h3")).to_contain_text("非安全报警")
+    assert page.locator("table.alarms tr.alarm").count() == len(overview["alarms"])

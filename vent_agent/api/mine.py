@@ -99,7 +99,7 @@ async def mark_acks(state: StateDep, user_name: str | None, alarms: list[dict[st
 @router.get("/overview")
 async def mine_overview_route(state: StateDep, user: OptionalUser) -> dict[str, Any]:
     """The operator's overview: ``{"time", "age_minutes", "stale", "stale_after_minutes", "fans",
-    "intake_q", "return_q", "worst", "alarms", "tunnels", "user_name"}`` (m³/min, m/s, %, ppm, Pa); each
+    "intake_q", "return_q", "worst", "alarms", "notes", "tunnels", "user_name"}`` (m³/min, m/s, %, ppm, Pa); each
     alarm's ``acked_at`` and ``acked_by`` are the caller's acknowledgement, and ``user_name`` the caller
     (null without a token the user service accepts: the console then offers no acknowledgement)."""
     view = await overview_of(state)

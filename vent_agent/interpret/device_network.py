@@ -20,6 +20,7 @@ from typing import Literal
 from vent_agent.interpret.device_notes import intake_note
 from vent_agent.interpret.facts import InterpretationFacts, gather_device_facts, no_data_timing
 from vent_agent.interpret.facts_cache import FactsCache
+from vent_agent.interpret.returns import with_fan_return_check
 from vent_agent.kb.thresholds import ThresholdTable
 from vent_agent.network.device_effect import NetworkEffects
 from vent_agent.network.local_fans import intake_airway
@@ -139,6 +140,7 @@ async def gather_clicked_device_facts(
         intake = intake_airway(demo_mine_network(), d.tun_id)
         if intake is not None:  # before the heading it ventilates (device_notes: 供风地点, last)
             notes = [*notes[:-1], intake_note(intake.name or intake.id), *notes[-1:]]
+    facts = await with_fan_return_check(source, facts)
     return facts.model_copy(update={"network": effects, "notes": notes})
 
 

@@ -12,7 +12,8 @@ Which limits apply:
   193、194条; 2016版第172、655条);
 - air volume of a tunnel (m³/min): 4 m³/min per person of ``max_workers`` and per kW of ``diesel_kw``
   (第159条); of a heading: its required air volume, the maximum of every method its data allows, and
-  its consistency with the auxiliary fans' delivery (:mod:`vent_agent.interpret.heading`);
+  its consistency with the auxiliary fans' delivery (:mod:`vent_agent.interpret.heading`); of a return
+  airway: its consistency with the main fans' air (:mod:`vent_agent.interpret.returns`);
 - fans: the device's alarm limits (``Device.alarm_limits``) while it runs, and its running state
   (主要通风机 第177条, 局部通风机 第184条) unless it is the standby (``state == "备用"``).
 
@@ -48,6 +49,7 @@ from vent_agent.interpret.cite import kb_label
 from vent_agent.interpret.device_notes import device_notes
 from vent_agent.interpret.facts_cache import FactsCache, data_json
 from vent_agent.interpret.heading import heading_air_volume
+from vent_agent.interpret.returns import with_return_check
 from vent_agent.kb.numerals import find_article_refs
 from vent_agent.kb.search import KnowledgeBase, get_knowledge_base
 from vent_agent.kb.thresholds import BreachOp, ThresholdTable
@@ -400,7 +402,7 @@ async def gather_tunnel_facts(
     )
     key, read = ("tunnel", tun_id), data_json(data, windows) if cache is not None else b""
     if cache is not None and (hit := cache.get(key, table, kb, read, timing)) is not None:
-        return hit
+        return await with_return_check(source, hit)  # the main fans' reading is not in the cache key
     tunnel = data.tunnel
     assessments: list[Assessment] = []
     for d in data.devices:
@@ -436,7 +438,7 @@ async def gather_tunnel_facts(
     )
     if cache is not None:
         cache.put(key, table, kb, read, facts)
-    return facts
+    return await with_return_check(source, facts)
 
 
 async def gather_device_facts(

@@ -23,6 +23,8 @@ from vent_agent.kb.thresholds import ThresholdTable
 from vent_agent.review.findings import Severity
 from vent_agent.upstream.models import Device, Reading, Tunnel, reading_text
 
+DATA_CHECK = "数据核查"
+"""The ``source`` of a data-consistency check (not a regulation limit nor a device's alarm limit)."""
 FLOW_MARGIN = 0.10
 """Allowed excess of the heading's measured flow over the fans' delivery before the two are called
 inconsistent: the combined uncertainty of a point wind-speed reading times a nominal section and of the
@@ -157,7 +159,7 @@ def _consistency(q: float, fan_q: float, fan_how: str) -> Assessment:
         breach_op=">",
         limit_text=f"≤ {fan_q:g} m³/min +{FLOW_MARGIN:.0%}",
         status="ok" if ok else "warning",
-        source="数据核查",
+        source=DATA_CHECK,
         action=""
         if ok
         else "数据不一致（非安全判定）：压入式供风的掘进工作面风量不应超过局部通风机供风量，"

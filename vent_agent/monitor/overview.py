@@ -20,6 +20,7 @@ from vent_agent.interpret.cite import kb_label
 from vent_agent.interpret.facts import InterpretationFacts, device_rules, gather_tunnel_facts
 from vent_agent.interpret.facts_cache import FactsCache
 from vent_agent.interpret.network import wind_speed_of
+from vent_agent.interpret.returns import CHECK_SOURCE, read_main_fans
 from vent_agent.kb.search import KnowledgeBase, get_knowledge_base
 from vent_agent.kb.thresholds import ThresholdTable, allowed_text, is_upper_limit
 from vent_agent.monitor.air_totals import roadway_totals, shaft_totals
@@ -160,7 +161,7 @@ def _tunnel_row(
     comes from (``q_source``), its worst status, sparklines and their limits (:func:`_sparks`).
 
     ``q`` is Q = 60·v·S from the tunnel's wind speed; a tunnel without one that carries running main
-    fans (their drift) has their measured air volume (the strip's figure, :func:`_fans`). The status is an
+    fans (their drift) has their measured air volume (the strip's figure, :func:`~vent_agent.interpret.returns.read_main_fans`). The status is an
     alarm's when one stands (a device limit included, the fans' too), else 正常 when the row shows a value
     or the fans' figure, and 无数据 when it shows none."""
     alarms = [a for a in facts.assessments if is_alarm(a)]
@@ -204,25 +205,23 @@ def _alarm(facts: InterpretationFacts, a: Assessment) -> dict[str, Any]:
     }
 
 
-async def _fans(source: VentilationSource) -> list[dict[str, Any]]:
-    """Each main fan: state (运行/备用), running, and its duty point (air volume m³/min, negative pressure
-    Pa) from its latest reading."""
-    out = []
-    for fan in await source.get_device_list_by_kind("fan"):
-        reading = await source.query_device_realtime_data(fan.device_id)
-        running = (reading.value("running") or 0.0) >= 1.0
-        out.append(
-            {
-                "device_id": fan.device_id,
-                "tun_id": fan.tun_id,
-                "name": fan.name,
-                "state": fan.state,
-                "running": running,
-                "air_volume": reading.value("air_volume") if running else None,
-                "negative_pressure": reading.value("negative_pressure") if running else None,
-            }
-        )
-    return out
+def is_data_note(a: Assessment) -> bool:
+    """True for a data-consistency check that does not hold (a heading's flow above its local fans', a
+    return's above the main fans': :mod:`vent_agent.interpret.heading`, :mod:`vent_agent.interpret.returns`):
+    a figure to check, listed apart from the alarms."""
+    return a.source == CHECK_SOURCE and a.status != "ok"
+
+
+def _note(facts: InterpretationFacts, a: Assessment) -> dict[str, Any]:
+    return {
+        "tun_id": facts.target_id,
+        "tunnel": facts.name,
+        "label": a.label,
+        "value_text": a.value_text,
+        "limit_text": a.limit_text,
+        "action": a.action,
+        "basis": a.basis,
+    }
 
 
 def _worst(facts: list[InterpretationFacts], quantity: str) -> dict[str, Any] | None:
@@ -258,13 +257,15 @@ async def mine_overview(
     network: tuple[Network, Solution] | None = None,
 ) -> dict[str, Any]:
     """The overview: ``{"time", "age_minutes", "stale", "stale_after_minutes", "fans", "intake_q",
-    "return_q", "air_totals", "worst": {"ch4", "co"}, "alarms", "tunnels"}``. ``time`` is the newest data
+    "return_q", "air_totals", "worst": {"ch4", "co"}, "alarms", "notes", "tunnels"}``. ``time`` is the newest data
     time (ISO, the mine's time zone) and ``age_minutes`` its age; ``intake_q``/``return_q`` (m³/min) the
     mine's total intake and return air, ``air_totals`` where they come from (``{"intake", "return"}``, each
     ``{"q", "source", "parts"}``: :func:`~vent_agent.monitor.air_totals.shaft_totals` over the mine's
     ``network`` and its solve when given, else the :data:`INTAKE_CLASS`/:data:`RETURN_CLASS` roadways;
     None without a reading); ``alarms`` the
-    readings beyond a threshold (:func:`is_alarm`), worst first; each tunnel row has ``q`` and
+    readings beyond a threshold (:func:`is_alarm`), worst first; ``notes`` the data-consistency checks
+    that do not hold (:func:`is_data_note`: ``{"tun_id", "tunnel", "label", "value_text", "limit_text",
+    "action", "basis"}``), not alarms; each tunnel row has ``q`` and
     ``q_source`` (:func:`_tunnel_row`), its worst
     ``values`` of wind speed, CH₄ and CO with their status word, ``status``, ``sparks`` (24 hourly
     values by quantity, oldest first) and ``spark_limits`` (the limits of each, :func:`_spark_limits`). Source errors propagate."""
@@ -280,7 +281,7 @@ async def mine_overview(
     sparks = await asyncio.gather(
         *(_sparks(source, f, d, rulebook) for f, d in zip(facts, datas, strict=True))
     )
-    fans = await _fans(source)
+    fans = await read_main_fans(source)
     rows = [_tunnel_row(f, d, s, fans) for f, d, s in zip(facts, datas, sparks, strict=True)]
     alarms = sorted(
         (_alarm(f, a) for f in facts for a in f.assessments if is_alarm(a)),
@@ -300,5 +301,6 @@ async def mine_overview(
         "air_totals": totals,
         "worst": {q: _worst(list(facts), q) for q in WORST_QUANTITIES},
         "alarms": alarms,
+        "notes": [_note(f, a) for f in facts for a in f.assessments if is_data_note(a)],
         "tunnels": rows,
     }

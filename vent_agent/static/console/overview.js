@@ -136,6 +136,16 @@ function alarmsView(alarms, user) {
     })));
 }
 
+/** The data-consistency notes (a heading's air above its local fans', a return's above the main fans'):
+ * figures to check, listed apart from the alarms, never counted as one; null when there are none. */
+function notesView(notes) {
+  if (!notes?.length) return null;
+  return el('div', { class: 'data-notes', id: 'data-notes' },
+    el('h3', {}, `数据核查（非安全报警，${notes.length} 项）`),
+    el('ul', {}, ...notes.map((n) => el('li', { title: n.basis || '' },
+      el('b', {}, n.tunnel), ` ${n.label}：${n.value_text}（应 ${n.limit_text}）。${n.action}`))));
+}
+
 const SPARKS = [['wind_speed', '风速'], ['ch4', 'CH₄'], ['co', 'CO']]; // the overview's sparklines, in its order
 
 function tunnelsView(rows) {
@@ -161,7 +171,7 @@ export async function loadOverview() {
   }
   shown = view;
   document.getElementById('strip').replaceChildren(...stripView(view, view.alarms));
-  document.getElementById('alarm-list').replaceChildren(alarmsView(view.alarms, view.user_name));
+  document.getElementById('alarm-list').replaceChildren(...[alarmsView(view.alarms, view.user_name), notesView(view.notes)].filter(Boolean));
   document.getElementById('tunnel-list').replaceChildren(tunnelsView(view.tunnels));
   window.dispatchEvent(new CustomEvent('vent:overview', { detail: view }));
 }
