@@ -191,8 +191,8 @@ async def test_render_contains_values_and_articles(mine: DemoMine) -> None:
         assert a.value_text in text
     for label in (ART.format(157), ART.format(192), ART.format(193)):
         assert label in text
-    # the heat provision (2016 edition only) is not in the knowledge base: its source without a number
-    assert "《煤矿安全规程》（2016版）相关条款（知识库未收录原文）" in text and "第655条" not in text
+    # the heat provision (2016 edition only, in the knowledge base's 2016 excerpts): cited by its number
+    assert "| 《煤矿安全规程》（2016版）第655条 |" in text and "知识库未收录" not in text
     assert "**超限**" in text and "**预警**" in text and "**正常**" in text
     assert not set("✅⚠❌🔔") & set(text), "status in words, never a glyph that needs an emoji font"
     assert "近24小时异常" in text and "仍在持续" in text and "撤出人员" in text

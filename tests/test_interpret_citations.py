@@ -14,12 +14,13 @@ import pytest
 from tests.helpers import parse_spec_stream, present
 from vent_agent.chat.toolset import record_fact_references, record_text_articles, references_event
 from vent_agent.events import EventModel, References
-from vent_agent.interpret.cite import NOT_IN_KB
+from vent_agent.interpret.cite import NOT_IN_KB, kb_label
 from vent_agent.interpret.facts import InterpretationFacts, gather_device_facts, gather_tunnel_facts
 from vent_agent.interpret.render import render_interpretation
 from vent_agent.kb.citations import CitationRegistry
 from vent_agent.kb.numerals import find_article_refs
-from vent_agent.kb.search import get_knowledge_base
+from vent_agent.kb.regulations import SHIPPED_DIR, load_file
+from vent_agent.kb.search import KnowledgeBase, get_knowledge_base
 from vent_agent.settings import Settings
 from vent_agent.upstream.demo_mine import DemoMine
 
@@ -84,13 +85,36 @@ async def test_every_demo_text_cites_only_articles_of_the_kb_and_lists_them(edit
             assert NOT_IN_KB in r.article or f"- {r.article}：" not in text, (target_id, r.article)
 
 
-async def test_a_provision_the_kb_lacks_is_named_without_its_number() -> None:
-    for target_id in ("15222-QY", "15220-HF", "EC-GDXS"):  # heading faces with a temperature sensor
-        facts = await _facts("tunnel", target_id, "2025")
-        temp = next(a for a in facts.assessments if a.quantity == "temperature")
-        assert temp.article == temp.source == "《煤矿安全规程》（2016版）相关条款（知识库未收录原文）"
-        assert "第655条" not in render_interpretation(facts)
-        assert all(find_article_refs(label) for label in facts.articles())
+@pytest.mark.parametrize("edition", ["2025", "2016"])
+async def test_the_2016_provisions_are_cited_by_number_and_quoted(edition: str) -> None:
+    """The heat limits (2016版第655条) and the main return's CH₄ limit (2016版第172条), which the
+    renumbered text lacks, are cited as the other limits are: with their article number, in the table
+    and in the references event with their clause quoted, never as 相关条款（知识库未收录原文）."""
+    for target_id, quantity, number, words in [
+        ("15222-QY", "temperature", 655, "26℃"),  # heading faces with a temperature sensor
+        ("15220-HF", "temperature", 655, "30℃"),
+        ("ZHFX", "ch4", 172, "0.75"),  # the main return
+    ]:
+        facts = await _facts("tunnel", target_id, edition)
+        a = next(a for a in facts.assessments if a.quantity == quantity and a.threshold_key)
+        label = f"《煤矿安全规程》（2016版）第{number}条"
+        assert a.article == a.source == label
+        text = render_interpretation(facts)
+        assert NOT_IN_KB not in text and f"| {label} |" in text
+        ev = await _references(text, facts, edition)
+        quoted = next(r for r in ev.references if (r.edition, r.article) == ("2016", number))
+        assert words in quoted.excerpt and quoted.label == label
+        assert {w.kind for w in ev.warnings} <= {"alias"} and ev.content is None  # nothing removed
+
+
+def test_a_provision_the_kb_lacks_is_named_without_its_number() -> None:
+    """A limit whose article the knowledge base does not hold keeps its figure, its source named without
+    the number (here: a knowledge base of the renumbered text alone)."""
+    articles = load_file(SHIPPED_DIR / "coal-mine-safety-regulations-ch4-ventilation.txt", "2025")
+    kb = KnowledgeBase(articles, edition="2025")
+    label = "《煤矿安全规程》（2016版）第655条"
+    assert kb_label(label, kb) == f"《煤矿安全规程》（2016版）{NOT_IN_KB}"
+    assert kb_label("《煤矿安全规程》（2025版）第157条", kb) == "《煤矿安全规程》（2025版）第157条"
 
 
 async def test_main_fan_provisions_are_listed_once_each() -> None:
@@ -104,10 +128,10 @@ async def test_main_fan_provisions_are_listed_once_each() -> None:
 
 async def test_a_removed_citation_of_a_rule_text_is_a_warning() -> None:
     facts = await _facts("tunnel", "15216", "2025")
-    text = render_interpretation(facts) + "\n温度另见《煤矿安全规程》（2016版）第655条。\n"
+    text = render_interpretation(facts) + "\n温度另见《煤矿安全规程》（2016版）第654条。\n"
     ev = await _references(text, facts, "2025")
     assert [w.kind for w in ev.warnings if w.removed] == ["not_in_kb"]
-    assert ev.content is not None and "第655条" not in ev.content
+    assert ev.content is not None and "第654条" not in ev.content
 
 
 async def test_fast_mode_references_event_covers_the_heading_text(client: httpx.AsyncClient) -> None:

@@ -16,6 +16,7 @@ from vent_agent.kb.regulations import (
     parse_text,
     repair_paragraphs,
 )
+from vent_agent.kb.search import KnowledgeBase
 from vent_agent.kb.thresholds import ThresholdTable
 
 SHIPPED_ARTICLES = set(range(156, 188)) | {192, 193, 194, 197}
@@ -23,9 +24,10 @@ SHIPPED_ARTICLES = set(range(156, 188)) | {192, 193, 194, 197}
 
 @pytest.fixture(scope="module")
 def corpus() -> dict[int, Article]:
+    """The renumbered text's articles (the shipped 2016 excerpts apart: test_the_2016_excerpts)."""
     articles, problems = load_corpus()
     assert problems == []
-    return {a.number: a for a in articles}
+    return {a.number: a for a in articles if not a.excerpt}
 
 
 # -- numbers --------------------------------------------------------------------------------------------
@@ -96,6 +98,24 @@ def test_shipped_corpus_articles(corpus: dict[int, Article]) -> None:
         assert a.label == f"《煤矿安全规程》（2025版）第{n}条"
         assert a.text.startswith(a.heading) and a.source.endswith(".txt")
     assert (SHIPPED_DIR / "SOURCE.md").is_file()
+
+
+def test_the_2016_excerpts_quote_the_thresholds_clauses() -> None:
+    """The shipped excerpts of the 2016 edition hold the articles its thresholds cite that the renumbered
+    text lacks, each with the clauses those thresholds quote (SOURCE.md), and give that edition no text."""
+    articles, _ = load_corpus()
+    excerpts = {a.number: a for a in articles if a.excerpt}
+    assert all(
+        a.edition == "2016" and a.label == f"《煤矿安全规程》（2016版）第{n}条" for n, a in excerpts.items()
+    )
+    table = ThresholdTable.load("2025")
+    cited = {t.article_aliases[0] for t in table.thresholds if t.article is None and t.article_aliases}
+    assert cited and cited == set(excerpts)
+    for t in table.thresholds:
+        if t.article is None and t.article_aliases:
+            assert t.clause in excerpts[t.article_aliases[0]].text, t.key
+    kb = KnowledgeBase(articles)
+    assert "2016" not in kb.text_editions
 
 
 @pytest.mark.parametrize(

@@ -1,9 +1,12 @@
 """What an interpretation may cite: only articles of 《煤矿安全规程》 the knowledge base holds.
 
-A limit whose provision the knowledge base lacks (e.g. the heat provision, 2016 edition only, with no
-article in the renumbered text, docs/DOMAIN.md §3) keeps its figure and its action, but its source is said
-without an article number (``《煤矿安全规程》（2016版）相关条款（知识库未收录原文）``), so that every 第N条 of
-the text can be checked against the knowledge base and listed in the ``references`` event.
+A limit whose provision the knowledge base lacks (a threshold table citing an article no regulation file
+holds) keeps its figure and its action, but its source is said without an article number
+(``《煤矿安全规程》（2016版）相关条款（知识库未收录原文）``), so that every 第N条 of the text can be checked
+against the knowledge base and listed in the ``references`` event. The provisions of the 2016 edition the
+renumbered text lacks and the thresholds cite (第172条 main-return CH₄, 第655条 heat: docs/DOMAIN.md §3) are
+shipped as excerpts (``vent_agent/data/regulations/SOURCE.md``), so they are cited with their number and
+quoted as the other limits are.
 """
 
 from __future__ import annotations

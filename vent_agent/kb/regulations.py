@@ -8,7 +8,8 @@ Sources, in order (a later file replaces an article with the same edition and nu
 2. every ``*.txt`` in ``settings.kb_dir``.
 
 A file's edition and title come from a front matter at its top (``---`` lines around ``edition: 2016``,
-``title: 《煤矿安全规程》``), else from ``manifest.json`` in its directory (``{"files": {"name.txt":
+``title: 《煤矿安全规程》``, and ``excerpts: true`` for a file of a few articles of an edition, not its text:
+:attr:`Article.excerpt`), else from ``manifest.json`` in its directory (``{"files": {"name.txt":
 {"edition": "2025"}}}``), else the default edition given to :func:`load_corpus` (see docs/KB.md).
 
 The text is what a Word export gives: a heading line ``第四章 通风`` / ``第一节 …``, each article starting
@@ -69,6 +70,11 @@ class Article(BaseModel):
     tables: list[RegTable] = Field(default_factory=list)
     text: str = ""
     source: str = ""
+    excerpt: bool = False
+    """From a file of excerpts (front matter ``excerpts: true``): a few articles of an edition, not its
+    text; cited and looked up by number like any article, but its edition does not count as having text
+    (:attr:`~vent_agent.kb.search.KnowledgeBase.text_editions`: a search in that edition still ranks every
+    edition's articles)."""
 
     @property
     def key(self) -> tuple[str, int]:
@@ -293,7 +299,10 @@ def load_file(
     written = str(info.get("edition") or default_edition).strip()
     edition = ArticleAliases.load().edition(written) or written  # "2022", "2016版" → "2016"
     document = info.get("title") or REGULATION_TITLE
-    return parse_text(body, edition=edition, source=path.name, document=document)
+    articles = parse_text(body, edition=edition, source=path.name, document=document)
+    if str(info.get("excerpts", "")).strip().lower() in ("true", "yes", "1"):
+        articles = [a.model_copy(update={"excerpt": True}) for a in articles]
+    return articles
 
 
 def regulation_files(directory: Path) -> list[Path]:

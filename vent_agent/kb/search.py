@@ -166,8 +166,9 @@ class KnowledgeBase:
 
     @property
     def text_editions(self) -> list[str]:
-        """Editions with text in the corpus, the edition in force first when it has text."""
-        eds = list(dict.fromkeys(a.edition for a in self._by_key.values()))
+        """Editions with text in the corpus (excerpts of an edition are not its text:
+        :attr:`~vent_agent.kb.regulations.Article.excerpt`), the edition in force first when it has text."""
+        eds = list(dict.fromkeys(a.edition for a in self._by_key.values() if not a.excerpt))
         return sorted(eds, key=lambda e: e != self.edition)
 
     def article(self, number: int, edition: str | None = None) -> Article | None:
