@@ -146,24 +146,51 @@ def heading_air_volume(
 
 def _consistency(q: float, fan_q: float, fan_how: str) -> Assessment:
     """The heading flow against the forcing fans' delivery (see the module doc)."""
-    ratio = q / fan_q if fan_q else float("inf")
-    limit = round(fan_q * (1 + FLOW_MARGIN), 1)
-    ok = round(q, 1) <= limit  # to 0.1 m³/min
-    return Assessment(
+    return flow_within_supply(
+        q,
+        fan_q,
         quantity="flow_consistency",
         label="风量与局部通风机供风一致性",
+        supply=f"局部通风机供风：{fan_how}",
+        subject="工作面风量",
+        why="压入式通风时工作面风量不超过风机供风量",
+        action="数据不一致（非安全判定）：压入式供风的掘进工作面风量不应超过局部通风机供风量，"
+        "请核查风速传感器位置与读数、巷道断面及局部通风机风量数据",
+    )
+
+
+def flow_within_supply(
+    q: float,
+    supply_q: float,
+    *,
+    quantity: str,
+    label: str,
+    supply: str,
+    subject: str,
+    why: str,
+    action: str,
+    point: str | None = None,
+) -> Assessment:
+    """A data-consistency check (数据核查, not a safety judgement): the measured air volume ``q`` (m³/min)
+    of an airway against ``supply_q`` (m³/min), the fans' air that it cannot exceed; ``ok`` up to
+    :data:`FLOW_MARGIN` above it, else a ``warning`` with ``action`` (what to check). ``supply``: the
+    fans' figure in words; ``subject``: what ``q`` is (工作面风量, 总回风巷风量); ``why``: the physical
+    reason; ``point``: where ``q`` was measured."""
+    limit = round(supply_q * (1 + FLOW_MARGIN), 1)
+    ok = round(q, 1) <= limit  # to 0.1 m³/min
+    ratio = q / supply_q if supply_q else float("inf")
+    return Assessment(
+        quantity=quantity,
+        label=label,
+        point=point,
         value=round(q, 1),
         value_text=reading_text(q, "measured_q"),
         unit="m³/min",
         limit=limit,
         breach_op=">",
-        limit_text=f"≤ {fan_q:g} m³/min +{FLOW_MARGIN:.0%}",
+        limit_text=f"≤ {supply_q:g} m³/min +{FLOW_MARGIN:.0%}",
         status="ok" if ok else "warning",
         source=DATA_CHECK,
-        action=""
-        if ok
-        else "数据不一致（非安全判定）：压入式供风的掘进工作面风量不应超过局部通风机供风量，"
-        "请核查风速传感器位置与读数、巷道断面及局部通风机风量数据",
-        basis=f"局部通风机供风：{fan_how}；工作面风量为其 {ratio:.2f} 倍；压入式通风时工作面风量不超过风机供风量"
-        f"（容差 {FLOW_MARGIN:.0%}，即 ≤ {limit:g} m³/min）",
+        action="" if ok else action,
+        basis=f"{supply}；{subject}为其 {ratio:.2f} 倍；{why}（容差 {FLOW_MARGIN:.0%}，即 ≤ {limit:g} m³/min）",
     )

@@ -22,10 +22,10 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from vent_agent.interpret.assess import Assessment
-from vent_agent.interpret.heading import DATA_CHECK, FLOW_MARGIN
+from vent_agent.interpret.heading import DATA_CHECK, FLOW_MARGIN, flow_within_supply
 from vent_agent.interpret.network import wind_speed_of
 from vent_agent.upstream.base import VentilationSource
-from vent_agent.upstream.models import Tunnel, reading_text
+from vent_agent.upstream.models import Tunnel
 
 if TYPE_CHECKING:
     from vent_agent.interpret.facts import InterpretationFacts
@@ -89,27 +89,18 @@ def return_consistency(q: float, where: str, fans: FanAir, others: str = "") -> 
     """The measured air volume ``q`` (m³/min) of return airway ``where`` against the main fans' ``fans``:
     ``ok`` within :data:`RETURN_MARGIN`, else a ``warning`` to check the data (see the module doc).
     ``others``: the other return airways' figures, for the basis."""
-    limit = round(fans.q * (1 + RETURN_MARGIN), 1)
-    ok = round(q, 1) <= limit
     listed = f"回风巷道实测风量：{others}；" if others else ""
-    return Assessment(
+    return flow_within_supply(
+        q,
+        fans.q,
         quantity=CHECK_QUANTITY,
         label="回风风量与主要通风机风量一致性",
         point=where,
-        value=round(q, 1),
-        value_text=reading_text(q, "measured_q"),
-        unit="m³/min",
-        limit=limit,
-        breach_op=">",
-        limit_text=f"≤ {fans.q:g} m³/min +{RETURN_MARGIN:.0%}",
-        status="ok" if ok else "warning",
-        source=CHECK_SOURCE,
-        action=""
-        if ok
-        else f"数据不一致（非安全判定）：主要通风机排出全部回风，{where}风量不应超过主要通风机风量；"
+        supply=f"{listed}主要通风机：{fans.words}",
+        subject=f"{where}风量",
+        why="主要通风机排出全部回风，回风巷道风量不超过其风量",
+        action=f"数据不一致（非安全判定）：主要通风机排出全部回风，{where}风量不应超过主要通风机风量；"
         "请核查该巷道风速传感器位置与读数、巷道断面，以及主要通风机风量数据",
-        basis=f"{listed}主要通风机：{fans.words}；{where}风量为其 {q / fans.q:.2f} 倍；"
-        f"主要通风机排出全部回风，回风巷道风量不超过其风量（容差 {RETURN_MARGIN:.0%}，即 ≤ {limit:g} m³/min）",
     )
 
 
