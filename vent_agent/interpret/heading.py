@@ -6,6 +6,11 @@ gas 100·q·k, explosives 25·A, auxiliary-fan intake Q_f·I + 60·v_min·S [R �
 [R 第159条], diesel vehicles 4 m³/min per kW), and the plan's stated required air volume when the data
 carries one. Methods that could not be computed are named: the maximum is then a lower bound.
 
+With running forcing fans the fan-intake method and the plan's required air volume (which plans compute
+for the heading as a place, the fan-intake method included) are the air the intake must carry where the
+fans stand, not the air inside the heading: they are stated, never compared with the heading's own flow
+(which would ask it to exceed what its fans deliver). The heading's own flow is judged by the other methods.
+
 A heading ventilated by forcing auxiliary fans receives its air through the fans' ducts: its air volume
 cannot exceed what the running fans deliver. A measured heading flow above the fans' delivery (with a
 measurement margin) is physically inconsistent: it is reported as data to check (sensor position,
@@ -29,6 +34,9 @@ FLOW_MARGIN = 0.10
 """Allowed excess of the heading's measured flow over the fans' delivery before the two are called
 inconsistent: the combined uncertainty of a point wind-speed reading times a nominal section and of the
 fan's own flow reading *(practice)*."""
+
+FAN_INTAKE = "calc_tunnel_by_fan_intake"
+"""The calculator of the full-pressure air at the auxiliary fans' site, Q_f·I + 60·v_min·S [R 第183条]."""
 
 _HEADING_TYPES = {"煤巷": "coal", "半煤岩巷": "half_coal", "岩巷": "rock"}
 _REQUIRED_ACTION = "风量低于需风量：调整局部通风机及风筒（检查风筒漏风、破损），必要时停止作业并撤出人员"
@@ -102,23 +110,35 @@ def heading_air_volume(
     q = 60.0 * wind_speed * tunnel.area
     basis = [f"Q = 60 × v × S = 60 × {wind_speed:g} × {tunnel.area:g} = {q:.1f} m³/min"]
     candidates: list[tuple[float, str]] = []
-    if result is not None:
-        basis += [f"{m.method_cn}：{m.substituted}" for m in result.methods]
-        candidates.append(
-            (result.value, next(m.method_cn for m in result.methods if m.method == result.governing))
-        )
+    methods = result.methods if result is not None else []
+    # the fan-intake method (Q_f·I + 60·v·S) is the full-pressure air the intake must carry where the fans
+    # stand: the heading itself receives what the fans deliver, so it is not the heading's own requirement
+    site = next((m for m in methods if m.method == FAN_INTAKE), None) if fan_q is not None else None
+    own = [m for m in methods if m is not site]
+    basis += [f"{m.method_cn}：{m.substituted}" for m in own]
+    if own:
+        governing = max(own, key=lambda m: m.value)
+        candidates.append((governing.value, governing.method_cn))
     missing = [n.split("（", 1)[1].split("）", 1)[0] for n in (result.not_computed if result else [])]
     if result is None:
         missing.append("各计算方法（数据不足）")
     if missing:
         basis.append("未能计算：" + "、".join(missing) + "；需风量为已算方法的最大值（下限）")
-    if tunnel.required_q:
+    if tunnel.required_q and fan_q is None:
         candidates.append((tunnel.required_q, "配风计划需风量"))
         basis.append(f"配风计划需风量 {tunnel.required_q:g} m³/min")
+    elif tunnel.required_q:
+        basis.append(
+            f"配风计划需风量 {tunnel.required_q:g} m³/min 按用风地点计（含局部通风机安装处的全风压风量），"
+            "不与工作面内由局部通风机供给的风量直接比较"
+        )
     else:
         basis.append("数据未提供配风计划需风量")
-    if fan_q is not None:
-        basis.append("数据未提供局部通风机安装处全风压风量，其大于局部通风机吸风量的要求未核验")
+    if site is not None:
+        basis.append(
+            f"局部通风机安装处的全风压风量应不小于 {site.value:.1f} m³/min（{site.method_cn}：{site.substituted}），"
+            "为安装处进风巷的要求，不与工作面内风量比较；数据未提供安装处全风压风量，未核验"
+        )
     if tunnel.allocated_q:
         basis.append(f"配风计划 {tunnel.allocated_q:g} m³/min")
     rules: list[Rule] = []
