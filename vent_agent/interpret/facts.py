@@ -34,6 +34,7 @@ from zoneinfo import ZoneInfo
 
 from pydantic import BaseModel, Field
 
+from vent_agent.interpret.air_volume import air_volume_assessment
 from vent_agent.interpret.assess import (
     STATUS_RANK,
     Assessment,
@@ -235,25 +236,6 @@ def device_assessments(
             a = a.model_copy(update={"value_text": state, "limit_text": limit_text})
         out.append(a)
     return out
-
-
-def air_volume_assessment(tunnel: Tunnel, wind_speed: float, table: ThresholdTable) -> Assessment:
-    """Q = 60·v·S (m³/min) of a tunnel from its measured wind speed, against 4 m³/min per person
-    (``max_workers``) and per kW of diesel power (``diesel_kw``) (第159条)."""
-    q = 60.0 * wind_speed * tunnel.area
-    basis = [f"Q = 60 × v × S = 60 × {wind_speed:g} × {tunnel.area:g} = {q:.1f} m³/min"]
-    rules: list[Rule] = []
-    for key, n, what in (
-        ("air_per_person", tunnel.max_workers, "人"),
-        ("air_per_kw", tunnel.diesel_kw, "kW"),
-    ):
-        if n:
-            t = table.get(key)
-            rules += threshold_rules(t, factor=n, unit="m³/min")
-            basis.append(f"按 {n:g} {what} × {t.limit:g} {t.unit} 需 ≥ {t.limit * n:g} m³/min")
-    if tunnel.allocated_q:
-        basis.append(f"配风计划 {tunnel.allocated_q:g} m³/min")
-    return assess("measured_q", "风量", round(q, 1), "m³/min", rules, basis="；".join(basis))
 
 
 # -- anomalies ----------------------------------------------------------------------------------------
