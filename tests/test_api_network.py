@@ -64,6 +64,9 @@ async def test_closing_a_door_names_the_branches_that_fall_short_with_their_clau
     low = {f["branch"] for f in body["findings"] if f["kind"] == "wind_low"}
     assert "15216" in low
     assert body["changes"] == ["新设并关闭风门 15216"] and "审批" in body["advice"]
+    # what 计划风量 means is said once, in the notes, not in each of the shortfalls
+    assert sum("未给出时为配风量" in n for n in body["notes"]) == 1
+    assert not any("未给出时为配风量" in f["message"] for f in body["findings"])
 
 
 async def test_a_fan_driven_backwards_is_a_finding(client: httpx.AsyncClient) -> None:

@@ -260,3 +260,19 @@ def test_without_a_network_a_local_fan_is_placed_by_its_data() -> None:
     assert not any(n.startswith("安装巷道") for n in notes)
     assert notes[-1].startswith(f"供风地点：经风筒向{heading.name}")
     assert f"安装巷道：{heading.name}（{heading.roadway_class}）" in device_notes(sensor, heading, TABLE)
+
+
+def test_what_the_plans_air_means_is_said_once_per_clicked_device() -> None:
+    """Each device whose change leaves branches short of their planned air says once what 计划风量 is,
+    below its findings, rather than in each finding; a device whose change leaves none short does not."""
+    network, table = demo_mine_network(), ThresholdTable.load("2025")
+    baseline = solve(network)
+    said = {}
+    for device in [b.id for b in network.branches if b.kind in ("door", "regulator")]:
+        kind = network.branch(device).kind
+        effects = network_effects(network, baseline, table, device_type=kind, device_id=device, tun_id=None)
+        lines = effect_lines(effects)
+        short = any(f["kind"] == "short_air" for e in effects.effects for f in e.findings)
+        said[device] = (short, sum("未给出时为配风量" in line for line in lines))
+    assert any(short for short, _ in said.values()) and not all(short for short, _ in said.values())
+    assert all(count == (1 if short else 0) for short, count in said.values()), said

@@ -18,7 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from vent_agent.kb.thresholds import ThresholdTable
 from vent_agent.network.fan_stop import mine_what_if
 from vent_agent.network.figures import air, air_change
-from vent_agent.network.judge import NetworkFinding, judge_solution
+from vent_agent.network.judge import PLAN_AIR, NetworkFinding, judge_solution
 from vent_agent.network.naming import change_words
 from ventnet import Branch, Network, NetworkError, NotConverged, Solution
 from ventnet.changes import CLOSED_DOOR_RESISTANCE, Change
@@ -275,6 +275,8 @@ def effect_lines(effects: NetworkEffects) -> list[str]:
                 lines.append(f"  - 另有 {total - shown} 项，见通风网络图中该设备的“模拟”功能")
         else:
             lines.append("- 不新增低于计划风量、风速超限或风流反向的分支")
+    if any(f["kind"] == "short_air" for effect in effects.effects for f in effect.findings):
+        lines += ["", PLAN_AIR + "。"]
     if effects.effects:
         lines += ["", ADVICE]
     return lines

@@ -41,6 +41,10 @@ class NetworkFinding:
         return asdict(self)
 
 
+PLAN_AIR = "计划风量为配风计划的需风量，未给出时为配风量"
+"""What a ``short_air`` finding's 计划风量 is: said once beside the findings, not in each of them."""
+
+
 def judge_solution(
     network: Network, solution: Solution, table: ThresholdTable, reversed_ids: Collection[str] = ()
 ) -> list[NetworkFinding]:
@@ -61,7 +65,7 @@ def judge_solution(
                 NetworkFinding(
                     "short_air",
                     branch.id,
-                    f"{label}风量 {air(q * 60)} m³/min 低于计划风量 {air(branch.required_q * 60)} m³/min（配风计划的需风量，未给出时为配风量）",
+                    f"{label}风量 {air(q * 60)} m³/min 低于计划风量 {air(branch.required_q * 60)} m³/min",
                     table.article_label(REQUIRED_AIR_ARTICLE),
                     q * 60,
                     branch.required_q * 60,

@@ -12,7 +12,7 @@ from typing import Any
 from vent_agent.kb.thresholds import ThresholdTable
 from vent_agent.network.device_effect import STANDBY, NetworkEffects, device_branch, network_effects
 from vent_agent.network.fan_stop import demo_standby_fans, mine_what_if
-from vent_agent.network.judge import judge_solution
+from vent_agent.network.judge import PLAN_AIR, judge_solution
 from vent_agent.network.naming import change_words, device_label
 from vent_agent.network.requests import FitSpec, NetworkSpec, WhatIfSpec, build_network, demo_mine_network
 from vent_agent.upstream.demo_mine import DemoMine
@@ -58,6 +58,8 @@ def what_if_payload(spec: WhatIfSpec, edition: str | None = None) -> dict[str, A
     out["changes"] = [change_words(network, c, names) for c in result.changes]
     out["notes"] += notes
     out["findings"] = [f.to_json() for f in findings]
+    if any(f.kind == "short_air" for f in findings):
+        out["notes"].append(PLAN_AIR)
     out["network"] = origin
     _describe_branches(out, result.network, names)
     out["advice"] = "以上为模拟结果，仅供参考：对矿井的任何调整须经通风负责人审批后实施，本系统不操作任何设施"
