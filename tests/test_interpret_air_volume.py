@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 
 from vent_agent.interpret.air_volume import MEASURE_MARGIN, air_volume_assessment
+from vent_agent.interpret.facts import tunnel_kind_label
 from vent_agent.kb.thresholds import ThresholdTable
 from vent_agent.upstream.models import Tunnel
 
@@ -56,3 +57,9 @@ def test_without_the_plans_requirement_the_people_rule_is_a_lower_bound_and_the_
     assert a.status == "ok" and a.limit == 120  # 30 people × 4 m³/min
     assert "数据未提供配风计划需风量" in a.basis and "下限" in a.basis
     assert "配风计划配风量 1200 m³/min，实测为其 85%" in a.basis
+
+
+def test_a_tunnels_type_names_its_kind_once() -> None:
+    """The class 采煤工作面 already says the kind (never 采煤工作面（采煤工作面）); a heading's class does not."""
+    assert tunnel_kind_label(place("coal_face")) == "采煤工作面"
+    assert tunnel_kind_label(place("heading", roadway_class="掘进中的煤巷")) == "掘进中的煤巷（掘进工作面）"

@@ -238,6 +238,13 @@ def device_assessments(
     return out
 
 
+def tunnel_kind_label(tunnel: Tunnel) -> str:
+    """A tunnel's type in words: its 表6 class and its kind (``掘进中的煤巷（掘进工作面）``), the kind left
+    out when the class already says it (``采煤工作面``)."""
+    kind = TUNNEL_KIND_LABELS[tunnel.kind]
+    return tunnel.roadway_class if kind in tunnel.roadway_class else f"{tunnel.roadway_class}（{kind}）"
+
+
 # -- anomalies ----------------------------------------------------------------------------------------
 
 
@@ -407,7 +414,7 @@ async def gather_tunnel_facts(
         target="tunnel",
         target_id=tunnel.tun_id,
         name=tunnel.name,
-        kind_label=f"{tunnel.roadway_class}（{TUNNEL_KIND_LABELS[tunnel.kind]}）",
+        kind_label=tunnel_kind_label(tunnel),
         tunnel=tunnel,
         **timing,
         edition=table.edition,
