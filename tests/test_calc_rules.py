@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -58,6 +59,13 @@ async def test_plan_b_calculation_faults_at_their_locations(plan_b: Plan) -> Non
     assert total.figures == {"stated": 4265.9, "recomputed": 4165.9}
     for f in findings:
         assert f.rule and f.source and f.page is not None and f.evidence
+    # every air volume in the messages has its unit (never "计算得 1132.2，计划取 630.0 m³/min")
+    assert "得 1132.2 m³/min" in maximum.message and "相加为 4165.9 m³/min" in total.message
+    for f in findings:
+        bare = re.findall(
+            r"(?:得|取|为) (\d+\.\d)(?![\d.]*\s*(?:m³/min|m³|m/s|%|m²|kg|人|℃|°C|ppm|m\b))", f.message
+        )
+        assert not bare, (f.message, bare)
 
 
 async def test_table_in_m3_per_second_is_converted_not_flagged(plan_a: Plan) -> None:

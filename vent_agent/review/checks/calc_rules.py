@@ -142,7 +142,7 @@ def _maximum_checks(
     top_m, top_v = max(stated_methods, key=lambda mv: mv[1] or 0.0, default=(None, None))
     if top_m is not None and top_v is not None and exceeds(top_v, required):
         rule, larger = "calc.max_not_taken", top_v
-        message = f"需风量未取各方法最大值：{top_m.label}得 {top_v:.1f}，计划取 {required:.1f} m³/min"
+        message = f"需风量未取各方法最大值：{top_m.label}得 {top_v:.1f} m³/min，计划取 {required:.1f} m³/min"
         evidence = cells(
             (top_m.stated.ref if top_m.stated else None, f"{top_m.label}计算结果"),
             (row.required_q.ref if row and row.required_q else None, "风量分配表中的需风量"),
@@ -150,7 +150,7 @@ def _maximum_checks(
     elif result is not None and exceeds(result.value, required):
         gov = next((r for r in result.methods if r.method == result.governing), result)
         rule, larger = "calc.required_low", result.value
-        message = f"需风量偏低：核算最大值 {result.value:.1f} m³/min（{gov.method_cn}：{gov.substituted}），计划取 {required:.1f}"
+        message = f"需风量偏低：核算最大值 {result.value:.1f} m³/min（{gov.method_cn}：{gov.substituted}），计划取 {required:.1f} m³/min"
         evidence = [calc_ev(gov.method, gov.substituted)]
     else:
         return []

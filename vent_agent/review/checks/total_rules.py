@@ -109,7 +109,7 @@ def total_checks(
             finding(
                 "calc.sum_stated",
                 at,
-                f"各用风地点需风量之和写作 {stated_sum:.1f} m³/min，按计划所写各地点需风量相加为 {section_sum:.1f}",
+                f"各用风地点需风量之和写作 {stated_sum:.1f} m³/min，按计划所写各地点需风量相加为 {section_sum:.1f} m³/min",
                 unit=M3MIN,
                 figures={"stated": stated_sum, "recomputed": section_sum},
                 ref=t.stated_sum.ref if t.stated_sum else None,
