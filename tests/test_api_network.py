@@ -4,6 +4,8 @@ branches that fall short with their clauses; bad input is 400 in the spec's erro
 
 from __future__ import annotations
 
+import re
+
 import httpx
 import pytest
 
@@ -158,3 +160,37 @@ async def test_closing_the_closed_door_says_so_and_changes_nothing(client: httpx
     body = resp.json()
     assert len(body["notes"]) == 1 and "已处于关闭状态" in body["notes"][0]
     assert max(abs(row["dq"]) for row in body["branches"]) < 1e-6
+
+
+HEADER = "edge_id,name,from,to,r_N_s2_m8,adjust_r,is_fan,a0_Pa,a1_Pa_s_m3,a2_Pa_s2_m6"
+LONG = "巷" * 200_000 + "X"  # a user's input far longer than any name: 600 kB of UTF-8
+
+
+@pytest.mark.parametrize(
+    ("path", "body"),
+    [
+        ("/api/network/what-if", {"changes": [{"action": "open_door", "branch": LONG}]}),
+        ("/api/network/what-if", {"changes": [{"action": LONG, "branch": "FM-01"}]}),
+        (
+            "/api/network/what-if",
+            {"changes": [{"action": "set_regulator", "branch": "FM-01", "added_resistance": LONG}]},
+        ),
+        ("/api/network/what-if", {"changes": [{"action": "remove_branch", "branch": "FM-01"}], LONG: 1}),
+        ("/api/network/what-if", {"changes": [], **{f"{i}{LONG[:100]}": 1 for i in range(200)}}),
+        ("/api/network/what-if", {"changes": [{"action": "add_branch", "branch": LONG}]}),
+        (
+            "/api/network/solve",
+            {"topology_csv": f"{HEADER}\nE1,n,a,b,{LONG[-100_000:]},0,0,0,0,0\n", "total_airflow": 10},
+        ),
+    ],
+)
+async def test_an_error_quotes_the_users_input_shortened(
+    path: str, body: dict[str, object], client: httpx.AsyncClient
+) -> None:
+    """An error names what was wrong by the first 60 characters of the input and "…", never the whole of
+    it (an 800 kB branch name was echoed back whole)."""
+    resp = await client.post(path, json=body)
+    assert resp.status_code == 400
+    error = resp.json()["error"]
+    assert re.search("巷{50,60}'?…", error) and "巷" * 61 not in error, error[:300]
+    assert len(error) < 1000

@@ -17,7 +17,7 @@ from typing import Any
 
 import networkx as nx
 
-from ventnet.errors import NetworkError
+from ventnet.errors import NetworkError, quoted
 from ventnet.network import Branch, FanCurve, Network
 
 CLOSED_DOOR_RESISTANCE = 2000.0
@@ -69,10 +69,10 @@ class Change:
         "q_min", "q_max"}``). Raises :class:`NetworkError` (Chinese) on an unknown action or a bad value."""
         action = str(data.get("action", ""))
         if action not in ACTIONS:
-            raise NetworkError(f"未知的调整动作 {action!r}，可用：{', '.join(ACTIONS)}")
+            raise NetworkError(f"未知的调整动作 {quoted(action)!r}，可用：{', '.join(ACTIONS)}")
         branch = data.get("branch")
         if not isinstance(branch, str | int) or isinstance(branch, bool) or str(branch) == "":
-            raise NetworkError(f"调整 {action} 缺少分支编号 branch")
+            raise NetworkError(f"调整 {quoted(action)} 缺少分支编号 branch")
         fan = data.get("fan")
         return Change(
             action=action,
@@ -137,13 +137,13 @@ def _check_fits(target: Branch, change: Change) -> None:
             kind = "定风量分支（局部通风机）"
         if kind is not None:
             raise NetworkError(
-                f"分支 {target.id} 是{kind}，不是风门，无法{ACTIONS[action]}"
+                f"分支 {quoted(target.id)} 是{kind}，不是风门，无法{ACTIONS[action]}"
                 + ("；停开风机请用 stop_fan / start_fan" if target.fan or target.fixed_q is not None else "")
             )
     if action == "set_regulator" and (target.fan is not None or target.fixed_q is not None):
         what = "主要通风机" if target.fan is not None else "定风量分支（局部通风机）"
-        raise NetworkError(f"分支 {target.id} 是{what}，不能设置调节风窗")
-    label = f"分支 {target.id}" + (f"（{target.name}）" if target.name else "")
+        raise NetworkError(f"分支 {quoted(target.id)} 是{what}，不能设置调节风窗")
+    label = f"分支 {quoted(target.id)}" + (f"（{quoted(target.name)}）" if target.name else "")
     if action in ("close_door", "open_door") and not has_facility(target, "door"):
         raise NetworkError(
             f"{label}没有风门，无法{ACTIONS[action]}；要模拟在该巷道新设一道风门并关闭，请用 add_door"
@@ -185,20 +185,22 @@ def _changed(target: Branch, change: Change) -> Branch:
         return replace(target, added_resistance=0.0)
     if action == "set_regulator":
         if change.added_resistance is None or change.added_resistance < 0:
-            raise NetworkError(f"设置调节风窗 {target.id} 需给出非负的附加风阻 added_resistance（N·s²/m⁸）")
+            raise NetworkError(
+                f"设置调节风窗 {quoted(target.id)} 需给出非负的附加风阻 added_resistance（N·s²/m⁸）"
+            )
         return replace(target, added_resistance=change.added_resistance)
     if action == "set_resistance":
         if change.resistance is None or change.resistance < 0:
-            raise NetworkError(f"修改风阻 {target.id} 需给出非负的风阻 resistance（N·s²/m⁸）")
+            raise NetworkError(f"修改风阻 {quoted(target.id)} 需给出非负的风阻 resistance（N·s²/m⁸）")
         return replace(target, resistance=change.resistance)
     if action == "change_fan" and change.fan is None:
-        raise NetworkError(f"更换风机 {target.id} 需给出特性曲线 fan（a0、a1、a2）")
+        raise NetworkError(f"更换风机 {quoted(target.id)} 需给出特性曲线 fan（a0、a1、a2）")
     if target.fan is None and target.fixed_q is not None and change.fan is None:
         # a local fan posed as the fixed quantity it delivers: stopped, it delivers none
         return replace(target, fan_on=action != "stop_fan")
     fan = change.fan or target.fan
     if fan is None:
-        raise NetworkError(f"分支 {target.id} 没有风机，无法{ACTIONS[action]}")
+        raise NetworkError(f"分支 {quoted(target.id)} 没有风机，无法{ACTIONS[action]}")
     return replace(target, fan=fan, fan_on=action != "stop_fan")
 
 
@@ -216,7 +218,7 @@ def _remove(network: Network, branch_id: str) -> Network:
     remaining branches: then no air moves through the network, however it is posed."""
     branches = [b for b in network.branches if b.id != branch_id]
     if not branches:
-        raise NetworkError(f"拆除分支 {branch_id} 后网络中没有分支")
+        raise NetworkError(f"拆除分支 {quoted(branch_id)} 后网络中没有分支")
     nodes = {n for b in branches for n in (b.from_node, b.to_node)}
     if not set(network.injections) <= nodes:
         raise _cut_off(branch_id, "进风与回风")
@@ -245,15 +247,15 @@ def _remove(network: Network, branch_id: str) -> Network:
 
 def _cut_off(branch_id: str, lacking: str) -> NetworkError:
     return NetworkError(
-        f"拆除分支 {branch_id} 后，通风网络与地面不再连通：没有{lacking}井巷通到地面（大气），空气无从进出，无法解算"
+        f"拆除分支 {quoted(branch_id)} 后，通风网络与地面不再连通：没有{lacking}井巷通到地面（大气），空气无从进出，无法解算"
     )
 
 
 def _add(network: Network, change: Change) -> Network:
     if any(b.id == change.branch for b in network.branches):
-        raise NetworkError(f"分支编号 {change.branch} 已存在，无法新增")
+        raise NetworkError(f"分支编号 {quoted(change.branch)} 已存在，无法新增")
     if change.from_node is None or change.to_node is None or change.resistance is None:
-        raise NetworkError(f"新增分支 {change.branch} 需给出 from、to 与风阻 resistance（N·s²/m⁸）")
+        raise NetworkError(f"新增分支 {quoted(change.branch)} 需给出 from、to 与风阻 resistance（N·s²/m⁸）")
     added = Branch(change.branch, change.from_node, change.to_node, change.resistance, area=change.area)
     return network.with_branches([*network.branches, added])
 
@@ -263,7 +265,7 @@ def _optional_number(data: Mapping[str, Any], key: str) -> float | None:
     if value is None:
         return None
     if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
-        raise NetworkError(f"{key}={value!r} 不是有限数")
+        raise NetworkError(f"{quoted(key)}={quoted(repr(value))} 不是有限数")
     return float(value)
 
 

@@ -11,7 +11,7 @@ import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 from scipy.sparse.csgraph import connected_components
 
-from ventnet.errors import NetworkError
+from ventnet.errors import NetworkError, quoted
 from ventnet.network import Network
 
 FloatArray = np.ndarray
@@ -125,7 +125,7 @@ def compile_network(network: Network) -> Compiled:
     to = np.array([node_of[branches[k].to_node] for k in free], dtype=np.int64)
     if np.any(frm == to):
         bad = branches[int(free[np.argmax(frm == to)])].id
-        raise NetworkError(f"分支 {bad} 的两端被并为同一节点")
+        raise NetworkError(f"分支 {quoted(bad)} 的两端被并为同一节点")
     r = np.array([branches[k].total_resistance for k in free], dtype=float)
     fans = [branches[k].running_fan for k in free]
     a0 = np.array([f.a0 if f else 0.0 for f in fans])
@@ -225,5 +225,5 @@ def _check_grounded(n: int, reference: set[int], frm: np.ndarray, to: np.ndarray
     grounded = {int(labels[i]) for i in reference}
     stranded = [i for i in range(n) if int(labels[i]) not in grounded]
     if stranded:
-        shown = ", ".join(names[i] for i in stranded[:5])
+        shown = quoted(", ".join(names[i] for i in stranded[:5]))
         raise NetworkError(f"节点 {shown} 所在部分与大气（参考节点）不连通，风压无法确定")

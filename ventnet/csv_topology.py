@@ -10,7 +10,7 @@ import io
 import math
 from pathlib import Path
 
-from ventnet.errors import NetworkError
+from ventnet.errors import NetworkError, quoted
 from ventnet.network import MAX_FLOW, Branch, FanCurve, Network
 
 COLUMNS = (
@@ -128,11 +128,11 @@ def read_survey(text: str) -> tuple[dict[str, float], dict[str, float]]:
     for line, row in enumerate(reader, start=2):
         branch = _text(row, "edge_id", line, "测定 CSV")
         if branch in seen:
-            raise NetworkError(f"测定 CSV 第 {line} 行：分支 {branch} 重复")
+            raise NetworkError(f"测定 CSV 第 {line} 行：分支 {quoted(branch)} 重复")
         seen.add(branch)
         given = [c for c in SURVEY_COLUMNS[1:] if (row.get(c) or "").strip()]
         if not given:
-            raise NetworkError(f"测定 CSV 第 {line} 行：分支 {branch} 既无风量 q_m3_s 也无压差 h_Pa")
+            raise NetworkError(f"测定 CSV 第 {line} 行：分支 {quoted(branch)} 既无风量 q_m3_s 也无压差 h_Pa")
         for column in given:
             target = measured[SURVEY_COLUMNS.index(column) - 1]
             target[branch] = _number(row, column, line, "测定 CSV")
@@ -150,9 +150,9 @@ def _number(row: dict[str, str], column: str, line: int, what: str) -> float:
     try:
         value = float(raw)
     except ValueError:
-        raise NetworkError(f"{what} 第 {line} 行 {column}={raw!r} 不是数") from None
+        raise NetworkError(f"{what} 第 {line} 行 {quoted(column)}={quoted(repr(raw))} 不是数") from None
     if not math.isfinite(value):
-        raise NetworkError(f"{what} 第 {line} 行 {column}={raw!r} 不是有限数")
+        raise NetworkError(f"{what} 第 {line} 行 {quoted(column)}={quoted(repr(raw))} 不是有限数")
     return value
 
 

@@ -25,3 +25,13 @@ class NotConverged(RuntimeError):
             f"通风网络解算未收敛（{methods}，共 {iterations} 次迭代，风量残差 {residual_q:.3g} m³/s，"
             f"风压残差 {residual_h:.3g} Pa），不给出结果；请检查风机特性曲线与网络拓扑"
         )
+
+
+QUOTE_LIMIT = 60  # characters of a user's input an error message quotes
+
+
+def quoted(value: object, limit: int = QUOTE_LIMIT) -> str:
+    """``value`` as an error message quotes it: its text, cut to its first ``limit`` characters and "…"
+    when longer, so that an error never echoes a whole (possibly megabyte-long) input back."""
+    text = str(value)
+    return text if len(text) <= limit else f"{text[:limit]}…"

@@ -15,7 +15,7 @@ import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 
-from ventnet.errors import NetworkError
+from ventnet.errors import NetworkError, quoted
 
 GRAVITY = 9.81
 """Standard gravity, m/s²."""
@@ -140,11 +140,11 @@ class Network:
         nodes = self.nodes()
         missing = sorted(set(self.reference_nodes) - nodes)
         if missing:
-            raise NetworkError(f"参考节点 {', '.join(missing)} 不在网络中")
+            raise NetworkError(f"参考节点 {quoted(', '.join(missing))} 不在网络中")
         for node, q in self.injections.items():
             if node not in nodes or not math.isfinite(q) or abs(q) > MAX_FLOW:
                 raise NetworkError(
-                    f"节点 {node} 的进出风量无效（须为绝对值不超过 {MAX_FLOW:g} m³/s 的有限数）"
+                    f"节点 {quoted(node)} 的进出风量无效（须为绝对值不超过 {MAX_FLOW:g} m³/s 的有限数）"
                 )
 
     def nodes(self) -> set[str]:
@@ -156,7 +156,7 @@ class Network:
         for branch in self.branches:
             if branch.id == branch_id:
                 return branch
-        raise NetworkError(f"网络中没有分支 {branch_id}")
+        raise NetworkError(f"网络中没有分支 {quoted(branch_id)}")
 
     def natural_pressure(self, branch: Branch) -> float:
         """The natural ventilation pressure along a branch, Pa: ``ρ·g·(z_from − z_to)`` where both ends'
@@ -174,25 +174,27 @@ class Network:
 
 def _check_branch(branch: Branch, seen: set[str]) -> None:
     if branch.id in seen:
-        raise NetworkError(f"分支编号 {branch.id} 重复")
+        raise NetworkError(f"分支编号 {quoted(branch.id)} 重复")
     seen.add(branch.id)
     if branch.from_node == branch.to_node:
-        raise NetworkError(f"分支 {branch.id} 的始末节点相同（{branch.from_node}）")
+        raise NetworkError(f"分支 {quoted(branch.id)} 的始末节点相同（{quoted(branch.from_node)}）")
     for value in (branch.resistance, branch.added_resistance):
         if not math.isfinite(value) or not 0 <= value <= MAX_RESISTANCE:
             raise NetworkError(
-                f"分支 {branch.id} 的风阻 {value} 无效：须为 0 至 {MAX_RESISTANCE:g} 之间的数（N·s²/m⁸）"
+                f"分支 {quoted(branch.id)} 的风阻 {value} 无效：须为 0 至 {MAX_RESISTANCE:g} 之间的数（N·s²/m⁸）"
             )
     if branch.fixed_q is not None and not (math.isfinite(branch.fixed_q) and abs(branch.fixed_q) <= MAX_FLOW):
-        raise NetworkError(f"分支 {branch.id} 的固定风量无效（须为绝对值不超过 {MAX_FLOW:g} m³/s 的有限数）")
+        raise NetworkError(
+            f"分支 {quoted(branch.id)} 的固定风量无效（须为绝对值不超过 {MAX_FLOW:g} m³/s 的有限数）"
+        )
     if branch.fan is not None:
         coefficients = (branch.fan.a0, branch.fan.a1, branch.fan.a2)
         if not all(math.isfinite(c) and abs(c) <= MAX_FAN_COEFFICIENT for c in coefficients):
             raise NetworkError(
-                f"分支 {branch.id} 的风机特性曲线系数无效（须为绝对值不超过 {MAX_FAN_COEFFICIENT:g} 的有限数）"
+                f"分支 {quoted(branch.id)} 的风机特性曲线系数无效（须为绝对值不超过 {MAX_FAN_COEFFICIENT:g} 的有限数）"
             )
     if branch.area is not None and not (math.isfinite(branch.area) and branch.area > 0):
-        raise NetworkError(f"分支 {branch.id} 的断面积 {branch.area} 无效：须为正数（m²）")
+        raise NetworkError(f"分支 {quoted(branch.id)} 的断面积 {branch.area} 无效：须为正数（m²）")
 
 
 def require_driver(network: Network) -> None:

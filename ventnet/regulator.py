@@ -13,7 +13,7 @@ from dataclasses import dataclass, replace
 
 from scipy.optimize import brentq
 
-from ventnet.errors import NetworkError
+from ventnet.errors import NetworkError, quoted
 from ventnet.network import Network
 from ventnet.solution import Solution
 from ventnet.solve import solve
@@ -70,7 +70,7 @@ def size_regulator(
     present = abs(base.q[branch])
     if not (math.isfinite(target_q) and 0 < target_q < present):
         raise NetworkError(
-            f"调节风窗只能减少风量：分支 {branch} 现有风量 {present:.3f} m³/s，目标 {target_q} m³/s 须为小于它的正数"
+            f"调节风窗只能减少风量：分支 {quoted(branch)} 现有风量 {present:.3f} m³/s，目标 {target_q} m³/s 须为小于它的正数"
         )
     last = {"solution": base}
 
@@ -85,7 +85,7 @@ def size_regulator(
         high *= 10.0
         if high > _MAX_ADDED:
             raise NetworkError(
-                f"在分支 {regulated.id} 设调节风窗无法使分支 {branch} 的风量降到 {target_q} m³/s"
+                f"在分支 {quoted(regulated.id)} 设调节风窗无法使分支 {quoted(branch)} 的风量降到 {target_q} m³/s"
             )
     added = float(brentq(gap, 0.0, high, xtol=1e-9, rtol=1e-10))
     gap(added)

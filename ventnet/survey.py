@@ -20,7 +20,7 @@ import scipy.linalg as la
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 
-from ventnet.errors import NetworkError
+from ventnet.errors import NetworkError, quoted
 from ventnet.network import Network
 from ventnet.solve import solve
 
@@ -60,7 +60,7 @@ def fit_resistances(
     ids = [b.id for b in network.branches]
     unknown_ids = sorted((set(measured_q) | set(measured_h)) - set(ids))
     if unknown_ids:
-        raise NetworkError(f"测定数据中的分支 {', '.join(unknown_ids)} 不在网络中")
+        raise NetworkError(f"测定数据中的分支 {quoted(', '.join(unknown_ids))} 不在网络中")
     if not measured_q and not measured_h:
         raise NetworkError("没有测定数据（风量或阻力）")
     if not (q_error > 0 and h_error > 0 and regularisation > 0):

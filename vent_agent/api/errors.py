@@ -21,6 +21,7 @@ from starlette.types import Scope
 from vent_agent.api.json_body import json_error_text
 from vent_agent.validation_reasons import pydantic_reason
 from vent_agent.visible import visible_text
+from ventnet.errors import quoted
 
 log = logging.getLogger(__name__)
 
@@ -110,6 +111,9 @@ def content_type_problem(request: Request) -> str | None:
     return f"请求体格式错误：Content-Type 应为 application/json（{got}）"
 
 
+MAX_PARTS = 10  # a body's validation errors named in its error; the rest counted
+
+
 def _describe(exc: RequestValidationError, request: Request) -> str:
     errors = list(exc.errors())
     parts = []
@@ -119,7 +123,10 @@ def _describe(exc: RequestValidationError, request: Request) -> str:
         parts.append(problem)  # the body's own errors come from reading it as the wrong type
         errors = [err for err in errors if err.get("loc", ())[:1] != ("body",)]
     for err in errors:
-        loc = ".".join(str(x) for x in err.get("loc", ()) if x not in ("body", "query", "path", "header"))
+        # a field's name is the user's input (an unknown key): quoted shortened, as every echoed input
+        loc = quoted(
+            ".".join(str(x) for x in err.get("loc", ()) if x not in ("body", "query", "path", "header"))
+        )
         kind = err.get("type", "")
         if kind == "json_invalid":
             parts.append(json_error_text(str((err.get("ctx") or {}).get("error", ""))))
@@ -131,6 +138,8 @@ def _describe(exc: RequestValidationError, request: Request) -> str:
             parts.append(f"缺少必填字段 {loc}")
         else:
             parts.append(f"字段 {loc} 无效：{pydantic_reason(kind, err)}")
+    if len(parts) > MAX_PARTS:
+        parts = [*parts[:MAX_PARTS], f"等 {len(parts)} 处"]
     return "请求参数错误：" + "；".join(parts) if parts else "请求参数错误"
 
 
