@@ -45,12 +45,12 @@ def test_opening_a_door_shows_the_change_on_the_map_and_the_short_branches(
     sync_api.expect(face.locator("tspan.flow")).to_contain_text("（−")
     assert (face.locator("tspan.value").text_content() or "").startswith("实测 ")
     rows = result.locator("table tbody tr").evaluate_all(
-        "(rows) => rows.map((r) => [...r.cells].slice(2).map((c) => c.textContent))"
+        "(rows) => rows.map((r) => [...r.cells].slice(1).map((c) => c.textContent))"
     )
     for before, after, change in rows:  # the change is the difference of the figures shown
         figure = [int(re.sub(r"[^\d]", "", t)) for t in (before, after)]
         assert figure[1] - figure[0] == int(change.replace("−", "-")), (before, after, change)
-    door = result.locator("table tbody tr", has_text="FM-01")
+    door = result.locator("table tbody tr", has=page.locator('td[data-branch="FM-01"]'))
     sync_api.expect(door).to_contain_text("风门（打开）")
     assert "（关闭）" not in door.inner_text(), "the door named by its state after the change"
     page.get_by_role("button", name="恢复现状").click()
@@ -135,3 +135,35 @@ def test_a_modelled_change_keeps_the_maps_width_and_its_changed_branches_labels(
     page.select_option("#what-if-action", "set_regulator")
     page.get_by_role("button", name="模拟").click()
     sync_api.expect(page.locator("#what-if-result .error")).to_contain_text("附加风阻")
+
+
+KINDS = {"door": "风门", "regulator": "调节风窗", "fan": "主要通风机"}
+
+
+def test_the_what_if_names_each_device_once_without_its_id(
+    server: tuple[str, Any],  # noqa: F811
+    page: Any,  # noqa: F811
+) -> None:
+    """The what-if's choices name each door, regulator and fan by its kind (once) and its name, never by
+    the network's id; its table of the branches that moved names them without an id column."""
+    base, _ = server
+    page.goto(f"{base}/#map")
+    options = page.locator("#what-if-branch option")
+    sync_api.expect(options.first).to_be_attached()
+    shown = options.evaluate_all("(os) => os.map((o) => [o.value, o.textContent])")
+    assert len(shown) >= 3
+    for branch, text in shown:
+        assert branch not in text, text
+        assert not re.search(r"（[A-Za-z0-9][A-Za-z0-9_.-]*）$", text), text
+        assert sum(text.count(kind) for kind in KINDS.values()) == 1, text
+    door = next(branch for branch, text in shown if KINDS["door"] in text)
+    page.select_option("#what-if-branch", door)
+    page.get_by_role("button", name="模拟").click()
+    table = page.locator("#what-if-result table")
+    sync_api.expect(table.locator("tbody tr").first).to_be_visible()
+    heads = table.locator("thead th").all_text_contents()
+    assert "分支" not in heads and heads[0] == "名称", heads
+    for row in table.locator("tbody tr").evaluate_all(
+        "(rows) => rows.map((r) => [r.cells[0].dataset.branch, r.cells[0].textContent])"
+    ):
+        assert row[1] != row[0] and f"（{row[0]}）" not in row[1], row  # the name, not the id

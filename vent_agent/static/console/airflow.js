@@ -192,10 +192,18 @@ function actionsOf(row) {
   return [['stop_fan', '停止'], ['start_fan', '开启']];
 }
 
-/** A what-if choice: what it changes as the service names it (a main fan by its name, not its drift's). */
+const CODE_SUFFIX = /（[A-Za-z0-9][A-Za-z0-9_.-]*）$/; // a name's trailing （FM-01）: an id, not a word
+
+/** A what-if choice: what it changes as the service names it (a main fan by its name, not its drift's),
+ * its kind said once (中央变电所回风道（调节风窗） is 调节风窗 中央变电所回风道) and no id, but for a
+ * branch nothing else names. */
 export function optionText(row) {
-  const named = row.device || `${row.name || ''}（${row.id}）`;
-  return named.startsWith(CONTROLS[row.kind]) ? named : `${CONTROLS[row.kind]} ${named}`;
+  const kind = CONTROLS[row.kind];
+  const given = row.device || row.name || '';
+  const named = (given.replace(CODE_SUFFIX, '') || given)
+    .replace(`（${kind}）`, '').replace(`，${kind}）`, '）').replace(`（${kind}，`, '（').trim();
+  if (!named) return `${kind} ${row.id}`;
+  return named.includes(kind) ? named : `${kind} ${named}`;
 }
 
 function renderPanel(solved) {
@@ -256,9 +264,9 @@ function describe(result, change) {
   const moved = result.branches.filter((b) => b.dq !== null && Math.abs(b.dq) * 60 >= 1)
     .sort((a, b) => Math.abs(b.dq) - Math.abs(a.dq)).slice(0, 15);
   const table = el('table', {}, el('caption', {}, '风量 m³/min，均为通风网络模拟值'),
-    el('thead', {}, el('tr', {}, ...['分支', '名称', '现状（模拟）', '调整后（模拟）', '变化'].map((h) => el('th', {}, h)))),
+    el('thead', {}, el('tr', {}, ...['名称', '现状（模拟）', '调整后（模拟）', '变化'].map((h) => el('th', {}, h)))),
     el('tbody', {}, ...moved.map((b) => el('tr', {},
-      el('td', {}, b.id), el('td', {}, nameAfter(b.name, b.id, change)), el('td', {}, m3min(b.q_before)), el('td', {}, m3min(b.q)),
+      el('td', { 'data-branch': b.id }, nameAfter(b.name, b.id, change) || b.id), el('td', {}, m3min(b.q_before)), el('td', {}, m3min(b.q)),
       el('td', {}, signed(shownChange(b.q, b.q_before)))))));
   const findings = result.findings.length
     ? el('ul', { class: 'findings' }, ...result.findings.map((f) => el('li', {}, `${f.message}（${f.clause}）`)))
