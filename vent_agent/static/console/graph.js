@@ -1,8 +1,8 @@
 // graph.js — a finding's chain in the provenance graph (GET /api/graph/support?report_id=…&finding=n),
 // drawn as an SVG beside its trace: one column per kind of node, from the sources the finding rests on
 // (left) to the finding and the report stating it (right); edges labelled by kind; a node's label wrapped
-// over up to three lines in its box, in full in its tooltip. The drawing scales down to the width of its
-// box (to three quarters of its size at most, then the box scrolls sideways).
+// over up to three lines in its box, in full in its tooltip. The drawing keeps its size (its 12 px labels
+// stay readable): a box narrower than it scrolls sideways.
 
 import { api, el } from './api.js';
 
@@ -10,15 +10,15 @@ const SVG = 'http://www.w3.org/2000/svg';
 const COLUMNS = ['Source', 'Artifact', 'Evidence', 'ToolCall', 'Task', 'Claim'];
 const KIND = { Source: '来源', Artifact: '文件', Evidence: '证据', ToolCall: '工具调用', Task: '任务', Claim: '结论', Request: '请求' };
 const EDGE = { supports: '支撑', cites: '引用', extracts: '取自', stated_in: '载于', produces: '产出', next: '下一步' };
-const COL_W = 150;
-const BOX_W = 136;
-const FONT_PX = 11; // the labels' size (console.css .chain-graph text)
-const LINE_H = 13;
+const COL_W = 166;
+const BOX_W = 150;
+const FONT_PX = 12; // the labels' size (console.css .chain-graph text)
+const LINE_H = 15;
 const LABEL_LINES = 3;
 const TEXT_W = BOX_W - 18; // a line's width, with room for a closing sign hung past it
 const BOX_H = 20 + LABEL_LINES * LINE_H;
 const ROW_H = BOX_H + 12;
-const MIN_SCALE = 0.75; // below this the labels would be too small to read: the box scrolls instead
+const MIN_SCALE = 1; // drawn smaller, its 12 px labels would be too small to read: the box scrolls instead
 
 function svg(tag, attrs = {}, ...children) {
   const node = document.createElementNS(SVG, tag);
@@ -135,9 +135,9 @@ export function chainSvg(graph) {
     const g = svg('g', { class: `node ${n.kind}`, transform: `translate(${p.x},${p.y})`, 'data-id': n.id });
     g.append(svg('title', {}, `${KIND[n.kind] || n.kind}：${n.label}`));
     g.append(svg('rect', { width: BOX_W, height: BOX_H, rx: 5 }));
-    const kind = svg('text', { x: 6, y: 13, class: 'kind' });
+    const kind = svg('text', { x: 6, y: 14, class: 'kind' });
     kind.textContent = KIND[n.kind] || n.kind;
-    const label = svg('text', { x: 6, y: 14 + LINE_H, class: 'label' });
+    const label = svg('text', { x: 6, y: 16 + LINE_H, class: 'label' });
     wrapLabel(n.label).forEach((line, i) => {
       const span = svg('tspan', { x: 6, dy: i ? LINE_H : 0 });
       span.textContent = line;
