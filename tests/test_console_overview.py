@@ -47,6 +47,14 @@ def test_operator_overview_strip_alarms_acknowledged_and_sparklines(
         # the totals go through the shafts, and say so; the strip keeps to one line
         intake = strip.locator(".total").first
         assert "进风井合计：副立井 实测" in (intake.get_attribute("title") or "")
+        # at every width each total says where it comes from, and one with a modelled part says so, never
+        # one bold figure like the table's rows 总进风巷/总回风巷
+        for shown, key in zip(strip.locator(".total").all(), ("intake", "return"), strict=True):
+            note = shown.locator("small")
+            sync_api.expect(note).to_be_visible()
+            modelled = any(part["basis"] == "解算" for part in overview["air_totals"][key]["parts"])
+            assert ("含解算" in note.inner_text()) == modelled, (key, note.inner_text())
+        assert any(p["basis"] == "解算" for p in overview["air_totals"]["intake"]["parts"]), "the data's case"
         assert strip.evaluate("(s) => s.getBoundingClientRect().height") < 40
         alarms = page.locator("table.alarms tbody tr")
         sync_api.expect(alarms.first).to_be_visible()

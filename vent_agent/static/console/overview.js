@@ -77,9 +77,15 @@ function ageText(view) {
     view.stale ? el('span', { class: 'st st-breach' }, '数据已过时') : null);
 }
 
-/** A total air volume with where it comes from: in a word beside it, in full in its tooltip. */
-const total = (name, q, from) => el('span', { class: 'item total', title: from?.source || '' }, `${name} `,
-  el('b', {}, reading(q, 'air_volume')), from ? el('small', { class: 'muted' }, `（${from.label}）`) : null);
+/** A total air volume with where it comes from: in a word beside it (含解算 when a part of it is the network
+ * solve's, basis 解算, not measured; below 1500 px that alone), in full in its tooltip. `from`: the overview's air_totals entry. */
+export const total = (name, q, from) => {
+  const modelled = from?.parts?.some((p) => p.basis === '解算');
+  return el('span', { class: `item total${modelled ? ' modelled' : ''}`, title: from?.source || '' }, `${name} `,
+    el('b', {}, reading(q, 'air_volume')),
+    from ? el('small', { class: 'muted' }, '（', el('span', { class: 'from' }, from.label),
+      ...(modelled ? [el('span', { class: 'sep' }, '，'), '含解算'] : []), '）') : null);
+};
 
 function stripView(view, alarms) {
   const fans = view.fans.map((f) => el('span', { class: 'item' }, el('b', {}, f.name), ' ',
