@@ -43,14 +43,14 @@ def test_the_main_fans_measured_air_is_shown_alike_everywhere(
     sync_api.expect(meta).to_contain_text(f"运行 · 风量 实测 {_figure(fan['air_volume'])}")
     # a modelled change shows the solve's figure, called 模拟
     # the what-if names the fan it stops, not the drift that models it
-    named = f"主要通风机 {fan['name']}（{fan['device_id']}）"
+    named = f"主要通风机 {fan['name']}（{fan['device_id']}）"  # the service's words of the change
     option = page.locator(f'#what-if-branch option[value="{fan["tun_id"]}"]')
-    assert option.text_content() == named
+    assert option.text_content() == f"主要通风机 {fan['name']}"  # the choice: kind and name, no id
     page.select_option("#what-if-branch", fan["tun_id"])
     page.get_by_role("button", name="模拟").click()
     sync_api.expect(page.locator("#what-if-result")).to_contain_text(f"调整：停止{named}")
     sync_api.expect(label).to_contain_text("模拟 ")
-    page.get_by_role("button", name="恢复现状").click()
+    page.locator("#what-if").get_by_role("button", name="恢复现状").click()
     sync_api.expect(label).to_have_text(re.compile(r"^实测 "))
 
 
