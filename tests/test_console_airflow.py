@@ -53,7 +53,7 @@ def test_opening_a_door_shows_the_change_on_the_map_and_the_short_branches(
     door = result.locator("table tbody tr", has=page.locator('td[data-branch="FM-01"]'))
     sync_api.expect(door).to_contain_text("风门（打开）")
     assert "（关闭）" not in door.inner_text(), "the door named by its state after the change"
-    page.get_by_role("button", name="恢复现状").click()
+    page.locator("#what-if").get_by_role("button", name="恢复现状").click()
     sync_api.expect(page.locator("g.airflow g.flow.short")).to_have_count(0)
     assert re.fullmatch(r"  \d+ m³/min", face.locator("tspan.flow").text_content() or "")
     # a change the service says does nothing: its note is shown
@@ -126,7 +126,7 @@ def test_a_modelled_change_keeps_the_maps_width_and_its_changed_branches_labels(
     assert "15216-GZM" in modelled["shown"] and "不足" in (face.text_content() or "")
     assert not face.locator("tspan.value").is_visible()
     sync_api.expect(legend.get_by_text("模拟：低于计划风量（不足）")).to_be_visible()
-    page.get_by_role("button", name="恢复现状").click()
+    page.locator("#what-if").get_by_role("button", name="恢复现状").click()
     sync_api.expect(face.locator("tspan.value")).to_be_visible()
     assert page.evaluate(MAP_STATE)["width"] == plain["width"]
     assert not legend.get_by_text("模拟：风流反向").is_visible()
@@ -167,3 +167,40 @@ def test_the_what_if_names_each_device_once_without_its_id(
         "(rows) => rows.map((r) => [r.cells[0].dataset.branch, r.cells[0].textContent])"
     ):
         assert row[1] != row[0] and f"（{row[0]}）" not in row[1], row  # the name, not the id
+
+
+def test_a_modelled_change_is_said_at_the_maps_top_until_it_is_undone(
+    server: tuple[str, Any],  # noqa: F811
+    page: Any,  # noqa: F811
+) -> None:
+    """Stopping the main fan, then another tab and back: the map's top says a simulation is shown (its
+    figures 模拟, not live) with its own 恢复现状, the live status line steps aside, and the fan it stops
+    is drawn stopped (hollow); 恢复现状 there undoes all of it."""
+    base, _ = server
+    page.set_viewport_size({"width": 1280, "height": 720})
+    page.goto(f"{base}/#map")
+    sync_api.expect(page.locator("g.airflow g.flow").first).to_be_attached()
+    fan = page.locator('g.device[data-device-id="FAN-001"]')
+    fill = "(g) => getComputedStyle(g.querySelector('rect')).fill"
+    running_fill = fan.evaluate(fill)
+    page.select_option("#what-if-branch", "FD-01")
+    page.select_option("#what-if-action", "stop_fan")
+    page.get_by_role("button", name="模拟").click()
+    sync_api.expect(page.locator("#what-if-result .findings")).to_be_visible()
+    page.click('.tabs a[data-view="overview"]')
+    page.click('.tabs a[data-view="map"]')
+    assert page.evaluate("window.scrollY") == 0, "a tab is shown from its top"
+    notice = page.locator("#map-modelled")
+    sync_api.expect(notice).to_be_visible()
+    sync_api.expect(notice).to_contain_text("正在显示模拟：停止主要通风机")
+    assert "非实时" in notice.inner_text()
+    assert not page.locator("#map-status").is_visible()
+    assert "modelled-off" in (fan.get_attribute("class") or "")
+    assert fan.evaluate(fill) == "rgb(255, 255, 255)" != running_fill
+    assert "（模拟：已停止）" in (fan.locator("title").text_content() or "")
+    notice.get_by_role("button", name="恢复现状").click()
+    sync_api.expect(notice).to_be_hidden()
+    sync_api.expect(page.locator("#map-status")).to_be_visible()
+    assert "modelled" not in (fan.get_attribute("class") or "")
+    assert fan.evaluate(fill) == running_fill and "模拟" not in (fan.locator("title").text_content() or "")
+    sync_api.expect(page.locator("g.airflow g.flow.short")).to_have_count(0)

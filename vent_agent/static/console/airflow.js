@@ -135,7 +135,47 @@ function overlay(result, before = null, change = null) {
   }
   svg.querySelector('g.devices').before(layer); // the device symbols and the labels stay on top
   document.getElementById('map-legend')?.classList.toggle('modelled', Boolean(before));
+  showModelled(svg, before ? result.changes : null, change);
   refit(Boolean(before));
+}
+
+const STOPPED = new Set(['备用', '停止', '停机']); // a fan state that moves no air (map.js draws it hollow)
+const MODELLED_STATE = { stop_fan: '已停止', start_fan: '已开启', open_door: '打开', close_door: '关闭', set_regulator: '已调节' };
+
+/** Say at the map's top that a change is modelled (`changes`: its words, the user's first, then what
+ * follows from it, e.g. the local fans a stopped main fan stops; null: nothing modelled) with a
+ * 恢复现状 button, and mark the device it changes in its modelled state (a stopped fan hollow as a standby
+ * one, the changed door or regulator ringed): the lines keep their live colours, the figures are 模拟. */
+function showModelled(svg, changes, change) {
+  const tools = document.querySelector('#view-map .map-tools');
+  let notice = document.getElementById('map-modelled');
+  if (!notice && tools) {
+    const back = el('button', { type: 'button' }, '恢复现状');
+    back.addEventListener('click', () => { overlay(baseline); document.getElementById('what-if-result')?.replaceChildren(); });
+    notice = el('span', { id: 'map-modelled', class: 'modelled-notice', role: 'status' }, el('span', { class: 'text' }), back);
+    tools.append(notice);
+  }
+  if (notice) {
+    notice.hidden = !changes;
+    const more = changes && changes.length > 1 ? `（另有 ${changes.length - 1} 项随之变化）` : '';
+    notice.querySelector('.text').textContent = changes ? `正在显示模拟：${changes[0]}${more}。图上风量为模拟值，非实时数据` : '';
+    notice.title = changes ? `${changes.join('；')}。巷道颜色仍为实时监测状态。` : '';
+  }
+  document.getElementById('map-status')?.toggleAttribute('hidden', Boolean(changes));
+  for (const g of svg.querySelectorAll('g.device.modelled')) {
+    g.classList.remove('modelled', 'modelled-off');
+    if (!g.classList.contains('standby')) g.querySelector('.glyph').style.fill = '';
+    g.querySelector('title').textContent = g.querySelector('title').textContent.replace(/（模拟：[^）]*）$/, '');
+  }
+  if (!changes || !change) return;
+  for (const g of svg.querySelectorAll(`g.device[data-tun-id="${CSS.escape(change.branch)}"]`)) {
+    const running = !STOPPED.has(g.dataset.state || '');
+    if ((change.action === 'stop_fan' && !running) || (change.action === 'start_fan' && running)) continue;
+    g.classList.add('modelled');
+    g.classList.toggle('modelled-off', change.action === 'stop_fan');
+    if (change.action === 'stop_fan') g.querySelector('.glyph').style.fill = g.querySelector('rect, circle').getAttribute('fill');
+    g.querySelector('title').textContent += `（模拟：${MODELLED_STATE[change.action] || '已调整'}）`;
+  }
 }
 
 const KEPT_MOVED = 8; // a change modelled: the labels kept on the map, beside the changed, short and reversed ones

@@ -57,7 +57,10 @@ async function initToken(cfg) {
   }
 }
 
-window.addEventListener('hashchange', show);
+window.addEventListener('hashchange', () => {
+  show();
+  window.scrollTo(0, 0); // another tab: shown from its top (the map's notice of a modelled change, the strip)
+});
 show();
 const config = await loadConfig();
 setFigures(config.figures);

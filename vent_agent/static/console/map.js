@@ -314,7 +314,7 @@ function draw(net) {
     const text = svgEl('text', { x: X(d.x), y: Y(d.y) + r * 0.45, class: 'glyph', 'font-size': r * 1.2 });
     text.textContent = letter;
     const g = svgEl('g', { class: `device${STANDBY.has(d.state) ? ' standby' : ''}`, 'data-device-id': d.device_id, 'data-name': d.name, tabindex: 0, role: 'button',
-      'data-x0': X(d.x), 'data-y0': Y(d.y), 'data-r0': r },
+      'data-x0': X(d.x), 'data-y0': Y(d.y), 'data-r0': r, 'data-tun-id': d.tun_id, 'data-state': d.state },
       svgEl('title', {}, `${d.name}${d.state ? `（${d.state}）` : ''}\n${d.type_label}${d.position ? `：${d.position}` : ''}`), shape, text);
     if (STANDBY.has(d.state)) {
       shape.setAttribute('stroke', colour);
