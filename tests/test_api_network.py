@@ -166,6 +166,18 @@ HEADER = "edge_id,name,from,to,r_N_s2_m8,adjust_r,is_fan,a0_Pa,a1_Pa_s_m3,a2_Pa_
 LONG = "巷" * 200_000 + "X"  # a user's input far longer than any name: 600 kB of UTF-8
 
 
+@pytest.mark.parametrize("field", ["巷" * 200_000, '"unclosed,quote\n' * 3, "a\0b"])
+async def test_a_topology_that_is_not_csv_is_a_400_in_the_spec_shape(
+    field: str, client: httpx.AsyncClient
+) -> None:
+    """A field over the csv module's limit (131,072 characters) was a 500; every text the csv module
+    refuses is a 400 saying so in Chinese."""
+    body = {"topology_csv": f"{HEADER}\nE1,n,a,b,{field},0,0,0,0,0\n", "total_airflow": 10}
+    resp = await client.post("/api/network/solve", json=body)
+    assert resp.status_code == 400, resp.text[:300]
+    assert "error" in resp.json() and len(resp.text) < 1000
+
+
 @pytest.mark.parametrize(
     ("path", "body"),
     [

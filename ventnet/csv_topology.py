@@ -8,6 +8,8 @@ from __future__ import annotations
 import csv
 import io
 import math
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from ventnet.errors import NetworkError, quoted
@@ -31,8 +33,22 @@ def read_topology(text: str) -> list[Branch]:
     """The branches of a topology CSV's text.
 
     Raises :class:`NetworkError` (Chinese, naming the row) on a missing column or a value that is not a
-    finite number.
+    finite number, and on text that is not CSV (a field over the csv module's limit, a stray quote).
     """
+    with _as_network_error("拓扑 CSV"):
+        return _topology_rows(text)
+
+
+@contextmanager
+def _as_network_error(what: str) -> Iterator[None]:
+    """Turn the csv module's own error (English, about the text's form) into a :class:`NetworkError`."""
+    try:
+        yield
+    except csv.Error:
+        raise NetworkError(f"{what}无法按 CSV 解析（字段过长、引号不配对或含空字符）") from None
+
+
+def _topology_rows(text: str) -> list[Branch]:
     reader = csv.DictReader(io.StringIO(text.lstrip("\ufeff")))
     missing = [c for c in COLUMNS if c not in (reader.fieldnames or [])]
     if missing:
@@ -118,7 +134,12 @@ def read_survey(text: str) -> tuple[dict[str, float], dict[str, float]]:
     """The measured flows and drops of a survey CSV (:data:`SURVEY_COLUMNS`; other columns ignored), as
     ``(measured_q, measured_h)`` by branch id. Raises :class:`NetworkError` (Chinese, naming the row) on
     a missing column, a value that is not a finite number, a row with neither measurement, or a branch
-    measured twice."""
+    measured twice, and on text that is not CSV."""
+    with _as_network_error("测定 CSV"):
+        return _survey_rows(text)
+
+
+def _survey_rows(text: str) -> tuple[dict[str, float], dict[str, float]]:
     reader = csv.DictReader(io.StringIO(text.lstrip("\ufeff")))
     fields = reader.fieldnames or []
     if "edge_id" not in fields or not {"q_m3_s", "h_Pa"} & set(fields):
