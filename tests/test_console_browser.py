@@ -332,3 +332,14 @@ def test_a_review_answer_in_the_chat_keeps_short_columns_on_one_line_and_sets_su
         page.screenshot(path=str(shots / "console-chat-review-1280.png"))
     finally:
         context.close()
+
+
+def test_the_mode_controls_are_named_in_words_not_the_apis_values(server: tuple[str, Any], page: Any) -> None:
+    """The interpretation's and the chat's modes read 快速 / 计划 / 完全访问 / 计划审批, never the API's
+    fast / plan / full beside them."""
+    base, _ = server
+    for view in ("map", "chat"):
+        page.goto(f"{base}/#{view}")
+        text = page.locator(f"#view-{view}").inner_text()
+        assert "快速" in text or "完全访问" in text
+        assert not re.search(r"[（(](fast|plan|full)[）)]", text), text[:200]
