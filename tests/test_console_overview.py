@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import operator
 import re
 from pathlib import Path
 from typing import Any
@@ -308,3 +309,32 @@ def test_the_side_panel_grows_with_the_screen(
         assert tables > len(tunnels)
     finally:
         context.close()
+
+
+def test_a_limit_crossed_in_the_last_24_hours_is_tagged_beside_the_status(
+    server: tuple[str, Any], page: Any
+) -> None:
+    """A reading back within its limit leaves the status 正常 and the alarm list empty; a crossing in the
+    last 24 hours (the hourly values the sparklines draw) is tagged beside the status with its peak, so
+    that the shift coming on sees it. Every row whose sparklines cross a limit is tagged, and only those."""
+    base, _ = server
+    ops = {">": operator.gt, ">=": operator.ge, "<": operator.lt, "<=": operator.le}
+    rows = httpx.get(f"{base}/api/mine/overview", timeout=60).json()["tunnels"]
+    crossed = {
+        t["tun_id"]
+        for t in rows
+        for q, limits in (t.get("spark_limits") or {}).items()
+        for limit in limits
+        if any(v is not None and ops[limit["op"]](v, limit["value"]) for v in t["sparks"].get(q) or [])
+    }
+    recovered = {t["tun_id"] for t in rows if t["tun_id"] in crossed and t["status"] == "正常"}
+    assert recovered, "the data has a limit crossed in the last 24 hours and recovered since"
+    page.goto(f"{base}/")
+    sync_api.expect(page.locator("table.tunnels-table tbody tr").first).to_be_visible()
+    tagged = page.evaluate(
+        "[...document.querySelectorAll('table.tunnels-table tbody tr')]"
+        ".filter((r) => r.querySelector('.recent')).map((r) => r.dataset.tunId)"
+    )
+    assert set(tagged) == crossed
+    tag = page.locator(f'tr[data-tun-id="{sorted(recovered)[0]}"] .recent')
+    assert "峰值" in (tag.get_attribute("title") or "") or "最低" in (tag.get_attribute("title") or "")

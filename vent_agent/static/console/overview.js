@@ -154,13 +154,35 @@ function notesView(notes) {
 
 const SPARKS = [['wind_speed', '风速'], ['ch4', 'CH₄'], ['co', 'CO']]; // the overview's sparklines, in its order
 
+/** A tag beside a tunnel's status when its readings crossed a limit in the last 24 hours. */
+function recentTag(t) {
+  const crossed = crossedToday(t);
+  return crossed.length
+    ? [' ', el('span', { class: 'recent', title: `近 24 小时越限（逐时值）：${crossed.join('；')}` }, '24 h 内越限')]
+    : [];
+}
+
+const BREACHED = { '>': (v, l) => v > l, '>=': (v, l) => v >= l, '<': (v, l) => v < l, '<=': (v, l) => v <= l };
+
+/** The limits a tunnel's readings crossed in the last 24 hours (its sparklines against their limits), as
+ * words: "CO 峰值 32 ppm（≤ 24 ppm）"; empty when none. A crossing that has recovered leaves the status
+ * 正常 and the alarm list empty: the shift coming on still has to see it. */
+export function crossedToday(t) {
+  return SPARKS.flatMap(([q, name]) => (t.spark_limits?.[q] || []).flatMap((limit) => {
+    const crossed = (t.sparks[q] || []).filter((v) => v != null && BREACHED[limit.op]?.(v, limit.value));
+    if (!crossed.length) return [];
+    const worst = isUpper(limit) ? Math.max(...crossed) : Math.min(...crossed);
+    return [`${name} ${isUpper(limit) ? '峰值' : '最低'} ${reading(worst, q)}（限值 ${limit.text}）`];
+  }));
+}
+
 function tunnelsView(rows) {
   const cell = (v, quantity) => (v ? el('span', { class: `val ${STATUS_CLASS[v.status]}` }, reading(v.value, quantity, v.unit)) : el('span', { class: 'muted' }, '—'));
   const heads = ['巷道', '状态', '风速', '风量', 'CH₄', 'CO', ...SPARKS.map(([, name]) => `${name} 24 h`)];
   return el('table', { class: 'tunnels-table' },
     el('thead', {}, el('tr', {}, ...heads.map((h) => el('th', {}, h)))),
     el('tbody', {}, ...rows.map((t) => el('tr', { 'data-tun-id': t.tun_id },
-      el('td', {}, t.name), el('td', {}, statusTag(t.status)),
+      el('td', {}, t.name), el('td', {}, statusTag(t.status), ...recentTag(t)),
       el('td', {}, cell(t.values.wind_speed, 'wind_speed')), el('td', { title: t.q_source || '' }, reading(t.q, 'air_volume')),
       el('td', {}, cell(t.values.ch4, 'ch4')), el('td', {}, cell(t.values.co, 'co')),
       ...SPARKS.map(([q]) => el('td', { class: 'spark-cell' },
