@@ -374,10 +374,13 @@ async def gather_tunnel_facts(
     table: ThresholdTable | None = None,
     kb: KnowledgeBase | None = None,
     cache: FactsCache | None = None,
+    main_fans: list[dict[str, Any]] | None = None,
 ) -> InterpretationFacts:
     """The facts of tunnel ``tun_id``: each device's latest value against its limits, the tunnel's air
     volume, the anomalies of the 24 h before ``now`` (default: the wall clock in the mine time zone).
-    With ``cache``, facts computed from the same data are taken from it (see :class:`FactsCache`).
+    With ``cache``, facts computed from the same data are taken from it (see :class:`FactsCache`);
+    ``main_fans``: the main fans already read for a return's check (:func:`~vent_agent.interpret.returns.
+    read_main_fans`), else read when the tunnel is a return airway.
     Raises :class:`~vent_agent.upstream.models.NotFoundError` for an unknown tunnel."""
     table = table or ThresholdTable.load(settings.regulation_edition)
     kb = kb or get_knowledge_base(settings.kb_dir, settings.regulation_edition)
@@ -391,7 +394,9 @@ async def gather_tunnel_facts(
     )
     key, read = ("tunnel", tun_id), data_json(data, windows) if cache is not None else b""
     if cache is not None and (hit := cache.get(key, table, kb, read, timing)) is not None:
-        return await with_return_check(source, hit)  # the main fans' reading is not in the cache key
+        return await with_return_check(
+            source, hit, main_fans
+        )  # the main fans' reading is not in the cache key
     tunnel = data.tunnel
     assessments: list[Assessment] = []
     for d in data.devices:
@@ -427,7 +432,7 @@ async def gather_tunnel_facts(
     )
     if cache is not None:
         cache.put(key, table, kb, read, facts)
-    return await with_return_check(source, facts)
+    return await with_return_check(source, facts, main_fans)
 
 
 async def gather_device_facts(

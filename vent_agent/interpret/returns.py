@@ -110,14 +110,17 @@ def _measured_q(facts: InterpretationFacts) -> float | None:
     )
 
 
-async def with_return_check(source: VentilationSource, facts: InterpretationFacts) -> InterpretationFacts:
+async def with_return_check(
+    source: VentilationSource, facts: InterpretationFacts, main_fans: list[dict[str, Any]] | None = None
+) -> InterpretationFacts:
     """A return airway's facts with its air volume checked against the running main fans'
     (:func:`return_consistency`); other facts, or a return without a measured air volume or without the
-    fans' figure, as they are."""
+    fans' figure, as they are. ``main_fans``: :func:`read_main_fans` already read (the overview reads
+    them once for all its tunnels), else read here."""
     tunnel, q = facts.tunnel, _measured_q(facts)
     if facts.target != "tunnel" or tunnel is None or q is None or not is_return_airway(tunnel):
         return facts
-    fans = main_fan_air(await read_main_fans(source))
+    fans = main_fan_air(main_fans if main_fans is not None else await read_main_fans(source))
     if fans is None:
         return facts
     check = return_consistency(q, tunnel.name, fans)

@@ -271,8 +271,9 @@ async def mine_overview(
     values by quantity, oldest first) and ``spark_limits`` (the limits of each, :func:`_spark_limits`). Source errors propagate."""
     tunnels = await source.query_tunnels_by_model()
     datas = await asyncio.gather(*(source.query_tun_data_by_id(t.tun_id) for t in tunnels))
+    fans = await read_main_fans(source)  # once: the strip, the drift's row and every return's check
     facts = await asyncio.gather(
-        *(gather_tunnel_facts(source, t.tun_id, settings, now, cache=cache) for t in tunnels)
+        *(gather_tunnel_facts(source, t.tun_id, settings, now, cache=cache, main_fans=fans) for t in tunnels)
     )
     rulebook = (
         ThresholdTable.load(settings.regulation_edition),
@@ -281,7 +282,6 @@ async def mine_overview(
     sparks = await asyncio.gather(
         *(_sparks(source, f, d, rulebook) for f, d in zip(facts, datas, strict=True))
     )
-    fans = await read_main_fans(source)
     rows = [_tunnel_row(f, d, s, fans) for f, d, s in zip(facts, datas, sparks, strict=True)]
     alarms = sorted(
         (_alarm(f, a) for f in facts for a in f.assessments if is_alarm(a)),
