@@ -8,10 +8,11 @@
 
 import { api, el } from './api.js';
 import { reading } from './format.js';
-import { refit } from './map.js';
+import { STANDBY, refit } from './map.js';
 
 const SVG = 'http://www.w3.org/2000/svg';
-const CONTROLS = { door: '风门', regulator: '调节风窗', fan: '主要通风机' };
+/** The devices a what-if can change, by their branch's kind, in words. */
+export const CONTROLS = { door: '风门', regulator: '调节风窗', fan: '主要通风机' };
 const SHORT_KINDS = new Set(['short_air', 'wind_low']);
 let baseline = null;
 let measured = {}; // tun_id → measured air volume (m³/min), from the overview (vent:overview)
@@ -139,8 +140,7 @@ function overlay(result, before = null, change = null) {
   refit(Boolean(before));
 }
 
-const STOPPED = new Set(['备用', '停止', '停机']); // a fan state that moves no air (map.js draws it hollow)
-const MODELLED_STATE = { stop_fan: '已停止', start_fan: '已开启', open_door: '打开', close_door: '关闭', set_regulator: '已调节' };
+const MODELLED_STATE = { ...DOOR_STATE, stop_fan: '已停止', start_fan: '已开启', set_regulator: '已调节' };
 
 /** Say at the map's top that a change is modelled (`changes`: its words, the user's first, then what
  * follows from it, e.g. the local fans a stopped main fan stops; null: nothing modelled) with a
@@ -169,7 +169,7 @@ function showModelled(svg, changes, change) {
   }
   if (!changes || !change) return;
   for (const g of svg.querySelectorAll(`g.device[data-tun-id="${CSS.escape(change.branch)}"]`)) {
-    const running = !STOPPED.has(g.dataset.state || '');
+    const running = !STANDBY.has(g.dataset.state || '');
     if ((change.action === 'stop_fan' && !running) || (change.action === 'start_fan' && running)) continue;
     g.classList.add('modelled');
     g.classList.toggle('modelled-off', change.action === 'stop_fan');

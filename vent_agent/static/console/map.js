@@ -8,7 +8,7 @@ import { reading } from './format.js';
 import { STATUS_CLASS } from './overview.js';
 import { placeLabels } from './labels.js';
 import { MapWidth, scrollToItem } from './mapwidth.js';
-import { solvedBranch } from './airflow.js';
+import { CONTROLS, solvedBranch } from './airflow.js';
 import { TurnView, play } from './turn.js';
 
 const say = bannerFor('map'); // this tab's banner
@@ -23,7 +23,7 @@ let drawn = { tunnels: new Map(), devices: 0 }; // what the map draws: its tunne
 let modelled = false; // a change is modelled on the map (airflow.js): its labels are laid out for it
 let selected = null; // the selector of the map item shown in the side panel (highlighted on the map)
 const width = new MapWidth(); // the map's drawn width: its box's, or wider and scrolled (mapwidth.js)
-const STANDBY = new Set(['备用', '停止', '停机']); // a fan's state when it moves no air: drawn hollow
+export const STANDBY = new Set(['备用', '停止', '停机']); // a fan's state when it moves no air: drawn hollow
 const DEVICE_SYMBOL = {
   fan: ['F', '#1f5fbf', 34], aux_fan: ['J', '#5b3fb0', 22], wind_sensor: ['V', '#0f8a8a', 15],
   ch4_sensor: ['M', '#b5651d', 15], co_sensor: ['C', '#a02c5b', 15], temp_sensor: ['T', '#6b7a2a', 15],
@@ -117,10 +117,9 @@ function showLink(l) {
     el('p', { class: 'muted' }, `${kind} · 通风网络解算分支 · 没有监测数据（无测点）`),
     el('p', {}, solved),
     el('p', { class: 'muted' }, '该分支没有传感器，无法对照规程判定；风量来自通风网络解算（各分支风阻与主要通风机特性），供参考。'
-      + (l.kind in CONTROL_KINDS ? `点击图上的${CONTROL_KINDS[l.kind]}符号，可看调整它对全矿风流的影响。` : '')),
+      + (l.kind in CONTROLS ? `点击图上的${CONTROLS[l.kind]}符号，可看调整它对全矿风流的影响。` : '')),
   );
 }
-const CONTROL_KINDS = { door: '风门', regulator: '调节风窗', fan: '主要通风机' };
 
 /** The labels' size on screen (px) for a map drawn `width` px wide, whatever its scale: 13 px up to a map
  * about 1480 px wide (a 1280 screen's, or a 1920 screen's beside the side panel), larger on a wall
